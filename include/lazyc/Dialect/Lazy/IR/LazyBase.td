@@ -1,0 +1,86 @@
+//===- LazyBase.td - Lazy dialect definition and constraints -*- tablegen -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the `lazy` dialect, the type constraints its ops share
+// and its enums.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_DIALECT_LAZY_IR_LAZYBASE_TD
+#define LAZYC_DIALECT_LAZY_IR_LAZYBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+def Lazy_Dialect : Dialect {
+  let name = "lazy";
+  let cppNamespace = "::mlir::lazy";
+  let summary = "Traced tensor programs recorded by the lazyc front end";
+  let description = [{
+    The `lazy` dialect is the first IR a lazyc trace becomes. Every op works on
+    ranked tensors (static or dynamic dimensions) of `f32`, `f64`, `f16`,
+    `bf16`, `i1`, `i32` or `i64`, has value semantics and no side effects, and
+    infers its result type from its operands and attributes.
+
+    Broadcasting is explicit: elementwise ops require operands of identical
+    type, and the front end inserts `lazy.broadcast` (numpy's right-aligned
+    rule) where the user relied on implicit broadcasting. Likewise dtype
+    promotion is explicit through `lazy.cast`.
+
+    Composite ops (`lazy.softmax`, `lazy.log_softmax`, `lazy.reduce_mean`) keep
+    dumped traces readable; `lazy-decompose` rewrites them into primitives
+    before lowering. Region-carrying ops (functional `if`/`while`) will take
+    their regions as ordinary MLIR regions terminated by a `lazy.yield`-style
+    terminator; nothing in the current ops assumes region-free parents.
+
+    Integer ops are signed: `i32` and `i64` are two's-complement signed values,
+    `i1` is a boolean.
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Lazy_Float : AnyTypeOf<[F32, F64, F16, BF16], "floating-point">;
+def Lazy_Int : AnyTypeOf<[I32, I64], "signed integer">;
+def Lazy_Numeric : AnyTypeOf<[F32, F64, F16, BF16, I32, I64], "numeric">;
+def Lazy_Element : AnyTypeOf<[F32, F64, F16, BF16, I1, I32, I64],
+                             "lazy element">;
+
+/// Any tensor lazyc handles.
+def Lazy_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I32, I64]>;
+/// Tensors that support arithmetic (everything but `i1`).
+def Lazy_NumericTensor : RankedTensorOf<[F32, F64, F16, BF16, I32, I64]>;
+/// Tensors of floating-point values (transcendentals, softmax, random).
+def Lazy_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
+/// Boolean tensors (compare results, select conditions).
+def Lazy_BoolTensor : RankedTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Lazy_ComparePredicate : I64EnumAttr<"ComparePredicate",
+    "comparison predicate", [
+      I64EnumAttrCase<"eq", 0>,
+      I64EnumAttrCase<"ne", 1>,
+      I64EnumAttrCase<"lt", 2>,
+      I64EnumAttrCase<"le", 3>,
+      I64EnumAttrCase<"gt", 4>,
+      I64EnumAttrCase<"ge", 5>
+    ]> {
+  let cppNamespace = "::mlir::lazy";
+}
+
+#endif // LAZYC_DIALECT_LAZY_IR_LAZYBASE_TD

@@ -1,0 +1,29 @@
+//===- LazyOps.h - Lazy dialect operations ----------------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the operations of the `lazy` dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_DIALECT_LAZY_IR_LAZYOPS_H
+#define LAZYC_DIALECT_LAZY_IR_LAZYOPS_H
+
+#include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "lazyc/Dialect/Lazy/IR/LazyEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "lazyc/Dialect/Lazy/IR/LazyOps.h.inc"
+
+#endif // LAZYC_DIALECT_LAZY_IR_LAZYOPS_H

@@ -1,0 +1,479 @@
+//===- LazyOps.td - Lazy dialect operations ------------------*- tablegen -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file defines the operations of the `lazy` dialect: the core op set a
+// lazyc trace is made of.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_DIALECT_LAZY_IR_LAZYOPS_TD
+#define LAZYC_DIALECT_LAZY_IR_LAZYOPS_TD
+
+include "lazyc/Dialect/Lazy/IR/LazyBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Lazy_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Lazy_Dialect, mnemonic, traits>;
+
+/// An op whose result type follows from its operands and attributes. One C++
+/// function (`inferReturnTypes`) computes the type and reports every invalid
+/// operand combination with a precise message; `verify()` reuses it, so the
+/// parser, the builders and the verifier all say the same thing.
+class Lazy_InferredOp<string mnemonic, list<Trait> traits = []>
+    : Lazy_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+  let hasVerifier = 1;
+  /// Defines inferReturnTypes through a shared helper of LazyOps.cpp; empty
+  /// when LazyOps.cpp defines it for this op alone.
+  code inferDefinition = [{}];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyInferredResultType(*this);
+    }
+  }] # inferDefinition;
+}
+
+/// Defines inferReturnTypes as a call to `helper<Op>(location, adaptor,
+/// inferred)`.
+class Lazy_InferWith<string helper> {
+  code definition = !strconcat([{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(::mlir::MLIRContext *,
+        std::optional<::mlir::Location> location, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return }], helper, [{<$cppClass>(location, adaptor, inferred);
+    }
+  }]);
+}
+
+/// Elementwise op on two operands of identical type.
+class Lazy_BinaryOp<string mnemonic, Type operandType, string semantics,
+                    list<Trait> traits = []>
+    : Lazy_InferredOp<mnemonic, traits> {
+  let summary = "elementwise " # mnemonic;
+  let description = !strconcat([{
+    Applies `}], mnemonic, [{` elementwise. Both operands have the same type;
+    broadcasting is explicit (`lazy.broadcast`). }], semantics, [{
+
+    Example:
+
+    ```mlir
+    %0 = lazy.}], mnemonic, [{ %a, %b : tensor<4x8xf32>
+    ```
+  }]);
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs operandType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` custom<SharedType>(type($lhs), type($rhs))
+  }];
+  let inferDefinition = Lazy_InferWith<"inferBinary">.definition;
+  let hasFolder = 1;
+}
+
+/// Elementwise op on one operand; the result has the operand's type.
+class Lazy_UnaryOp<string mnemonic, Type operandType, string semantics,
+                   list<Trait> traits = []>
+    : Lazy_InferredOp<mnemonic, traits> {
+  let summary = "elementwise " # mnemonic;
+  let description = !strconcat([{
+    Applies `}], mnemonic, [{` elementwise. }], semantics, [{
+
+    Example:
+
+    ```mlir
+    %0 = lazy.}], mnemonic, [{ %x : tensor<4x8xf32>
+    ```
+  }]);
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let inferDefinition = Lazy_InferWith<"inferUnary">.definition;
+  let hasFolder = 1;
+}
+
+/// Reduction over a set of axes.
+class Lazy_ReduceOp<string mnemonic, Type operandType, string semantics>
+    : Lazy_InferredOp<mnemonic> {
+  let summary = "reduction: " # semantics;
+  let description = !strconcat([{
+    Reduces `input` over `axes` (strictly increasing, each in `[0, rank)`)
+    computing the }], semantics, [{. With `keep_dims` the reduced dimensions
+    stay as size 1; without it they are removed. An empty `axes` list is the
+    identity.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.}], mnemonic, [{ %x [1] : tensor<4x8xf32>            // tensor<4xf32>
+    %1 = lazy.}], mnemonic, [{ %x [1] keep_dims : tensor<4x8xf32>  // tensor<4x1xf32>
+    ```
+  }]);
+  let arguments = (ins operandType:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keep_dims);
+  let results = (outs operandType:$result);
+  let assemblyFormat = [{
+    $input $axes (`keep_dims` $keep_dims^)? attr-dict `:` type($input)
+  }];
+  let inferDefinition = Lazy_InferWith<"inferReduce">.definition;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Lazy_ConstantOp : Lazy_InferredOp<"constant", [ConstantLike]> {
+  let summary = "tensor constant";
+  let description = [{
+    A tensor whose value is known when the trace is built. The result type is
+    the type of `value`, which must have a static shape.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %1 = lazy.constant dense<0> : tensor<3x3xi64>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops
+//===----------------------------------------------------------------------===//
+
+def Lazy_AddOp : Lazy_BinaryOp<"add", Lazy_NumericTensor,
+    "Integers wrap around (two's complement).", [Commutative]>;
+def Lazy_SubOp : Lazy_BinaryOp<"sub", Lazy_NumericTensor,
+    "Integers wrap around (two's complement).">;
+def Lazy_MulOp : Lazy_BinaryOp<"mul", Lazy_NumericTensor,
+    "Integers wrap around (two's complement).", [Commutative]>;
+def Lazy_DivOp : Lazy_BinaryOp<"div", Lazy_NumericTensor, [{
+    Floats follow IEEE-754. Integer division rounds toward zero; an integer
+    division by zero (or `MIN / -1`) gives an unspecified value, never a trap.}]>;
+def Lazy_PowOp : Lazy_BinaryOp<"pow", Lazy_NumericTensor, [{
+    Floats follow C's `pow`. For integers a negative exponent gives 0 unless
+    the base is 1 or -1 (as `math.ipowi`).}]>;
+def Lazy_MaxOp : Lazy_BinaryOp<"max", Lazy_NumericTensor, [{
+    For floats a NaN operand gives NaN (numpy's `maximum`), and +0 > -0.}],
+    [Commutative]>;
+def Lazy_MinOp : Lazy_BinaryOp<"min", Lazy_NumericTensor, [{
+    For floats a NaN operand gives NaN (numpy's `minimum`), and -0 < +0.}],
+    [Commutative]>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+def Lazy_NegOp : Lazy_UnaryOp<"neg", Lazy_NumericTensor,
+    "Integers wrap around (`-MIN == MIN`).">;
+def Lazy_AbsOp : Lazy_UnaryOp<"abs", Lazy_NumericTensor,
+    "Integers wrap around (`abs(MIN) == MIN`).">;
+def Lazy_ReluOp : Lazy_UnaryOp<"relu", Lazy_NumericTensor,
+    "Computes `max(x, 0)`; a NaN input gives NaN.">;
+def Lazy_ExpOp : Lazy_UnaryOp<"exp", Lazy_FloatTensor, "Computes `e^x`.">;
+def Lazy_LogOp : Lazy_UnaryOp<"log", Lazy_FloatTensor,
+    "Natural logarithm; `log(0) = -inf`, negative inputs give NaN.">;
+def Lazy_TanhOp : Lazy_UnaryOp<"tanh", Lazy_FloatTensor,
+    "Hyperbolic tangent.">;
+def Lazy_SigmoidOp : Lazy_UnaryOp<"sigmoid", Lazy_FloatTensor,
+    "Computes `1 / (1 + e^-x)`.">;
+def Lazy_SqrtOp : Lazy_UnaryOp<"sqrt", Lazy_FloatTensor,
+    "Square root; negative inputs give NaN.">;
+def Lazy_RsqrtOp : Lazy_UnaryOp<"rsqrt", Lazy_FloatTensor,
+    "Computes `1 / sqrt(x)`.">;
+def Lazy_SinOp : Lazy_UnaryOp<"sin", Lazy_FloatTensor, "Sine (radians).">;
+def Lazy_CosOp : Lazy_UnaryOp<"cos", Lazy_FloatTensor, "Cosine (radians).">;
+def Lazy_ErfOp : Lazy_UnaryOp<"erf", Lazy_FloatTensor, "Gauss error function.">;
+
+//===----------------------------------------------------------------------===//
+// Compare and select
+//===----------------------------------------------------------------------===//
+
+def Lazy_CompareOp : Lazy_InferredOp<"compare"> {
+  let summary = "elementwise comparison";
+  let description = [{
+    Compares two operands of identical type elementwise and returns a boolean
+    (`i1`) tensor of the same shape. Float comparisons are ordered (false when
+    either side is NaN) except `ne`, which is true when either side is NaN, as
+    in C and numpy. Integers compare as signed values; `i1` as `false < true`.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.compare lt, %a, %b : tensor<4xf32>   // tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Lazy_ComparePredicate:$predicate, Lazy_Tensor:$lhs,
+                       Lazy_Tensor:$rhs);
+  let results = (outs Lazy_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:`
+    custom<SharedType>(type($lhs), type($rhs))
+  }];
+  let hasFolder = 1;
+}
+
+def Lazy_SelectOp : Lazy_InferredOp<"select"> {
+  let summary = "elementwise choice between two tensors";
+  let description = [{
+    Takes `on_true` where `cond` is true and `on_false` elsewhere. `cond` has
+    the shape of the values; the values have identical types.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_BoolTensor:$cond, Lazy_Tensor:$on_true,
+                       Lazy_Tensor:$on_false);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,`
+    custom<SharedType>(type($on_true), type($on_false))
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Cast
+//===----------------------------------------------------------------------===//
+
+def Lazy_CastOp : Lazy_Op<"cast", [Pure]> {
+  let summary = "elementwise element-type conversion";
+  let description = [{
+    Converts every element to the result's element type; the shape does not
+    change. Float to float rounds to nearest even; float to integer truncates
+    toward zero (out-of-range values and NaN give an unspecified value);
+    integer to float rounds to nearest; integer to integer sign-extends or
+    truncates; to `i1` gives `x != 0`; from `i1` gives 0 or 1.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.cast %x : tensor<4xf32> to tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Lazy_BroadcastOp : Lazy_InferredOp<"broadcast"> {
+  let summary = "explicit numpy broadcast to a shape";
+  let description = [{
+    Broadcasts `input` to `shape` under numpy's rule: dimensions are aligned
+    from the right, the result may add leading dimensions, and each input
+    dimension is 1 or equal to the aligned result dimension.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.broadcast %x to [4, 3] : tensor<1x3xf32>   // tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = "$input `to` $shape attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Lazy_ReshapeOp : Lazy_InferredOp<"reshape"> {
+  let summary = "reinterpret the elements with a new shape";
+  let description = [{
+    Returns the elements of `input`, in row-major order, with shape `shape`.
+    Both shapes have the same number of elements.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.reshape %x to [2, 3] : tensor<6xf32>   // tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = "$input `to` $shape attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Lazy_TransposeOp : Lazy_InferredOp<"transpose"> {
+  let summary = "permute dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.transpose %x [1, 0] : tensor<2x3xf32>   // tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = "$input $permutation attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Lazy_SliceOp : Lazy_InferredOp<"slice"> {
+  let summary = "strided slice";
+  let description = [{
+    Takes, in every dimension `d`, the elements `start[d], start[d] +
+    step[d], ...` below `limit[d]`, with `0 <= start[d] <= limit[d] <=
+    size[d]` and `step[d] >= 1`. Result dimension `d` has
+    `ceil((limit[d] - start[d]) / step[d])` elements (possibly zero).
+
+    Example:
+
+    ```mlir
+    %0 = lazy.slice %x [0, 1] to [4, 3] step [2, 1] : tensor<4x4xf32>
+    // tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$step);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = [{
+    $input $start `to` $limit `step` $step attr-dict `:` type($input)
+  }];
+  let hasFolder = 1;
+}
+
+def Lazy_ConcatOp : Lazy_InferredOp<"concat"> {
+  let summary = "concatenate tensors along an axis";
+  let description = [{
+    Joins one or more tensors of the same element type and rank along `axis`;
+    all other dimensions agree.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.concat %a, %b axis = 0 : tensor<2x3xf32>, tensor<4x3xf32>
+    // tensor<6x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Lazy_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` `=` $axis attr-dict `:` type($inputs)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Lazy_ReduceSumOp : Lazy_ReduceOp<"reduce_sum", Lazy_NumericTensor, "sum">;
+def Lazy_ReduceMaxOp : Lazy_ReduceOp<"reduce_max", Lazy_NumericTensor,
+    "maximum (NaN-propagating; -inf, or the integer minimum, when empty)">;
+def Lazy_ReduceMinOp : Lazy_ReduceOp<"reduce_min", Lazy_NumericTensor,
+    "minimum (NaN-propagating; +inf, or the integer maximum, when empty)">;
+def Lazy_ReduceMeanOp : Lazy_ReduceOp<"reduce_mean", Lazy_FloatTensor,
+    "arithmetic mean (a composite: `lazy-decompose` turns it into a sum and "
+    "a division; NaN when empty)">;
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Lazy_MatmulOp : Lazy_InferredOp<"matmul"> {
+  let summary = "matrix product, plain or batched";
+  let description = [{
+    Multiplies `[..., m, k]` by `[..., k, n]` giving `[..., m, n]`. Both
+    operands have the same rank (at least 2), the same element type and
+    identical leading (batch) dimensions; broadcasting of batch dimensions is
+    explicit.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.matmul %a, %b : tensor<8x16xf32>, tensor<16x4xf32>
+    %1 = lazy.matmul %c, %d : tensor<2x8x16xf32>, tensor<2x16x4xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_NumericTensor:$lhs, Lazy_NumericTensor:$rhs);
+  let results = (outs Lazy_NumericTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+//===----------------------------------------------------------------------===//
+// Composites
+//===----------------------------------------------------------------------===//
+
+class Lazy_SoftmaxLikeOp<string mnemonic, string formula>
+    : Lazy_InferredOp<mnemonic> {
+  let summary = mnemonic # " along one axis (composite)";
+  let description = !strconcat([{
+    Computes `}], formula, [{` along `axis`, in the numerically stable form
+    that subtracts the maximum first. `lazy-decompose` rewrites it into
+    primitives.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.}], mnemonic, [{ %x, axis = 1 : tensor<4x8xf32>
+    ```
+  }]);
+  let arguments = (ins Lazy_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Lazy_FloatTensor:$result);
+  let assemblyFormat = "$input `,` `axis` `=` $axis attr-dict `:` type($input)";
+  let inferDefinition = Lazy_InferWith<"inferSoftmax">.definition;
+}
+
+def Lazy_SoftmaxOp : Lazy_SoftmaxLikeOp<"softmax", "exp(x) / sum(exp(x))">;
+def Lazy_LogSoftmaxOp : Lazy_SoftmaxLikeOp<"log_softmax",
+                                           "x - log(sum(exp(x)))">;
+
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+class Lazy_RandomOp<string mnemonic, string distribution>
+    : Lazy_Op<mnemonic, [Pure]> {
+  let summary = "seeded random tensor: " # distribution;
+  let description = !strconcat([{
+    A tensor of independent samples from }], distribution, [{, a deterministic
+    function of `seed` and the element's row-major index (the same seed gives
+    the same numbers in every mode and on every device). The result has a
+    static shape.
+  }]);
+  let results = (outs Lazy_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Lazy_RandomUniformOp : Lazy_RandomOp<"random_uniform",
+                                         "the uniform distribution on [low, high)"> {
+  let arguments = (ins F64Attr:$low, F64Attr:$high, I64Attr:$seed);
+  let assemblyFormat = [{
+    `low` `=` $low `,` `high` `=` $high `,` `seed` `=` $seed attr-dict `:`
+    type($result)
+  }];
+}
+
+def Lazy_RandomNormalOp : Lazy_RandomOp<"random_normal",
+                                        "the normal distribution N(mean, stddev^2)"> {
+  let arguments = (ins F64Attr:$mean, F64Attr:$stddev, I64Attr:$seed);
+  let assemblyFormat = [{
+    `mean` `=` $mean `,` `stddev` `=` $stddev `,` `seed` `=` $seed attr-dict
+    `:` type($result)
+  }];
+}
+
+#endif // LAZYC_DIALECT_LAZY_IR_LAZYOPS_TD

@@ -1,0 +1,561 @@
+//===- LazyOps.cpp - Lazy dialect operations ------------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements result-type inference and verification of the `lazy`
+// ops, and the custom assembly directive they share. Folders live in
+// LazyFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Emits "'<op name>' op <args...>" at `loc` if a location is given (the
+/// builders infer types without one) and returns failure.
+template <typename... Args>
+static LogicalResult emitInferError(std::optional<Location> loc,
+                                    StringRef opName, Args &&...args) {
+  return emitOptionalError(loc, "'", opName, "' op ",
+                           std::forward<Args>(args)...);
+}
+
+/// Formats a shape as `[4, ?, 3]`.
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  SmallString<32> text;
+  llvm::raw_svector_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(shape, os, [&](int64_t dim) {
+    if (ShapedType::isDynamic(dim))
+      os << '?';
+    else
+      os << dim;
+  });
+  os << ']';
+  return std::string(text);
+}
+
+/// Two dimensions agree unless both are static and differ.
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Checks that `axis` indexes a dimension of a rank-`rank` tensor.
+static LogicalResult checkAxis(std::optional<Location> loc, StringRef opName,
+                               int64_t axis, RankedTensorType type) {
+  if (axis >= 0 && axis < type.getRank())
+    return success();
+  return emitInferError(loc, opName, "axis ", axis,
+                        " is out of range for operand of type ", type,
+                        " (expected 0 <= axis < ", type.getRank(), ")");
+}
+
+/// Checks that a shape attribute holds only non-negative sizes.
+static LogicalResult checkStaticShape(std::optional<Location> loc,
+                                      StringRef opName, StringRef what,
+                                      ArrayRef<int64_t> shape) {
+  for (int64_t dim : shape)
+    if (dim < 0)
+      return emitInferError(loc, opName, what, " ", formatShape(shape),
+                            " has a negative size");
+  return success();
+}
+
+/// Verifies an op whose result type is inferred: re-runs the inference (which
+/// reports invalid operands) and checks the declared result type against it.
+template <typename OpTy>
+static LogicalResult verifyInferredResultType(OpTy op) {
+  SmallVector<Type, 1> inferred;
+  if (failed(OpTy::inferReturnTypes(op->getContext(), op->getLoc(),
+                                    typename OpTy::Adaptor(op), inferred)))
+    return failure();
+  if (TypeRange(inferred) != op->getResultTypes())
+    return op->emitOpError("result type ")
+           << op->getResultTypes() << " does not match the inferred type "
+           << TypeRange(inferred);
+  return success();
+}
+
+/// Infers the result type of an op whose result has the type of its first
+/// operand and whose operands must have identical types. Operand types that
+/// break the ODS constraints are passed through: the verifier reports those.
+static LogicalResult inferSharedOperandType(std::optional<Location> loc,
+                                            StringRef opName, Type lhs,
+                                            Type rhs,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (isa<RankedTensorType>(lhs) && isa<RankedTensorType>(rhs) && lhs != rhs)
+    return emitInferError(
+        loc, opName, "requires operands of identical type (broadcasts and ",
+        "casts are explicit: see lazy.broadcast and lazy.cast), but got ", lhs,
+        " and ", rhs);
+  inferred.push_back(lhs);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directive: one type shared by two operands
+//===----------------------------------------------------------------------===//
+
+/// Parses `type` (both operands have it) or `type, type`.
+static ParseResult parseSharedType(OpAsmParser &parser, Type &lhs, Type &rhs) {
+  if (parser.parseType(lhs))
+    return failure();
+  if (succeeded(parser.parseOptionalComma()))
+    return parser.parseType(rhs);
+  rhs = lhs;
+  return success();
+}
+
+/// Prints one type when both operands share it, both otherwise.
+static void printSharedType(OpAsmPrinter &printer, Operation *, Type lhs,
+                            Type rhs) {
+  printer << lhs;
+  if (lhs != rhs)
+    printer << ", " << rhs;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// Implements inferReturnTypes for every binary elementwise op.
+template <typename OpTy>
+static LogicalResult inferBinary(std::optional<Location> loc,
+                                 typename OpTy::Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  return inferSharedOperandType(loc, OpTy::getOperationName(),
+                                adaptor.getLhs().getType(),
+                                adaptor.getRhs().getType(), inferred);
+}
+
+/// Implements inferReturnTypes for every unary elementwise op.
+template <typename OpTy>
+static LogicalResult inferUnary(std::optional<Location>,
+                                typename OpTy::Adaptor adaptor,
+                                SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  SmallVector<Type, 1> operandType;
+  if (failed(inferSharedOperandType(loc, getOperationName(),
+                                    adaptor.getLhs().getType(),
+                                    adaptor.getRhs().getType(), operandType)))
+    return failure();
+  auto tensorType = dyn_cast<RankedTensorType>(operandType.front());
+  if (!tensorType) {
+    inferred.push_back(operandType.front());
+    return success();
+  }
+  inferred.push_back(
+      tensorType.clone(IntegerType::get(tensorType.getContext(), 1)));
+  return success();
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (failed(inferSharedOperandType(loc, getOperationName(),
+                                    adaptor.getOnTrue().getType(),
+                                    adaptor.getOnFalse().getType(), inferred)))
+    return failure();
+  auto condType = dyn_cast<RankedTensorType>(adaptor.getCond().getType());
+  auto valueType = dyn_cast<RankedTensorType>(inferred.front());
+  if (!condType || !valueType)
+    return success();
+  if (condType.getRank() != valueType.getRank() ||
+      !llvm::all_of(llvm::zip_equal(condType.getShape(), valueType.getShape()),
+                    [](auto dims) {
+                      return dimsCompatible(std::get<0>(dims),
+                                            std::get<1>(dims));
+                    }))
+    return emitInferError(loc, getOperationName(),
+                          "requires the condition to have the shape of the "
+                          "values, but got condition ",
+                          condType, " and values ", valueType);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
+  if (!type || !type.hasStaticShape())
+    return emitInferError(loc, getOperationName(),
+                          "requires a value of statically shaped tensor type, "
+                          "but got ",
+                          adaptor.getValue().getType());
+  inferred.push_back(type);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  auto inputType = getInput().getType();
+  auto resultType = getType();
+  if (inputType.getRank() != resultType.getRank() ||
+      !llvm::all_of(llvm::zip_equal(inputType.getShape(), resultType.getShape()),
+                    [](auto dims) {
+                      return dimsCompatible(std::get<0>(dims),
+                                            std::get<1>(dims));
+                    }))
+    return emitOpError("changes only the element type, but the shape of ")
+           << inputType << " differs from the shape of " << resultType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  if (!inputType) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  if (failed(checkStaticShape(loc, getOperationName(), "target shape", shape)))
+    return failure();
+  int64_t rank = inputType.getRank();
+  int64_t resultRank = static_cast<int64_t>(shape.size());
+  if (resultRank < rank)
+    return emitInferError(loc, getOperationName(), "cannot broadcast ",
+                          inputType, " to the lower-rank shape ",
+                          formatShape(shape));
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t dim = inputType.getDimSize(i);
+    int64_t target = shape[resultRank - rank + i];
+    if (dim != 1 && !dimsCompatible(dim, target))
+      return emitInferError(loc, getOperationName(), "cannot broadcast ",
+                            inputType, " to ", formatShape(shape),
+                            ": input dimension ", i, " has size ", dim,
+                            ", expected 1 or ", target);
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  if (!inputType) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  if (failed(checkStaticShape(loc, getOperationName(), "target shape", shape)))
+    return failure();
+  if (inputType.hasStaticShape()) {
+    int64_t targetElements = ShapedType::getNumElements(shape);
+    if (inputType.getNumElements() != targetElements)
+      return emitInferError(loc, getOperationName(), "cannot reshape ",
+                            inputType, " (", inputType.getNumElements(),
+                            " elements) to ", formatShape(shape), " (",
+                            targetElements, " elements)");
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  if (!inputType) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  int64_t rank = inputType.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitInferError(loc, getOperationName(), "permutation ",
+                          formatShape(perm), " has ", perm.size(),
+                          " entries, but the operand ", inputType,
+                          " has rank ", rank);
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int64_t> shape;
+  for (int64_t index : perm) {
+    if (index < 0 || index >= rank || seen[index])
+      return emitInferError(loc, getOperationName(), "permutation ",
+                            formatShape(perm),
+                            " is not a permutation of [0, ", rank, ")");
+    seen[index] = true;
+    shape.push_back(inputType.getDimSize(index));
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!inputType) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
+                    step = adaptor.getStep();
+  int64_t rank = inputType.getRank();
+  if (static_cast<int64_t>(start.size()) != rank ||
+      static_cast<int64_t>(limit.size()) != rank ||
+      static_cast<int64_t>(step.size()) != rank)
+    return emitInferError(loc, getOperationName(), "requires start, limit and "
+                          "step with one entry per dimension of ",
+                          inputType, ", but got ", start.size(), ", ",
+                          limit.size(), " and ", step.size(), " entries");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = inputType.getDimSize(d);
+    bool limitInRange = ShapedType::isDynamic(size) || limit[d] <= size;
+    if (start[d] < 0 || start[d] > limit[d] || !limitInRange)
+      return emitInferError(loc, getOperationName(), "dimension ", d,
+                            " of ", inputType, ": slice [", start[d], ", ",
+                            limit[d], ") is out of range (expected 0 <= start "
+                            "<= limit <= size)");
+    if (step[d] < 1)
+      return emitInferError(loc, getOperationName(), "dimension ", d,
+                            ": step ", step[d], " must be at least 1");
+    shape.push_back(llvm::divideCeil(limit[d] - start[d], step[d]));
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitInferError(loc, getOperationName(),
+                          "requires at least one operand");
+  auto firstType = dyn_cast<RankedTensorType>(inputs.front().getType());
+  if (!firstType) {
+    inferred.push_back(inputs.front().getType());
+    return success();
+  }
+  int64_t axis = adaptor.getAxisAttr().getInt();
+  if (failed(checkAxis(loc, getOperationName(), axis, firstType)))
+    return failure();
+  SmallVector<int64_t> shape(firstType.getShape());
+  for (auto [index, input] : llvm::enumerate(inputs.drop_front())) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type)
+      continue;
+    if (type.getElementType() != firstType.getElementType() ||
+        type.getRank() != firstType.getRank())
+      return emitInferError(loc, getOperationName(), "operand #", index + 1,
+                            " of type ", type,
+                            " does not match the element type and rank of "
+                            "operand #0 of type ",
+                            firstType);
+    for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+      int64_t dim = type.getDimSize(d);
+      if (d == axis) {
+        shape[d] = ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(dim)
+                       ? ShapedType::kDynamic
+                       : shape[d] + dim;
+        continue;
+      }
+      if (!dimsCompatible(shape[d], dim))
+        return emitInferError(loc, getOperationName(), "operand #", index + 1,
+                              " of type ", type, " differs from operand #0 of "
+                              "type ",
+                              firstType, " in dimension ", d,
+                              ", which is not the concatenation axis ", axis);
+    }
+  }
+  inferred.push_back(RankedTensorType::get(shape, firstType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Implements inferReturnTypes for every reduction.
+template <typename OpTy>
+static LogicalResult inferReduce(std::optional<Location> loc,
+                                 typename OpTy::Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
+  StringRef opName = OpTy::getOperationName();
+  auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!inputType) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    if (failed(checkAxis(loc, opName, axis, inputType)))
+      return failure();
+    if (i > 0 && axes[i - 1] >= axis)
+      return emitInferError(loc, opName, "axes ", formatShape(axes),
+                            " must be strictly increasing");
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0, e = inputType.getRank(); d < e; ++d) {
+    if (!llvm::is_contained(axes, d))
+      shape.push_back(inputType.getDimSize(d));
+    else if (adaptor.getKeepDims())
+      shape.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto lhsType = dyn_cast<RankedTensorType>(adaptor.getLhs().getType());
+  auto rhsType = dyn_cast<RankedTensorType>(adaptor.getRhs().getType());
+  if (!lhsType || !rhsType) {
+    inferred.push_back(adaptor.getLhs().getType());
+    return success();
+  }
+  StringRef opName = getOperationName();
+  if (lhsType.getElementType() != rhsType.getElementType())
+    return emitInferError(loc, opName, "requires operands of one element "
+                          "type, but got ",
+                          lhsType, " and ", rhsType);
+  int64_t rank = lhsType.getRank();
+  if (rank < 2 || rhsType.getRank() != rank)
+    return emitInferError(loc, opName, "requires operands of equal rank, at "
+                          "least 2, but got ",
+                          lhsType, " and ", rhsType);
+  ArrayRef<int64_t> lhs = lhsType.getShape(), rhs = rhsType.getShape();
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (!dimsCompatible(lhs[d], rhs[d]))
+      return emitInferError(loc, opName, "requires identical batch "
+                            "dimensions, but got ",
+                            lhsType, " and ", rhsType,
+                            " (batch broadcasting is explicit)");
+  if (!dimsCompatible(lhs[rank - 1], rhs[rank - 2]))
+    return emitInferError(loc, opName, "contracting dimensions differ: ",
+                          lhsType, " has ", lhs[rank - 1], " columns, ",
+                          rhsType, " has ", rhs[rank - 2], " rows");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    shape.push_back(ShapedType::isDynamic(lhs[d]) ? rhs[d] : lhs[d]);
+  shape.push_back(lhs[rank - 2]);
+  shape.push_back(rhs[rank - 1]);
+  inferred.push_back(RankedTensorType::get(shape, lhsType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and log-softmax
+//===----------------------------------------------------------------------===//
+
+/// Implements inferReturnTypes for softmax and log-softmax.
+template <typename OpTy>
+static LogicalResult inferSoftmax(std::optional<Location> loc,
+                                  typename OpTy::Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
+  auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (inputType &&
+      failed(checkAxis(loc, OpTy::getOperationName(),
+                       adaptor.getAxisAttr().getInt(), inputType)))
+    return failure();
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Random ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult RandomUniformOp::verify() {
+  double low = getLowAttr().getValueAsDouble();
+  double high = getHighAttr().getValueAsDouble();
+  if (!std::isfinite(low) || !std::isfinite(high) || !(low < high))
+    return emitOpError("requires finite bounds with low < high, but got low = ")
+           << low << ", high = " << high;
+  if (!getType().hasStaticShape())
+    return emitOpError("requires a statically shaped result, but got ")
+           << getType();
+  return success();
+}
+
+LogicalResult RandomNormalOp::verify() {
+  double mean = getMeanAttr().getValueAsDouble();
+  double stddev = getStddevAttr().getValueAsDouble();
+  if (!std::isfinite(mean) || !std::isfinite(stddev) || stddev < 0)
+    return emitOpError("requires a finite mean and a finite stddev >= 0, but "
+                       "got mean = ")
+           << mean << ", stddev = " << stddev;
+  if (!getType().hasStaticShape())
+    return emitOpError("requires a statically shaped result, but got ")
+           << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TableGen'd definitions
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Dialect/Lazy/IR/LazyEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "lazyc/Dialect/Lazy/IR/LazyOps.cpp.inc"

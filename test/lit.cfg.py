@@ -1,0 +1,25 @@
+# -*- Python -*-
+# lit configuration for lazyc's regression tests (lit + FileCheck).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "LAZYC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.lazyc_obj_root, "test")
+# Unit/ is its own suite (GoogleTest), found through its site config.
+config.excludes = ["Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.lazyc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["lazyc-opt"], tool_dirs)
+
+if config.lazyc_have_cuda_toolkit:
+    config.available_features.add("cuda-toolkit")
