@@ -20,6 +20,7 @@
 #include "mlir/IR/OpImplementation.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -69,15 +70,21 @@ static LogicalResult checkAxis(std::optional<Location> loc, StringRef opName,
                         " (expected 0 <= axis < ", type.getRank(), ")");
 }
 
-/// Checks that a shape attribute holds only non-negative sizes.
-static LogicalResult checkStaticShape(std::optional<Location> loc,
-                                      StringRef opName, StringRef what,
-                                      ArrayRef<int64_t> shape) {
-  for (int64_t dim : shape)
+/// Checks that a shape attribute holds only non-negative sizes whose product
+/// fits in int64, and returns that product.
+static FailureOr<int64_t> checkStaticShape(std::optional<Location> loc,
+                                           StringRef opName, StringRef what,
+                                           ArrayRef<int64_t> shape) {
+  int64_t elements = 1;
+  for (auto [index, dim] : llvm::enumerate(shape)) {
     if (dim < 0)
+      return emitInferError(loc, opName, what, " has the negative size ", dim,
+                            " at index ", index);
+    if (llvm::MulOverflow(elements, dim, elements))
       return emitInferError(loc, opName, what, " ", formatShape(shape),
-                            " has a negative size");
-  return success();
+                            " has more than 2^63 elements");
+  }
+  return elements;
 }
 
 /// Verifies an op whose result type is inferred: re-runs the inference (which
@@ -285,15 +292,16 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
     inferred.push_back(adaptor.getInput().getType());
     return success();
   }
-  if (failed(checkStaticShape(loc, getOperationName(), "target shape", shape)))
+  FailureOr<int64_t> targetElements =
+      checkStaticShape(loc, getOperationName(), "target shape", shape);
+  if (failed(targetElements))
     return failure();
   if (inputType.hasStaticShape()) {
-    int64_t targetElements = ShapedType::getNumElements(shape);
-    if (inputType.getNumElements() != targetElements)
+    if (inputType.getNumElements() != *targetElements)
       return emitInferError(loc, getOperationName(), "cannot reshape ",
                             inputType, " (", inputType.getNumElements(),
                             " elements) to ", formatShape(shape), " (",
-                            targetElements, " elements)");
+                            *targetElements, " elements)");
   }
   inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
   return success();
@@ -409,17 +417,24 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
       int64_t dim = type.getDimSize(d);
       if (d == axis) {
-        shape[d] = ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(dim)
-                       ? ShapedType::kDynamic
-                       : shape[d] + dim;
+        if (ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(dim))
+          shape[d] = ShapedType::kDynamic;
+        else if (llvm::AddOverflow(shape[d], dim, shape[d]))
+          return emitInferError(loc, getOperationName(),
+                                "concatenated size along axis ", axis,
+                                " overflows int64");
         continue;
       }
-      if (!dimsCompatible(shape[d], dim))
+      // Operands after a dynamic size must still agree with each other.
+      if (ShapedType::isDynamic(shape[d]))
+        shape[d] = dim;
+      else if (!dimsCompatible(shape[d], dim))
         return emitInferError(loc, getOperationName(), "operand #", index + 1,
-                              " of type ", type, " differs from operand #0 of "
-                              "type ",
-                              firstType, " in dimension ", d,
-                              ", which is not the concatenation axis ", axis);
+                              " of type ", type, " has size ", dim,
+                              " in dimension ", d,
+                              ", but the operands before it have size ",
+                              shape[d], " (only the concatenation axis ",
+                              axis, " may differ)");
     }
   }
   inferred.push_back(RankedTensorType::get(shape, firstType.getElementType()));

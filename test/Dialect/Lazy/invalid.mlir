@@ -1,0 +1,652 @@
+// RUN: lazyc-opt %s -split-input-file -verify-diagnostics
+
+// Every verifier and type-inference error of the `lazy` dialect, plus a few
+// representative ODS type-constraint errors.
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops, compare and select
+//===----------------------------------------------------------------------===//
+
+// Binary ops require operands of identical shape (no implicit broadcasting).
+func.func @add_shape_mismatch(%a: tensor<4xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.add' op requires operands of identical type (broadcasts and casts are explicit: see lazy.broadcast and lazy.cast), but got 'tensor<4xf32>' and 'tensor<8xf32>'}}
+  %0 = lazy.add %a, %b : tensor<4xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+// Binary ops require operands of identical element type (no implicit promotion).
+func.func @sub_element_type_mismatch(%a: tensor<4xf32>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{'lazy.sub' op requires operands of identical type (broadcasts and casts are explicit: see lazy.broadcast and lazy.cast), but got 'tensor<4xf32>' and 'tensor<4xf64>'}}
+  %0 = lazy.sub %a, %b : tensor<4xf32>, tensor<4xf64>
+  return
+}
+
+// -----
+
+// A static and a dynamic dimension are still different operand types.
+func.func @mul_static_dynamic_mismatch(%a: tensor<4xf32>, %b: tensor<?xf32>) {
+  // expected-error @+1 {{'lazy.mul' op requires operands of identical type (broadcasts and casts are explicit: see lazy.broadcast and lazy.cast), but got 'tensor<4xf32>' and 'tensor<?xf32>'}}
+  %0 = lazy.mul %a, %b : tensor<4xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+// compare requires operands of identical type.
+func.func @compare_type_mismatch(%a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{'lazy.compare' op requires operands of identical type (broadcasts and casts are explicit: see lazy.broadcast and lazy.cast), but got 'tensor<4xf32>' and 'tensor<4xi32>'}}
+  %0 = lazy.compare lt, %a, %b : tensor<4xf32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+// select requires its two values to have identical types.
+func.func @select_value_type_mismatch(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'lazy.select' op requires operands of identical type (broadcasts and casts are explicit: see lazy.broadcast and lazy.cast), but got 'tensor<4xf32>' and 'tensor<4xf16>'}}
+  %0 = lazy.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+// select requires the condition to have the shape of the values.
+func.func @select_condition_shape_mismatch(%c: tensor<8xi1>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.select' op requires the condition to have the shape of the values, but got condition 'tensor<8xi1>' and values 'tensor<4xf32>'}}
+  %0 = lazy.select %c, %a, %a : tensor<8xi1>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// select requires the condition to have the rank of the values.
+func.func @select_condition_rank_mismatch(%c: tensor<4x1xi1>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.select' op requires the condition to have the shape of the values, but got condition 'tensor<4x1xi1>' and values 'tensor<4xf32>'}}
+  %0 = lazy.select %c, %a, %a : tensor<4x1xi1>, tensor<4xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Declared result type vs. inferred result type (generic form)
+//===----------------------------------------------------------------------===//
+
+// A binary op's declared result type must be the inferred one.
+func.func @add_result_type_mismatch(%a: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'lazy.add' op result type 'tensor<8xf32>' does not match the inferred type 'tensor<4xf32>'}}
+  %0 = "lazy.add"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// compare's declared result type must be the inferred i1 tensor.
+func.func @compare_result_type_mismatch(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.compare' op result type 'tensor<?xi1>' does not match the inferred type 'tensor<4xi1>'}}
+  %0 = "lazy.compare"(%a, %a) {predicate = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<?xi1>
+  return
+}
+
+// -----
+
+// matmul's declared result type must be the inferred [m, n] tensor.
+func.func @matmul_result_type_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) {
+  // expected-error @+1 {{'lazy.matmul' op result type 'tensor<4x8xf32>' does not match the inferred type 'tensor<4x2xf32>'}}
+  %0 = "lazy.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Constant and cast
+//===----------------------------------------------------------------------===//
+
+// A constant's value must have a static shape.
+func.func @constant_dynamic_shape() {
+  // expected-error @+1 {{'lazy.constant' op requires a value of statically shaped tensor type, but got 'tensor<?xf32>'}}
+  %0 = lazy.constant dense_resource<blob> : tensor<?xf32>
+  return
+}
+
+// -----
+
+// A constant's value must be ranked.
+func.func @constant_unranked() {
+  // expected-error @+1 {{'lazy.constant' op requires a value of statically shaped tensor type, but got 'tensor<*xf32>'}}
+  %0 = lazy.constant dense_resource<blob> : tensor<*xf32>
+  return
+}
+
+// -----
+
+// A constant's value must be a tensor, not a vector.
+func.func @constant_vector() {
+  // expected-error @+1 {{'lazy.constant' op requires a value of statically shaped tensor type, but got 'vector<2xf32>'}}
+  %0 = lazy.constant dense<1.0> : vector<2xf32>
+  return
+}
+
+// -----
+
+// cast changes the element type only, never the shape.
+func.func @cast_shape_change(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.cast' op changes only the element type, but the shape of 'tensor<4xf32>' differs from the shape of 'tensor<8xi32>'}}
+  %0 = lazy.cast %x : tensor<4xf32> to tensor<8xi32>
+  return
+}
+
+// -----
+
+// cast cannot change the rank either.
+func.func @cast_rank_change(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.cast' op changes only the element type, but the shape of 'tensor<4xf32>' differs from the shape of 'tensor<1x4xf32>'}}
+  %0 = lazy.cast %x : tensor<4xf32> to tensor<1x4xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Broadcast, reshape, transpose
+//===----------------------------------------------------------------------===//
+
+// broadcast cannot drop dimensions.
+func.func @broadcast_lower_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'lazy.broadcast' op cannot broadcast 'tensor<2x3xf32>' to the lower-rank shape [3]}}
+  %0 = lazy.broadcast %x to [3] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// broadcast requires each input dimension to be 1 or the aligned target size.
+func.func @broadcast_incompatible_dim(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'lazy.broadcast' op cannot broadcast 'tensor<3xf32>' to [2, 4]: input dimension 0 has size 3, expected 1 or 4}}
+  %0 = lazy.broadcast %x to [2, 4] : tensor<3xf32>
+  return
+}
+
+// -----
+
+// broadcast's target shape cannot hold a negative size.
+func.func @broadcast_negative_size(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'lazy.broadcast' op target shape has the negative size -1 at index 0}}
+  %0 = lazy.broadcast %x to [-1, 3] : tensor<3xf32>
+  return
+}
+
+// -----
+
+// reshape keeps the number of elements.
+func.func @reshape_element_count_mismatch(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'lazy.reshape' op cannot reshape 'tensor<2x3xf32>' (6 elements) to [4, 2] (8 elements)}}
+  %0 = lazy.reshape %x to [4, 2] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// reshape's target shape cannot hold a negative size.
+func.func @reshape_negative_size(%x: tensor<6xf32>) {
+  // expected-error @+1 {{'lazy.reshape' op target shape has the negative size -3 at index 1}}
+  %0 = lazy.reshape %x to [2, -3] : tensor<6xf32>
+  return
+}
+
+// -----
+
+// transpose needs one permutation entry per dimension.
+func.func @transpose_wrong_length(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'lazy.transpose' op permutation [0, 1, 2] has 3 entries, but the operand 'tensor<2x3xf32>' has rank 2}}
+  %0 = lazy.transpose %x [0, 1, 2] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// transpose rejects a repeated entry.
+func.func @transpose_repeated_entry(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'lazy.transpose' op permutation [1, 1] is not a permutation of [0, 2)}}
+  %0 = lazy.transpose %x [1, 1] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// transpose rejects an entry outside [0, rank).
+func.func @transpose_entry_out_of_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'lazy.transpose' op permutation [0, 2] is not a permutation of [0, 2)}}
+  %0 = lazy.transpose %x [0, 2] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Slice
+//===----------------------------------------------------------------------===//
+
+// slice needs one start, limit and step entry per dimension.
+func.func @slice_wrong_entry_count(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{'lazy.slice' op requires start, limit and step with one entry per dimension of 'tensor<4x4xf32>', but got 2, 1 and 2 entries}}
+  %0 = lazy.slice %x [0, 0] to [4] step [1, 1] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// slice's limit cannot exceed the dimension size.
+func.func @slice_limit_out_of_range(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{'lazy.slice' op dimension 1 of 'tensor<4x4xf32>': slice [0, 5) is out of range (expected 0 <= start <= limit <= size)}}
+  %0 = lazy.slice %x [0, 0] to [4, 5] step [1, 1] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// slice's start cannot be negative.
+func.func @slice_negative_start(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.slice' op dimension 0 of 'tensor<4xf32>': slice [-1, 2) is out of range (expected 0 <= start <= limit <= size)}}
+  %0 = lazy.slice %x [-1] to [2] step [1] : tensor<4xf32>
+  return
+}
+
+// -----
+
+// slice's start cannot exceed its limit, even on a dynamic dimension.
+func.func @slice_start_after_limit(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'lazy.slice' op dimension 0 of 'tensor<?xf32>': slice [3, 1) is out of range (expected 0 <= start <= limit <= size)}}
+  %0 = lazy.slice %x [3] to [1] step [1] : tensor<?xf32>
+  return
+}
+
+// -----
+
+// slice's step must be at least 1.
+func.func @slice_step_zero(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{'lazy.slice' op dimension 1: step 0 must be at least 1}}
+  %0 = lazy.slice %x [0, 0] to [4, 4] step [1, 0] : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// slice's step cannot be negative.
+func.func @slice_step_negative(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.slice' op dimension 0: step -1 must be at least 1}}
+  %0 = lazy.slice %x [0] to [4] step [-1] : tensor<4xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Concat
+//===----------------------------------------------------------------------===//
+
+// concat needs at least one operand (only the generic form can omit them).
+func.func @concat_no_operands() {
+  // expected-error @+1 {{'lazy.concat' op requires at least one operand}}
+  %0 = "lazy.concat"() {axis = 0 : i64} : () -> tensor<1xf32>
+  return
+}
+
+// -----
+
+// concat's operands share one element type.
+func.func @concat_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x3xf64>) {
+  // expected-error @+1 {{'lazy.concat' op operand #1 of type 'tensor<2x3xf64>' does not match the element type and rank of operand #0 of type 'tensor<2x3xf32>'}}
+  %0 = lazy.concat %a, %b axis = 0 : tensor<2x3xf32>, tensor<2x3xf64>
+  return
+}
+
+// -----
+
+// concat's operands share one rank.
+func.func @concat_rank_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<6xf32>) {
+  // expected-error @+1 {{'lazy.concat' op operand #2 of type 'tensor<6xf32>' does not match the element type and rank of operand #0 of type 'tensor<2x3xf32>'}}
+  %0 = lazy.concat %a, %b, %c axis = 0 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<6xf32>
+  return
+}
+
+// -----
+
+// concat's operands agree in every dimension but the axis.
+func.func @concat_non_axis_dim_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{'lazy.concat' op operand #1 of type 'tensor<2x4xf32>' has size 4 in dimension 1, but the operands before it have size 3 (only the concatenation axis 0 may differ)}}
+  %0 = lazy.concat %a, %b axis = 0 : tensor<2x3xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// concat's axis indexes a dimension of the operands.
+func.func @concat_axis_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'lazy.concat' op axis 2 is out of range for operand of type 'tensor<2x3xf32>' (expected 0 <= axis < 2)}}
+  %0 = lazy.concat %a, %a axis = 2 : tensor<2x3xf32>, tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// concat's axis cannot be negative (no Python-style wrap-around).
+func.func @concat_negative_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'lazy.concat' op axis -1 is out of range for operand of type 'tensor<2x3xf32>' (expected 0 <= axis < 2)}}
+  %0 = lazy.concat %a axis = -1 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// A reduction axis indexes a dimension of the operand.
+func.func @reduce_sum_axis_out_of_range(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lazy.reduce_sum' op axis 2 is out of range for operand of type 'tensor<4x8xf32>' (expected 0 <= axis < 2)}}
+  %0 = lazy.reduce_sum %x [0, 2] : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// A reduction axis cannot be negative.
+func.func @reduce_max_negative_axis(%x: tensor<4x8xi32>) {
+  // expected-error @+1 {{'lazy.reduce_max' op axis -1 is out of range for operand of type 'tensor<4x8xi32>' (expected 0 <= axis < 2)}}
+  %0 = lazy.reduce_max %x [-1] keep_dims : tensor<4x8xi32>
+  return
+}
+
+// -----
+
+// Reduction axes are strictly increasing: no reordering.
+func.func @reduce_mean_axes_decreasing(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lazy.reduce_mean' op axes [1, 0] must be strictly increasing}}
+  %0 = lazy.reduce_mean %x [1, 0] : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// Reduction axes are strictly increasing: no duplicates.
+func.func @reduce_min_axes_repeated(%x: tensor<4x8xi64>) {
+  // expected-error @+1 {{'lazy.reduce_min' op axes [1, 1] must be strictly increasing}}
+  %0 = lazy.reduce_min %x [1, 1] : tensor<4x8xi64>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+// matmul's operands share one element type.
+func.func @matmul_element_type_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x2xf64>) {
+  // expected-error @+1 {{'lazy.matmul' op requires operands of one element type, but got 'tensor<4x8xf32>' and 'tensor<8x2xf64>'}}
+  %0 = lazy.matmul %a, %b : tensor<4x8xf32>, tensor<8x2xf64>
+  return
+}
+
+// -----
+
+// matmul's operands have rank at least 2 (no vector products).
+func.func @matmul_rank_too_low(%a: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.matmul' op requires operands of equal rank, at least 2, but got 'tensor<8xf32>' and 'tensor<8xf32>'}}
+  %0 = lazy.matmul %a, %a : tensor<8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+// matmul's operands have equal ranks.
+func.func @matmul_rank_mismatch(%a: tensor<2x4x8xf32>, %b: tensor<8x2xf32>) {
+  // expected-error @+1 {{'lazy.matmul' op requires operands of equal rank, at least 2, but got 'tensor<2x4x8xf32>' and 'tensor<8x2xf32>'}}
+  %0 = lazy.matmul %a, %b : tensor<2x4x8xf32>, tensor<8x2xf32>
+  return
+}
+
+// -----
+
+// matmul's batch dimensions are identical (no implicit batch broadcasting).
+func.func @matmul_batch_mismatch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x2xf32>) {
+  // expected-error @+1 {{'lazy.matmul' op requires identical batch dimensions, but got 'tensor<2x4x8xf32>' and 'tensor<3x8x2xf32>' (batch broadcasting is explicit)}}
+  %0 = lazy.matmul %a, %b : tensor<2x4x8xf32>, tensor<3x8x2xf32>
+  return
+}
+
+// -----
+
+// matmul's lhs columns equal its rhs rows.
+func.func @matmul_contracting_mismatch(%a: tensor<4x8xf32>, %b: tensor<7x2xf32>) {
+  // expected-error @+1 {{'lazy.matmul' op contracting dimensions differ: 'tensor<4x8xf32>' has 8 columns, 'tensor<7x2xf32>' has 7 rows}}
+  %0 = lazy.matmul %a, %b : tensor<4x8xf32>, tensor<7x2xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Softmax and log-softmax
+//===----------------------------------------------------------------------===//
+
+// softmax's axis indexes a dimension of the operand.
+func.func @softmax_axis_out_of_range(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lazy.softmax' op axis 2 is out of range for operand of type 'tensor<4x8xf32>' (expected 0 <= axis < 2)}}
+  %0 = lazy.softmax %x, axis = 2 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// log_softmax's axis cannot be negative.
+func.func @log_softmax_negative_axis(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'lazy.log_softmax' op axis -1 is out of range for operand of type 'tensor<4x8xf32>' (expected 0 <= axis < 2)}}
+  %0 = lazy.log_softmax %x, axis = -1 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Random ops
+//===----------------------------------------------------------------------===//
+
+// random_uniform requires low < high.
+func.func @random_uniform_empty_range() {
+  // expected-error @+1 {{'lazy.random_uniform' op requires finite bounds with low < high, but got low = 1.000000e+00, high = 1.000000e+00}}
+  %0 = lazy.random_uniform low = 1.0, high = 1.0, seed = 0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+// random_uniform requires finite bounds.
+func.func @random_uniform_infinite_bound() {
+  // expected-error @+1 {{'lazy.random_uniform' op requires finite bounds with low < high, but got low = 0.000000e+00, high = INF}}
+  %0 = lazy.random_uniform low = 0.0, high = 0x7FF0000000000000, seed = 0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+// random_uniform's result has a static shape.
+func.func @random_uniform_dynamic_shape() {
+  // expected-error @+1 {{'lazy.random_uniform' op requires a statically shaped result, but got 'tensor<?x4xf32>'}}
+  %0 = lazy.random_uniform low = 0.0, high = 1.0, seed = 7 : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// random_normal requires stddev >= 0.
+func.func @random_normal_negative_stddev() {
+  // expected-error @+1 {{'lazy.random_normal' op requires a finite mean and a finite stddev >= 0, but got mean = 0.000000e+00, stddev = -1.000000e+00}}
+  %0 = lazy.random_normal mean = 0.0, stddev = -1.0, seed = 0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+// random_normal requires a finite mean.
+func.func @random_normal_nan_mean() {
+  // expected-error @+1 {{'lazy.random_normal' op requires a finite mean and a finite stddev >= 0, but got mean = nan, stddev = 1.000000e+00}}
+  %0 = lazy.random_normal mean = 0x7FF8000000000000, stddev = 1.0, seed = 0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+// random_normal's result has a static shape.
+func.func @random_normal_dynamic_shape() {
+  // expected-error @+1 {{'lazy.random_normal' op requires a statically shaped result, but got 'tensor<?xf64>'}}
+  %0 = lazy.random_normal mean = 0.0, stddev = 1.0, seed = 0 : tensor<?xf64>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// ODS type constraints
+//===----------------------------------------------------------------------===//
+
+// Transcendentals take floating-point tensors only.
+func.func @exp_integer_operand(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'lazy.exp' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = lazy.exp %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+// Arithmetic is not defined on booleans.
+func.func @add_bool_operand(%x: tensor<4xi1>) {
+  // expected-error @+1 {{'lazy.add' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  %0 = lazy.add %x, %x : tensor<4xi1>
+  return
+}
+
+// -----
+
+// Operands are ranked tensors.
+func.func @add_unranked_operand(%x: tensor<*xf32>) {
+  // expected-error @+1 {{'lazy.add' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<*xf32>'}}
+  %0 = lazy.add %x, %x : tensor<*xf32>
+  return
+}
+
+// -----
+
+// Operands are tensors, not memrefs.
+func.func @mul_memref_operand(%x: memref<4xf32>) {
+  // expected-error @+1 {{'lazy.mul' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'memref<4xf32>'}}
+  %0 = lazy.mul %x, %x : memref<4xf32>
+  return
+}
+
+// -----
+
+// A custom-form type that must be a ranked tensor is checked while parsing.
+func.func @neg_unranked_operand(%x: tensor<*xf32>) {
+  // expected-error @+1 {{custom op 'lazy.neg' invalid kind of type specified: expected builtin.tensor, but found 'tensor<*xf32>'}}
+  %0 = lazy.neg %x : tensor<*xf32>
+  return
+}
+
+// -----
+
+// i8 is not a lazy element type.
+func.func @cast_i8_result(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.cast' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi8>'}}
+  %0 = lazy.cast %x : tensor<4xf32> to tensor<4xi8>
+  return
+}
+
+// -----
+
+// A constant of an unsupported element type is rejected by its result constraint.
+func.func @constant_i8_element() {
+  // expected-error @+1 {{'lazy.constant' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2xi8>'}}
+  %0 = lazy.constant dense<1> : tensor<2xi8>
+  return
+}
+
+// -----
+
+// compare's result is a boolean tensor.
+func.func @compare_non_bool_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.compare' op result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = "lazy.compare"(%a, %a) {predicate = 0 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// select's condition is a boolean tensor.
+func.func @select_non_bool_condition(%c: tensor<4xf32>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.select' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = lazy.select %c, %a, %a : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// softmax takes floating-point tensors only.
+func.func @softmax_integer_operand(%x: tensor<4xi64>) {
+  // expected-error @+1 {{'lazy.softmax' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = lazy.softmax %x, axis = 0 : tensor<4xi64>
+  return
+}
+
+// -----
+
+// Random ops produce floating-point tensors only.
+func.func @random_uniform_integer_result() {
+  // expected-error @+1 {{'lazy.random_uniform' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = lazy.random_uniform low = 0.0, high = 1.0, seed = 0 : tensor<4xi32>
+  return
+}
+
+// -----
+
+// Operands after a dynamic size must agree with each other (regression: only
+// operand #0 used to be compared).
+func.func @concat_mismatch_after_dynamic(%a: tensor<2x?xf32>, %b: tensor<2x3xf32>, %c: tensor<2x4xf32>) {
+  // expected-error @+1 {{'lazy.concat' op operand #2 of type 'tensor<2x4xf32>' has size 4 in dimension 1, but the operands before it have size 3 (only the concatenation axis 0 may differ)}}
+  %0 = lazy.concat %a, %b, %c axis = 0 : tensor<2x?xf32>, tensor<2x3xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// The concatenated size must fit in int64 (regression: it used to wrap).
+func.func @concat_size_overflow(%a: tensor<9223372036854775807xf32>) {
+  // expected-error @+1 {{'lazy.concat' op concatenated size along axis 0 overflows int64}}
+  %0 = lazy.concat %a, %a axis = 0 : tensor<9223372036854775807xf32>, tensor<9223372036854775807xf32>
+  return
+}
+
+// -----
+
+// A target shape's element count must fit in int64 (regression: it used to
+// wrap, so a 0-element tensor could be reshaped to 2^64 elements).
+func.func @reshape_element_count_overflow(%a: tensor<0xf32>) {
+  // expected-error @+1 {{'lazy.reshape' op target shape [4294967296, 4294967296] has more than 2^63 elements}}
+  %0 = lazy.reshape %a to [4294967296, 4294967296] : tensor<0xf32>
+  return
+}
+
+// -----
+
+// The dynamic-size marker is not a size (regression: it printed as `?`).
+func.func @broadcast_min_int_size(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'lazy.broadcast' op target shape has the negative size -9223372036854775808 at index 0}}
+  %0 = lazy.broadcast %a to [-9223372036854775808] : tensor<3xf32>
+  return
+}
+

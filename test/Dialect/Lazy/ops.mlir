@@ -1,0 +1,176 @@
+// RUN: lazyc-opt %s | lazyc-opt | FileCheck %s
+// RUN: lazyc-opt %s --mlir-print-op-generic | lazyc-opt | FileCheck %s
+
+// Every lazy op round-trips through its custom syntax and through the generic
+// form, and keeps its inferred result type.
+
+// CHECK-LABEL: func.func @constants
+func.func @constants() -> (tensor<2xf32>, tensor<2x2xi64>, tensor<3xi1>, tensor<f16>) {
+  // CHECK: lazy.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+  %0 = lazy.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // CHECK: lazy.constant dense<7> : tensor<2x2xi64>
+  %1 = lazy.constant dense<7> : tensor<2x2xi64>
+  // CHECK: lazy.constant dense<[true, false, true]> : tensor<3xi1>
+  %2 = lazy.constant dense<[true, false, true]> : tensor<3xi1>
+  // CHECK: lazy.constant dense<5.000000e-01> : tensor<f16>
+  %3 = lazy.constant dense<0.5> : tensor<f16>
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<2x2xi64>, tensor<3xi1>, tensor<f16>
+}
+
+// CHECK-LABEL: func.func @binary
+//  CHECK-SAME: (%[[A:.*]]: tensor<4x?xf32>, %[[B:.*]]: tensor<4x?xf32>, %[[I:.*]]: tensor<3xi32>)
+func.func @binary(%a: tensor<4x?xf32>, %b: tensor<4x?xf32>, %i: tensor<3xi32>) {
+  // CHECK: lazy.add %[[A]], %[[B]] : tensor<4x?xf32>
+  %0 = lazy.add %a, %b : tensor<4x?xf32>
+  // CHECK: lazy.sub %[[A]], %[[B]] : tensor<4x?xf32>
+  %1 = lazy.sub %a, %b : tensor<4x?xf32>
+  // CHECK: lazy.mul %[[A]], %[[B]] : tensor<4x?xf32>
+  %2 = lazy.mul %a, %b : tensor<4x?xf32>
+  // CHECK: lazy.div %[[A]], %[[B]] : tensor<4x?xf32>
+  %3 = lazy.div %a, %b : tensor<4x?xf32>
+  // CHECK: lazy.pow %[[A]], %[[B]] : tensor<4x?xf32>
+  %4 = lazy.pow %a, %b : tensor<4x?xf32>
+  // CHECK: lazy.max %[[A]], %[[B]] : tensor<4x?xf32>
+  %5 = lazy.max %a, %b : tensor<4x?xf32>
+  // CHECK: lazy.min %[[A]], %[[B]] : tensor<4x?xf32>
+  %6 = lazy.min %a, %b : tensor<4x?xf32>
+  // CHECK: lazy.add %[[I]], %[[I]] : tensor<3xi32>
+  %7 = lazy.add %i, %i : tensor<3xi32>
+  // CHECK: lazy.div %[[I]], %[[I]] : tensor<3xi32>
+  %8 = lazy.div %i, %i : tensor<3xi32>
+  // CHECK: lazy.pow %[[I]], %[[I]] : tensor<3xi32>
+  %9 = lazy.pow %i, %i : tensor<3xi32>
+  return
+}
+
+// CHECK-LABEL: func.func @unary
+//  CHECK-SAME: (%[[X:.*]]: tensor<8xbf16>, %[[I:.*]]: tensor<2xi64>, %[[D:.*]]: tensor<f64>)
+func.func @unary(%x: tensor<8xbf16>, %i: tensor<2xi64>, %d: tensor<f64>) {
+  // CHECK: lazy.neg %[[X]] : tensor<8xbf16>
+  %0 = lazy.neg %x : tensor<8xbf16>
+  // CHECK: lazy.abs %[[I]] : tensor<2xi64>
+  %1 = lazy.abs %i : tensor<2xi64>
+  // CHECK: lazy.exp %[[X]] : tensor<8xbf16>
+  %2 = lazy.exp %x : tensor<8xbf16>
+  // CHECK: lazy.log %[[D]] : tensor<f64>
+  %3 = lazy.log %d : tensor<f64>
+  // CHECK: lazy.tanh %[[X]] : tensor<8xbf16>
+  %4 = lazy.tanh %x : tensor<8xbf16>
+  // CHECK: lazy.sigmoid %[[D]] : tensor<f64>
+  %5 = lazy.sigmoid %d : tensor<f64>
+  // CHECK: lazy.relu %[[I]] : tensor<2xi64>
+  %6 = lazy.relu %i : tensor<2xi64>
+  // CHECK: lazy.sqrt %[[D]] : tensor<f64>
+  %7 = lazy.sqrt %d : tensor<f64>
+  // CHECK: lazy.rsqrt %[[D]] : tensor<f64>
+  %8 = lazy.rsqrt %d : tensor<f64>
+  // CHECK: lazy.sin %[[X]] : tensor<8xbf16>
+  %9 = lazy.sin %x : tensor<8xbf16>
+  // CHECK: lazy.cos %[[X]] : tensor<8xbf16>
+  %10 = lazy.cos %x : tensor<8xbf16>
+  // CHECK: lazy.erf %[[X]] : tensor<8xbf16>
+  %11 = lazy.erf %x : tensor<8xbf16>
+  // CHECK: lazy.neg %[[I]] : tensor<2xi64>
+  %12 = lazy.neg %i : tensor<2xi64>
+  return
+}
+
+// CHECK-LABEL: func.func @compare_select
+func.func @compare_select(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %p: tensor<2x3xi1>) -> tensor<2x3xf32> {
+  // CHECK: %[[C:.*]] = lazy.compare eq, %{{.*}}, %{{.*}} : tensor<2x3xf32>
+  %0 = lazy.compare eq, %a, %b : tensor<2x3xf32>
+  // CHECK: lazy.compare ne, {{.*}} : tensor<2x3xf32>
+  %1 = lazy.compare ne, %a, %b : tensor<2x3xf32>
+  // CHECK: lazy.compare lt, {{.*}} : tensor<2x3xf32>
+  %2 = lazy.compare lt, %a, %b : tensor<2x3xf32>
+  // CHECK: lazy.compare le, {{.*}} : tensor<2x3xf32>
+  %3 = lazy.compare le, %a, %b : tensor<2x3xf32>
+  // CHECK: lazy.compare gt, {{.*}} : tensor<2x3xf32>
+  %4 = lazy.compare gt, %a, %b : tensor<2x3xf32>
+  // CHECK: lazy.compare ge, {{.*}} : tensor<2x3xi1>
+  %5 = lazy.compare ge, %p, %p : tensor<2x3xi1>
+  // CHECK: lazy.select %[[C]], %{{.*}}, %{{.*}} : tensor<2x3xi1>, tensor<2x3xf32>
+  %6 = lazy.select %0, %a, %b : tensor<2x3xi1>, tensor<2x3xf32>
+  return %6 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @cast
+func.func @cast(%x: tensor<4xf32>, %i: tensor<4xi1>) {
+  // CHECK: lazy.cast %{{.*}} : tensor<4xf32> to tensor<4xi32>
+  %0 = lazy.cast %x : tensor<4xf32> to tensor<4xi32>
+  // CHECK: lazy.cast %{{.*}} : tensor<4xi1> to tensor<4xf16>
+  %1 = lazy.cast %i : tensor<4xi1> to tensor<4xf16>
+  // CHECK: lazy.cast %{{.*}} : tensor<4xf32> to tensor<?xf64>
+  %2 = lazy.cast %x : tensor<4xf32> to tensor<?xf64>
+  return
+}
+
+// CHECK-LABEL: func.func @shapes
+func.func @shapes(%x: tensor<1x3xf32>, %y: tensor<6xi64>, %z: tensor<2x3x4xf32>) -> tensor<4x3xf32> {
+  // CHECK: lazy.broadcast %{{.*}} to [4, 3] : tensor<1x3xf32>
+  %0 = lazy.broadcast %x to [4, 3] : tensor<1x3xf32>
+  // CHECK: lazy.broadcast %{{.*}} to [2, 5, 1, 3] : tensor<1x3xf32>
+  %1 = lazy.broadcast %x to [2, 5, 1, 3] : tensor<1x3xf32>
+  // CHECK: lazy.reshape %{{.*}} to [2, 3] : tensor<6xi64>
+  %2 = lazy.reshape %y to [2, 3] : tensor<6xi64>
+  // CHECK: lazy.reshape %{{.*}} to [3] : tensor<1x3xf32>
+  %r = lazy.reshape %x to [3] : tensor<1x3xf32>
+  // CHECK: lazy.reshape %{{.*}} to [] : tensor<1x1xf32>
+  %s = lazy.slice %x [0, 0] to [1, 1] step [1, 1] : tensor<1x3xf32>
+  %scalar = lazy.reshape %s to [] : tensor<1x1xf32>
+  // CHECK: lazy.transpose %{{.*}} [2, 0, 1] : tensor<2x3x4xf32>
+  %3 = lazy.transpose %z [2, 0, 1] : tensor<2x3x4xf32>
+  // CHECK: lazy.slice %{{.*}} [0, 1, 0] to [2, 3, 4] step [1, 1, 3] : tensor<2x3x4xf32>
+  %4 = lazy.slice %z [0, 1, 0] to [2, 3, 4] step [1, 1, 3] : tensor<2x3x4xf32>
+  // CHECK: lazy.slice %{{.*}} [1] to [1] step [1] : tensor<6xi64>
+  %5 = lazy.slice %y [1] to [1] step [1] : tensor<6xi64>
+  // CHECK: lazy.concat %{{.*}}, %{{.*}}, %{{.*}} axis = 0 : tensor<1x3xf32>, tensor<4x3xf32>, tensor<1x3xf32>
+  %6 = lazy.concat %x, %0, %x axis = 0 : tensor<1x3xf32>, tensor<4x3xf32>, tensor<1x3xf32>
+  // CHECK: lazy.concat %{{.*}} axis = 0 : tensor<6xi64>
+  %7 = lazy.concat %y axis = 0 : tensor<6xi64>
+  return %0 : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<5xi32>, %d: tensor<2x?xf64>) {
+  // CHECK: lazy.reduce_sum %{{.*}} [1] : tensor<2x3x4xf32>
+  %0 = lazy.reduce_sum %x [1] : tensor<2x3x4xf32>
+  // CHECK: lazy.reduce_sum %{{.*}} [0, 2] keep_dims : tensor<2x3x4xf32>
+  %1 = lazy.reduce_sum %x [0, 2] keep_dims : tensor<2x3x4xf32>
+  // CHECK: lazy.reduce_max %{{.*}} [0] : tensor<5xi32>
+  %2 = lazy.reduce_max %i [0] : tensor<5xi32>
+  // CHECK: lazy.reduce_min %{{.*}} [1] keep_dims : tensor<2x?xf64>
+  %3 = lazy.reduce_min %d [1] keep_dims : tensor<2x?xf64>
+  // CHECK: lazy.reduce_mean %{{.*}} [0, 1, 2] : tensor<2x3x4xf32>
+  %4 = lazy.reduce_mean %x [0, 1, 2] : tensor<2x3x4xf32>
+  // CHECK: lazy.reduce_sum %{{.*}} [] : tensor<5xi32>
+  %5 = lazy.reduce_sum %i [] : tensor<5xi32>
+  return
+}
+
+// CHECK-LABEL: func.func @matmul
+func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<2x8x16xf64>, %d: tensor<2x16x?xf64>) -> (tensor<8x4xf32>, tensor<2x8x?xf64>) {
+  // CHECK: lazy.matmul %{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x4xf32>
+  %0 = lazy.matmul %a, %b : tensor<8x16xf32>, tensor<16x4xf32>
+  // CHECK: lazy.matmul %{{.*}}, %{{.*}} : tensor<2x8x16xf64>, tensor<2x16x?xf64>
+  %1 = lazy.matmul %c, %d : tensor<2x8x16xf64>, tensor<2x16x?xf64>
+  return %0, %1 : tensor<8x4xf32>, tensor<2x8x?xf64>
+}
+
+// CHECK-LABEL: func.func @composites
+func.func @composites(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  // CHECK: lazy.softmax %{{.*}}, axis = 1 : tensor<4x8xf32>
+  %0 = lazy.softmax %x, axis = 1 : tensor<4x8xf32>
+  // CHECK: lazy.log_softmax %{{.*}}, axis = 0 : tensor<4x8xf32>
+  %1 = lazy.log_softmax %x, axis = 0 : tensor<4x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @random
+func.func @random() -> (tensor<4x3xf32>, tensor<16xf64>) {
+  // CHECK: lazy.random_uniform low = -1.000000e+00, high = 1.000000e+00, seed = 42 : tensor<4x3xf32>
+  %0 = lazy.random_uniform low = -1.0, high = 1.0, seed = 42 : tensor<4x3xf32>
+  // CHECK: lazy.random_normal mean = 0.000000e+00, stddev = 2.000000e+00, seed = 7 : tensor<16xf64>
+  %1 = lazy.random_normal mean = 0.0, stddev = 2.0, seed = 7 : tensor<16xf64>
+  return %0, %1 : tensor<4x3xf32>, tensor<16xf64>
+}
