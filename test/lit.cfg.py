@@ -12,7 +12,7 @@ config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lazyc_obj_root, "test")
 # Unit/ is its own suite (GoogleTest), found through its site config.
-config.excludes = ["Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Unit", "Install", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 llvm_config.use_default_substitutions()
