@@ -7,7 +7,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}"
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${CMAKE_COMMAND} -G Ninja -S "${SOURCE_DIR}"
                         -B "${WORK_DIR}/build"
-                        "-DLazyc_DIR=${WORK_DIR}/prefix/lib/cmake/lazyc"
+                        "-Dlazyc_DIR=${WORK_DIR}/prefix/lib/cmake/lazyc"
                         "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/build"
