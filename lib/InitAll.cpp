@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/InitAll.h"
+#include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 
@@ -41,6 +42,7 @@ void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void lazyc::registerAllPasses() {
   mlir::lazy::registerLazyPasses();
+  mlir::lazy::registerLazycConversionPasses();
   // canonicalize, cse, inline, symbol-dce, ...: the generic passes every
   // pipeline uses.
   mlir::registerTransformsPasses();

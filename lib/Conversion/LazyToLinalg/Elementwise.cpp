@@ -1,0 +1,340 @@
+//===- Elementwise.cpp - Lower elementwise lazy ops to linalg.generic -----===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file lowers the elementwise ops (binary, unary, compare, select, cast)
+// and the index-mapping ops (broadcast, transpose) to one all-parallel
+// linalg.generic each. Broadcasts and transposes live in indexing maps, so
+// elementwise fusion sees whole chains.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+//===----------------------------------------------------------------------===//
+// Scalar semantics of each op
+//===----------------------------------------------------------------------===//
+
+/// Emits FloatOp for float operands and IntOp otherwise.
+template <typename FloatOp, typename IntOp>
+static Value floatOrInt(OpBuilder &b, Location loc, ValueRange args) {
+  if (isa<FloatType>(args[0].getType()))
+    return FloatOp::create(b, loc, args).getResult();
+  return IntOp::create(b, loc, args).getResult();
+}
+
+static Value constantLike(OpBuilder &b, Location loc, Value like,
+                          double value) {
+  Type type = like.getType();
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+/// Signed integer division that never traps: a zero divisor, and -1 when the
+/// dividend is the minimum, are replaced by 1 (the result is unspecified).
+static Value safeSignedDivision(OpBuilder &b, Location loc, Value lhs,
+                                Value rhs) {
+  Type type = lhs.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  Value zero = constantLike(b, loc, lhs, 0);
+  Value one = constantLike(b, loc, lhs, 1);
+  Value minusOne = constantLike(b, loc, lhs, -1);
+  Value minimum = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
+  Value divisorIsZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
+  Value overflows = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, minimum),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, minusOne));
+  Value unsafe = arith::OrIOp::create(b, loc, divisorIsZero, overflows);
+  Value divisor = arith::SelectOp::create(b, loc, unsafe, one, rhs);
+  return arith::DivSIOp::create(b, loc, lhs, divisor);
+}
+
+static Value scalar(AddOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, args);
+}
+static Value scalar(SubOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, args);
+}
+static Value scalar(MulOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args);
+}
+static Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange args) {
+  if (isa<FloatType>(args[0].getType()))
+    return arith::DivFOp::create(b, loc, args[0], args[1]);
+  return safeSignedDivision(b, loc, args[0], args[1]);
+}
+static Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, args);
+}
+static Value scalar(MaxOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args);
+}
+static Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args);
+}
+static Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange args) {
+  if (isa<FloatType>(args[0].getType()))
+    return arith::NegFOp::create(b, loc, args[0]);
+  return arith::SubIOp::create(b, loc, constantLike(b, loc, args[0], 0),
+                               args[0]);
+}
+static Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange args) {
+  return floatOrInt<math::AbsFOp, math::AbsIOp>(b, loc, args);
+}
+static Value scalar(ReluOp, OpBuilder &b, Location loc, ValueRange args) {
+  // maximumf(x, +0.0): NaN stays NaN, -0.0 becomes +0.0.
+  Value zero = constantLike(b, loc, args[0], 0);
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc,
+                                                       {args[0], zero});
+}
+static Value scalar(ExpOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::ExpOp::create(b, loc, args[0]);
+}
+static Value scalar(LogOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::LogOp::create(b, loc, args[0]);
+}
+static Value scalar(TanhOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::TanhOp::create(b, loc, args[0]);
+}
+static Value scalar(SigmoidOp, OpBuilder &b, Location loc, ValueRange args) {
+  // 1 / (1 + exp(-x)): exp overflows to +inf for very negative x, giving 0.
+  Value one = constantLike(b, loc, args[0], 1);
+  Value negated = arith::NegFOp::create(b, loc, args[0]);
+  Value denominator = arith::AddFOp::create(
+      b, loc, one, math::ExpOp::create(b, loc, negated));
+  return arith::DivFOp::create(b, loc, one, denominator);
+}
+static Value scalar(SqrtOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::SqrtOp::create(b, loc, args[0]);
+}
+static Value scalar(RsqrtOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::RsqrtOp::create(b, loc, args[0]);
+}
+static Value scalar(SinOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::SinOp::create(b, loc, args[0]);
+}
+static Value scalar(CosOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::CosOp::create(b, loc, args[0]);
+}
+static Value scalar(ErfOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::ErfOp::create(b, loc, args[0]);
+}
+static Value scalar(SelectOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+}
+
+static Value scalar(CompareOp op, OpBuilder &b, Location loc,
+                    ValueRange args) {
+  ComparePredicate predicate = op.getPredicate();
+  Type type = args[0].getType();
+  if (isa<FloatType>(type)) {
+    // Ordered compares (false on NaN), except `ne` (true on NaN).
+    arith::CmpFPredicate floatPredicate;
+    switch (predicate) {
+    case ComparePredicate::eq:
+      floatPredicate = arith::CmpFPredicate::OEQ;
+      break;
+    case ComparePredicate::ne:
+      floatPredicate = arith::CmpFPredicate::UNE;
+      break;
+    case ComparePredicate::lt:
+      floatPredicate = arith::CmpFPredicate::OLT;
+      break;
+    case ComparePredicate::le:
+      floatPredicate = arith::CmpFPredicate::OLE;
+      break;
+    case ComparePredicate::gt:
+      floatPredicate = arith::CmpFPredicate::OGT;
+      break;
+    case ComparePredicate::ge:
+      floatPredicate = arith::CmpFPredicate::OGE;
+      break;
+    }
+    return arith::CmpFOp::create(b, loc, floatPredicate, args[0], args[1]);
+  }
+  // i1 orders false < true (unsigned); wider integers are signed.
+  bool isBool = type.isInteger(1);
+  arith::CmpIPredicate intPredicate;
+  switch (predicate) {
+  case ComparePredicate::eq:
+    intPredicate = arith::CmpIPredicate::eq;
+    break;
+  case ComparePredicate::ne:
+    intPredicate = arith::CmpIPredicate::ne;
+    break;
+  case ComparePredicate::lt:
+    intPredicate = isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+    break;
+  case ComparePredicate::le:
+    intPredicate = isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+    break;
+  case ComparePredicate::gt:
+    intPredicate = isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+    break;
+  case ComparePredicate::ge:
+    intPredicate = isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+    break;
+  }
+  return arith::CmpIOp::create(b, loc, intPredicate, args[0], args[1]);
+}
+
+static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Type from = x.getType();
+  Type to = op.getType().getElementType();
+  if (from == to)
+    return x;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (to.isInteger(1)) {
+    // x != 0 (NaN counts as nonzero).
+    Value zero = constantLike(b, loc, x, 0);
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  bool fromBool = from.isInteger(1);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? arith::ExtFOp::create(b, loc, to, x).getResult()
+               : arith::TruncFOp::create(b, loc, to, x).getResult();
+  if (toFloat)
+    return fromBool ? arith::UIToFPOp::create(b, loc, to, x).getResult()
+                    : arith::SIToFPOp::create(b, loc, to, x).getResult();
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, x);
+  if (fromBool)
+    return arith::ExtUIOp::create(b, loc, to, x);
+  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+             ? arith::ExtSIOp::create(b, loc, to, x).getResult()
+             : arith::TruncIOp::create(b, loc, to, x).getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Lowers an elementwise op whose operands all have the result's shape.
+template <typename OpTy>
+struct ElementwiseLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ValueRange operands = adaptor.getOperands();
+    Value init = createEmptyLike(rewriter, loc, resultType, operands.back());
+    SmallVector<AffineMap> maps(
+        operands.size(), rewriter.getMultiDimIdentityMap(resultType.getRank()));
+    Value result = buildParallelGeneric(
+        rewriter, loc, operands, maps, init,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          return scalar(op, b, bodyLoc, args);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Broadcast: size-1 input dimensions read index 0, added leading
+/// dimensions are not read at all.
+struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType inputType = op.getInput().getType();
+    RankedTensorType resultType = op.getType();
+    int64_t offset = resultType.getRank() - inputType.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0, e = inputType.getRank(); d < e; ++d) {
+      bool broadcast =
+          inputType.getDimSize(d) == 1 && resultType.getDimSize(d + offset) != 1;
+      exprs.push_back(broadcast ? rewriter.getAffineConstantExpr(0)
+                                : rewriter.getAffineDimExpr(d + offset));
+    }
+    AffineMap map = AffineMap::get(resultType.getRank(), 0, exprs,
+                                   rewriter.getContext());
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         resultType.getElementType());
+    Value result = buildParallelGeneric(
+        rewriter, loc, adaptor.getInput(), map, init,
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Transpose: result dimension i reads input dimension permutation[i].
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> perm = op.getPermutation();
+    RankedTensorType resultType = op.getType();
+    int64_t rank = resultType.getRank();
+    SmallVector<AffineExpr> exprs(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      exprs[perm[i]] = rewriter.getAffineDimExpr(i);
+    AffineMap map = AffineMap::get(rank, 0, exprs, rewriter.getContext());
+    Location loc = op.getLoc();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < rank; ++i)
+      if (resultType.isDynamicDim(i))
+        dynamicSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, adaptor.getInput(), perm[i]));
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                resultType.getElementType(), dynamicSizes);
+    Value result = buildParallelGeneric(
+        rewriter, loc, adaptor.getInput(), map, init,
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::lazy::populateElementwiseLoweringPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<
+      ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
+      ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+      ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
+      ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
+      ElementwiseLowering<AbsOp>, ElementwiseLowering<ReluOp>,
+      ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
+      ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
+      ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
+      ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,
+      ElementwiseLowering<ErfOp>, ElementwiseLowering<CompareOp>,
+      ElementwiseLowering<SelectOp>, ElementwiseLowering<CastOp>,
+      BroadcastLowering, TransposeLowering>(patterns.getContext());
+}

@@ -1,0 +1,243 @@
+//===- Reductions.cpp - Lower reductions, matmul and composites -----------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file lowers the ops that reduce: reduce_* to linalg.generic with
+// reduction iterators, matmul to linalg.matmul / linalg.batch_matmul, and the
+// composites lazy-decompose leaves behind (dynamic shapes) directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+/// Re-inserts the size-1 dimensions a keep_dims reduction keeps.
+static Value restoreKeptDims(OpBuilder &b, Location loc, Value reduced,
+                             RankedTensorType resultType,
+                             ArrayRef<int64_t> axes) {
+  if (reduced.getType() == resultType)
+    return reduced;
+  // Every kept size-1 dimension joins the group of the nearest dimension
+  // that was not reduced (the following one for leading axes).
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0, e = resultType.getRank(); d < e; ++d) {
+    if (llvm::is_contained(axes, d)) {
+      if (groups.empty())
+        pending.push_back(d);
+      else
+        groups.back().push_back(d);
+      continue;
+    }
+    pending.push_back(d);
+    groups.push_back(pending);
+    pending.clear();
+  }
+  return tensor::ExpandShapeOp::create(b, loc, resultType, reduced, groups);
+}
+
+/// Returns the number of elements `axes` of `input` span, as a scalar of
+/// `element` type.
+static Value reducedElementCount(OpBuilder &b, Location loc, Value input,
+                                 ArrayRef<int64_t> axes, Type element) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t staticCount = 1;
+  Value dynamicCount;
+  for (int64_t axis : axes) {
+    if (!type.isDynamicDim(axis)) {
+      staticCount *= type.getDimSize(axis);
+      continue;
+    }
+    Value dim = tensor::DimOp::create(b, loc, input, axis);
+    dynamicCount = dynamicCount
+                       ? arith::MulIOp::create(b, loc, dynamicCount, dim)
+                       : dim;
+  }
+  Value count = arith::ConstantIndexOp::create(b, loc, staticCount);
+  if (dynamicCount)
+    count = arith::MulIOp::create(b, loc, count, dynamicCount);
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  return arith::SIToFPOp::create(b, loc, element, asInt);
+}
+
+/// Map from the input's iteration space to a tensor with `axis` removed.
+static AffineMap dropAxisMap(OpBuilder &b, int64_t rank, int64_t axis) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+namespace {
+
+template <typename OpTy, ReductionKind Kind>
+struct ReductionLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value reduced = buildReduction(rewriter, loc, adaptor.getInput(),
+                                   op.getAxes(), Kind);
+    rewriter.replaceOp(op, restoreKeptDims(rewriter, loc, reduced,
+                                           op.getType(), op.getAxes()));
+    return success();
+  }
+};
+
+/// mean = sum / count, for shapes lazy-decompose could not handle.
+struct ReduceMeanLowering : OpConversionPattern<ReduceMeanOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReduceMeanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    Value sum =
+        buildReduction(rewriter, loc, input, op.getAxes(), ReductionKind::Sum);
+    auto sumType = cast<RankedTensorType>(sum.getType());
+    Value count = reducedElementCount(rewriter, loc, input, op.getAxes(),
+                                      sumType.getElementType());
+    Value mean = buildParallelGeneric(
+        rewriter, loc, sum, rewriter.getMultiDimIdentityMap(sumType.getRank()),
+        createEmptyLike(rewriter, loc, sumType, sum),
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          return arith::DivFOp::create(b, bodyLoc, args[0], count);
+        });
+    rewriter.replaceOp(op, restoreKeptDims(rewriter, loc, mean, op.getType(),
+                                           op.getAxes()));
+    return success();
+  }
+};
+
+/// Softmax and log-softmax in the stable form, for any shape: a max
+/// reduction, exp(x - max), a sum reduction and the final normalization.
+template <typename OpTy, bool IsLog>
+struct SoftmaxLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank();
+    int64_t axis = op.getAxisAttr().getInt();
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = dropAxisMap(rewriter, rank, axis);
+
+    Value max = buildReduction(rewriter, loc, x, axis, ReductionKind::Max);
+    Value exp = buildParallelGeneric(
+        rewriter, loc, {x, max}, {identity, rowMap},
+        createEmptyLike(rewriter, loc, type, x),
+        [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          Value shifted = arith::SubFOp::create(b, bodyLoc, args[0], args[1]);
+          return math::ExpOp::create(b, bodyLoc, shifted).getResult();
+        });
+    Value sum = buildReduction(rewriter, loc, exp, axis, ReductionKind::Sum);
+    Value result = buildParallelGeneric(
+        rewriter, loc, {IsLog ? x : exp, max, sum},
+        {identity, rowMap, rowMap}, createEmptyLike(rewriter, loc, type, x),
+        [](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
+          if (!IsLog)
+            return arith::DivFOp::create(b, bodyLoc, args[0], args[2]);
+          Value shifted = arith::SubFOp::create(b, bodyLoc, args[0], args[1]);
+          Value logSum = math::LogOp::create(b, bodyLoc, args[2]);
+          return arith::SubFOp::create(b, bodyLoc, shifted, logSum);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Matmul: linalg.matmul for rank 2, linalg.batch_matmul for rank 3, and
+/// batch dimensions collapsed into one above that.
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    RankedTensorType resultType = op.getType();
+    int64_t rank = resultType.getRank();
+
+    if (rank > 3) {
+      // [b0, ..., bk, m, n] -> [b0*...*bk, m, n] and back.
+      ReassociationIndices batch;
+      for (int64_t d = 0; d < rank - 2; ++d)
+        batch.push_back(d);
+      SmallVector<ReassociationIndices> groups = {batch, {rank - 2},
+                                                  {rank - 1}};
+      Value lhs3 = tensor::CollapseShapeOp::create(rewriter, loc, lhs, groups);
+      Value rhs3 = tensor::CollapseShapeOp::create(rewriter, loc, rhs, groups);
+      Value product = buildProduct(rewriter, loc, lhs3, rhs3);
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType,
+                                                         product, groups);
+      return success();
+    }
+    rewriter.replaceOp(op, buildProduct(rewriter, loc, lhs, rhs));
+    return success();
+  }
+
+  /// Builds the rank-2 or rank-3 product into a zero-filled accumulator.
+  static Value buildProduct(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    int64_t rank = lhsType.getRank();
+    SmallVector<int64_t> shape(lhsType.getShape().drop_back());
+    shape.push_back(rhsType.getDimSize(rank - 1));
+    if (rank == 3 && ShapedType::isDynamic(shape[0]))
+      shape[0] = rhsType.getDimSize(0);
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!ShapedType::isDynamic(shape[d]))
+        continue;
+      Value source = d == rank - 1 ? rhs : lhs;
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, source, d));
+    }
+    Type element = lhsType.getElementType();
+    auto resultType = RankedTensorType::get(shape, element);
+    Value empty =
+        tensor::EmptyOp::create(b, loc, shape, element, dynamicSizes);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    if (rank == 2)
+      return linalg::MatmulOp::create(b, loc, TypeRange{resultType},
+                                      ValueRange{lhs, rhs}, ValueRange{init})
+          .getResult(0);
+    return linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType},
+                                         ValueRange{lhs, rhs}, ValueRange{init})
+        .getResult(0);
+  }
+};
+
+} // namespace
+
+void mlir::lazy::populateReductionLoweringPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ReductionLowering<ReduceSumOp, ReductionKind::Sum>,
+               ReductionLowering<ReduceMaxOp, ReductionKind::Max>,
+               ReductionLowering<ReduceMinOp, ReductionKind::Min>,
+               ReduceMeanLowering, SoftmaxLowering<SoftmaxOp, false>,
+               SoftmaxLowering<LogSoftmaxOp, true>, MatmulLowering>(
+      patterns.getContext());
+}
