@@ -9,8 +9,19 @@
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
+#include "lazyc/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -25,6 +36,16 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -38,12 +59,54 @@ void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::memref::MemRefDialect, mlir::NVVM::NVVMDialect,
                   mlir::omp::OpenMPDialect, mlir::scf::SCFDialect,
                   mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
+
+  // Interfaces the pipelines rely on (bufferization, tiling, value bounds)
+  // that upstream attaches from outside the dialects.
+  mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);
+  mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  mlir::linalg::registerAllDialectInterfaceImplementations(registry);
+  mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::tensor::registerInferTypeOpInterfaceExternalModels(registry);
+  mlir::tensor::registerTilingInterfaceExternalModels(registry);
+  mlir::tensor::registerValueBoundsOpInterfaceExternalModels(registry);
+  mlir::vector::registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void lazyc::registerAllPasses() {
   mlir::lazy::registerLazyPasses();
   mlir::lazy::registerLazycConversionPasses();
-  // canonicalize, cse, inline, symbol-dce, ...: the generic passes every
-  // pipeline uses.
+  lazyc::registerPipelines();
+
+  // The upstream passes the pipelines are made of, so every stage can be
+  // replayed and varied in lazyc-opt: canonicalize, cse, ...
   mlir::registerTransformsPasses();
+  mlir::registerLinalgPasses();
+  mlir::bufferization::registerBufferizationPasses();
+  mlir::bufferization::registerBufferizationPipelines();
+  mlir::arith::registerArithPasses();
+  mlir::math::registerMathPasses();
+  mlir::memref::registerMemRefPasses();
+  mlir::registerSCFPasses();
+  mlir::tensor::registerTensorPasses();
+  mlir::vector::registerVectorPasses();
+  // ... and the conversions to the LLVM dialect.
+  mlir::registerArithToLLVMConversionPass();
+  mlir::registerConvertControlFlowToLLVMPass();
+  mlir::registerConvertFuncToLLVMPass();
+  mlir::registerConvertIndexToLLVMPass();
+  mlir::registerConvertMathToFuncsPass();
+  mlir::registerConvertMathToLLVMPass();
+  mlir::registerConvertMathToLibmPass();
+  mlir::registerConvertOpenMPToLLVMPass();
+  mlir::registerConvertSCFToOpenMPPass();
+  mlir::registerConvertVectorToLLVMPass();
+  mlir::registerConvertVectorToSCFPass();
+  mlir::registerFinalizeMemRefToLLVMConversionPass();
+  mlir::registerLowerAffinePass();
+  mlir::registerReconcileUnrealizedCastsPass();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerUBToLLVMConversionPass();
 }

@@ -212,10 +212,15 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
   }
   bool fromBool = from.isInteger(1);
-  if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? arith::ExtFOp::create(b, loc, to, x).getResult()
-               : arith::TruncFOp::create(b, loc, to, x).getResult();
+  if (fromFloat && toFloat) {
+    unsigned fromWidth = from.getIntOrFloatBitWidth();
+    unsigned toWidth = to.getIntOrFloatBitWidth();
+    if (fromWidth < toWidth)
+      return arith::ExtFOp::create(b, loc, to, x);
+    if (fromWidth == toWidth) // f16 <-> bf16: exactly through f32, one rounding.
+      x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, to, x);
+  }
   if (toFloat)
     return fromBool ? arith::UIToFPOp::create(b, loc, to, x).getResult()
                     : arith::SIToFPOp::create(b, loc, to, x).getResult();

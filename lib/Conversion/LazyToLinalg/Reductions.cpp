@@ -190,8 +190,32 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       Value lhs3 = tensor::CollapseShapeOp::create(rewriter, loc, lhs, groups);
       Value rhs3 = tensor::CollapseShapeOp::create(rewriter, loc, rhs, groups);
       Value product = buildProduct(rewriter, loc, lhs3, rhs3);
-      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType,
-                                                         product, groups);
+      // The result type may know batch sizes that one operand leaves dynamic.
+      int64_t batchSize = 1;
+      for (int64_t d = 0; d < rank - 2; ++d)
+        batchSize =
+            resultType.isDynamicDim(d) || ShapedType::isDynamic(batchSize)
+                ? ShapedType::kDynamic
+                : batchSize * resultType.getDimSize(d);
+      auto productType = RankedTensorType::get(
+          {batchSize, resultType.getDimSize(rank - 2),
+           resultType.getDimSize(rank - 1)},
+          resultType.getElementType());
+      if (product.getType() != productType)
+        product = tensor::CastOp::create(rewriter, loc, productType, product);
+      SmallVector<OpFoldResult> outputShape;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (!resultType.isDynamicDim(d)) {
+          outputShape.push_back(rewriter.getIndexAttr(resultType.getDimSize(d)));
+          continue;
+        }
+        // Batch and row sizes come from the lhs, columns from the rhs.
+        Value source = d == rank - 1 ? rhs : lhs;
+        outputShape.push_back(
+            tensor::DimOp::create(rewriter, loc, source, d).getResult());
+      }
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+          op, resultType, product, groups, outputShape);
       return success();
     }
     rewriter.replaceOp(op, buildProduct(rewriter, loc, lhs, rhs));

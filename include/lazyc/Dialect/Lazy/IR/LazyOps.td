@@ -282,7 +282,9 @@ def Lazy_BroadcastOp : Lazy_InferredOp<"broadcast"> {
   let description = [{
     Broadcasts `input` to `shape` under numpy's rule: dimensions are aligned
     from the right, the result may add leading dimensions, and each input
-    dimension is 1 or equal to the aligned result dimension.
+    dimension is 1 or equal to the aligned result dimension. Broadcasting from
+    size 1 needs a static 1: a dynamic input dimension must equal the target
+    dimension when the program runs.
 
     Example:
 

@@ -18,6 +18,10 @@
 
 namespace mlir {
 class RewritePatternSet;
+class TypeRange;
+namespace func {
+class FuncOp;
+} // namespace func
 } // namespace mlir
 
 namespace mlir::lazy {
@@ -28,6 +32,13 @@ namespace mlir::lazy {
 /// Adds the patterns that rewrite composite ops (softmax, log-softmax, mean)
 /// into primitive `lazy` ops.
 void populateLazyDecomposePatterns(RewritePatternSet &patterns);
+
+/// Gives the arguments of `function` the (more static) `argumentTypes` and
+/// re-infers every op's result type and the function's result types from
+/// them, e.g. to compile a function with dynamic dimensions for concrete
+/// shapes. Reports invalid combinations as diagnostics and fails.
+LogicalResult refineArgumentTypes(func::FuncOp function,
+                                  TypeRange argumentTypes);
 
 #define GEN_PASS_REGISTRATION
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h.inc"

@@ -1,0 +1,58 @@
+//===- RefineTypes.cpp - Specialize a lazy function to argument types -----===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements refineArgumentTypes: new argument types flow through
+// every op's type inference to new result types.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+#include "lazyc/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+using namespace mlir;
+using namespace mlir::lazy;
+
+LogicalResult mlir::lazy::refineArgumentTypes(func::FuncOp function,
+                                              TypeRange argumentTypes) {
+  Block &entry = function.front();
+  if (entry.getNumArguments() != argumentTypes.size())
+    return function.emitOpError("expects ")
+           << entry.getNumArguments() << " arguments, but "
+           << argumentTypes.size() << " argument types were given";
+  for (auto [argument, type] :
+       llvm::zip_equal(entry.getArguments(), argumentTypes))
+    argument.setType(type);
+
+  WalkResult walk = function.walk([](Operation *op) {
+    SmallVector<Type> types;
+    if (auto cast = dyn_cast<CastOp>(op)) {
+      // A cast keeps its element type and takes its input's shape.
+      types.push_back(cast.getInput().getType().clone(
+          cast.getType().getElementType()));
+    } else if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+      if (failed(infer.inferReturnTypes(
+              op->getContext(), op->getLoc(), op->getOperands(),
+              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+              op->getRegions(), types)))
+        return WalkResult::interrupt();
+    } else {
+      return WalkResult::advance();
+    }
+    for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
+      result.setType(type);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  auto terminator = cast<func::ReturnOp>(entry.getTerminator());
+  function.setType(FunctionType::get(function.getContext(), argumentTypes,
+                                     terminator.getOperandTypes()));
+  return success();
+}

@@ -1,0 +1,267 @@
+//===- CompiledFunction.cpp - A lazy function JIT-compiled for the CPU ----===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements CompiledFunction: the CPU pipeline, stage by stage,
+// then LLVM at -O3 for the host CPU through MLIR's ExecutionEngine.
+//
+// Calling convention: after lowering, every memref argument is passed as its
+// expanded descriptor (allocated pointer, aligned pointer, offset, sizes,
+// strides); results were turned into out-parameters after the inputs. The
+// ExecutionEngine's packed wrapper takes one pointer per scalar.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/Pipelines/Pipelines.h"
+
+#include "lazyc/Conversion/Passes.h"
+#include "lazyc/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace mlir;
+using namespace lazyc;
+using namespace lazyc::jit;
+
+//===----------------------------------------------------------------------===//
+// Signatures
+//===----------------------------------------------------------------------===//
+
+std::string TensorSpec::str() const {
+  std::string text = "tensor<";
+  for (int64_t dim : shape)
+    text += (dim == kDynamic ? std::string("?") : std::to_string(dim)) + "x";
+  text += std::string(mlirName(dtype)) + ">";
+  return text;
+}
+
+static std::optional<DType> toDType(Type type) {
+  if (type.isF32())
+    return DType::Float32;
+  if (type.isF64())
+    return DType::Float64;
+  if (type.isF16())
+    return DType::Float16;
+  if (type.isBF16())
+    return DType::BFloat16;
+  if (type.isInteger(32))
+    return DType::Int32;
+  if (type.isInteger(64))
+    return DType::Int64;
+  if (type.isInteger(1))
+    return DType::Bool;
+  return std::nullopt;
+}
+
+static llvm::Expected<TensorSpec> toSpec(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<DType> dtype =
+      tensor ? toDType(tensor.getElementType()) : std::nullopt;
+  if (!dtype) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "lazyc JIT: unsupported argument or result type " << type
+       << " (expected a ranked tensor of f32, f64, f16, bf16, i32, i64, i1)";
+    return llvm::createStringError(text);
+  }
+  TensorSpec spec{*dtype, {}};
+  for (int64_t dim : tensor.getShape())
+    spec.shape.push_back(ShapedType::isDynamic(dim) ? kDynamic : dim);
+  return spec;
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+/// Runs `build`'s passes on `module`, turning MLIR diagnostics into an error
+/// that names the stage.
+static llvm::Error runStage(ModuleOp module, llvm::StringRef stage,
+                            llvm::function_ref<void(OpPassManager &)> build) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    os << "\n  " << diag.getLocation() << ": " << diag;
+    for (Diagnostic &note : diag.getNotes())
+      os << "\n    note: " << note;
+    return success();
+  });
+  PassManager pm(module.getContext());
+  build(pm);
+  if (succeeded(pm.run(module)))
+    return llvm::Error::success();
+  return llvm::createStringError("lazyc JIT: the '" + stage.str() +
+                                 "' stage failed:" + diagnostics);
+}
+
+static void initializeLLVMOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+llvm::Expected<std::unique_ptr<CompiledFunction>>
+CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
+  auto function = module.lookupSymbol<func::FuncOp>(name);
+  if (!function)
+    return llvm::createStringError("lazyc JIT: no function @" + name.str() +
+                                   " in the module");
+  std::unique_ptr<CompiledFunction> compiled(new CompiledFunction());
+  for (Type type : function.getArgumentTypes()) {
+    llvm::Expected<TensorSpec> spec = toSpec(type);
+    if (!spec)
+      return spec.takeError();
+    compiled->inputSpecs.push_back(std::move(*spec));
+  }
+  for (Type type : function.getResultTypes()) {
+    llvm::Expected<TensorSpec> spec = toSpec(type);
+    if (!spec)
+      return spec.takeError();
+    compiled->outputSpecs.push_back(std::move(*spec));
+  }
+
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  struct Stage {
+    const char *name;
+    void (*build)(OpPassManager &);
+  };
+  const Stage stages[] = {
+      {"lower to linalg",
+       [](OpPassManager &pm) {
+         pm.addPass(mlir::lazy::createLazyDecomposePass());
+         pm.addPass(createCanonicalizerPass());
+         pm.addPass(createCSEPass());
+         pm.addPass(mlir::lazy::createConvertLazyToLinalgPass());
+       }},
+      {"fuse", buildCpuFusePipeline},
+      {"bufferize", buildCpuBufferizePipeline},
+      {"lower to LLVM", buildCpuToLLVMPipeline},
+  };
+  for (const Stage &stage : stages)
+    if (llvm::Error error = runStage(module, stage.name, stage.build))
+      return std::move(error);
+  auto lowered = Clock::now();
+
+  initializeLLVMOnce();
+  MLIRContext *context = module.getContext();
+  registerBuiltinDialectTranslation(*context);
+  registerLLVMDialectTranslation(*context);
+  registerOpenMPDialectTranslation(*context);
+
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine =
+      ExecutionEngine::create(module, options, std::move(*targetMachine));
+  if (!engine)
+    return engine.takeError();
+  compiled->engine = std::move(*engine);
+  compiled->engine->initialize();
+  auto entry = compiled->engine->lookupPacked(name);
+  if (!entry)
+    return entry.takeError();
+  compiled->entry = *entry;
+  auto done = Clock::now();
+
+  using Ms = std::chrono::duration<double, std::milli>;
+  compiled->compileStats.pipelineMs = Ms(lowered - start).count();
+  compiled->compileStats.codegenMs = Ms(done - lowered).count();
+  return compiled;
+}
+
+CompiledFunction::~CompiledFunction() = default;
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+/// Checks `buffers` against `specs`; `role` names them in the message.
+static llvm::Error checkBuffers(llvm::ArrayRef<TensorSpec> specs,
+                                llvm::ArrayRef<BufferView> buffers,
+                                llvm::StringRef role) {
+  if (specs.size() != buffers.size())
+    return llvm::createStringError(
+        "lazyc JIT: expected " + std::to_string(specs.size()) + " " +
+        role.str() + "s, got " + std::to_string(buffers.size()));
+  for (auto [index, pair] : llvm::enumerate(llvm::zip_equal(specs, buffers))) {
+    auto [spec, buffer] = pair;
+    bool matches = spec.shape.size() == buffer.shape.size();
+    for (size_t d = 0; matches && d < spec.shape.size(); ++d)
+      matches = buffer.shape[d] >= 0 &&
+                (spec.shape[d] == kDynamic || spec.shape[d] == buffer.shape[d]);
+    if (matches)
+      continue;
+    std::string shape;
+    for (int64_t dim : buffer.shape)
+      shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
+    return llvm::createStringError("lazyc JIT: " + role.str() + " #" +
+                                   std::to_string(index) + " has shape [" +
+                                   shape + "], expected " + spec.str());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error CompiledFunction::call(llvm::ArrayRef<BufferView> inputs,
+                                   llvm::ArrayRef<BufferView> outputs) const {
+  if (llvm::Error error = checkBuffers(inputSpecs, inputs, "input"))
+    return error;
+  if (llvm::Error error = checkBuffers(outputSpecs, outputs, "output"))
+    return error;
+
+  // One 64-bit slot per descriptor field; the wrapper takes their addresses.
+  llvm::SmallVector<int64_t, 64> slots;
+  auto addDescriptor = [&](const BufferView &buffer) {
+    auto address = reinterpret_cast<intptr_t>(buffer.data);
+    slots.push_back(address); // allocated
+    slots.push_back(address); // aligned
+    slots.push_back(0);       // offset
+    slots.append(buffer.shape.begin(), buffer.shape.end());
+    size_t firstStride = slots.size();
+    slots.resize(firstStride + buffer.shape.size());
+    int64_t stride = 1;
+    for (size_t d = buffer.shape.size(); d-- > 0;) {
+      slots[firstStride + d] = stride;
+      stride *= buffer.shape[d];
+    }
+  };
+  for (const BufferView &buffer : inputs)
+    addDescriptor(buffer);
+  for (const BufferView &buffer : outputs)
+    addDescriptor(buffer);
+  llvm::SmallVector<void *, 64> arguments;
+  for (int64_t &slot : slots)
+    arguments.push_back(&slot);
+  entry(arguments.data());
+  return llvm::Error::success();
+}

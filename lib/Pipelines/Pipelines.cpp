@@ -1,0 +1,126 @@
+//===- Pipelines.cpp - Named lazyc compilation pipelines ------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the CPU pipeline stages the JIT runs and lazyc-opt
+// exposes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Pipelines/Pipelines.h"
+#include "lazyc/Conversion/Passes.h"
+#include "lazyc/Dialect/Lazy/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void lazyc::buildCpuFusePipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
+  // Write results straight into their destinations where possible; the
+  // tensor.empty ops left become allocations.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Results become out-parameters the caller allocates; statically shaped
+  // results are computed in place instead of being copied there.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+}
+
+void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // f16/bf16: math ops computed in f32; arithmetic too, which rounds exactly
+  // as the narrow operation would (f32 has more than twice their precision).
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"f16", "bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  // What LLVM has no intrinsic for (erf, ...) becomes a libm call.
+  pm.addPass(createConvertMathToLibmPass());
+  // Generated allocations go through the runtime's caching allocator.
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void lazyc::buildLazyToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(mlir::lazy::createLazyDecomposePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(mlir::lazy::createConvertLazyToLinalgPass());
+  buildCpuFusePipeline(pm);
+  buildCpuBufferizePipeline(pm);
+  buildCpuToLLVMPipeline(pm);
+}
+
+void lazyc::registerPipelines() {
+  PassPipelineRegistration<>(
+      "lazy-cpu-fuse", "Fuse linalg-on-tensors (elementwise chains, "
+                       "broadcasts, transposes) and clean up",
+      buildCpuFusePipeline);
+  PassPipelineRegistration<>(
+      "lazy-cpu-bufferize",
+      "Bufferize; function results become caller-owned out-parameters",
+      buildCpuBufferizePipeline);
+  PassPipelineRegistration<>("lazy-cpu-to-llvm",
+                             "Lower bufferized linalg and all upstream "
+                             "dialects to the LLVM dialect",
+                             buildCpuToLLVMPipeline);
+  PassPipelineRegistration<>(
+      "lazy-lower-to-llvm",
+      "The whole CPU path: lazy dialect to the LLVM dialect",
+      buildLazyToLLVMPipeline);
+}

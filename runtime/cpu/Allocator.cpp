@@ -1,0 +1,203 @@
+//===- Allocator.cpp - Aligned, caching buffer allocator ------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements lazyrt_alloc/lazyrt_free: 64-byte aligned blocks in
+// size classes (four per power of two, so at most 25% is wasted), with freed
+// blocks cached per class up to a byte limit.
+//
+// Each block starts with a 64-byte header holding its class size, so the
+// user pointer stays aligned and lazyrt_free needs no lookup table.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Runtime/Runtime.h"
+
+#include <bit>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+constexpr size_t kHeaderBytes = LAZYRT_ALIGNMENT;
+
+/// The smallest size class holding `bytes`: 64, then four classes per power
+/// of two (2^k, 1.25 * 2^k, 1.5 * 2^k, 1.75 * 2^k), rounded to 64 bytes.
+size_t sizeClass(size_t bytes) {
+  if (bytes <= LAZYRT_ALIGNMENT)
+    return LAZYRT_ALIGNMENT;
+  size_t power = std::bit_floor(bytes);
+  size_t quarter = power / 4;
+  size_t size = power;
+  while (size < bytes)
+    size += quarter;
+  return (size + LAZYRT_ALIGNMENT - 1) / LAZYRT_ALIGNMENT * LAZYRT_ALIGNMENT;
+}
+
+struct Header {
+  size_t classBytes;
+};
+
+thread_local std::string lastError;
+
+class Allocator {
+public:
+  Allocator() {
+    if (const char *limit = std::getenv("LAZYC_CACHE_BYTES"))
+      cacheLimit = std::strtoull(limit, nullptr, 10);
+  }
+
+  ~Allocator() { trim(); }
+
+  void *allocate(size_t bytes) {
+    size_t classBytes = sizeClass(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = cache.find(classBytes);
+      if (it != cache.end() && !it->second.empty()) {
+        void *block = it->second.back();
+        it->second.pop_back();
+        stats.bytes_cached -= classBytes;
+        ++stats.reuses;
+        recordAllocation(classBytes);
+        return block;
+      }
+    }
+    void *raw = std::aligned_alloc(LAZYRT_ALIGNMENT, classBytes + kHeaderBytes);
+    if (!raw) {
+      lastError = "lazyrt_alloc: out of memory allocating " +
+                  std::to_string(bytes) + " bytes";
+      return nullptr;
+    }
+    static_cast<Header *>(raw)->classBytes = classBytes;
+    std::lock_guard<std::mutex> lock(mutex);
+    recordAllocation(classBytes);
+    return static_cast<char *>(raw) + kHeaderBytes;
+  }
+
+  void release(void *block) {
+    if (!block)
+      return;
+    void *raw = static_cast<char *>(block) - kHeaderBytes;
+    size_t classBytes = static_cast<Header *>(raw)->classBytes;
+    std::vector<void *> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stats.bytes_in_use -= classBytes;
+      cache[classBytes].push_back(block);
+      stats.bytes_cached += classBytes;
+      evictOverLimit(evicted);
+    }
+    for (void *old : evicted)
+      std::free(static_cast<char *>(old) - kHeaderBytes);
+  }
+
+  void trim() {
+    std::vector<void *> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto &[classBytes, blocks] : cache)
+        evicted.insert(evicted.end(), blocks.begin(), blocks.end());
+      cache.clear();
+      stats.bytes_cached = 0;
+    }
+    for (void *old : evicted)
+      std::free(static_cast<char *>(old) - kHeaderBytes);
+  }
+
+  void setCacheLimit(uint64_t bytes) {
+    std::vector<void *> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      cacheLimit = bytes;
+      evictOverLimit(evicted);
+    }
+    for (void *old : evicted)
+      std::free(static_cast<char *>(old) - kHeaderBytes);
+  }
+
+  lazyrt_allocator_stats getStats() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return stats;
+  }
+
+private:
+  void recordAllocation(size_t classBytes) {
+    ++stats.allocations;
+    stats.bytes_in_use += classBytes;
+    if (stats.bytes_in_use > stats.peak_bytes_in_use)
+      stats.peak_bytes_in_use = stats.bytes_in_use;
+  }
+
+  /// Moves cached blocks, largest classes first, into `evicted` until the
+  /// cache fits its limit. Called with the mutex held.
+  void evictOverLimit(std::vector<void *> &evicted) {
+    while (stats.bytes_cached > cacheLimit) {
+      auto largest = cache.end();
+      for (auto it = cache.begin(); it != cache.end(); ++it)
+        if (!it->second.empty() &&
+            (largest == cache.end() || it->first > largest->first))
+          largest = it;
+      if (largest == cache.end())
+        return;
+      evicted.push_back(largest->second.back());
+      largest->second.pop_back();
+      stats.bytes_cached -= largest->first;
+    }
+  }
+
+  std::mutex mutex;
+  std::unordered_map<size_t, std::vector<void *>> cache;
+  lazyrt_allocator_stats stats = {};
+  uint64_t cacheLimit = uint64_t(1) << 30;
+};
+
+Allocator &allocator() {
+  // Never destroyed: blocks may be freed during static destruction.
+  static Allocator *instance = new Allocator();
+  return *instance;
+}
+
+} // namespace
+
+extern "C" {
+
+void *lazyrt_alloc(size_t bytes) { return allocator().allocate(bytes); }
+
+void lazyrt_free(void *block) { allocator().release(block); }
+
+lazyrt_allocator_stats lazyrt_get_allocator_stats(void) {
+  return allocator().getStats();
+}
+
+void lazyrt_trim_cache(void) { allocator().trim(); }
+
+void lazyrt_set_cache_limit(uint64_t bytes) {
+  allocator().setCacheLimit(bytes);
+}
+
+const char *lazyrt_get_last_error(void) { return lastError.c_str(); }
+
+void *_mlir_memref_to_llvm_alloc(size_t bytes) { return lazyrt_alloc(bytes); }
+
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes) {
+  // Every block is LAZYRT_ALIGNMENT-aligned; larger alignments are not
+  // requested by lazyc's pipelines.
+  if (alignment > LAZYRT_ALIGNMENT) {
+    lastError = "lazyrt: alignment " + std::to_string(alignment) +
+                " exceeds the allocator's " +
+                std::to_string(LAZYRT_ALIGNMENT);
+    return nullptr;
+  }
+  return lazyrt_alloc(bytes);
+}
+
+void _mlir_memref_to_llvm_free(void *block) { lazyrt_free(block); }
+
+} // extern "C"

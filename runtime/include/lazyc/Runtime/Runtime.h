@@ -1,0 +1,74 @@
+//===- Runtime.h - The C ABI of the lazyc runtime ---------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the C ABI of the runtime: the only part of lazyc an
+// ahead-of-time compiled program needs. It knows nothing about MLIR or LLVM.
+//
+// Memory: every tensor buffer (inputs, outputs and the temporaries generated
+// code allocates) comes from one allocator that returns 64-byte aligned
+// blocks and keeps freed blocks in size classes for reuse, so a loop that
+// allocates the same sizes every step reaches a steady state with no calls
+// to the system allocator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_RUNTIME_RUNTIME_H
+#define LAZYC_RUNTIME_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The alignment of every block lazyrt_alloc returns (one cache line, and a
+/// full AVX-512 vector).
+#define LAZYRT_ALIGNMENT 64
+
+/// Returns a block of at least `bytes` bytes aligned to LAZYRT_ALIGNMENT
+/// (zero bytes gives a valid, unique block). Returns null when the system is
+/// out of memory; lazyrt_get_last_error() then says how much was asked for.
+void *lazyrt_alloc(size_t bytes);
+
+/// Returns a block from lazyrt_alloc to the allocator (null is ignored).
+void lazyrt_free(void *block);
+
+/// Counters of the allocator, for tests and metrics.
+typedef struct lazyrt_allocator_stats {
+  uint64_t allocations;    ///< lazyrt_alloc calls that succeeded.
+  uint64_t reuses;         ///< ... of which were served from the cache.
+  uint64_t bytes_in_use;   ///< Bytes (rounded to size classes) handed out.
+  uint64_t bytes_cached;   ///< Bytes kept for reuse.
+  uint64_t peak_bytes_in_use;
+} lazyrt_allocator_stats;
+
+/// Returns the allocator's counters.
+lazyrt_allocator_stats lazyrt_get_allocator_stats(void);
+
+/// Releases every cached block to the system.
+void lazyrt_trim_cache(void);
+
+/// Sets the most bytes kept for reuse (default 1 GiB; LAZYC_CACHE_BYTES
+/// overrides it at start-up). Excess cached blocks are released.
+void lazyrt_set_cache_limit(uint64_t bytes);
+
+/// Returns the message of the last failure on this thread ("" when none).
+const char *lazyrt_get_last_error(void);
+
+/// The allocation entry points of MLIR-generated code
+/// (`finalize-memref-to-llvm{use-generic-functions}`), served by the
+/// allocator above.
+void *_mlir_memref_to_llvm_alloc(size_t bytes);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes);
+void _mlir_memref_to_llvm_free(void *block);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // LAZYC_RUNTIME_RUNTIME_H

@@ -1,0 +1,173 @@
+//===- Npy.cpp - Read and write numpy .npy files --------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <regex>
+
+using namespace lazyc;
+
+static const char kMagic[] = "\x93NUMPY";
+
+/// The numpy type string of a dtype (bf16 is written as float32).
+static const char *descriptor(DType dtype) {
+  switch (dtype) {
+  case DType::Float32:
+  case DType::BFloat16:
+    return "<f4";
+  case DType::Float64:
+    return "<f8";
+  case DType::Float16:
+    return "<f2";
+  case DType::Int32:
+    return "<i4";
+  case DType::Int64:
+    return "<i8";
+  case DType::Bool:
+    return "|b1";
+  }
+  return "?";
+}
+
+static std::optional<DType> fromDescriptor(llvm::StringRef text) {
+  for (DType dtype : {DType::Float32, DType::Float64, DType::Float16,
+                      DType::Int32, DType::Int64, DType::Bool})
+    if (text == descriptor(dtype))
+      return dtype;
+  return std::nullopt;
+}
+
+static uint16_t floatToBFloat16(float value) {
+  llvm::APFloat wide(value);
+  bool losesInfo = false;
+  wide.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
+               &losesInfo);
+  return static_cast<uint16_t>(wide.bitcastToAPInt().getZExtValue());
+}
+
+static float bfloat16ToFloat(uint16_t bits) {
+  uint32_t wide = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof(value));
+  return value;
+}
+
+llvm::Expected<npy::Array> npy::read(llvm::StringRef path, bool wantBFloat16) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(path + ": " + why);
+  };
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!file)
+    return fail("cannot read: " + file.getError().message());
+  llvm::StringRef data = (*file)->getBuffer();
+  if (data.size() < 10 || !data.starts_with(llvm::StringRef(kMagic, 6)))
+    return fail("not a .npy file");
+  unsigned major = static_cast<uint8_t>(data[6]);
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = uint8_t(data[8]) | (uint8_t(data[9]) << 8);
+    headerStart = 10;
+  } else if ((major == 2 || major == 3) && data.size() >= 12) {
+    headerLength = uint8_t(data[8]) | (uint8_t(data[9]) << 8) |
+                   (uint32_t(uint8_t(data[10])) << 16) |
+                   (uint32_t(uint8_t(data[11])) << 24);
+    headerStart = 12;
+  } else {
+    return fail("unsupported .npy version " + llvm::Twine(major));
+  }
+  if (headerStart + headerLength > data.size())
+    return fail("truncated header");
+  std::string header = data.substr(headerStart, headerLength).str();
+
+  std::smatch match;
+  if (!std::regex_search(header, match,
+                         std::regex("'descr'\\s*:\\s*'([^']*)'")))
+    return fail("header has no 'descr'");
+  std::optional<DType> dtype = fromDescriptor(match[1].str());
+  if (!dtype)
+    return fail("unsupported element type '" + match[1].str() +
+                "' (supported: <f4 <f8 <f2 <i4 <i8 |b1)");
+  if (std::regex_search(header, std::regex("'fortran_order'\\s*:\\s*True")))
+    return fail("Fortran-order arrays are not supported");
+  if (!std::regex_search(header, match,
+                         std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
+    return fail("header has no 'shape'");
+  Array array{*dtype, {}, {}};
+  std::string dims = match[1].str();
+  std::regex number("[0-9]+");
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number);
+       it != std::sregex_iterator(); ++it)
+    array.shape.push_back(std::stoll(it->str()));
+
+  size_t elements = 1;
+  for (int64_t dim : array.shape)
+    elements *= static_cast<size_t>(dim);
+  size_t bytes = elements * sizeOf(*dtype);
+  size_t payload = headerStart + headerLength;
+  if (data.size() - payload < bytes)
+    return fail("holds " + llvm::Twine(data.size() - payload) +
+                " data bytes, its shape needs " + llvm::Twine(bytes));
+  array.bytes.assign(data.begin() + payload, data.begin() + payload + bytes);
+
+  if (wantBFloat16) {
+    if (*dtype != DType::Float32)
+      return fail("bf16 data must be stored as float32 ('<f4')");
+    std::vector<uint8_t> narrow(elements * 2);
+    for (size_t i = 0; i < elements; ++i) {
+      float value;
+      std::memcpy(&value, &array.bytes[i * 4], 4);
+      uint16_t bits = floatToBFloat16(value);
+      std::memcpy(&narrow[i * 2], &bits, 2);
+    }
+    array.bytes = std::move(narrow);
+    array.dtype = DType::BFloat16;
+  }
+  return array;
+}
+
+llvm::Error npy::write(llvm::StringRef path, const Array &array) {
+  std::string shape;
+  for (int64_t dim : array.shape)
+    shape += std::to_string(dim) + ", ";
+  if (array.shape.size() > 1)
+    shape.resize(shape.size() - 1); // "(2, 3, )" -> "(2, 3,)" -> numpy style
+  if (array.shape.size() > 1)
+    shape.pop_back();
+  std::string header = std::string("{'descr': '") + descriptor(array.dtype) +
+                       "', 'fortran_order': False, 'shape': (" + shape +
+                       "), }";
+  // Pad so the data starts at a multiple of 64 bytes.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
+  if (error)
+    return llvm::createStringError(path + ": cannot write: " + error.message());
+  os.write(kMagic, 6);
+  os << char(1) << char(0) << char(header.size() & 0xff)
+     << char(header.size() >> 8) << header;
+  if (array.dtype != DType::BFloat16) {
+    os.write(reinterpret_cast<const char *>(array.bytes.data()),
+             array.bytes.size());
+  } else {
+    for (size_t i = 0; i + 1 < array.bytes.size(); i += 2) {
+      uint16_t bits;
+      std::memcpy(&bits, &array.bytes[i], 2);
+      float value = bfloat16ToFloat(bits);
+      os.write(reinterpret_cast<const char *>(&value), 4);
+    }
+  }
+  return llvm::Error::success();
+}

@@ -1,0 +1,364 @@
+//===- lazyc-run.cpp - Compile and run a lazy function --------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// lazyc-run compiles a function of a `lazy` dialect .mlir file (for example a
+// trace dumped by LAZYC_DUMP_TRACES) with the CPU pipeline, runs it on inputs
+// read from .npy files or generated from a seed, and writes the outputs as
+// .npy files. With --bench it prints the compile time and the median run
+// time.
+//
+//   lazyc-run trace.mlir --input=x.npy --input=random:4x8 --output-dir=out
+//   lazyc-run trace.mlir --bench --runs=50
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+
+#include "lazyc/Dialect/Lazy/Transforms/Passes.h"
+#include "lazyc/InitAll.h"
+#include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/Runtime/Runtime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+using namespace lazyc;
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input .mlir file>"),
+                                      cl::init("-"));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("Function to run (default: the only one)"),
+              cl::value_desc("name"));
+static cl::list<std::string> inputs(
+    "input",
+    cl::desc("An argument, in order: a .npy file, `random` (the argument's "
+             "static shape) or `random:AxBxC`; missing arguments are random"),
+    cl::value_desc("file.npy|random[:shape]"));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of generated inputs"),
+                              cl::init(0));
+static cl::opt<std::string>
+    outputDir("output-dir", cl::desc("Write outputs as DIR/out<i>.npy"),
+              cl::value_desc("dir"));
+static cl::opt<bool> printOutputs("print",
+                                  cl::desc("Print the outputs (summarized)"));
+static cl::opt<bool> bench("bench",
+                           cl::desc("Print compile time and median run time"));
+static cl::opt<unsigned> runs("runs", cl::desc("Timed runs for --bench"),
+                              cl::init(20));
+
+/// Prints `message` as an error and returns the exit code.
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "lazyc-run: error: " << message << "\n";
+  return 1;
+}
+
+static Type elementType(MLIRContext &context, DType dtype) {
+  Builder b(&context);
+  switch (dtype) {
+  case DType::Float32:
+    return b.getF32Type();
+  case DType::Float64:
+    return b.getF64Type();
+  case DType::Float16:
+    return b.getF16Type();
+  case DType::BFloat16:
+    return b.getBF16Type();
+  case DType::Int32:
+    return b.getI32Type();
+  case DType::Int64:
+    return b.getI64Type();
+  case DType::Bool:
+    return b.getI1Type();
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+static std::optional<DType> dtypeOf(Type type) {
+  for (DType dtype : {DType::Float32, DType::Float64, DType::Float16,
+                      DType::BFloat16, DType::Int32, DType::Int64,
+                      DType::Bool})
+    if (elementType(*type.getContext(), dtype) == type)
+      return dtype;
+  return std::nullopt;
+}
+
+/// Fills `array` with seeded values: floats uniform in [-1, 1), integers in
+/// [-10, 10], booleans fair.
+static void fillRandom(npy::Array &array, std::mt19937_64 &engine) {
+  size_t count = array.bytes.size() / sizeOf(array.dtype);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> integer(-10, 10);
+  for (size_t i = 0; i < count; ++i) {
+    uint8_t *element = &array.bytes[i * sizeOf(array.dtype)];
+    auto store = [&](auto value) {
+      std::memcpy(element, &value, sizeof(value));
+    };
+    auto storeNarrow = [&](const llvm::fltSemantics &semantics) {
+      llvm::APFloat value(real(engine));
+      bool losesInfo = false;
+      value.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+      store(static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue()));
+    };
+    switch (array.dtype) {
+    case DType::Float32:
+      store(static_cast<float>(real(engine)));
+      break;
+    case DType::Float64:
+      store(real(engine));
+      break;
+    case DType::Float16:
+      storeNarrow(llvm::APFloat::IEEEhalf());
+      break;
+    case DType::BFloat16:
+      storeNarrow(llvm::APFloat::BFloat());
+      break;
+    case DType::Int32:
+      store(static_cast<int32_t>(integer(engine)));
+      break;
+    case DType::Int64:
+      store(integer(engine));
+      break;
+    case DType::Bool:
+      store(static_cast<uint8_t>(engine() & 1));
+      break;
+    }
+  }
+}
+
+/// Parses `4x8` into {4, 8}; "" is a scalar.
+static std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text) {
+  std::vector<int64_t> shape;
+  if (text.empty())
+    return shape;
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, 'x');
+  for (llvm::StringRef part : parts) {
+    int64_t dim;
+    if (part.getAsInteger(10, dim) || dim < 0)
+      return std::nullopt;
+    shape.push_back(dim);
+  }
+  return shape;
+}
+
+/// Prints up to 8 leading elements of `array`.
+static void printSummary(llvm::raw_ostream &os, const npy::Array &array) {
+  size_t count = array.bytes.size() / sizeOf(array.dtype);
+  os << "[";
+  for (size_t i = 0; i < std::min<size_t>(count, 8); ++i) {
+    const uint8_t *element = &array.bytes[i * sizeOf(array.dtype)];
+    auto load = [&](auto value) {
+      std::memcpy(&value, element, sizeof(value));
+      return value;
+    };
+    if (i)
+      os << ", ";
+    switch (array.dtype) {
+    case DType::Float32:
+      os << load(float());
+      break;
+    case DType::Float64:
+      os << load(double());
+      break;
+    case DType::Float16:
+    case DType::BFloat16: {
+      llvm::APFloat value(array.dtype == DType::Float16
+                              ? llvm::APFloat::IEEEhalf()
+                              : llvm::APFloat::BFloat(),
+                          llvm::APInt(16, load(uint16_t())));
+      os << value.convertToFloat();
+      break;
+    }
+    case DType::Int32:
+      os << load(int32_t());
+      break;
+    case DType::Int64:
+      os << load(int64_t());
+      break;
+    case DType::Bool:
+      os << (load(uint8_t()) ? "true" : "false");
+      break;
+    }
+  }
+  os << (count > 8 ? ", ...]" : "]");
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv, "lazyc-run: compile and run a function of a lazy .mlir file\n");
+
+  DialectRegistry registry;
+  lazyc::registerAllDialects(registry);
+  MLIRContext context(registry);
+  std::string openError;
+  auto file = openInputFile(inputFile, &openError);
+  if (!file)
+    return fail(openError);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  // The function to run.
+  func::FuncOp function;
+  for (auto candidate : module->getOps<func::FuncOp>()) {
+    if (!entryName.empty() && candidate.getSymName() != entryName)
+      continue;
+    if (function)
+      return fail("the module has several functions: choose one with "
+                  "--entry");
+    function = candidate;
+  }
+  if (!function)
+    return fail(entryName.empty() ? "the module has no function"
+                                  : "no function @" + entryName);
+
+  // Inputs: read, or generated from the seed.
+  std::mt19937_64 engine(seed);
+  std::vector<npy::Array> arguments;
+  SmallVector<Type> argumentTypes;
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    std::optional<DType> dtype =
+        tensorType ? dtypeOf(tensorType.getElementType()) : std::nullopt;
+    if (!dtype)
+      return fail("argument #" + llvm::Twine(index) + " has type " +
+                  llvm::Twine(llvm::StringRef(
+                      llvm::formatv("{0}", type).str())) +
+                  ", not a tensor lazyc supports");
+    llvm::StringRef spec =
+        index < inputs.size() ? llvm::StringRef(inputs[index]) : "random";
+    npy::Array array;
+    if (spec.starts_with("random")) {
+      std::vector<int64_t> shape(tensorType.getShape());
+      if (spec.consume_front("random:")) {
+        std::optional<std::vector<int64_t>> parsed = parseShape(spec);
+        if (!parsed)
+          return fail("argument #" + llvm::Twine(index) + ": bad shape '" +
+                      spec + "' (expected e.g. random:4x8)");
+        shape = *parsed;
+      } else if (!tensorType.hasStaticShape()) {
+        return fail("argument #" + llvm::Twine(index) +
+                    " has dynamic dimensions: give a .npy file or "
+                    "--input=random:AxB");
+      }
+      size_t elements = 1;
+      for (int64_t dim : shape)
+        elements *= dim;
+      array = {*dtype, shape, std::vector<uint8_t>(elements * sizeOf(*dtype))};
+      fillRandom(array, engine);
+    } else {
+      auto read = npy::read(spec, *dtype == DType::BFloat16);
+      if (!read)
+        return fail(llvm::toString(read.takeError()));
+      array = std::move(*read);
+      if (array.dtype != *dtype)
+        return fail("argument #" + llvm::Twine(index) + ": " + spec +
+                    " holds " + std::string(mlirName(array.dtype)) +
+                    " data, the function takes " +
+                    std::string(mlirName(*dtype)));
+    }
+    argumentTypes.push_back(
+        RankedTensorType::get(array.shape, tensorType.getElementType()));
+    arguments.push_back(std::move(array));
+  }
+  if (inputs.size() > arguments.size())
+    return fail("got " + llvm::Twine(inputs.size()) + " inputs for " +
+                llvm::Twine(arguments.size()) + " arguments");
+
+  // Specialize to the actual shapes, so every output shape is known.
+  if (failed(mlir::lazy::refineArgumentTypes(function, argumentTypes)))
+    return fail("the inputs' shapes do not fit the function (see above)");
+  std::string name = function.getSymName().str();
+  auto compiled = jit::CompiledFunction::compile(*module, name);
+  if (!compiled)
+    return fail(llvm::toString(compiled.takeError()));
+
+  // Outputs, allocated once.
+  std::vector<npy::Array> results;
+  for (const jit::TensorSpec &spec : (*compiled)->outputs()) {
+    size_t elements = 1;
+    for (int64_t dim : spec.shape)
+      elements *= dim;
+    results.push_back({spec.dtype,
+                       std::vector<int64_t>(spec.shape.begin(),
+                                            spec.shape.end()),
+                       std::vector<uint8_t>(elements * sizeOf(spec.dtype))});
+  }
+  std::vector<jit::BufferView> inputViews, outputViews;
+  for (npy::Array &array : arguments)
+    inputViews.push_back({array.bytes.data(), array.shape});
+  for (npy::Array &array : results)
+    outputViews.push_back({array.bytes.data(), array.shape});
+
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> times;
+  unsigned count = bench ? std::max(1u, unsigned(runs)) + 1 : 1;
+  for (unsigned i = 0; i < count; ++i) {
+    auto start = Clock::now();
+    if (llvm::Error error = (*compiled)->call(inputViews, outputViews))
+      return fail(llvm::toString(std::move(error)));
+    times.push_back(
+        std::chrono::duration<double, std::milli>(Clock::now() - start)
+            .count());
+  }
+
+  if (!outputDir.empty()) {
+    if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create " + outputDir + ": " + error.message());
+    for (auto [index, array] : llvm::enumerate(results)) {
+      llvm::SmallString<128> path(outputDir);
+      llvm::sys::path::append(path, "out" + std::to_string(index) + ".npy");
+      if (llvm::Error error = npy::write(path, array))
+        return fail(llvm::toString(std::move(error)));
+    }
+  }
+  if (printOutputs) {
+    for (auto [index, array] : llvm::enumerate(results)) {
+      llvm::outs() << "out" << index << ": "
+                   << (*compiled)->outputs()[index].str() << " ";
+      printSummary(llvm::outs(), array);
+      llvm::outs() << "\n";
+    }
+  }
+  if (bench) {
+    // The first run warms caches and page tables; it is not counted.
+    std::vector<double> timed(times.begin() + 1, times.end());
+    std::sort(timed.begin(), timed.end());
+    const jit::CompileStats &stats = (*compiled)->stats();
+    llvm::outs() << llvm::formatv(
+        "compile: {0:f1} ms (MLIR pipeline {1:f1} ms, LLVM {2:f1} ms)\n"
+        "run: median {3:f3} ms over {4} runs (min {5:f3}, max {6:f3})\n",
+        stats.pipelineMs + stats.codegenMs, stats.pipelineMs, stats.codegenMs,
+        timed[timed.size() / 2], timed.size(), timed.front(), timed.back());
+  }
+  return 0;
+}
