@@ -19,7 +19,15 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.lazyc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["lazyc-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["lazyc-opt", "lazyc-run"], tool_dirs)
+
+# Runs the cases of a file with lazyc-run and checks them against numpy.
+config.substitutions.append((
+    "%numpy-check",
+    "%s %s --lazyc-run %s --workdir %%t" % (
+        config.lazyc_python_numpy,
+        os.path.join(config.test_source_root, "Integration", "numpy_check.py"),
+        os.path.join(config.lazyc_tools_dir, "lazyc-run"))))
 
 if config.lazyc_have_cuda_toolkit:
     config.available_features.add("cuda-toolkit")

@@ -67,6 +67,11 @@ void *_mlir_memref_to_llvm_alloc(size_t bytes);
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes);
 void _mlir_memref_to_llvm_free(void *block);
 
+/// The strided copy generated code calls for `memref.copy` between
+/// non-contiguous memrefs: `source` and `target` point at unranked memref
+/// descriptors ({rank, pointer to the ranked descriptor}) of the same shape.
+void memrefCopy(int64_t elementBytes, void *source, void *target);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif
