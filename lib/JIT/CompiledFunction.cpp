@@ -6,12 +6,15 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements CompiledFunction: the CPU pipeline, stage by stage,
-// then LLVM at -O3 for the host CPU through MLIR's ExecutionEngine.
+// then LLVM at -O3 for the host CPU, loaded with ORC's LLJIT. (MLIR's
+// ExecutionEngine would do, but Debian links it against libMLIR.so, which
+// would put a second copy of MLIR into every lazyc program.)
 //
 // Calling convention: after lowering, every memref argument is passed as its
 // expanded descriptor (allocated pointer, aligned pointer, offset, sizes,
-// strides); results were turned into out-parameters after the inputs. The
-// ExecutionEngine's packed wrapper takes one pointer per scalar.
+// strides); results were turned into out-parameters after the inputs. A
+// generated wrapper `void <name>_packed(void **)` takes one pointer per
+// scalar, so one C++ call site serves every signature.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +25,6 @@
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -30,9 +32,15 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -114,6 +122,34 @@ static llvm::Error runStage(ModuleOp module, llvm::StringRef stage,
                                  "' stage failed:" + diagnostics);
 }
 
+/// Adds `void <wrapperName>(void **arguments)` to `module`, calling function
+/// `name` with `*arguments[i]` as its i-th (scalar) argument.
+static llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name,
+                                    llvm::StringRef wrapperName) {
+  llvm::Function *function = module.getFunction(name);
+  if (!function)
+    return llvm::createStringError("lazyc JIT: @" + name.str() +
+                                   " is missing from the LLVM module");
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> builder(context);
+  auto *wrapperType = llvm::FunctionType::get(
+      builder.getVoidTy(), {builder.getPtrTy()}, /*isVarArg=*/false);
+  auto *wrapper = llvm::Function::Create(
+      wrapperType, llvm::GlobalValue::ExternalLinkage, wrapperName, module);
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::Value *slots = wrapper->getArg(0);
+  llvm::SmallVector<llvm::Value *> arguments;
+  for (llvm::Argument &argument : function->args()) {
+    llvm::Value *slot = builder.CreateConstGEP1_64(builder.getPtrTy(), slots,
+                                                   argument.getArgNo());
+    llvm::Value *address = builder.CreateLoad(builder.getPtrTy(), slot);
+    arguments.push_back(builder.CreateLoad(argument.getType(), address));
+  }
+  builder.CreateCall(function, arguments);
+  builder.CreateRetVoid();
+  return llvm::Error::success();
+}
+
 static void initializeLLVMOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -178,20 +214,45 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
   auto targetMachine = machineBuilder->createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
-  ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine =
-      ExecutionEngine::create(module, options, std::move(*targetMachine));
-  if (!engine)
-    return engine.takeError();
-  compiled->engine = std::move(*engine);
-  compiled->engine->initialize();
-  auto entry = compiled->engine->lookupPacked(name);
+
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, *llvmContext, name);
+  if (!llvmModule)
+    return llvm::createStringError(
+        "lazyc JIT: translating @" + name.str() + " to LLVM IR failed");
+  llvmModule->setDataLayout((*targetMachine)->createDataLayout());
+  llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
+  std::string wrapperName = (name + "_packed").str();
+  if (llvm::Error error = addPackedWrapper(*llvmModule, name, wrapperName))
+    return std::move(error);
+  if (llvm::Error error = makeOptimizingTransformer(
+          /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get())(
+          llvmModule.get()))
+    return std::move(error);
+
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*machineBuilder))
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  // Generated code calls the runtime (allocator, memrefCopy) and libm.
+  auto processSymbols =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          (*jit)->getDataLayout().getGlobalPrefix());
+  if (!processSymbols)
+    return processSymbols.takeError();
+  (*jit)->getMainJITDylib().addGenerator(std::move(*processSymbols));
+  if (llvm::Error error = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(
+          std::move(llvmModule), std::move(llvmContext))))
+    return std::move(error);
+  auto entry = (*jit)->lookup(wrapperName);
   if (!entry)
     return entry.takeError();
-  compiled->entry = *entry;
+  if (llvm::Error error = (*jit)->initialize((*jit)->getMainJITDylib()))
+    return std::move(error);
+  compiled->entry = entry->toPtr<void (*)(void **)>();
+  compiled->jit = std::move(*jit);
   auto done = Clock::now();
 
   using Ms = std::chrono::duration<double, std::milli>;

@@ -25,8 +25,11 @@
 #include <memory>
 #include <string>
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 namespace mlir {
-class ExecutionEngine;
 class ModuleOp;
 } // namespace mlir
 
@@ -79,7 +82,7 @@ public:
 private:
   CompiledFunction() = default;
 
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
   llvm::SmallVector<TensorSpec> inputSpecs;
   llvm::SmallVector<TensorSpec> outputSpecs;
