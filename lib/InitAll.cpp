@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/InitAll.h"
+#include "lazyc/Codegen/Passes.h"
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
@@ -16,6 +17,8 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/BufferViewFlowOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
@@ -67,6 +70,8 @@ void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   mlir::linalg::registerAllDialectInterfaceImplementations(registry);
+  mlir::memref::registerAllocationOpInterfaceExternalModels(registry);
+  mlir::memref::registerBufferViewFlowOpInterfaceExternalModels(registry);
   mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::tensor::registerInferTypeOpInterfaceExternalModels(registry);
@@ -78,6 +83,7 @@ void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
 void lazyc::registerAllPasses() {
   mlir::lazy::registerLazyPasses();
   mlir::lazy::registerLazycConversionPasses();
+  mlir::lazy::registerLazycCodegenPasses();
   lazyc::registerPipelines();
 
   // The upstream passes the pipelines are made of, so every stage can be

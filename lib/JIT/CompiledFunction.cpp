@@ -193,6 +193,7 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
          pm.addPass(mlir::lazy::createConvertLazyToLinalgPass());
        }},
       {"fuse", buildCpuFusePipeline},
+      {"tile and vectorize", buildCpuTilePipeline},
       {"bufferize", buildCpuBufferizePipeline},
       {"lower to LLVM", buildCpuToLLVMPipeline},
   };

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Pipelines/Pipelines.h"
+#include "lazyc/Codegen/Passes.h"
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 
@@ -23,6 +24,9 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
@@ -34,6 +38,8 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -47,7 +53,16 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+void lazyc::buildCpuTilePipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyCpuTileAndVectorizePass());
+  // Masked transfers become transfers with mask operands, which bufferize.
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
   // Write results straight into their destinations where possible; the
   // tensor.empty ops left become allocations.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
@@ -69,9 +84,8 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
 }
 
 void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
+  // What was not vectorized runs as scalar loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
   // f16/bf16: math ops computed in f32; arithmetic too, which rounds exactly
   // as the narrow operation would (f32 has more than twice their precision).
   pm.addPass(math::createMathExtendToSupportedTypes());
@@ -79,17 +93,38 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   emulate.sourceTypeStrs = {"f16", "bf16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  // f32 transcendentals as polynomials, so vectors stay vectors.
+  pm.addPass(mlir::lazy::createLazyMathApproximationPass());
+  // Vectors: masks, reductions and transfers to plain vector ops and loops.
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createCanonicalizerPass());
+  // Threads: scf.forall -> scf.parallel -> OpenMP.
+  pm.addPass(createForallToParallelLoopPass());
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToFuncs());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  // What LLVM has no intrinsic for (erf, ...) becomes a libm call.
-  pm.addPass(createConvertMathToLibmPass());
-  // Generated allocations go through the runtime's caching allocator.
+  // Memrefs before SCF: the alloca scopes scf-to-openmp creates must be
+  // lowered while their bodies are still single blocks. Allocations go
+  // through the runtime's caching allocator.
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
   memrefOptions.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  pm.addPass(createSCFToControlFlowPass());
+  // bf16 conversions as integer code: x86's vcvtneps2bf16 flushes
+  // subnormals to zero.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  // What LLVM has no intrinsic for (erf on f64, ...) becomes a libm call.
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
@@ -102,6 +137,7 @@ void lazyc::buildLazyToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
   pm.addPass(mlir::lazy::createConvertLazyToLinalgPass());
   buildCpuFusePipeline(pm);
+  buildCpuTilePipeline(pm);
   buildCpuBufferizePipeline(pm);
   buildCpuToLLVMPipeline(pm);
 }
@@ -111,6 +147,9 @@ void lazyc::registerPipelines() {
       "lazy-cpu-fuse", "Fuse linalg-on-tensors (elementwise chains, "
                        "broadcasts, transposes) and clean up",
       buildCpuFusePipeline);
+  PassPipelineRegistration<>(
+      "lazy-cpu-tile", "Spread linalg over threads and vectorize its tiles",
+      buildCpuTilePipeline);
   PassPipelineRegistration<>(
       "lazy-cpu-bufferize",
       "Bufferize; function results become caller-owned out-parameters",

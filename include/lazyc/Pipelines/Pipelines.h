@@ -12,6 +12,7 @@
 //   lazy-decompose          composites -> primitives (a pass)
 //   convert-lazy-to-linalg  lazy -> linalg on tensors (a pass)
 //   lazy-cpu-fuse           elementwise fusion, cleanup
+//   lazy-cpu-tile           thread loops (scf.forall), vectorized tiles
 //   lazy-cpu-bufferize      tensors -> memrefs, results -> out-parameters
 //   lazy-cpu-to-llvm        loops, math, memrefs -> LLVM dialect
 //   lazy-lower-to-llvm      all of the above
@@ -30,6 +31,10 @@ namespace lazyc {
 /// Cleans up and fuses linalg on tensors: after it, every elementwise chain
 /// (broadcasts and transposes included) is one linalg.generic.
 void buildCpuFusePipeline(mlir::OpPassManager &pm);
+
+/// Tiles fused linalg into one scf.forall chunk per thread and vectorizes
+/// the tiles (see lazy-cpu-tile-and-vectorize).
+void buildCpuTilePipeline(mlir::OpPassManager &pm);
 
 /// Bufferizes: tensors become memrefs, function results become caller-owned
 /// out-parameters (appended after the inputs), temporaries are freed.

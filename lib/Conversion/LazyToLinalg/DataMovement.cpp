@@ -55,6 +55,13 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = op.getType();
+    // An empty slice reads nothing (and its start may be one past the end,
+    // which tensor.extract_slice rejects).
+    if (llvm::is_contained(resultType.getShape(), 0)) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          op, resultType.getShape(), resultType.getElementType());
+      return success();
+    }
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (auto [start, size, step] :
          llvm::zip_equal(op.getStart(), resultType.getShape(), op.getStep())) {
@@ -106,6 +113,10 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
 
     OpFoldResult offset = rewriter.getIndexAttr(0);
     for (Value input : inputs) {
+      // Empty operands add nothing (their offset may be one past the end).
+      if (llvm::is_contained(
+              cast<RankedTensorType>(input.getType()).getShape(), 0))
+        continue;
       SmallVector<OpFoldResult> sizes =
           tensor::getMixedSizes(rewriter, loc, input);
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));

@@ -197,6 +197,32 @@ static Value scalar(CompareOp op, OpBuilder &b, Location loc,
   return arith::CmpIOp::create(b, loc, intPredicate, args[0], args[1]);
 }
 
+/// Rounds an f64 to f32 "to odd" (toward zero, then the last bit set if
+/// anything was lost). Rounding that to f16 or bf16 to nearest gives the
+/// correctly rounded result, which two round-to-nearest steps would not.
+static Value roundToOddF32(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value nearest = arith::TruncFOp::create(b, loc, f32, x);
+  // Toward zero: one step back in magnitude if rounding went away from zero
+  // (the bit pattern of a float orders its magnitude).
+  Value roundedUp = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGT,
+      math::AbsFOp::create(b, loc, arith::ExtFOp::create(b, loc, x.getType(),
+                                                         nearest)),
+      math::AbsFOp::create(b, loc, x));
+  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
+  Value stepBack = arith::SubIOp::create(
+      b, loc, bits, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)));
+  bits = arith::SelectOp::create(b, loc, roundedUp, stepBack, bits);
+  Value towardZero = arith::BitcastOp::create(b, loc, f32, bits);
+  Value inexact = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::ONE,
+      arith::ExtFOp::create(b, loc, x.getType(), towardZero), x);
+  Value sticky = arith::ExtUIOp::create(b, loc, i32, inexact);
+  return arith::BitcastOp::create(b, loc, f32,
+                                  arith::OrIOp::create(b, loc, bits, sticky));
+}
+
 static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
   Type from = x.getType();
@@ -219,6 +245,8 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
       return arith::ExtFOp::create(b, loc, to, x);
     if (fromWidth == toWidth) // f16 <-> bf16: exactly through f32, one rounding.
       x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    else if (fromWidth == 64 && toWidth == 16)
+      x = roundToOddF32(b, loc, x);
     return arith::TruncFOp::create(b, loc, to, x);
   }
   if (toFloat)

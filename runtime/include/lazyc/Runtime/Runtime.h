@@ -57,6 +57,10 @@ void lazyrt_trim_cache(void);
 /// overrides it at start-up). Excess cached blocks are released.
 void lazyrt_set_cache_limit(uint64_t bytes);
 
+/// Returns the number of threads generated parallel loops use (OpenMP's
+/// max threads: all hardware threads unless OMP_NUM_THREADS says otherwise).
+int lazyrt_get_num_threads(void);
+
 /// Returns the message of the last failure on this thread ("" when none).
 const char *lazyrt_get_last_error(void);
 

@@ -1,0 +1,76 @@
+//===- Passes.td - lazyc code generation passes --------------*- tablegen -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the passes that turn fused linalg into fast CPU code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_CODEGEN_PASSES_TD
+#define LAZYC_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LazyCpuTileAndVectorizePass
+    : Pass<"lazy-cpu-tile-and-vectorize", "::mlir::func::FuncOp"> {
+  let summary = "Spread linalg ops over threads and vectorize their tiles";
+  let description = [{
+    Works on linalg on tensors after fusion. Every root op (a linalg op whose
+    results no other linalg op reads) is tiled into an `scf.forall` over its
+    outermost parallel dimension, one chunk per thread, and its producers are
+    fused into the loop (a softmax's reductions and exponentials are then
+    computed row block by row block, without leaving the cache). Inside the
+    loop every linalg op is tiled again with `scf.for`: size 1 on its outer
+    parallel dimensions and `vector-width` elements on an innermost parallel
+    dimension (a reduced innermost dimension is kept whole), and each tile is
+    vectorized; tiles of dynamic size use masked vectors.
+  }];
+  let options = [
+    Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
+           "Threads to tile for (0: the machine's hardware threads)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"64",
+           "Elements of the innermost dimension per vectorized tile">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
+  let summary = "Replace f32 math functions by vectorizable polynomials";
+  let description = [{
+    Rewrites `math.exp`, `math.log`, `math.tanh`, `math.erf`, `math.sin`,
+    `math.cos`, `math.expm1`, `math.log1p`, `math.log2` and `math.rsqrt` on
+    f32 (scalars and vectors) into MLIR's polynomial approximations, so they
+    vectorize instead of becoming one libm call per element (about 15x
+    slower). Their error against a float64 reference is measured in
+    docs/benchmarks.md.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def LazyUniqueResultsPass
+    : Pass<"lazy-unique-results", "::mlir::func::FuncOp"> {
+  let summary = "Give every tensor a function returns its own value";
+  let description = [{
+    When a function returns the same tensor twice (two live values that CSE
+    merged, or two empty tensors), the second occurrence becomes a
+    `linalg.copy` into a fresh tensor. Every result then bufferizes to its own
+    buffer, which the out-parameter calling convention needs.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+#endif // LAZYC_CODEGEN_PASSES_TD

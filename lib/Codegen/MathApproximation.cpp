@@ -1,0 +1,93 @@
+//===- MathApproximation.cpp - Polynomial math for vector code ------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements lazy-math-approximation, a thin pass over MLIR's
+// polynomial approximation patterns (upstream exposes them only as a test
+// pass).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Codegen/Passes.h"
+
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYMATHAPPROXIMATIONPASS
+#include "lazyc/Codegen/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+
+/// The polynomial logarithms assume normal inputs: log(1e-40) would come out
+/// near log(FLT_MIN). Subnormal f32 inputs are scaled by 2^24 first and the
+/// logarithm corrected by 24 ln 2 (or 24 for log2).
+static void scaleSubnormalLogarithms(Operation *root) {
+  SmallVector<Operation *> logs;
+  root->walk([&](Operation *op) {
+    if (isa<math::LogOp, math::Log2Op>(op) &&
+        getElementTypeOrSelf(op->getResultTypes().front()).isF32())
+      logs.push_back(op);
+  });
+  for (Operation *op : logs) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value x = op->getOperand(0);
+    Type type = x.getType();
+    auto splat = [&](float value) -> Value {
+      auto attr = b.getF32FloatAttr(value);
+      if (auto vector = dyn_cast<VectorType>(type))
+        return arith::ConstantOp::create(b, loc,
+                                         DenseElementsAttr::get(vector, attr));
+      return arith::ConstantOp::create(b, loc, attr);
+    };
+    Value isSubnormal =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                              math::AbsFOp::create(b, loc, x),
+                              splat(std::numeric_limits<float>::min()));
+    Value scaled = arith::SelectOp::create(
+        b, loc, isSubnormal,
+        arith::MulFOp::create(b, loc, x, splat(16777216.0f)), x);
+    Operation *log = b.clone(*op);
+    log->setOperand(0, scaled);
+    float correction = isa<math::LogOp>(op) ? 24.0f * std::log(2.0f) : 24.0f;
+    Value offset = arith::SelectOp::create(b, loc, isSubnormal,
+                                           splat(correction), splat(0.0f));
+    Value result =
+        arith::SubFOp::create(b, loc, log->getResult(0), offset);
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+  }
+}
+
+namespace {
+struct LazyMathApproximationPass
+    : mlir::lazy::impl::LazyMathApproximationPassBase<
+          LazyMathApproximationPass> {
+  void runOnOperation() override {
+    scaleSubnormalLogarithms(getOperation());
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) {
+          return llvm::StringSwitch<bool>(name)
+              .Cases({"math.exp", "math.expm1", "math.log", "math.log1p",
+                      "math.log2", "math.tanh", "math.erf", "math.sin",
+                      "math.cos", "math.rsqrt"},
+                     true)
+              .Default(false);
+        });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,18 @@
+//===- Threads.cpp - The threads of generated parallel loops --------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Generated code runs its parallel loops on OpenMP's thread pool (it calls
+// libomp's __kmpc_* entry points directly); this file is the runtime's view
+// of that pool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Runtime/Runtime.h"
+
+#include <omp.h>
+
+extern "C" int lazyrt_get_num_threads(void) { return omp_get_max_threads(); }
