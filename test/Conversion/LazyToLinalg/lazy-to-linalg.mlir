@@ -695,12 +695,13 @@ func.func @reshape_dynamic(%x: tensor<?x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// slice: offsets = start, sizes = ceil((limit - start) / step), strides = step.
+// slice: offsets = start, sizes = ceil((limit - start) / step), strides = step;
+// an empty slice reads nothing: it is a tensor.empty.
 // CHECK-LABEL: func.func @slice
 //  CHECK-SAME:   (%[[X:.*]]: tensor<2x3x4xf32>, %[[Y:.*]]: tensor<?x8xf32>, %[[Z:.*]]: tensor<6xi64>)
 //       CHECK:   %[[S0:.*]] = tensor.extract_slice %[[X]][0, 1, 0] [2, 2, 2] [1, 1, 3] : tensor<2x3x4xf32> to tensor<2x2x2xf32>
 //       CHECK:   %[[S1:.*]] = tensor.extract_slice %[[Y]][1, 2] [2, 3] [1, 2] : tensor<?x8xf32> to tensor<2x3xf32>
-//       CHECK:   %[[S2:.*]] = tensor.extract_slice %[[Z]][1] [0] [1] : tensor<6xi64> to tensor<0xi64>
+//       CHECK:   %[[S2:.*]] = tensor.empty() : tensor<0xi64>
 //       CHECK:   return %[[S0]], %[[S1]], %[[S2]]
 //   CHECK-NOT:   lazy.
 func.func @slice(%x: tensor<2x3x4xf32>, %y: tensor<?x8xf32>, %z: tensor<6xi64>) -> (tensor<2x2x2xf32>, tensor<2x3xf32>, tensor<0xi64>) {
