@@ -33,7 +33,8 @@ using namespace mlir;
 /// costs a few microseconds.
 static constexpr int64_t kMinParallelWork = 1 << 15;
 
-/// Contractions are left to the GEMM strategy.
+/// Contractions are split over threads like any root, but their tiles go to
+/// BLAS (lazy-cpu-gemm-to-blas), not to the vectorizer.
 static bool isContraction(linalg::LinalgOp op) {
   return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
          linalg::isaContractionOpInterface(op);
@@ -93,23 +94,119 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   return success();
 }
 
+/// Vectorizes `op` at its static shape, or masked to `vectorSizes` if its
+/// shape is dynamic. Leaves it alone if the vectorizer declines.
+static void vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op,
+                          ArrayRef<int64_t> vectorSizes = {}) {
+  // The scalable flags must be spelled out: an empty list makes mask types
+  // that differ from the (non-scalable) vector types they mask.
+  SmallVector<bool> scalable(vectorSizes.size(), false);
+  if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable)))
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op, vectorSizes, scalable);
+  if (succeeded(vectorized))
+    rewriter.replaceOp(op, vectorized->replacements);
+}
+
+/// Tiles `op` with scf.for using `tileSizes` (0: not tiled) and returns the
+/// tiled op, or null if tiling failed.
+static linalg::LinalgOp tileWithFor(RewriterBase &rewriter, linalg::LinalgOp op,
+                                    ArrayRef<int64_t> tileSizes) {
+  scf::SCFTilingOptions options;
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : tileSizes)
+    sizes.push_back(rewriter.getIndexAttr(size));
+  options.setTileSizes(sizes);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result))
+    return nullptr;
+  rewriter.replaceOp(op, result->replacements);
+  return cast<linalg::LinalgOp>(result->tiledOps.back());
+}
+
+/// A reduction over an innermost dimension of a multiple of `vectorWidth`:
+/// one row at a time, accumulated in `vectorWidth` partial results (plain
+/// vertical vector ops), which are combined once at the end of the row.
+/// Returns false if the op does not have that form.
+static bool tileReductionByPartials(RewriterBase &rewriter,
+                                    linalg::LinalgOp op, int64_t vectorWidth) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t loops = iterators.size();
+  int64_t inner = loops - 1;
+  if (iterators[inner] != utils::IteratorType::reduction ||
+      ShapedType::isDynamic(ranges[inner]) || ranges[inner] <= vectorWidth ||
+      ranges[inner] % vectorWidth != 0 ||
+      llvm::any_of(ArrayRef(ranges).drop_back(), ShapedType::isDynamic))
+    return false;
+
+  // One row: every outer dimension (parallel or reduced) in steps of 1.
+  SmallVector<int64_t> rowTiles(loops, 1);
+  rowTiles[inner] = 0;
+  linalg::LinalgOp row = op;
+  if (llvm::any_of(ArrayRef(ranges).drop_back(),
+                   [](int64_t range) { return range > 1; })) {
+    row = tileWithFor(rewriter, op, rowTiles);
+    if (!row)
+      return false;
+  }
+
+  scf::SCFTilingOptions options;
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  options.setReductionTilingStrategy(
+      ReductionTilingStrategy::PartialReductionOuterReduction);
+  options.setReductionDims({static_cast<unsigned>(inner)});
+  SmallVector<OpFoldResult> sizes(loops, rewriter.getIndexAttr(0));
+  sizes[inner] = rewriter.getIndexAttr(vectorWidth);
+  options.setTileSizes(sizes);
+  rewriter.setInsertionPoint(row);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(row.getOperation()), options);
+  if (failed(result))
+    return true; // The row loop stays; its body runs as scalar code.
+  rewriter.replaceOp(row, result->replacements);
+
+  SmallVector<linalg::LinalgOp> pieces;
+  for (Value init : result->initialValues)
+    if (auto fill = init.getDefiningOp<linalg::LinalgOp>())
+      pieces.push_back(fill);
+  for (Operation *tiled : result->tiledOps)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled))
+      pieces.push_back(linalgOp);
+  for (Operation *merge : result->mergeOps)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(merge))
+      pieces.push_back(linalgOp);
+  for (linalg::LinalgOp piece : pieces)
+    vectorizeTile(rewriter, piece);
+  return true;
+}
+
 /// Tiles `op` with scf.for so that each tile is one vector-width slice of
-/// its innermost dimension (or a whole reduced row), and vectorizes the tile.
+/// its innermost dimension (or a short reduced row), and vectorizes the tile.
 static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
                              int64_t vectorWidth) {
-  // Booleans are bytes in memory, but an i1 vector is stored as packed bits:
-  // ops that read or write boolean tensors stay scalar.
-  auto isBoolTensor = [](Type type) {
-    return getElementTypeOrSelf(type).isInteger(1);
+  // Booleans are bytes in memory, but an i1 vector is stored as packed bits;
+  // and LLVM's x86 backend cannot yet select some odd-length bf16 vector
+  // code. Such ops stay scalar.
+  auto unsupported = [](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    return element.isInteger(1) || element.isBF16();
   };
-  if (llvm::any_of(op->getOperandTypes(), isBoolTensor) ||
-      llvm::any_of(op->getResultTypes(), isBoolTensor))
+  if (llvm::any_of(op->getOperandTypes(), unsupported) ||
+      llvm::any_of(op->getResultTypes(), unsupported))
     return;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   int64_t loops = iterators.size();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // Nothing to vectorize without loops, or without iterations.
   if (loops == 0 || llvm::is_contained(ranges, 0))
+    return;
+  if (tileReductionByPartials(rewriter, op, vectorWidth))
     return;
 
   // Tile sizes: 1 on parallel dimensions, the vector width on an innermost
@@ -118,33 +215,18 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   for (int64_t d = 0; d < loops; ++d)
     if (iterators[d] == utils::IteratorType::parallel)
       tileSizes[d] = 1;
-  bool innermostParallel =
-      iterators.back() == utils::IteratorType::parallel;
-  if (innermostParallel)
+  if (iterators.back() == utils::IteratorType::parallel)
     tileSizes.back() = vectorWidth;
-
   // A static dimension that fits in one tile is not tiled: its tile stays
   // static, so it needs no mask.
   for (int64_t d = 0; d < loops; ++d)
     if (!ShapedType::isDynamic(ranges[d]) && ranges[d] <= tileSizes[d])
       tileSizes[d] = 0;
   linalg::LinalgOp tiled = op;
-  bool needsTiling = llvm::any_of(tileSizes, [](int64_t s) { return s != 0; });
-  if (needsTiling) {
-    scf::SCFTilingOptions options;
-    options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t size : tileSizes)
-      sizes.push_back(rewriter.getIndexAttr(size));
-    options.setTileSizes(sizes);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> result =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()),
-                          options);
-    if (failed(result))
+  if (llvm::any_of(tileSizes, [](int64_t size) { return size != 0; })) {
+    tiled = tileWithFor(rewriter, op, tileSizes);
+    if (!tiled)
       return;
-    rewriter.replaceOp(op, result->replacements);
-    tiled = cast<linalg::LinalgOp>(result->tiledOps.back());
   }
 
   // Vector sizes: static ranges as they are, dynamic tiles masked to their
@@ -163,27 +245,18 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
     isDynamic = true;
     vectorSizes.push_back(tileSizes[d]);
   }
-  // Whole reduced rows become one vector: keep them to a sane size.
+  // Reduced rows that are not vector-width multiples become one vector:
+  // only short ones (long vectors make LLVM slow, and an ordered reduction
+  // over them serial).
   int64_t elements = 1;
   for (int64_t size : vectorSizes)
     elements *= size;
-  if (elements == 0 || elements > 16384)
+  int64_t limit = op.getNumReductionLoops() > 0 ? 4 * vectorWidth
+                                                : 16 * vectorWidth;
+  if (elements > limit)
     return;
-  if (failed(linalg::vectorizeOpPrecondition(
-          tiled, isDynamic ? ArrayRef<int64_t>(vectorSizes)
-                           : ArrayRef<int64_t>())))
-    return;
-  rewriter.setInsertionPoint(tiled);
-  // The scalable flags must be spelled out: an empty list makes mask types
-  // that differ from the (non-scalable) vector types they mask.
-  SmallVector<bool> scalable(isDynamic ? vectorSizes.size() : 0, false);
-  FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
-      rewriter, tiled,
-      isDynamic ? ArrayRef<int64_t>(vectorSizes) : ArrayRef<int64_t>(),
-      scalable);
-  if (failed(vectorized))
-    return;
-  rewriter.replaceOp(tiled, vectorized->replacements);
+  vectorizeTile(rewriter, tiled,
+                isDynamic ? ArrayRef<int64_t>(vectorSizes) : ArrayRef<int64_t>());
 }
 
 namespace {
@@ -213,7 +286,7 @@ struct LazyCpuTileAndVectorizePass
       bool feedsUntiledLinalg = llvm::any_of(op->getUsers(), [](Operation *u) {
         return isa<linalg::LinalgOp>(u) && !u->getParentOfType<scf::ForallOp>();
       });
-      if (feedsUntiledLinalg || isContraction(op))
+      if (feedsUntiledLinalg)
         continue;
       (void)distributeOverThreads(rewriter, op, threads);
     }

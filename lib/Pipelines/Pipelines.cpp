@@ -84,6 +84,8 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
 }
 
 void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
+  // f32/f64 GEMM tiles run on BLAS, on the thread their scf.forall gives.
+  pm.addPass(mlir::lazy::createLazyCpuGemmToBlasPass());
   // What was not vectorized runs as scalar loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // f16/bf16: math ops computed in f32; arithmetic too, which rounds exactly
@@ -115,9 +117,7 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   // bf16 conversions as integer code: x86's vcvtneps2bf16 flushes
   // subnormals to zero.
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(mlir::lazy::createLazyExpandBFloat16Pass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (erf on f64, ...) becomes a libm call.

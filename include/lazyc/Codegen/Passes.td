@@ -46,18 +46,46 @@ def LazyCpuTileAndVectorizePass
 def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
   let summary = "Replace f32 math functions by vectorizable polynomials";
   let description = [{
-    Rewrites `math.exp`, `math.log`, `math.tanh`, `math.erf`, `math.sin`,
-    `math.cos`, `math.expm1`, `math.log1p`, `math.log2` and `math.rsqrt` on
-    f32 (scalars and vectors) into MLIR's polynomial approximations, so they
+    Rewrites `math.exp`, `math.log`, `math.tanh`, `math.erf`, `math.expm1`,
+    `math.log1p` and `math.log2` on f32 (scalars and vectors) into MLIR's polynomial approximations, so they
     vectorize instead of becoming one libm call per element (about 15x
-    slower). Their error against a float64 reference is measured in
-    docs/benchmarks.md.
+    slower). Logarithms of subnormal inputs are rescaled first (the
+    polynomials assume normal numbers). Their error against a float64
+    reference is measured in docs/benchmarks.md. `math.sin` and `math.cos`
+    stay libm calls: the polynomial's f32 range reduction loses about
+    5.5e-8 * |x|.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect",
   ];
+}
+
+def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Run f32/f64 matmuls on buffers through the runtime's BLAS";
+  let description = [{
+    Rewrites `linalg.matmul` and `linalg.batch_matmul` on f32 or f64 memrefs
+    (after bufferization) into calls of `lazyrt_matmul_f32` /
+    `lazyrt_matmul_f64` (C += A * B through OpenBLAS on the calling thread),
+    one per matrix of a batch. The threads come from the surrounding
+    `scf.forall`, which lazy-cpu-tile-and-vectorize created by splitting the
+    GEMM (and its fused epilogue) by rows. Other element types stay loops.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def LazyExpandBFloat16Pass : Pass<"lazy-expand-bf16"> {
+  let summary = "Convert to and from bf16 with integer code";
+  let description = [{
+    Rewrites `arith.extf` / `arith.truncf` between f32 and bf16 into integer
+    bit manipulation (round to nearest even, NaN kept). LLVM would otherwise
+    use x86's `vcvtneps2bf16`, which flushes subnormal inputs to zero.
+    (Upstream's arith-expand does this too, but also rewrites maximumf and
+    minimumf in a way that loses the sign of zero.)
+  }];
 }
 
 def LazyUniqueResultsPass

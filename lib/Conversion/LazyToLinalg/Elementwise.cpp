@@ -82,8 +82,37 @@ static Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange args) {
     return arith::DivFOp::create(b, loc, args[0], args[1]);
   return safeSignedDivision(b, loc, args[0], args[1]);
 }
+/// Integer power (as math.ipowi, wrapping), with the negative exponents
+/// settled here: 0, except 1 for base 1 and +-1 for base -1. (math.ipowi's
+/// own lowering divides by the base, which traps for base 0.)
+static Value integerPower(OpBuilder &b, Location loc, Value base,
+                          Value exponent) {
+  Value zero = constantLike(b, loc, base, 0);
+  Value one = constantLike(b, loc, base, 1);
+  Value minusOne = constantLike(b, loc, base, -1);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         exponent, zero);
+  Value clamped = arith::MaxSIOp::create(b, loc, exponent, zero);
+  Value power = math::IPowIOp::create(b, loc, base, clamped);
+  Value isOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, one);
+  Value isMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, minusOne);
+  Value odd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, exponent, one), zero);
+  Value minusOnePower =
+      arith::SelectOp::create(b, loc, odd, minusOne, one);
+  Value reciprocal = arith::SelectOp::create(
+      b, loc, isOne, one,
+      arith::SelectOp::create(b, loc, isMinusOne, minusOnePower, zero));
+  return arith::SelectOp::create(b, loc, negative, reciprocal, power);
+}
+
 static Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange args) {
-  return floatOrInt<math::PowFOp, math::IPowIOp>(b, loc, args);
+  if (isa<FloatType>(args[0].getType()))
+    return math::PowFOp::create(b, loc, args[0], args[1]);
+  return integerPower(b, loc, args[0], args[1]);
 }
 static Value scalar(MaxOp, OpBuilder &b, Location loc, ValueRange args) {
   return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args);
@@ -302,12 +331,42 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
     RankedTensorType inputType = op.getInput().getType();
     RankedTensorType resultType = op.getType();
     int64_t offset = resultType.getRank() - inputType.getRank();
-    SmallVector<AffineExpr> exprs;
-    for (int64_t d = 0, e = inputType.getRank(); d < e; ++d) {
+    auto readsDim = [&](int64_t d) -> AffineExpr {
       bool broadcast =
           inputType.getDimSize(d) == 1 && resultType.getDimSize(d + offset) != 1;
-      exprs.push_back(broadcast ? rewriter.getAffineConstantExpr(0)
-                                : rewriter.getAffineDimExpr(d + offset));
+      return broadcast ? rewriter.getAffineConstantExpr(0)
+                       : rewriter.getAffineDimExpr(d + offset);
+    };
+
+    // A keep_dims reduction reaches here through a tensor.expand_shape that
+    // only adds size-1 dimensions: read its source directly, so the
+    // reduction feeds this generic with no reshape between them (which
+    // tile-and-fuse could not see through).
+    Value source = adaptor.getInput();
+    SmallVector<AffineExpr> exprs;
+    auto expand = source.getDefiningOp<tensor::ExpandShapeOp>();
+    if (expand && expand.getSrcType().hasStaticShape()) {
+      for (const ReassociationIndices &group :
+           expand.getReassociationIndices()) {
+        auto kept = llvm::find_if(group, [&](int64_t d) {
+          return inputType.getDimSize(d) != 1;
+        });
+        exprs.push_back(readsDim(kept == group.end() ? group.front() : *kept));
+        if (kept != group.end() &&
+            llvm::count_if(group, [&](int64_t d) {
+              return inputType.getDimSize(d) != 1;
+            }) > 1) {
+          exprs.clear();
+          break;
+        }
+      }
+      if (!exprs.empty())
+        source = expand.getSrc();
+    }
+    if (source == adaptor.getInput()) {
+      exprs.clear();
+      for (int64_t d = 0, e = inputType.getRank(); d < e; ++d)
+        exprs.push_back(readsDim(d));
     }
     AffineMap map = AffineMap::get(resultType.getRank(), 0, exprs,
                                    rewriter.getContext());
@@ -315,7 +374,7 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          resultType.getElementType());
     Value result = buildParallelGeneric(
-        rewriter, loc, adaptor.getInput(), map, init,
+        rewriter, loc, source, map, init,
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     rewriter.replaceOp(op, result);
     return success();

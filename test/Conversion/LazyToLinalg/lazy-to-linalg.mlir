@@ -151,9 +151,15 @@ func.func @pow_f32(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> 
   %0 = lazy.pow %a, %b : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+// Integer pow: math.ipowi on the exponent clamped at 0; negative exponents
+// select 0, or 1 / +-1 for bases 1 and -1 (ipowi itself would divide by 0).
 // CHECK-LABEL: func.func @pow_i32
 //       CHECK:   ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %{{.*}}: i32):
-//       CHECK:     %[[S:.*]] = math.ipowi %[[X]], %[[Y]] : i32
+//       CHECK:     %[[ZERO:.*]] = arith.constant 0 : i32
+//       CHECK:     %[[NEG:.*]] = arith.cmpi slt, %[[Y]], %[[ZERO]] : i32
+//       CHECK:     %[[CLAMPED:.*]] = arith.maxsi %[[Y]], %[[ZERO]] : i32
+//       CHECK:     %[[P:.*]] = math.ipowi %[[X]], %[[CLAMPED]] : i32
+//       CHECK:     %[[S:.*]] = arith.select %[[NEG]], %{{.*}}, %[[P]] : i32
 //       CHECK:     linalg.yield %[[S]] : i32
 //   CHECK-NOT:   lazy.
 func.func @pow_i32(%a: tensor<4x8xi32>, %b: tensor<4x8xi32>) -> tensor<4x8xi32> {

@@ -9,14 +9,20 @@
 // - f32 sums and dot products accumulate in f32 in some order: each addition
 //   rounds by 2^-24 relative to the running value, so the error grows like
 //   sqrt(n) * 2^-24 * (size of the partial sums). Inputs are in [-1, 1):
-//   rtol=1e-5, atol=1e-5 for n <= ~65 terms, atol=1e-4 for n = 315 terms. A
-//   wrong or missing term changes the result by ~0.1-1, far above these.
+//   rtol=1e-5, atol=1e-5 for n <= ~65 terms, atol=2e-5 for the 64-term dot
+//   products of the 64x64 matmul (partial sums grow like sqrt(n)), atol=1e-4
+//   for n = 315 terms. A wrong or missing term changes the result by ~0.1-1,
+//   far above these.
 // - f32 mean: a sum divided by n, same bounds divided by n (so the sum's
 //   tolerance is conservative).
-// - f64: rtol=1e-12, atol=1e-12 (same reasoning with 2^-53).
+// - f64: rtol=1e-12, atol=1e-12 (same reasoning with 2^-53); the f64 matmul
+//   of values in [-100, 100) has partial sums ~1e5, so atol=1e-9 (~K * 1e5 *
+//   2^-53 with margin) for results that cancel to near zero; f64 softmax
+//   atol=1e-15 (probabilities), log_softmax atol=1e-12 (values up to ~60).
 // - f16 reductions and matmul: the accumulator precision is not specified
 //   (f16 or wider), so allow f16 accumulation: n terms of |x| <= 1 rounding
-//   at up to 2^-11 * |partial sum| each, n = 8: atol=2e-2, rtol=1e-2.
+//   at up to 2^-11 * |partial sum| each, n = 8: atol=2e-2, rtol=1e-2 (the
+//   mean, a sum divided by 8: atol=2e-3).
 // - softmax: exp (a few f32 ulp), a sum and a division: rtol=1e-5,
 //   atol=1e-7. log_softmax: x - max - log(sum), absolute error about
 //   2^-24 * |x - max| plus log's error: rtol=1e-5, atol=1e-5. With large

@@ -161,11 +161,10 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       });
 }
 
-/// Integer power with wrap-around, following `math.ipowi`.
+/// Integer power with wrap-around; a negative exponent gives 0 unless the
+/// base is 1 or -1 (lazy.pow's documented semantics).
 static std::optional<APInt> integerPower(APInt base, APInt exponent) {
   if (exponent.isNegative()) {
-    if (base.isZero())
-      return std::nullopt; // Division by zero.
     if (base.isOne())
       return base;
     if (base.isAllOnes()) // -1: +-1 by the exponent's parity.

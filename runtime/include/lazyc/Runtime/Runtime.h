@@ -76,6 +76,33 @@ void _mlir_memref_to_llvm_free(void *block);
 /// descriptors ({rank, pointer to the ranked descriptor}) of the same shape.
 void memrefCopy(int64_t elementBytes, void *source, void *target);
 
+/// A rank-2 memref descriptor as MLIR passes it to C (`llvm.emit_c_interface`).
+typedef struct lazyrt_memref2d_f32 {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} lazyrt_memref2d_f32;
+
+typedef struct lazyrt_memref2d_f64 {
+  double *allocated;
+  double *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} lazyrt_memref2d_f64;
+
+/// C += A * B on row-major (or any unit-inner-stride) matrices, through
+/// OpenBLAS on the calling thread: generated code splits a GEMM over threads
+/// itself, so BLAS and the fused loops share one thread pool.
+void _mlir_ciface_lazyrt_matmul_f32(lazyrt_memref2d_f32 *a,
+                                    lazyrt_memref2d_f32 *b,
+                                    lazyrt_memref2d_f32 *c);
+void _mlir_ciface_lazyrt_matmul_f64(lazyrt_memref2d_f64 *a,
+                                    lazyrt_memref2d_f64 *b,
+                                    lazyrt_memref2d_f64 *c);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -1,0 +1,128 @@
+//===- GemmToBlas.cpp - Matmuls on buffers as BLAS calls ------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements lazy-cpu-gemm-to-blas.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYCPUGEMMTOBLASPASS
+#include "lazyc/Codegen/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+
+/// The rank-2 memref type the runtime takes: any sizes, strides and offset.
+static MemRefType dynamicMatrixType(Type element) {
+  int64_t dynamic = ShapedType::kDynamic;
+  return MemRefType::get(
+      {dynamic, dynamic}, element,
+      StridedLayoutAttr::get(element.getContext(), dynamic,
+                             {dynamic, dynamic}));
+}
+
+/// Returns (declaring it if needed) the runtime's GEMM for `element`.
+static func::FuncOp getOrDeclareGemm(ModuleOp module, Type element) {
+  std::string name = element.isF32() ? "lazyrt_matmul_f32" : "lazyrt_matmul_f64";
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  MemRefType matrix = dynamicMatrixType(element);
+  auto function = func::FuncOp::create(
+      b, module.getLoc(), name,
+      b.getFunctionType({matrix, matrix, matrix}, {}));
+  function.setPrivate();
+  // Pass descriptors by pointer (_mlir_ciface_*), as the runtime expects.
+  function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  return function;
+}
+
+/// A rank-2 view of `matrix`, or of `matrix[batch]` for a batched operand.
+static Value matrixView(OpBuilder &b, Location loc, Value matrix,
+                        Value batch) {
+  auto type = cast<MemRefType>(matrix.getType());
+  Value view = matrix;
+  if (batch) {
+    SmallVector<OpFoldResult> offsets = {batch, b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        b.getIndexAttr(1),
+        memref::getMixedSize(b, loc, matrix, 1),
+        memref::getMixedSize(b, loc, matrix, 2)};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
+        strides);
+    view = memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), matrix,
+                                     offsets, sizes, strides);
+  }
+  return memref::CastOp::create(b, loc,
+                                dynamicMatrixType(type.getElementType()), view);
+}
+
+namespace {
+struct LazyCpuGemmToBlasPass
+    : mlir::lazy::impl::LazyCpuGemmToBlasPassBase<LazyCpuGemmToBlasPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::LinalgOp> products;
+    module.walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+          !op.hasPureBufferSemantics())
+        return;
+      Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+      bool sameTypes = llvm::all_of(op->getOperandTypes(), [&](Type type) {
+        return getElementTypeOrSelf(type) == element;
+      });
+      if (sameTypes && (element.isF32() || element.isF64()))
+        products.push_back(op);
+    });
+    for (linalg::LinalgOp op : products) {
+      // Only the plain (untransposed, unbroadcast) operand indexing.
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+        if (matmul.hasUserDefinedMaps())
+          continue;
+      if (auto batched = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
+        if (batched.hasUserDefinedMaps())
+          continue;
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value a = op->getOperand(0), bMatrix = op->getOperand(1),
+            c = op->getOperand(2);
+      func::FuncOp gemm =
+          getOrDeclareGemm(module, getElementTypeOrSelf(a.getType()));
+      auto call = [&](OpBuilder &builder, Value batch) {
+        func::CallOp::create(builder, loc, gemm,
+                             ValueRange{matrixView(builder, loc, a, batch),
+                                        matrixView(builder, loc, bMatrix, batch),
+                                        matrixView(builder, loc, c, batch)});
+      };
+      if (isa<linalg::MatmulOp>(op.getOperation())) {
+        call(b, Value());
+      } else {
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value batches = memref::DimOp::create(b, loc, c, 0);
+        scf::ForOp::create(b, loc, zero, batches, one, ValueRange{},
+                           [&](OpBuilder &nested, Location, Value batch,
+                               ValueRange) {
+                             call(nested, batch);
+                             scf::YieldOp::create(nested, loc);
+                           });
+      }
+      op->erase();
+    }
+  }
+};
+} // namespace

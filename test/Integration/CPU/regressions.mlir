@@ -1,0 +1,79 @@
+// RUN: %numpy-check %s
+
+// Regression cases: each failed once (see its comment), checked against numpy.
+// -----
+
+// Was a bug: integer pow with base 0 and a negative exponent: documented as 0 (only bases 1 and -1 give nonzero), but the math.ipowi lowering (convert-math-to-funcs) evaluates `arith.divsi 1, 0`: undefined behaviour (gives 1 here; can trap).
+// ARG: a i32 [4] values([0, 0, 2, 1])
+// ARG: e i32 [4] values([-1, -2, -1, -3])
+// ARG: b i64 [2] values([0, 0])
+// ARG: f i64 [2] values([-1, -7])
+// OUT: np.array([0, 0, 0, 1])
+// OUT: np.array([0, 0])
+func.func @ipow_zero_base_negative_exponent(%a: tensor<4xi32>, %e: tensor<4xi32>, %b: tensor<2xi64>, %f: tensor<2xi64>) -> (tensor<4xi32>, tensor<2xi64>) {
+  %0 = lazy.pow %a, %e : tensor<4xi32>
+  %1 = lazy.pow %b, %f : tensor<2xi64>
+  return %0, %1 : tensor<4xi32>, tensor<2xi64>
+}
+// -----
+
+// BUG (regression in 52dbf71; passed with the 21:50 build): max(+0, -0) gives -0 and min(-0, +0) gives +0; documented: +0 > -0. 1 / result exposes the sign of zero (+0 -> inf, -0 -> -inf).
+// ARG: a f32 [8, 1] values([[nan], [inf], [-inf], [-0.0], [0.0], [1.5], [-2], [1e-40]])
+// ARG: b f32 [1, 8] values([[nan, inf, -inf, -0.0, 0.0, 1.5, -2, 1e-40]])
+// OUT: np.errstate(all='ignore')(lambda: 1 / np.where((a == 0) & (b == 0), np.where(np.signbit(a) & np.signbit(b), -0.0, 0.0), np.maximum(a, b)).astype(np.float32))() ; rtol=0, atol=0
+// OUT: np.errstate(all='ignore')(lambda: 1 / np.where((a == 0) & (b == 0), np.where(np.signbit(a) | np.signbit(b), -0.0, 0.0), np.minimum(a, b)).astype(np.float32))() ; rtol=0, atol=0
+func.func @max_min_signed_zero(%a: tensor<8x1xf32>, %b: tensor<1x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %ab = lazy.broadcast %a to [8, 8] : tensor<8x1xf32>
+  %bb = lazy.broadcast %b to [8, 8] : tensor<1x8xf32>
+  %max = lazy.max %ab, %bb : tensor<8x8xf32>
+  %min = lazy.min %ab, %bb : tensor<8x8xf32>
+  %one = lazy.constant dense<1.0> : tensor<8x8xf32>
+  %rmax = lazy.div %one, %max : tensor<8x8xf32>
+  %rmin = lazy.div %one, %min : tensor<8x8xf32>
+  return %rmax, %rmin : tensor<8x8xf32>, tensor<8x8xf32>
+}
+// -----
+
+// BUG (accuracy): f32 sin/cos error grows linearly with |x| (~5.5e-8 * |x| absolute: 1.3e-6 at |x| ~ 20, 5.5e-5 at 1000, 6.5e-3 at 1e5), as if the argument reduction were done in plain f32; libm's sinf/cosf stay within 1 ulp. Tolerance: 8 ulp of f32 relative, 1e-6 absolute.
+// ARG: x f32 [3, 41] uniform(-20, 20)
+// ARG: y f32 [64] uniform(-10000, 10000)
+// OUT: np.sin(x.astype(np.float64)) ; rtol=1e-6, atol=1e-6
+// OUT: np.cos(x.astype(np.float64)) ; rtol=1e-6, atol=1e-6
+// OUT: np.sin(y.astype(np.float64)) ; rtol=1e-6, atol=1e-6
+// OUT: np.cos(y.astype(np.float64)) ; rtol=1e-6, atol=1e-6
+func.func @f32_sin_cos_range(%x: tensor<3x41xf32>, %y: tensor<64xf32>) -> (tensor<3x41xf32>, tensor<3x41xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %0 = lazy.sin %x : tensor<3x41xf32>
+  %1 = lazy.cos %x : tensor<3x41xf32>
+  %2 = lazy.sin %y : tensor<64xf32>
+  %3 = lazy.cos %y : tensor<64xf32>
+  return %0, %1, %2, %3 : tensor<3x41xf32>, tensor<3x41xf32>, tensor<64xf32>, tensor<64xf32>
+}
+// -----
+
+// Was a bug: lazy.select on bf16 values with a 1-D length that is not a multiple of 8 (9, 17, 33, 41) aborts in X86 instruction selection: "LLVM ERROR: Do not know how to soft promote this operator's operand!" on `llvm.select %c, %a, %b : vector<41xi1>, vector<41xbf16>`.
+// ARG: u bf16 [41]
+// ARG: v bf16 [41]
+// OUT: np.where(u >= v, u, v) ; rtol=0, atol=0
+func.func @bf16_select_41(%u: tensor<41xbf16>, %v: tensor<41xbf16>) -> tensor<41xbf16> {
+  %e = lazy.compare ge, %u, %v : tensor<41xbf16>
+  %0 = lazy.select %e, %u, %v : tensor<41xi1>, tensor<41xbf16>
+  return %0 : tensor<41xbf16>
+}
+// -----
+
+// Was a bug: lazy.broadcast of a bf16 row of odd length (9) aborts the same way (a vector<9xbf16> loaded and stored through an alloca'd !llvm.array<1 x vector<9xbf16>>).
+// ARG: b bf16 [9]
+// OUT: np.broadcast_to(b, (2, 9)) ; rtol=0, atol=0
+func.func @bf16_broadcast_9(%b: tensor<9xbf16>) -> tensor<2x9xbf16> {
+  %0 = lazy.broadcast %b to [2, 9] : tensor<9xbf16>
+  return %0 : tensor<2x9xbf16>
+}
+// -----
+
+// PERFORMANCE (passes, but takes ~90 s to compile): a 1-D reduction of 4096 f32 elements is vectorized as one vector<4096xf32> and LLVM's compile time explodes (LLVM 87 s; 1000 elements 1.8 s, 512 0.4 s, 64 0.05 s; 65536 elements 0.03 s). lazyc-run --bench: "compile: 87841.7 ms (MLIR pipeline 764.0 ms, LLVM 87077.6 ms)".
+// ARG: x f32 [4096]
+// OUT: x.astype(np.float64).sum() ; rtol=1e-5, atol=1e-4
+func.func @reduce_sum_4096(%x: tensor<4096xf32>) -> tensor<f32> {
+  %0 = lazy.reduce_sum %x [0] : tensor<4096xf32>
+  return %0 : tensor<f32>
+}
