@@ -91,6 +91,34 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   for (OpResult value : root->getResults())
     rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
   rewriter.eraseOp(root);
+
+  // Reductions fused in (softmax, layer norm): go on row by row inside each
+  // thread's chunk, so a row's reductions and its consumers run while the row
+  // is in cache instead of streaming the chunk through memory once per op.
+  auto tiledRoot = dyn_cast<linalg::LinalgOp>(result->tiledAndFusedOps.front());
+  bool fusedReduction = llvm::any_of(result->tiledAndFusedOps, [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && linalgOp.getNumReductionLoops() > 0;
+  });
+  if (!tiledRoot || !fusedReduction || isContraction(tiledRoot))
+    return success();
+  SmallVector<OpFoldResult> rowTiles(iterators.size(), rewriter.getIndexAttr(0));
+  rowTiles[*splitDim] = rewriter.getIndexAttr(1);
+  scf::SCFTilingOptions rowTiling;
+  rowTiling.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  rowTiling.setTileSizes(rowTiles);
+  scf::SCFTileAndFuseOptions rowOptions;
+  rowOptions.setTilingOptions(rowTiling);
+  rewriter.setInsertionPoint(tiledRoot);
+  FailureOr<scf::SCFTileAndFuseResult> rows =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(tiledRoot.getOperation()),
+          rowOptions);
+  if (failed(rows))
+    return success();
+  for (OpResult value : tiledRoot->getResults())
+    rewriter.replaceAllUsesWith(value, rows->replacements.lookup(value));
+  rewriter.eraseOp(tiledRoot);
   return success();
 }
 

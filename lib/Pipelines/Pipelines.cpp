@@ -79,6 +79,14 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
+  // Per-row temporaries (a softmax row's exponentials, partial sums) leave
+  // their loops and live on the stack, not in the allocator.
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  bufferization::PromoteBuffersToStackPassOptions stack;
+  stack.maxAllocSizeInBytes = 64 * 1024;
+  stack.maxRankOfAllocatedMemRef = 4;
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass(stack));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
 }

@@ -95,35 +95,45 @@ Value mlir::lazy::combineReduction(OpBuilder &b, Location loc,
 }
 
 Value mlir::lazy::buildReduction(OpBuilder &b, Location loc, Value input,
-                                 ArrayRef<int64_t> axes, ReductionKind kind) {
+                                 ArrayRef<int64_t> axes, ReductionKind kind,
+                                 bool keepDims) {
   auto inputType = cast<RankedTensorType>(input.getType());
-  int64_t rank = inputType.getRank();
   Type element = inputType.getElementType();
+  // Loops follow the input's dimensions; a kept dimension adds a size-1
+  // parallel loop in front of its reduction loop, so the result has its
+  // final shape without any reshape.
   SmallVector<int64_t> shape;
   SmallVector<Value> dynamicSizes;
-  SmallVector<AffineExpr> resultExprs;
+  SmallVector<AffineExpr> inputExprs, resultExprs;
   SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (llvm::is_contained(axes, d)) {
+  for (int64_t d = 0, e = inputType.getRank(); d < e; ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    if (reduced && keepDims) {
+      resultExprs.push_back(b.getAffineDimExpr(iterators.size()));
+      iterators.push_back(utils::IteratorType::parallel);
+      shape.push_back(1);
+    }
+    inputExprs.push_back(b.getAffineDimExpr(iterators.size()));
+    if (reduced) {
       iterators.push_back(utils::IteratorType::reduction);
       continue;
     }
+    resultExprs.push_back(b.getAffineDimExpr(iterators.size()));
     iterators.push_back(utils::IteratorType::parallel);
     shape.push_back(inputType.getDimSize(d));
-    resultExprs.push_back(b.getAffineDimExpr(d));
     if (inputType.isDynamicDim(d))
       dynamicSizes.push_back(tensor::DimOp::create(b, loc, input, d));
   }
   auto resultType = RankedTensorType::get(shape, element);
-  Value empty =
-      tensor::EmptyOp::create(b, loc, shape, element, dynamicSizes);
+  Value empty = tensor::EmptyOp::create(b, loc, shape, element, dynamicSizes);
   Value identity = arith::ConstantOp::create(
       b, loc, reductionIdentity(b, kind, element));
   Value accumulator =
       linalg::FillOp::create(b, loc, identity, empty).getResult(0);
+  unsigned loops = iterators.size();
   SmallVector<AffineMap> maps = {
-      b.getMultiDimIdentityMap(rank),
-      AffineMap::get(rank, 0, resultExprs, b.getContext())};
+      AffineMap::get(loops, 0, inputExprs, b.getContext()),
+      AffineMap::get(loops, 0, resultExprs, b.getContext())};
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, ValueRange{input},
       ValueRange{accumulator}, maps, iterators,

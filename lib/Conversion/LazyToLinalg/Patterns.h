@@ -48,10 +48,11 @@ Value buildParallelGeneric(OpBuilder &b, Location loc, ValueRange inputs,
 /// The reductions the lowering emits.
 enum class ReductionKind { Sum, Max, Min };
 
-/// Reduces `input` over `axes` (dropping them) into a fresh accumulator
-/// initialized with the reduction's identity.
+/// Reduces `input` over `axes` (dropping them, or keeping them as size 1)
+/// into a fresh accumulator initialized with the reduction's identity.
 Value buildReduction(OpBuilder &b, Location loc, Value input,
-                     ArrayRef<int64_t> axes, ReductionKind kind);
+                     ArrayRef<int64_t> axes, ReductionKind kind,
+                     bool keepDims = false);
 
 /// Combines two scalars of a reduction (NaN-propagating for floats).
 Value combineReduction(OpBuilder &b, Location loc, ReductionKind kind,

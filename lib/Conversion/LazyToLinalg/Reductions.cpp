@@ -24,31 +24,6 @@
 using namespace mlir;
 using namespace mlir::lazy;
 
-/// Re-inserts the size-1 dimensions a keep_dims reduction keeps.
-static Value restoreKeptDims(OpBuilder &b, Location loc, Value reduced,
-                             RankedTensorType resultType,
-                             ArrayRef<int64_t> axes) {
-  if (reduced.getType() == resultType)
-    return reduced;
-  // Every kept size-1 dimension joins the group of the nearest dimension
-  // that was not reduced (the following one for leading axes).
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices pending;
-  for (int64_t d = 0, e = resultType.getRank(); d < e; ++d) {
-    if (llvm::is_contained(axes, d)) {
-      if (groups.empty())
-        pending.push_back(d);
-      else
-        groups.back().push_back(d);
-      continue;
-    }
-    pending.push_back(d);
-    groups.push_back(pending);
-    pending.clear();
-  }
-  return tensor::ExpandShapeOp::create(b, loc, resultType, reduced, groups);
-}
-
 /// Returns the number of elements `axes` of `input` span, as a scalar of
 /// `element` type.
 static Value reducedElementCount(OpBuilder &b, Location loc, Value input,
@@ -91,11 +66,9 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value reduced = buildReduction(rewriter, loc, adaptor.getInput(),
-                                   op.getAxes(), Kind);
-    rewriter.replaceOp(op, restoreKeptDims(rewriter, loc, reduced,
-                                           op.getType(), op.getAxes()));
+    rewriter.replaceOp(op, buildReduction(rewriter, op.getLoc(),
+                                          adaptor.getInput(), op.getAxes(),
+                                          Kind, op.getKeepDims()));
     return success();
   }
 };
@@ -109,8 +82,8 @@ struct ReduceMeanLowering : OpConversionPattern<ReduceMeanOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    Value sum =
-        buildReduction(rewriter, loc, input, op.getAxes(), ReductionKind::Sum);
+    Value sum = buildReduction(rewriter, loc, input, op.getAxes(),
+                               ReductionKind::Sum, op.getKeepDims());
     auto sumType = cast<RankedTensorType>(sum.getType());
     Value count = reducedElementCount(rewriter, loc, input, op.getAxes(),
                                       sumType.getElementType());
@@ -120,8 +93,7 @@ struct ReduceMeanLowering : OpConversionPattern<ReduceMeanOp> {
         [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
           return arith::DivFOp::create(b, bodyLoc, args[0], count);
         });
-    rewriter.replaceOp(op, restoreKeptDims(rewriter, loc, mean, op.getType(),
-                                           op.getAxes()));
+    rewriter.replaceOp(op, mean);
     return success();
   }
 };

@@ -51,8 +51,9 @@ func.func @elementwise_chain(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 // Row softmax: 4 generics. The two reductions (max, sum) cannot absorb their
 // consumers, and exp(x - max) is used by both the sum and the final division,
 // so it stays materialized (the fusion only fuses single-use producers). The
-// reductions are 2-D: the keep_dims reshape is folded into the broadcasts'
-// indexing maps, so no reshape separates a reduction from its consumer:
+// keep_dims reductions produce 64x1 directly (a size-1 loop), and the
+// broadcasts read them through (d0, 0) maps: no reshape separates a
+// reduction from its consumer:
 //   1. max reduction,
 //   2. exp(x - max)      (sub and exp fused, broadcast of the max in a map),
 //   3. sum reduction,
@@ -61,7 +62,7 @@ func.func @elementwise_chain(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 //  CHECK-SAME:   (%[[X:.*]]: tensor<64x128xf32>)
 //   CHECK-NOT:   tensor.expand_shape
 //       CHECK:   %[[MAX:.*]] = linalg.generic
-//  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "reduction"]
 //       CHECK:     arith.maximumf
 //       CHECK:   %[[EXP:.*]] = linalg.generic
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel"]
@@ -69,7 +70,7 @@ func.func @elementwise_chain(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 //       CHECK:     arith.subf
 //  CHECK-NEXT:     math.exp
 //       CHECK:   %[[SUM:.*]] = linalg.generic
-//  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "reduction"]
 //       CHECK:     arith.addf
 //       CHECK:   %[[R:.*]] = linalg.generic
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel"]

@@ -797,19 +797,21 @@ func.func @reduce_sum(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// keep_dims re-inserts the reduced size-1 dimensions with tensor.expand_shape.
-// CHECK-DAG: #[[$OUT:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// keep_dims: each kept dimension is a size-1 parallel loop in front of its
+// reduction loop, so the accumulator has the result's shape (no reshape).
+// CHECK-DAG: #[[$IN:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d4)>
+// CHECK-DAG: #[[$OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3)>
 // CHECK-LABEL: func.func @reduce_sum_keep_dims
 //  CHECK-SAME:   (%[[X:.*]]: tensor<2x3x4xi64>)
 //       CHECK:   %[[ZERO:.*]] = arith.constant 0 : i64
-//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<3xi64>)
+//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<1x3x1xi64>)
 //       CHECK:   %[[R:.*]] = linalg.generic
-//  CHECK-SAME:     indexing_maps = [#{{.*}}, #[[$OUT]]]
-//  CHECK-SAME:     iterator_types = ["reduction", "parallel", "reduction"]
-//  CHECK-SAME:     outs(%[[ACC]] : tensor<3xi64>)
+//  CHECK-SAME:     indexing_maps = [#[[$IN]], #[[$OUT]]]
+//  CHECK-SAME:     iterator_types = ["parallel", "reduction", "parallel", "parallel", "reduction"]
+//  CHECK-SAME:     outs(%[[ACC]] : tensor<1x3x1xi64>)
 //       CHECK:     arith.addi
-//       CHECK:   %[[K:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1, 2]] output_shape [1, 3, 1] : tensor<3xi64> into tensor<1x3x1xi64>
-//       CHECK:   return %[[K]]
+//   CHECK-NOT:   tensor.expand_shape
+//       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.
 func.func @reduce_sum_keep_dims(%x: tensor<2x3x4xi64>) -> tensor<1x3x1xi64> {
   %0 = lazy.reduce_sum %x [0, 2] keep_dims : tensor<2x3x4xi64>
@@ -852,19 +854,18 @@ func.func @reduce_max_i32(%x: tensor<5x7xi32>) -> tensor<7xi32> {
 // -----
 
 // reduce_min: +inf or the integer maximum as identity; minimumf / minsi.
-// The dynamic case keeps a dimension through expand_shape.
+// The dynamic case keeps its reduced dimension as a size-1 loop.
 // CHECK-LABEL: func.func @reduce_min_f64
 //  CHECK-SAME:   (%[[X:.*]]: tensor<2x?xf64>)
 //       CHECK:   %[[INF:.*]] = arith.constant 0x7FF0000000000000 : f64
-//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%[[INF]] : f64) outs(%{{.*}} : tensor<2xf64>)
+//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%[[INF]] : f64) outs(%{{.*}} : tensor<2x1xf64>)
 //       CHECK:   %[[R:.*]] = linalg.generic
-//  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
-//  CHECK-SAME:     ins(%[[X]] : tensor<2x?xf64>) outs(%[[ACC]] : tensor<2xf64>)
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "reduction"]
+//  CHECK-SAME:     ins(%[[X]] : tensor<2x?xf64>) outs(%[[ACC]] : tensor<2x1xf64>)
 //       CHECK:   ^bb0(%[[V:.*]]: f64, %[[A:.*]]: f64):
 //       CHECK:     %[[S:.*]] = arith.minimumf %[[A]], %[[V]] : f64
 //       CHECK:     linalg.yield %[[S]] : f64
-//       CHECK:   %[[K:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1]] output_shape [2, 1] : tensor<2xf64> into tensor<2x1xf64>
-//       CHECK:   return %[[K]]
+//       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.
 func.func @reduce_min_f64(%x: tensor<2x?xf64>) -> tensor<2x1xf64> {
   %0 = lazy.reduce_min %x [1] keep_dims : tensor<2x?xf64>
@@ -909,28 +910,27 @@ func.func @reduce_dynamic(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // reduce_mean (left by lazy-decompose only for dynamic shapes, lowered
 // directly for any shape): the sum, then a division by the number of reduced
-// elements (3 * 5 = 15 here).
-// CHECK-DAG: #[[$ID1:.*]] = affine_map<(d0) -> (d0)>
+// elements (3 * 5 = 15 here); kept dimensions are size-1 loops.
+// CHECK-DAG: #[[$ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @reduce_mean
 //  CHECK-SAME:   (%[[X:.*]]: tensor<3x4x5xf16>)
 //       CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
-//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f16) outs(%{{.*}} : tensor<4xf16>)
+//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f16) outs(%{{.*}} : tensor<1x4x1xf16>)
 //       CHECK:   %[[SUM:.*]] = linalg.generic
-//  CHECK-SAME:     iterator_types = ["reduction", "parallel", "reduction"]
-//  CHECK-SAME:     ins(%[[X]] : tensor<3x4x5xf16>) outs(%[[ACC]] : tensor<4xf16>)
+//  CHECK-SAME:     iterator_types = ["parallel", "reduction", "parallel", "parallel", "reduction"]
+//  CHECK-SAME:     ins(%[[X]] : tensor<3x4x5xf16>) outs(%[[ACC]] : tensor<1x4x1xf16>)
 //       CHECK:     arith.addf
 //       CHECK:   %[[N:.*]] = arith.constant 15 : index
 //       CHECK:   %[[NI:.*]] = arith.index_cast %[[N]] : index to i64
 //       CHECK:   %[[NF:.*]] = arith.sitofp %[[NI]] : i64 to f16
 //       CHECK:   %[[MEAN:.*]] = linalg.generic
-//  CHECK-SAME:     indexing_maps = [#[[$ID1]], #[[$ID1]]]
-//  CHECK-SAME:     iterator_types = ["parallel"]
-//  CHECK-SAME:     ins(%[[SUM]] : tensor<4xf16>)
+//  CHECK-SAME:     indexing_maps = [#[[$ID3]], #[[$ID3]]]
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "parallel"]
+//  CHECK-SAME:     ins(%[[SUM]] : tensor<1x4x1xf16>)
 //       CHECK:   ^bb0(%[[V:.*]]: f16, %{{.*}}: f16):
 //       CHECK:     %[[Q:.*]] = arith.divf %[[V]], %[[NF]] : f16
 //       CHECK:     linalg.yield %[[Q]] : f16
-//       CHECK:   %[[K:.*]] = tensor.expand_shape %[[MEAN]] {{\[}}[0, 1, 2]] output_shape [1, 4, 1] : tensor<4xf16> into tensor<1x4x1xf16>
-//       CHECK:   return %[[K]]
+//       CHECK:   return %[[MEAN]]
 //   CHECK-NOT:   lazy.
 func.func @reduce_mean(%x: tensor<3x4x5xf16>) -> tensor<1x4x1xf16> {
   %0 = lazy.reduce_mean %x [0, 2] keep_dims : tensor<3x4x5xf16>
