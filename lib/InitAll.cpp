@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -61,7 +62,8 @@ void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::LLVM::LLVMDialect, mlir::math::MathDialect,
                   mlir::memref::MemRefDialect, mlir::NVVM::NVVMDialect,
                   mlir::omp::OpenMPDialect, mlir::scf::SCFDialect,
-                  mlir::tensor::TensorDialect, mlir::vector::VectorDialect>();
+                  mlir::tensor::TensorDialect, mlir::ub::UBDialect,
+                  mlir::vector::VectorDialect>();
 
   // Interfaces the pipelines rely on (bufferization, tiling, value bounds)
   // that upstream attaches from outside the dialects.

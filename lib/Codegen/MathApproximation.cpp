@@ -73,6 +73,23 @@ static void scaleSubnormalLogarithms(Operation *root) {
   }
 }
 
+/// erf is odd, but the polynomial loses the sign of -0: the result takes the
+/// sign of the argument.
+static void keepErfSign(Operation *root) {
+  SmallVector<math::ErfOp> erfs;
+  root->walk([&](math::ErfOp op) {
+    if (getElementTypeOrSelf(op.getType()).isF32())
+      erfs.push_back(op);
+  });
+  for (math::ErfOp op : erfs) {
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    auto signed_ = math::CopySignOp::create(b, op.getLoc(), op.getResult(),
+                                            op.getOperand());
+    op.getResult().replaceAllUsesExcept(signed_, signed_);
+  }
+}
+
 namespace {
 struct LazyExpandBFloat16Pass
     : mlir::lazy::impl::LazyExpandBFloat16PassBase<LazyExpandBFloat16Pass> {
@@ -92,6 +109,7 @@ struct LazyMathApproximationPass
     // exactly 8 lanes and crashes otherwise; 1 / sqrt vectorizes anyway), and
     // sin/cos (their f32 range reduction loses ~5.5e-8 * |x|: libm stays).
     scaleSubnormalLogarithms(getOperation());
+    keepErfSign(getOperation());
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) {

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -55,7 +56,8 @@ static std::optional<int64_t> staticTripCount(linalg::LinalgOp op) {
 /// parallel dimension that can use them, fusing its producers in.
 static LogicalResult distributeOverThreads(RewriterBase &rewriter,
                                            linalg::LinalgOp root,
-                                           int64_t threads) {
+                                           int64_t threads,
+                                           int64_t vectorWidth) {
   std::optional<int64_t> trips = staticTripCount(root);
   if (threads <= 1 || (trips && *trips < kMinParallelWork))
     return failure();
@@ -73,12 +75,23 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   if (!splitDim)
     return failure();
 
-  SmallVector<OpFoldResult> numThreads(iterators.size(),
-                                       rewriter.getIndexAttr(0));
-  numThreads[*splitDim] = rewriter.getIndexAttr(threads);
   scf::SCFTilingOptions tiling;
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  tiling.setNumThreads(numThreads);
+  if (ShapedType::isDynamic(ranges[*splitDim])) {
+    SmallVector<OpFoldResult> numThreads(iterators.size(),
+                                         rewriter.getIndexAttr(0));
+    numThreads[*splitDim] = rewriter.getIndexAttr(threads);
+    tiling.setNumThreads(numThreads);
+  } else {
+    // Static chunks; along the vectorized (innermost) dimension a multiple
+    // of the vector width, so no chunk ends in a partial, masked vector.
+    int64_t chunk = llvm::divideCeil(ranges[*splitDim], threads);
+    if (*splitDim == static_cast<int64_t>(iterators.size()) - 1)
+      chunk = llvm::alignTo(chunk, vectorWidth);
+    SmallVector<OpFoldResult> sizes(iterators.size(), rewriter.getIndexAttr(0));
+    sizes[*splitDim] = rewriter.getIndexAttr(chunk);
+    tiling.setTileSizes(sizes);
+  }
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
 
@@ -96,11 +109,16 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   // thread's chunk, so a row's reductions and its consumers run while the row
   // is in cache instead of streaming the chunk through memory once per op.
   auto tiledRoot = dyn_cast<linalg::LinalgOp>(result->tiledAndFusedOps.front());
-  bool fusedReduction = llvm::any_of(result->tiledAndFusedOps, [](Operation *op) {
+  bool fusedReduction = false, fusedContraction = false;
+  for (Operation *op : result->tiledAndFusedOps) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    return linalgOp && linalgOp.getNumReductionLoops() > 0;
-  });
-  if (!tiledRoot || !fusedReduction || isContraction(tiledRoot))
+    if (!linalgOp)
+      continue;
+    fusedContraction |= isContraction(linalgOp);
+    fusedReduction |= linalgOp.getNumReductionLoops() > 0;
+  }
+  // A GEMM keeps its row block whole: BLAS wants blocks, not rows.
+  if (!tiledRoot || !fusedReduction || fusedContraction)
     return success();
   SmallVector<OpFoldResult> rowTiles(iterators.size(), rewriter.getIndexAttr(0));
   rowTiles[*splitDim] = rewriter.getIndexAttr(1);
@@ -307,6 +325,11 @@ struct LazyCpuTileAndVectorizePass
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : llvm::reverse(ops)) {
+      // Tile-and-fuse leaves the slices it fused through; without them a
+      // fused producer is dead, not a root of its own.
+      for (Operation *user : llvm::make_early_inc_range(op->getUsers()))
+        if (isa<tensor::ExtractSliceOp>(user) && user->use_empty())
+          rewriter.eraseOp(user);
       if (op->use_empty()) {
         rewriter.eraseOp(op);
         continue;
@@ -316,7 +339,7 @@ struct LazyCpuTileAndVectorizePass
       });
       if (feedsUntiledLinalg)
         continue;
-      (void)distributeOverThreads(rewriter, op, threads);
+      (void)distributeOverThreads(rewriter, op, threads, vectorWidth);
     }
 
     // Vectors: every linalg op left, inside the thread loops or not.

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements lazy-unique-results. (Upstream's
-// buffer-results-to-out-params with hoist-static-allocs also crashes on an
-// allocation returned twice.)
+// This file implements lazy-unique-results, on tensors (before
+// bufferization) and on memrefs (before buffer-results-to-out-params, whose
+// hoist-static-allocs crashes on an allocation returned twice).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,15 +33,27 @@ struct LazyUniqueResultsPass
       OpBuilder b(ret);
       for (OpOperand &operand : ret->getOpOperands()) {
         Value value = operand.get();
-        auto type = dyn_cast<RankedTensorType>(value.getType());
-        if (!type || seen.insert(value).second)
+        if (seen.insert(value).second)
           continue;
-        SmallVector<OpFoldResult> sizes =
-            tensor::getMixedSizes(b, ret.getLoc(), value);
-        Value empty = tensor::EmptyOp::create(b, ret.getLoc(), sizes,
-                                              type.getElementType());
-        operand.set(
-            linalg::CopyOp::create(b, ret.getLoc(), value, empty).getResult(0));
+        Location loc = ret.getLoc();
+        if (auto type = dyn_cast<RankedTensorType>(value.getType())) {
+          SmallVector<OpFoldResult> sizes =
+              tensor::getMixedSizes(b, loc, value);
+          Value empty = tensor::EmptyOp::create(b, loc, sizes,
+                                                type.getElementType());
+          operand.set(
+              linalg::CopyOp::create(b, loc, value, empty).getResult(0));
+        } else if (auto type = dyn_cast<MemRefType>(value.getType())) {
+          SmallVector<Value> dynamicSizes;
+          for (int64_t d = 0, e = type.getRank(); d < e; ++d)
+            if (type.isDynamicDim(d))
+              dynamicSizes.push_back(memref::DimOp::create(b, loc, value, d));
+          Value copy = memref::AllocOp::create(
+              b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+              dynamicSizes);
+          memref::CopyOp::create(b, loc, value, copy);
+          operand.set(copy);
+        }
       }
     });
   }

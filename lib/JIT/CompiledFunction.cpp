@@ -20,6 +20,7 @@
 
 #include "lazyc/JIT/CompiledFunction.h"
 #include "lazyc/Pipelines/Pipelines.h"
+#include "lazyc/Runtime/Runtime.h"
 
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
@@ -324,6 +325,17 @@ llvm::Error CompiledFunction::call(llvm::ArrayRef<BufferView> inputs,
   llvm::SmallVector<void *, 64> arguments;
   for (int64_t &slot : slots)
     arguments.push_back(&slot);
+  lazyrt_take_output_shape_mismatch();
   entry(arguments.data());
-  return llvm::Error::success();
+  // A dynamic output the caller sized wrongly was not written.
+  int64_t mismatch = lazyrt_take_output_shape_mismatch();
+  if (mismatch < 0)
+    return llvm::Error::success();
+  std::string shape;
+  for (int64_t dim : outputs[mismatch].shape)
+    shape += (shape.empty() ? "" : ", ") + std::to_string(dim);
+  return llvm::createStringError(
+      "lazyc JIT: output #" + std::to_string(mismatch) + " has shape [" +
+      shape + "], but the function computed a different one for these "
+      "inputs; the output was not written");
 }

@@ -72,12 +72,17 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Folds loop results into the buffers they write, so that a returned
+  // buffer is visibly the allocation (and becomes the out-parameter).
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
   // Results become out-parameters the caller allocates; statically shaped
   // results are computed in place instead of being copied there.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyCheckOutputShapesPass());
   pm.addPass(createCanonicalizerPass());
   // Per-row temporaries (a softmax row's exponentials, partial sums) leave
   // their loops and live on the stack, not in the allocator.
@@ -87,6 +92,9 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
   stack.maxRankOfAllocatedMemRef = 4;
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass(stack));
+  // Thread loops as scf.parallel: the deallocation pipeline frees the
+  // temporaries of an scf.parallel body, but not of an scf.forall's.
+  pm.addPass(createForallToParallelLoopPass());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
 }
@@ -110,8 +118,7 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createCanonicalizerPass());
-  // Threads: scf.forall -> scf.parallel -> OpenMP.
-  pm.addPass(createForallToParallelLoopPass());
+  // Threads: scf.parallel (from scf.forall, at bufferization) -> OpenMP.
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -5,9 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements lazyrt_alloc/lazyrt_free: 64-byte aligned blocks in
-// size classes (four per power of two, so at most 25% is wasted), with freed
-// blocks cached per class up to a byte limit.
+// This file implements lazyrt_alloc/lazyrt_free and the runtime's error
+// state. The allocator hands out 64-byte aligned blocks in size classes (four
+// per power of two, so at most 25% is wasted), with freed blocks cached per
+// class up to a byte limit.
 //
 // Each block starts with a 64-byte header holding its class size, so the
 // user pointer stays aligned and lazyrt_free needs no lookup table.
@@ -17,6 +18,7 @@
 #include "lazyc/Runtime/Runtime.h"
 
 #include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -45,6 +47,7 @@ struct Header {
 };
 
 thread_local std::string lastError;
+thread_local int64_t outputShapeMismatch = -1;
 
 class Allocator {
 public:
@@ -56,6 +59,12 @@ public:
   ~Allocator() { trim(); }
 
   void *allocate(size_t bytes) {
+    // Beyond half the address space no size class (nor any system) fits.
+    if (bytes > (SIZE_MAX >> 1)) {
+      lastError = "lazyrt_alloc: out of memory allocating " +
+                  std::to_string(bytes) + " bytes";
+      return nullptr;
+    }
     size_t classBytes = sizeClass(bytes);
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -183,6 +192,18 @@ void lazyrt_set_cache_limit(uint64_t bytes) {
 }
 
 const char *lazyrt_get_last_error(void) { return lastError.c_str(); }
+
+void lazyrt_report_output_shape_mismatch(int64_t index) {
+  outputShapeMismatch = index;
+  lastError = "output #" + std::to_string(index) +
+              " does not have the shape the function computed";
+}
+
+int64_t lazyrt_take_output_shape_mismatch(void) {
+  int64_t index = outputShapeMismatch;
+  outputShapeMismatch = -1;
+  return index;
+}
 
 void *_mlir_memref_to_llvm_alloc(size_t bytes) { return lazyrt_alloc(bytes); }
 

@@ -26,8 +26,8 @@ void useOneBlasThread() {
   std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
-/// C += A * B, with a plain loop when a matrix's inner stride is not 1 (BLAS
-/// needs one unit stride).
+/// C += A * B, with a plain loop for layouts BLAS cannot take (non-unit
+/// inner strides, overlapping rows such as broadcasts).
 template <typename T, typename Memref, typename Gemm>
 void matmul(Memref *a, Memref *b, Memref *c, Gemm gemm) {
   int64_t m = a->sizes[0], k = a->sizes[1], n = b->sizes[1];
@@ -35,9 +35,15 @@ void matmul(Memref *a, Memref *b, Memref *c, Gemm gemm) {
     return;
   T *pa = a->aligned + a->offset, *pb = b->aligned + b->offset,
     *pc = c->aligned + c->offset;
-  if (a->strides[1] == 1 && b->strides[1] == 1 && c->strides[1] == 1) {
+  // BLAS needs unit inner strides and leading dimensions of at least the
+  // row length (a single row may have any row stride: it is never used).
+  auto blasCompatible = [](int64_t rows, int64_t columns,
+                           const int64_t *strides) {
+    return strides[1] == 1 && (rows == 1 || strides[0] >= columns);
+  };
+  if (blasCompatible(m, k, a->strides) && blasCompatible(k, n, b->strides) &&
+      blasCompatible(m, n, c->strides)) {
     useOneBlasThread();
-    // Leading dimensions must be at least the row length, even for 1 row.
     auto leading = [](int64_t stride, int64_t columns) {
       return stride < columns ? columns : stride;
     };

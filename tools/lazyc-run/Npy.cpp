@@ -8,6 +8,7 @@
 #include "Npy.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -136,13 +137,12 @@ llvm::Expected<npy::Array> npy::read(llvm::StringRef path, bool wantBFloat16) {
 }
 
 llvm::Error npy::write(llvm::StringRef path, const Array &array) {
+  // numpy's spelling: (), (4,), (2, 3).
   std::string shape;
-  for (int64_t dim : array.shape)
-    shape += std::to_string(dim) + ", ";
-  if (array.shape.size() > 1)
-    shape.resize(shape.size() - 1); // "(2, 3, )" -> "(2, 3,)" -> numpy style
-  if (array.shape.size() > 1)
-    shape.pop_back();
+  for (auto [index, dim] : llvm::enumerate(array.shape))
+    shape += (index ? ", " : "") + std::to_string(dim);
+  if (array.shape.size() == 1)
+    shape += ",";
   std::string header = std::string("{'descr': '") + descriptor(array.dtype) +
                        "', 'fortran_order': False, 'shape': (" + shape +
                        "), }";

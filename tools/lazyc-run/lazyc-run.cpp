@@ -216,6 +216,8 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   lazyc::registerAllDialects(registry);
   MLIRContext context(registry);
+  // Diagnostics point at the source line; the op's generic form adds noise.
+  context.printOpOnDiagnostic(false);
   std::string openError;
   auto file = openInputFile(inputFile, &openError);
   if (!file)

@@ -88,16 +88,35 @@ def LazyExpandBFloat16Pass : Pass<"lazy-expand-bf16"> {
   }];
 }
 
+def LazyCheckOutputShapesPass
+    : Pass<"lazy-check-output-shapes", "::mlir::func::FuncOp"> {
+  let summary = "Refuse out-parameters whose shape differs from the result";
+  let description = [{
+    After `buffer-results-to-out-params`, a result of dynamic shape is copied
+    into the caller's out-parameter. This pass guards each such copy: if a
+    dimension differs, the copy is skipped and
+    `lazyrt_report_output_shape_mismatch(index)` records the error, which
+    the JIT turns into an error of the call (instead of writing past the
+    caller's buffer).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LazyUniqueResultsPass
     : Pass<"lazy-unique-results", "::mlir::func::FuncOp"> {
   let summary = "Give every tensor a function returns its own value";
   let description = [{
     When a function returns the same tensor twice (two live values that CSE
     merged, or two empty tensors), the second occurrence becomes a
-    `linalg.copy` into a fresh tensor. Every result then bufferizes to its own
-    buffer, which the out-parameter calling convention needs.
+    `linalg.copy` into a fresh tensor; the same value returned twice as a
+    memref becomes a `memref.alloc` + `memref.copy`. Every result then has
+    its own buffer, which the out-parameter calling convention needs.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

@@ -75,7 +75,8 @@ public:
 
   /// Runs the function: reads `inputs`, writes `outputs` (allocated by the
   /// caller with the output shapes). Checks counts and shapes against the
-  /// signature.
+  /// signature; an output of dynamic shape that does not match what the
+  /// function computed is left unwritten and reported as an error.
   llvm::Error call(llvm::ArrayRef<BufferView> inputs,
                    llvm::ArrayRef<BufferView> outputs) const;
 

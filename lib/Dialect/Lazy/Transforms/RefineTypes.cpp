@@ -26,6 +26,22 @@ LogicalResult mlir::lazy::refineArgumentTypes(func::FuncOp function,
     return function.emitOpError("expects ")
            << entry.getNumArguments() << " arguments, but "
            << argumentTypes.size() << " argument types were given";
+  for (auto [index, pair] : llvm::enumerate(
+           llvm::zip_equal(entry.getArguments(), argumentTypes))) {
+    auto [argument, type] = pair;
+    auto declared = dyn_cast<RankedTensorType>(argument.getType());
+    auto given = dyn_cast<RankedTensorType>(type);
+    bool fits = declared && given &&
+                declared.getElementType() == given.getElementType() &&
+                declared.getRank() == given.getRank();
+    for (int64_t d = 0; fits && d < declared.getRank(); ++d)
+      fits = declared.isDynamicDim(d) ||
+             declared.getDimSize(d) == given.getDimSize(d);
+    if (!fits)
+      return function.emitOpError("argument #")
+             << index << " is declared " << argument.getType()
+             << ", which the given type " << type << " does not fit";
+  }
   for (auto [argument, type] :
        llvm::zip_equal(entry.getArguments(), argumentTypes))
     argument.setType(type);

@@ -36,7 +36,9 @@ void populateLazyDecomposePatterns(RewritePatternSet &patterns);
 /// Gives the arguments of `function` the (more static) `argumentTypes` and
 /// re-infers every op's result type and the function's result types from
 /// them, e.g. to compile a function with dynamic dimensions for concrete
-/// shapes. Reports invalid combinations as diagnostics and fails.
+/// shapes. A given type must fit the declared one (same element type and
+/// rank, same size in every static dimension). Reports mismatches and
+/// invalid op combinations as diagnostics and fails.
 LogicalResult refineArgumentTypes(func::FuncOp function,
                                   TypeRange argumentTypes);
 

@@ -1,0 +1,90 @@
+//===- CheckOutputShapes.cpp - Guard copies into out-parameters -----------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements lazy-check-output-shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Codegen/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYCHECKOUTPUTSHAPESPASS
+#include "lazyc/Codegen/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+
+static constexpr StringLiteral kReportName =
+    "lazyrt_report_output_shape_mismatch";
+
+namespace {
+struct LazyCheckOutputShapesPass
+    : mlir::lazy::impl::LazyCheckOutputShapesPassBase<
+          LazyCheckOutputShapesPass> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (function.isExternal())
+      return;
+    Block &entry = function.front();
+    // Out-parameters follow the inputs: the original results are gone, so
+    // count the out-parameters from the end.
+    SmallVector<memref::CopyOp> copies;
+    function.walk([&](memref::CopyOp copy) {
+      auto target = dyn_cast<BlockArgument>(copy.getTarget());
+      if (target && target.getOwner() == &entry &&
+          !cast<MemRefType>(target.getType()).hasStaticShape())
+        copies.push_back(copy);
+    });
+    if (copies.empty())
+      return;
+    unsigned firstOutput = entry.getNumArguments();
+    for (memref::CopyOp copy : copies)
+      firstOutput = std::min(
+          firstOutput, cast<BlockArgument>(copy.getTarget()).getArgNumber());
+
+    func::FuncOp report = getOrDeclareReport();
+    for (memref::CopyOp copy : copies) {
+      OpBuilder b(copy);
+      Location loc = copy.getLoc();
+      auto targetType = cast<MemRefType>(copy.getTarget().getType());
+      Value ok = arith::ConstantIntOp::create(b, loc, 1, /*width=*/1);
+      for (int64_t d = 0, e = targetType.getRank(); d < e; ++d) {
+        if (!targetType.isDynamicDim(d))
+          continue;
+        Value want = memref::DimOp::create(b, loc, copy.getSource(), d);
+        Value have = memref::DimOp::create(b, loc, copy.getTarget(), d);
+        ok = arith::AndIOp::create(
+            b, loc, ok,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, want,
+                                  have));
+      }
+      int64_t index =
+          cast<BlockArgument>(copy.getTarget()).getArgNumber() - firstOutput;
+      auto guard = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
+      copy->moveBefore(guard.thenBlock()->getTerminator());
+      OpBuilder elseBuilder = guard.getElseBodyBuilder();
+      Value indexValue = arith::ConstantIntOp::create(elseBuilder, loc, index,
+                                                      /*width=*/64);
+      func::CallOp::create(elseBuilder, loc, report, ValueRange{indexValue});
+    }
+  }
+
+  func::FuncOp getOrDeclareReport() {
+    auto module = getOperation()->getParentOfType<ModuleOp>();
+    if (auto existing = module.lookupSymbol<func::FuncOp>(kReportName))
+      return existing;
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    auto report = func::FuncOp::create(
+        b, module.getLoc(), kReportName,
+        b.getFunctionType({b.getI64Type()}, {}));
+    report.setPrivate();
+    return report;
+  }
+};
+} // namespace

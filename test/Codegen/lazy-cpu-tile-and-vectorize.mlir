@@ -1,0 +1,174 @@
+// RUN: lazyc-opt %s -split-input-file --lazy-decompose --convert-lazy-to-linalg --lazy-cpu-fuse --lazy-cpu-tile-and-vectorize="num-threads=2" --canonicalize --cse | FileCheck %s
+
+// The inputs are lazy IR taken through the earlier stages, so each case is
+// the fused linalg the JIT gives the pass. The pass is followed by
+// canonicalize and cse, as in the lazy-cpu-tile pipeline. Two threads,
+// 64-element vectors. Static chunks are spelled as tile sizes (a multiple of
+// 64 along a vectorized dimension); dynamic ones as a thread count.
+
+// A 1-D elementwise op of 2^20 elements is split over the 2 threads (one
+// scf.forall of 2 chunks of 524288), and each chunk is vectorized in
+// 64-element steps.
+// CHECK-LABEL: func.func @large_elementwise
+//  CHECK-SAME:   (%[[X:.*]]: tensor<1048576xf32>)
+//   CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
+//   CHECK-DAG:   %[[C64:.*]] = arith.constant 64 : index
+//   CHECK-DAG:   %[[CHUNK:.*]] = arith.constant 524288 : index
+//   CHECK-NOT:   scf.forall
+//       CHECK:   %[[R:.*]] = scf.forall (%{{.*}}) = (0) to (1048576) step (524288) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1048576xf32>)
+//       CHECK:     tensor.extract_slice %[[X]][%{{.*}}] [524288] [1]
+//       CHECK:     scf.for %{{.*}} = %[[C0]] to %[[CHUNK]] step %[[C64]]
+//       CHECK:       %[[V:.*]] = vector.transfer_read %{{.*}} : tensor<64xf32>, vector<64xf32>
+//       CHECK:       %[[E:.*]] = math.exp %[[V]] : vector<64xf32>
+//       CHECK:       %[[S:.*]] = arith.addf %[[E]], %[[V]] : vector<64xf32>
+//       CHECK:       vector.transfer_write %[[S]], %{{.*}} : vector<64xf32>, tensor<64xf32>
+//       CHECK:     scf.forall.in_parallel
+//   CHECK-NOT:   scf.forall
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[R]]
+func.func @large_elementwise(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %0 = lazy.exp %x : tensor<1048576xf32>
+  %1 = lazy.add %0, %x : tensor<1048576xf32>
+  return %1 : tensor<1048576xf32>
+}
+
+// -----
+
+// 1024 elements are below the parallel threshold (2^15 iterations): no
+// scf.forall, but the op is still vectorized in 64-element steps.
+// CHECK-LABEL: func.func @small_elementwise
+//   CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
+//   CHECK-DAG:   %[[C64:.*]] = arith.constant 64 : index
+//   CHECK-DAG:   %[[C1024:.*]] = arith.constant 1024 : index
+//   CHECK-NOT:   scf.forall
+//       CHECK:   %[[R:.*]] = scf.for %{{.*}} = %[[C0]] to %[[C1024]] step %[[C64]]
+//       CHECK:     vector.transfer_read %{{.*}} : tensor<64xf32>, vector<64xf32>
+//       CHECK:     math.exp %{{.*}} : vector<64xf32>
+//       CHECK:     vector.transfer_write %{{.*}} : vector<64xf32>, tensor<64xf32>
+//   CHECK-NOT:   scf.forall
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[R]]
+func.func @small_elementwise(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = lazy.exp %x : tensor<1024xf32>
+  %1 = lazy.add %0, %x : tensor<1024xf32>
+  return %1 : tensor<1024xf32>
+}
+
+// -----
+
+// Row softmax: one scf.forall over row blocks, the four fused ops inside it
+// row by row (scf.for step 1); max and sum accumulate 64 partial results
+// (vector<1x1x64xf32>) across the row, and vector.multi_reduction combines
+// them once, after the 64-element loop.
+// CHECK-LABEL: func.func @softmax
+//  CHECK-SAME:   (%[[X:.*]]: tensor<4096x1024xf32>)
+//   CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
+//   CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
+//   CHECK-DAG:   %[[C64:.*]] = arith.constant 64 : index
+//   CHECK-DAG:   %[[C1024:.*]] = arith.constant 1024 : index
+//   CHECK-DAG:   %[[ROWS:.*]] = arith.constant 2048 : index
+//   CHECK-NOT:   scf.forall
+//       CHECK:   %[[R:.*]] = scf.forall (%{{.*}}) = (0) to (4096) step (2048) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<4096x1024xf32>)
+//       CHECK:     scf.for %{{.*}} = %[[C0]] to %[[ROWS]] step %[[C1]]
+//       CHECK:       scf.for %{{.*}} = %[[C0]] to %[[C1024]] step %[[C64]] iter_args(%{{.*}}) -> (tensor<1x1x64xf32>)
+//   CHECK-NOT:         vector.multi_reduction
+//       CHECK:         arith.maximumf %{{.*}} : vector<1x1x64xf32>
+//       CHECK:         scf.yield
+//       CHECK:       vector.multi_reduction <maximumf>, %{{.*}} [2] : vector<1x1x64xf32> to vector<1x1xf32>
+//       CHECK:       scf.for %{{.*}} = %[[C0]] to %[[C1024]] step %[[C64]]
+//       CHECK:         arith.subf %{{.*}} : vector<1x64xf32>
+//       CHECK:         math.exp %{{.*}} : vector<1x64xf32>
+//       CHECK:       scf.for %{{.*}} = %[[C0]] to %[[C1024]] step %[[C64]] iter_args(%{{.*}}) -> (tensor<1x1x64xf32>)
+//   CHECK-NOT:         vector.multi_reduction
+//       CHECK:         arith.addf %{{.*}} : vector<1x1x64xf32>
+//       CHECK:         scf.yield
+//       CHECK:       vector.multi_reduction <add>, %{{.*}} [2] : vector<1x1x64xf32> to vector<1x1xf32>
+//       CHECK:       scf.for %{{.*}} = %[[C0]] to %[[C1024]] step %[[C64]]
+//       CHECK:         arith.divf %{{.*}} : vector<1x64xf32>
+//       CHECK:     scf.forall.in_parallel
+//   CHECK-NOT:   scf.forall
+//   CHECK-NOT:   linalg.
+//       CHECK:   return %[[R]]
+func.func @softmax(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
+  %0 = lazy.softmax %x, axis = 1 : tensor<4096x1024xf32>
+  return %0 : tensor<4096x1024xf32>
+}
+
+// -----
+
+// matmul + bias + relu: the linalg.matmul (left for BLAS, not vectorized) and
+// its epilogue (vectorized) are in the same scf.forall: each thread runs the
+// epilogue on its rows of the product right after computing them.
+// CHECK-LABEL: func.func @matmul_bias_relu
+//  CHECK-SAME:   (%[[A:.*]]: tensor<512x256xf32>, %[[B:.*]]: tensor<256x128xf32>, %[[BIAS:.*]]: tensor<128xf32>)
+//   CHECK-NOT:   linalg.matmul
+//   CHECK-NOT:   scf.forall
+//       CHECK:   %[[R:.*]] = scf.forall (%{{.*}}) = (0) to (512) step (256) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<512x128xf32>)
+//       CHECK:     linalg.matmul ins(%{{.*}}, %[[B]] : tensor<{{[0-9]+}}x256xf32>, tensor<256x128xf32>)
+//       CHECK:     tensor.extract_slice %[[BIAS]]
+//       CHECK:     arith.addf %{{.*}} : vector<1x64xf32>
+//       CHECK:     arith.maximumf %{{.*}} : vector<1x64xf32>
+//       CHECK:     scf.forall.in_parallel
+//   CHECK-NOT:   scf.forall
+//   CHECK-NOT:   linalg.matmul
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[R]]
+func.func @matmul_bias_relu(%a: tensor<512x256xf32>, %b: tensor<256x128xf32>, %bias: tensor<128xf32>) -> tensor<512x128xf32> {
+  %0 = lazy.matmul %a, %b : tensor<512x256xf32>, tensor<256x128xf32>
+  %1 = lazy.broadcast %bias to [512, 128] : tensor<128xf32>
+  %2 = lazy.add %0, %1 : tensor<512x128xf32>
+  %3 = lazy.relu %2 : tensor<512x128xf32>
+  return %3 : tensor<512x128xf32>
+}
+
+// -----
+
+// A dynamic size: the last 64-element tile of a chunk is partial, so the
+// reads and the write are masked by a mask of the tile's size.
+// CHECK-LABEL: func.func @dynamic_elementwise
+//       CHECK:   scf.forall (%{{.*}}) in (2)
+//       CHECK:     scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}}
+//       CHECK:       %[[SIZE:.*]] = affine.min #{{.*}}(%[[I]])
+//       CHECK:       %[[MASK:.*]] = vector.create_mask %[[SIZE]] : vector<64xi1>
+//       CHECK:       %[[L:.*]] = vector.mask %[[MASK]] { vector.transfer_read %{{.*}} : tensor<?xf32>, vector<64xf32> }
+//       CHECK:       %[[R:.*]] = vector.mask %[[MASK]] { vector.transfer_read %{{.*}} : tensor<?xf32>, vector<64xf32> }
+//       CHECK:       %[[P:.*]] = arith.mulf %[[L]], %[[R]] : vector<64xf32>
+//       CHECK:       vector.mask %[[MASK]] { vector.transfer_write %[[P]], %{{.*}} : vector<64xf32>, tensor<?xf32> }
+//   CHECK-NOT:   linalg.generic
+func.func @dynamic_elementwise(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = lazy.mul %x, %y : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// An op on i1 operands stays a scalar linalg.generic (an i1 vector would be
+// stored as packed bits, a tensor of i1 is one byte per element).
+// CHECK-LABEL: func.func @bool_operands
+//   CHECK-NOT:   vector.
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     ins(%{{.*}}, %{{.*}} : tensor<1024xi1>, tensor<1024xi1>)
+//       CHECK:     arith.cmpi ne, %{{.*}}, %{{.*}} : i1
+//   CHECK-NOT:   vector.
+//       CHECK:   return
+func.func @bool_operands(%a: tensor<1024xi1>, %b: tensor<1024xi1>) -> tensor<1024xi1> {
+  %0 = lazy.compare ne, %a, %b : tensor<1024xi1>
+  return %0 : tensor<1024xi1>
+}
+
+// -----
+
+// An i1 result: the op is still split over the threads, but each chunk stays
+// a scalar linalg.generic.
+// CHECK-LABEL: func.func @bool_result
+//   CHECK-NOT:   vector.
+//       CHECK:   scf.forall (%{{.*}}) = (0) to (1048576) step (524288)
+//       CHECK:     linalg.generic
+//  CHECK-SAME:       outs(%{{.*}} : tensor<524288xi1>)
+//       CHECK:       arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+//   CHECK-NOT:   vector.
+//       CHECK:   return
+func.func @bool_result(%a: tensor<1048576xf32>, %b: tensor<1048576xf32>) -> tensor<1048576xi1> {
+  %0 = lazy.compare lt, %a, %b : tensor<1048576xf32>
+  return %0 : tensor<1048576xi1>
+}

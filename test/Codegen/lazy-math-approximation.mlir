@@ -1,0 +1,213 @@
+// RUN: lazyc-opt %s -split-input-file --lazy-math-approximation | FileCheck %s
+
+// f32 exp, tanh, log and erf (scalars and vectors) become polynomial code
+// built from arith ops and math.fma; sin, cos and every f64 op stay as they
+// are. Logarithms first scale subnormal inputs by 2^24 (0x4B800000) and
+// subtract 24 ln 2 (16.6355324) from the result.
+
+// exp: clamp, n = floor(x log2(e) + 1/2), a polynomial in the remainder,
+// times 2^n built from n's bits (an i32 shifted into the exponent field).
+// CHECK-LABEL: func.func @exp_f32
+//  CHECK-SAME:   (%[[X:.*]]: f32)
+//   CHECK-NOT:   math.exp
+//       CHECK:   math.floor %{{.*}} : f32
+//       CHECK:   math.fma %{{.*}} : f32
+//       CHECK:   arith.fptosi %{{.*}} : f32 to i32
+//       CHECK:   %[[SHIFTED:.*]] = arith.shli %{{.*}}, %{{.*}} : i32
+//       CHECK:   %[[POW2:.*]] = arith.bitcast %[[SHIFTED]] : i32 to f32
+//       CHECK:   %[[R:.*]] = arith.mulf %{{.*}}, %[[POW2]] : f32
+//   CHECK-NOT:   math.exp
+//       CHECK:   return %[[R]] : f32
+func.func @exp_f32(%x: f32) -> f32 {
+  %0 = math.exp %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// The same on vector<16xf32>: every op stays a vector op.
+// CHECK-LABEL: func.func @exp_vector
+//   CHECK-NOT:   math.exp
+//       CHECK:   math.floor %{{.*}} : vector<16xf32>
+//       CHECK:   math.fma %{{.*}} : vector<16xf32>
+//       CHECK:   arith.fptosi %{{.*}} : vector<16xf32> to vector<16xi32>
+//       CHECK:   %[[POW2:.*]] = arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+//       CHECK:   %[[R:.*]] = arith.mulf %{{.*}}, %[[POW2]] : vector<16xf32>
+//   CHECK-NOT:   math.exp
+//       CHECK:   return %[[R]] : vector<16xf32>
+func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.exp %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// -----
+
+// tanh: a rational polynomial (fma chains and one division), and x itself
+// where |x| is tiny.
+// CHECK-LABEL: func.func @tanh_f32
+//  CHECK-SAME:   (%[[X:.*]]: f32)
+//   CHECK-NOT:   math.tanh
+//       CHECK:   math.fma %{{.*}} : f32
+//       CHECK:   %[[Q:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+//       CHECK:   %[[R:.*]] = arith.select %{{.*}}, %{{.*}}, %[[Q]] : f32
+//   CHECK-NOT:   math.tanh
+//       CHECK:   return %[[R]] : f32
+func.func @tanh_f32(%x: f32) -> f32 {
+  %0 = math.tanh %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// tanh on vector<16xf32>.
+// CHECK-LABEL: func.func @tanh_vector
+//   CHECK-NOT:   math.tanh
+//       CHECK:   math.fma %{{.*}} : vector<16xf32>
+//       CHECK:   arith.divf %{{.*}} : vector<16xf32>
+//   CHECK-NOT:   math.tanh
+//       CHECK:   return
+func.func @tanh_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.tanh %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// -----
+
+// log: |x| < FLT_MIN (1.17549435E-38, i.e. zero or subnormal) selects x * 2^24
+// as the polynomial's input and 24 ln 2 as the correction subtracted from its
+// result; the polynomial splits its input into exponent and mantissa bits.
+// CHECK-LABEL: func.func @log_f32
+//  CHECK-SAME:   (%[[X:.*]]: f32)
+//   CHECK-DAG:   %[[MIN:.*]] = arith.constant 1.17549435E-38 : f32
+//   CHECK-DAG:   %[[TWO24:.*]] = arith.constant 0x4B800000 : f32
+//   CHECK-DAG:   %[[LN2X24:.*]] = arith.constant 16.6355324 : f32
+//   CHECK-DAG:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+//   CHECK-NOT:   math.log
+//       CHECK:   %[[ABS:.*]] = math.absf %[[X]] : f32
+//       CHECK:   %[[SUBNORMAL:.*]] = arith.cmpf olt, %[[ABS]], %[[MIN]] : f32
+//       CHECK:   %[[MUL:.*]] = arith.mulf %[[X]], %[[TWO24]] : f32
+//       CHECK:   %[[IN:.*]] = arith.select %[[SUBNORMAL]], %[[MUL]], %[[X]] : f32
+//       CHECK:   arith.cmpf ugt, %[[IN]], %[[MIN]] : f32
+//       CHECK:   arith.bitcast %{{.*}} : f32 to i32
+//       CHECK:   math.fma %{{.*}} : f32
+//       CHECK:   %[[OFFSET:.*]] = arith.select %[[SUBNORMAL]], %[[LN2X24]], %[[ZERO]] : f32
+//       CHECK:   %[[R:.*]] = arith.subf %{{.*}}, %[[OFFSET]] : f32
+//   CHECK-NOT:   math.log
+//       CHECK:   return %[[R]] : f32
+func.func @log_f32(%x: f32) -> f32 {
+  %0 = math.log %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// log on vector<16xf32>: the same rescaling with splat constants.
+// CHECK-LABEL: func.func @log_vector
+//  CHECK-SAME:   (%[[X:.*]]: vector<16xf32>)
+//   CHECK-DAG:   %[[MIN:.*]] = arith.constant dense<1.17549435E-38> : vector<16xf32>
+//   CHECK-DAG:   %[[TWO24:.*]] = arith.constant dense<0x4B800000> : vector<16xf32>
+//   CHECK-DAG:   %[[LN2X24:.*]] = arith.constant dense<16.6355324> : vector<16xf32>
+//   CHECK-NOT:   math.log
+//       CHECK:   %[[ABS:.*]] = math.absf %[[X]] : vector<16xf32>
+//       CHECK:   %[[SUBNORMAL:.*]] = arith.cmpf olt, %[[ABS]], %[[MIN]] : vector<16xf32>
+//       CHECK:   %[[MUL:.*]] = arith.mulf %[[X]], %[[TWO24]] : vector<16xf32>
+//       CHECK:   arith.select %[[SUBNORMAL]], %[[MUL]], %[[X]] : vector<16xi1>, vector<16xf32>
+//       CHECK:   math.fma %{{.*}} : vector<16xf32>
+//       CHECK:   %[[OFFSET:.*]] = arith.select %[[SUBNORMAL]], %[[LN2X24]], %{{.*}} : vector<16xi1>, vector<16xf32>
+//       CHECK:   %[[R:.*]] = arith.subf %{{.*}}, %[[OFFSET]] : vector<16xf32>
+//   CHECK-NOT:   math.log
+//       CHECK:   return %[[R]] : vector<16xf32>
+func.func @log_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.log %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// -----
+
+// log2: the same rescaling, with a correction of exactly 24.
+// CHECK-LABEL: func.func @log2_f32
+//   CHECK-DAG:   %[[MIN:.*]] = arith.constant 1.17549435E-38 : f32
+//   CHECK-DAG:   %[[TWENTYFOUR:.*]] = arith.constant 2.400000e+01 : f32
+//   CHECK-NOT:   math.log2
+//       CHECK:   %[[SUBNORMAL:.*]] = arith.cmpf olt, %{{.*}}, %[[MIN]] : f32
+//       CHECK:   math.fma
+//       CHECK:   %[[OFFSET:.*]] = arith.select %[[SUBNORMAL]], %[[TWENTYFOUR]], %{{.*}} : f32
+//       CHECK:   %[[R:.*]] = arith.subf %{{.*}}, %[[OFFSET]] : f32
+//   CHECK-NOT:   math.log2
+//       CHECK:   return %[[R]] : f32
+func.func @log2_f32(%x: f32) -> f32 {
+  %0 = math.log2 %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// erf: a rational polynomial whose coefficients are selected by interval of |x|.
+// CHECK-LABEL: func.func @erf_f32
+//   CHECK-NOT:   math.erf
+//       CHECK:   arith.select
+//       CHECK:   math.fma %{{.*}} : f32
+//       CHECK:   arith.divf %{{.*}} : f32
+//   CHECK-NOT:   math.erf
+//       CHECK:   return
+func.func @erf_f32(%x: f32) -> f32 {
+  %0 = math.erf %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// erf on vector<16xf32>.
+// CHECK-LABEL: func.func @erf_vector
+//   CHECK-NOT:   math.erf
+//       CHECK:   math.fma %{{.*}} : vector<16xf32>
+//       CHECK:   arith.divf %{{.*}} : vector<16xf32>
+//   CHECK-NOT:   math.erf
+//       CHECK:   return
+func.func @erf_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.erf %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// -----
+
+// sin and cos stay (libm is more accurate than the polynomial's range
+// reduction), on scalars and vectors alike.
+// CHECK-LABEL: func.func @sin_cos_kept
+//  CHECK-SAME:   (%[[X:.*]]: f32, %[[V:.*]]: vector<16xf32>)
+//       CHECK:   %[[S:.*]] = math.sin %[[X]] : f32
+//       CHECK:   %[[C:.*]] = math.cos %[[X]] : f32
+//       CHECK:   %[[VS:.*]] = math.sin %[[V]] : vector<16xf32>
+//       CHECK:   %[[VC:.*]] = math.cos %[[V]] : vector<16xf32>
+//   CHECK-NOT:   math.fma
+//       CHECK:   return %[[S]], %[[C]], %[[VS]], %[[VC]]
+func.func @sin_cos_kept(%x: f32, %v: vector<16xf32>) -> (f32, f32, vector<16xf32>, vector<16xf32>) {
+  %0 = math.sin %x : f32
+  %1 = math.cos %x : f32
+  %2 = math.sin %v : vector<16xf32>
+  %3 = math.cos %v : vector<16xf32>
+  return %0, %1, %2, %3 : f32, f32, vector<16xf32>, vector<16xf32>
+}
+
+// -----
+
+// f64 math stays: the polynomials are f32 ones (and an f64 log is not
+// rescaled).
+// CHECK-LABEL: func.func @f64_kept
+//  CHECK-SAME:   (%[[X:.*]]: f64, %[[V:.*]]: vector<4xf64>)
+//       CHECK:   %[[E:.*]] = math.exp %[[X]] : f64
+//       CHECK:   %[[T:.*]] = math.tanh %[[X]] : f64
+//       CHECK:   %[[L:.*]] = math.log %[[X]] : f64
+//       CHECK:   %[[ERF:.*]] = math.erf %[[X]] : f64
+//       CHECK:   %[[VE:.*]] = math.exp %[[V]] : vector<4xf64>
+//   CHECK-NOT:   arith.select
+//   CHECK-NOT:   math.fma
+//       CHECK:   return %[[E]], %[[T]], %[[L]], %[[ERF]], %[[VE]]
+func.func @f64_kept(%x: f64, %v: vector<4xf64>) -> (f64, f64, f64, f64, vector<4xf64>) {
+  %0 = math.exp %x : f64
+  %1 = math.tanh %x : f64
+  %2 = math.log %x : f64
+  %3 = math.erf %x : f64
+  %4 = math.exp %v : vector<4xf64>
+  return %0, %1, %2, %3, %4 : f64, f64, f64, f64, vector<4xf64>
+}

@@ -1,0 +1,242 @@
+//===- BlasTest.cpp - Tests of the runtime's GEMM entry points ------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Calls _mlir_ciface_lazyrt_matmul_f32/f64 (C += A * B) on hand-built memref
+// descriptors: row-major, sub-matrices of larger buffers (leading dimension
+// larger than the row), offsets, and non-unit inner strides (the plain-loop
+// fallback). Every result is compared with a naive triple loop in double.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Runtime/Runtime.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace {
+
+template <typename T>
+struct MemrefOf;
+template <>
+struct MemrefOf<float> {
+  using type = lazyrt_memref2d_f32;
+};
+template <>
+struct MemrefOf<double> {
+  using type = lazyrt_memref2d_f64;
+};
+
+void matmul(lazyrt_memref2d_f32 *a, lazyrt_memref2d_f32 *b,
+            lazyrt_memref2d_f32 *c) {
+  _mlir_ciface_lazyrt_matmul_f32(a, b, c);
+}
+void matmul(lazyrt_memref2d_f64 *a, lazyrt_memref2d_f64 *b,
+            lazyrt_memref2d_f64 *c) {
+  _mlir_ciface_lazyrt_matmul_f64(a, b, c);
+}
+
+/// A strided 2-D view into a buffer the test owns.
+template <typename T>
+struct View {
+  std::vector<T> *storage;
+  int64_t offset, rows, cols, rowStride, colStride;
+
+  T &at(int64_t i, int64_t j) const {
+    return (*storage)[offset + i * rowStride + j * colStride];
+  }
+  typename MemrefOf<T>::type memref() const {
+    return {storage->data(), storage->data(), offset, {rows, cols},
+            {rowStride, colStride}};
+  }
+};
+
+template <typename T>
+std::vector<T> randomBuffer(size_t count, unsigned seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<T> buffer(count);
+  for (T &element : buffer)
+    element = static_cast<T>(value(engine));
+  return buffer;
+}
+
+/// Runs the runtime's GEMM on the views and checks C against
+/// C_before + A * B computed in double, and that no element of C's buffer
+/// outside the view changed.
+template <typename T>
+void checkGemm(const View<T> &a, const View<T> &b, const View<T> &c,
+               double tolerance) {
+  ASSERT_EQ(a.cols, b.rows);
+  ASSERT_EQ(a.rows, c.rows);
+  ASSERT_EQ(b.cols, c.cols);
+  std::vector<T> before = *c.storage;
+  std::vector<double> expected(c.rows * c.cols);
+  for (int64_t i = 0; i < c.rows; ++i)
+    for (int64_t j = 0; j < c.cols; ++j) {
+      double sum = static_cast<double>(c.at(i, j));
+      for (int64_t p = 0; p < a.cols; ++p)
+        sum += static_cast<double>(a.at(i, p)) * static_cast<double>(b.at(p, j));
+      expected[i * c.cols + j] = sum;
+    }
+  // Positions of C's buffer inside the view.
+  std::vector<bool> inside(c.storage->size(), false);
+  for (int64_t i = 0; i < c.rows; ++i)
+    for (int64_t j = 0; j < c.cols; ++j)
+      inside[c.offset + i * c.rowStride + j * c.colStride] = true;
+
+  auto ma = a.memref(), mb = b.memref(), mc = c.memref();
+  matmul(&ma, &mb, &mc);
+
+  for (int64_t i = 0; i < c.rows; ++i)
+    for (int64_t j = 0; j < c.cols; ++j)
+      EXPECT_NEAR(static_cast<double>(c.at(i, j)), expected[i * c.cols + j],
+                  tolerance)
+          << "C[" << i << ", " << j << "]";
+  for (size_t index = 0; index < inside.size(); ++index)
+    if (!inside[index])
+      EXPECT_EQ((*c.storage)[index], before[index])
+          << "element " << index << " outside C was written";
+}
+
+// Tolerances: k products of |x| < 1 summed in the element type; the
+// accumulated rounding is below k * eps * (sum of |terms|) <= k^2 * eps.
+constexpr double kF32Tolerance = 1e-4;
+constexpr double kF64Tolerance = 1e-12;
+
+template <typename T>
+class BlasTest : public ::testing::Test {};
+using ElementTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(BlasTest, ElementTypes);
+
+template <typename T>
+double tolerance() {
+  return sizeof(T) == 4 ? kF32Tolerance : kF64Tolerance;
+}
+
+TYPED_TEST(BlasTest, RowMajorAccumulatesIntoC) {
+  using T = TypeParam;
+  constexpr int64_t m = 7, k = 13, n = 5;
+  std::vector<T> sa = randomBuffer<T>(m * k, 1), sb = randomBuffer<T>(k * n, 2),
+                 sc = randomBuffer<T>(m * n, 3); // C pre-filled: C += A*B.
+  View<T> a{&sa, 0, m, k, k, 1}, b{&sb, 0, k, n, n, 1}, c{&sc, 0, m, n, n, 1};
+  checkGemm(a, b, c, tolerance<T>());
+}
+
+TYPED_TEST(BlasTest, ExactSmallProduct) {
+  // Integers: the result is exact whatever the summation order.
+  using T = TypeParam;
+  std::vector<T> sa = {1, 2, 3, 4, 5, 6};         // 2x3
+  std::vector<T> sb = {7, 8, 9, 10, 11, 12};      // 3x2
+  std::vector<T> sc = {100, 200, 300, 400};       // 2x2, accumulated into
+  typename MemrefOf<T>::type a{sa.data(), sa.data(), 0, {2, 3}, {3, 1}};
+  typename MemrefOf<T>::type b{sb.data(), sb.data(), 0, {3, 2}, {2, 1}};
+  typename MemrefOf<T>::type c{sc.data(), sc.data(), 0, {2, 2}, {2, 1}};
+  matmul(&a, &b, &c);
+  // [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154].
+  EXPECT_EQ(sc, (std::vector<T>{158, 264, 439, 554}));
+}
+
+TYPED_TEST(BlasTest, SubMatricesWithLargerLeadingDimension) {
+  // A, B and C are windows of larger row-major buffers, at offsets.
+  using T = TypeParam;
+  constexpr int64_t m = 9, k = 6, n = 11;
+  std::vector<T> sa = randomBuffer<T>(3 + m * 10, 4),
+                 sb = randomBuffer<T>(5 + k * 17, 5),
+                 sc = randomBuffer<T>(2 + m * 16, 6);
+  View<T> a{&sa, 3, m, k, 10, 1}, b{&sb, 5, k, n, 17, 1},
+      c{&sc, 2, m, n, 16, 1};
+  checkGemm(a, b, c, tolerance<T>());
+}
+
+TYPED_TEST(BlasTest, LargerProduct) {
+  using T = TypeParam;
+  constexpr int64_t m = 64, k = 100, n = 48;
+  std::vector<T> sa = randomBuffer<T>(m * k, 7), sb = randomBuffer<T>(k * n, 8),
+                 sc(m * n, T(0));
+  View<T> a{&sa, 0, m, k, k, 1}, b{&sb, 0, k, n, n, 1}, c{&sc, 0, m, n, n, 1};
+  checkGemm(a, b, c, sizeof(T) == 4 ? 1e-4 : 1e-12);
+}
+
+TYPED_TEST(BlasTest, NonUnitInnerStrideFallsBackToLoops) {
+  // A is the transpose of a k x m row-major buffer (strides [1, m]); B has
+  // an inner stride of 2; C is column-major (strides [1, m]).
+  using T = TypeParam;
+  constexpr int64_t m = 5, k = 4, n = 3;
+  std::vector<T> sa = randomBuffer<T>(k * m, 9),
+                 sb = randomBuffer<T>(k * n * 2, 10),
+                 sc = randomBuffer<T>(m * n, 11);
+  View<T> a{&sa, 0, m, k, 1, m}, b{&sb, 0, k, n, 2 * n, 2},
+      c{&sc, 0, m, n, 1, m};
+  checkGemm(a, b, c, tolerance<T>());
+}
+
+TYPED_TEST(BlasTest, OnlyCHasNonUnitInnerStride) {
+  using T = TypeParam;
+  constexpr int64_t m = 3, k = 5, n = 4;
+  std::vector<T> sa = randomBuffer<T>(m * k, 12),
+                 sb = randomBuffer<T>(k * n, 13),
+                 sc = randomBuffer<T>(1 + m * n * 3, 14);
+  View<T> a{&sa, 0, m, k, k, 1}, b{&sb, 0, k, n, n, 1},
+      c{&sc, 1, m, n, 3 * n, 3};
+  checkGemm(a, b, c, tolerance<T>());
+}
+
+TYPED_TEST(BlasTest, SingleRowAndColumnWithDegenerateStrides) {
+  // MLIR may give size-1 dimensions any stride (here 1): the leading
+  // dimension passed to BLAS must still be valid.
+  using T = TypeParam;
+  constexpr int64_t k = 6, n = 5;
+  std::vector<T> sa = randomBuffer<T>(k, 15), sb = randomBuffer<T>(k * n, 16),
+                 sc = randomBuffer<T>(n, 17);
+  View<T> a{&sa, 0, 1, k, 1, 1}, b{&sb, 0, k, n, n, 1}, c{&sc, 0, 1, n, 1, 1};
+  checkGemm(a, b, c, tolerance<T>());
+
+  // A k x 1 column times a 1 x n row: an outer product, C is m x n.
+  constexpr int64_t m = 4;
+  std::vector<T> col = randomBuffer<T>(m, 18), row = randomBuffer<T>(n, 19),
+                 outer = randomBuffer<T>(m * n, 20);
+  View<T> x{&col, 0, m, 1, 1, 1}, y{&row, 0, 1, n, n, 1},
+      z{&outer, 0, m, n, n, 1};
+  checkGemm(x, y, z, tolerance<T>());
+}
+
+// A has unit inner stride but row stride 0: every row is the same k values
+// (a broadcast view). Runtime.h promises C += A * B for "any
+// unit-inner-stride" matrix. (Regression: a row stride smaller than the row
+// length was replaced by the row length, so BLAS read past A's buffer.)
+TYPED_TEST(BlasTest, BroadcastRowsWithZeroRowStride) {
+  using T = TypeParam;
+  constexpr int64_t m = 4, k = 6, n = 3;
+  std::vector<T> sa = randomBuffer<T>(k, 22), sb = randomBuffer<T>(k * n, 23),
+                 sc = randomBuffer<T>(m * n, 24);
+  View<T> a{&sa, 0, m, k, 0, 1}, b{&sb, 0, k, n, n, 1}, c{&sc, 0, m, n, n, 1};
+  checkGemm(a, b, c, tolerance<T>());
+}
+
+TYPED_TEST(BlasTest, EmptyDimensionsLeaveCUnchanged) {
+  using T = TypeParam;
+  // k = 0: C += (m x 0) * (0 x n) adds nothing.
+  std::vector<T> sa(1), sb(1), sc = randomBuffer<T>(6, 21);
+  std::vector<T> before = sc;
+  typename MemrefOf<T>::type a{sa.data(), sa.data(), 0, {2, 0}, {0, 1}};
+  typename MemrefOf<T>::type b{sb.data(), sb.data(), 0, {0, 3}, {3, 1}};
+  typename MemrefOf<T>::type c{sc.data(), sc.data(), 0, {2, 3}, {3, 1}};
+  matmul(&a, &b, &c);
+  EXPECT_EQ(sc, before);
+  // m = 0 and n = 0 do nothing either.
+  typename MemrefOf<T>::type a0{sa.data(), sa.data(), 0, {0, 4}, {4, 1}};
+  typename MemrefOf<T>::type b0{sb.data(), sb.data(), 0, {4, 0}, {0, 1}};
+  typename MemrefOf<T>::type c0{sc.data(), sc.data(), 0, {0, 0}, {0, 1}};
+  matmul(&a0, &b0, &c0);
+  EXPECT_EQ(sc, before);
+}
+
+} // namespace
