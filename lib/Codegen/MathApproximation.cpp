@@ -7,8 +7,8 @@
 //
 // This file implements the passes that make float math fast and exact on
 // x86: lazy-math-approximation, a thin pass over MLIR's polynomial
-// approximation patterns (upstream exposes them only as a test pass), and
-// lazy-expand-bf16.
+// approximation patterns (upstream exposes them only as a test pass),
+// lazy-tree-reductions and lazy-expand-bf16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,7 @@
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYEXPANDBFLOAT16PASS
+#define GEN_PASS_DEF_LAZYTREEREDUCTIONSPASS
 #define GEN_PASS_DEF_LAZYMATHAPPROXIMATIONPASS
 #include "lazyc/Codegen/Passes.h.inc"
 } // namespace mlir::lazy
@@ -91,6 +92,21 @@ static void keepErfSign(Operation *root) {
 }
 
 namespace {
+struct LazyTreeReductionsPass
+    : mlir::lazy::impl::LazyTreeReductionsPassBase<LazyTreeReductionsPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](vector::ReductionOp reduction) {
+      vector::CombiningKind kind = reduction.getKind();
+      if (!isa<FloatType>(reduction.getType()) ||
+          (kind != vector::CombiningKind::ADD &&
+           kind != vector::CombiningKind::MUL))
+        return;
+      reduction.setFastmath(reduction.getFastmath() |
+                            arith::FastMathFlags::reassoc);
+    });
+  }
+};
+
 struct LazyExpandBFloat16Pass
     : mlir::lazy::impl::LazyExpandBFloat16PassBase<LazyExpandBFloat16Pass> {
   void runOnOperation() override {

@@ -48,7 +48,7 @@ using namespace mlir;
 
 void lazyc::buildCpuFusePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(mlir::lazy::createLazyFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -116,6 +116,7 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   // Vectors: masks, reductions and transfers to plain vector ops and loops.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  pm.addPass(mlir::lazy::createLazyTreeReductionsPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createCanonicalizerPass());
   // Threads: scf.parallel (from scf.forall, at bufferization) -> OpenMP.

@@ -14,6 +14,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+def LazyFuseElementwisePass : Pass<"lazy-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops without recomputing work";
+  let description = [{
+    Upstream's elementwise fusion (`linalg-fuse-elementwise-ops`) with three
+    differences. A producer with several uses is fused into each of them if
+    its body is at most two cheap arithmetic ops (recomputing `x - mean`
+    costs less than storing and reloading it). A producer is fused into a
+    consumer only when the consumer reads it through a permutation map: a producer read through a broadcast
+    (for example a per-row `rsqrt(var + eps)` read by every element of the
+    row) would be recomputed for every element, so it stays a separate op,
+    which the thread tiling later fuses per row. And reshapes are not
+    propagated through generics (lazyc's lowering creates none, and moving a
+    user's reshape between a reduction and its consumer would hide it from
+    tile-and-fuse).
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LazyCpuTileAndVectorizePass
     : Pass<"lazy-cpu-tile-and-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Spread linalg ops over threads and vectorize their tiles";
@@ -75,6 +95,18 @@ def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def LazyTreeReductionsPass : Pass<"lazy-tree-reductions"> {
+  let summary = "Let horizontal vector sums combine lanes as a tree";
+  let description = [{
+    Marks float `vector.reduction <add>` / `<mul>` with `fastmath<reassoc>`,
+    so LLVM combines the lanes in log2(n) shuffle steps instead of n
+    dependent scalar additions. Only the summation order changes (lazyc's
+    partial-sum tiling already sums in vector-width stripes); NaN, infinity
+    and signed-zero semantics are untouched: no other fast-math flag is set.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
 def LazyExpandBFloat16Pass : Pass<"lazy-expand-bf16"> {
