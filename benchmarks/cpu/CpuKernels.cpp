@@ -13,6 +13,10 @@
 // Outputs are allocated once, outside the timed calls, for every variant
 // (fresh 64 MiB buffers would add page faults to whichever variant got
 // them). Each kernel's lazyc output is checked against its reference first.
+// GEMM alternates blocks of calls with pauses instead of single calls: lazyc
+// (OpenMP threads calling OpenBLAS single-threaded) and the OpenBLAS
+// baseline (its own pthreads) use different thread pools, and each pool
+// spins for a while after its last call.
 //
 //   lazyc-bench-cpu [--rounds N]
 //
@@ -133,6 +137,29 @@ std::vector<double> interleave(int rounds,
   for (int round = 0; round < rounds; ++round)
     for (size_t v = 0; v < runs.size(); ++v)
       times[v].push_back(timeMs(runs[v]));
+  std::vector<double> medians;
+  for (auto &t : times)
+    medians.push_back(median(t));
+  return medians;
+}
+
+/// Like interleave, but alternates blocks of `block` calls separated by a
+/// pause. For variants on different thread pools (OpenMP vs OpenBLAS's
+/// pthreads): a pool keeps spinning for a while after its last call (libomp
+/// for 200 ms by default), which would steal a core from the other variant's
+/// next call on this 2-core machine.
+std::vector<double>
+interleaveBlocks(int rounds, int block,
+                 const std::vector<std::function<void()>> &runs) {
+  std::vector<std::vector<double>> times(runs.size());
+  for (int done = 0; done < rounds; done += block) {
+    for (size_t v = 0; v < runs.size(); ++v) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      runs[v](); // Warm up this variant's pool.
+      for (int i = 0; i < block && done + i < rounds; ++i)
+        times[v].push_back(timeMs(runs[v]));
+    }
+  }
   std::vector<double> medians;
   for (auto &t : times)
     medians.push_back(median(t));
@@ -347,7 +374,7 @@ int main(int argc, char **argv) {
     lazycRun();
     blasRun();
     check("gemm", c, reference, 1e-4);
-    auto medians = interleave(rounds, {lazycRun, blasRun});
+    auto medians = interleaveBlocks(rounds, 7, {lazycRun, blasRun});
     double flops = 2.0 * m * n * k;
     rows.push_back(
         {llvm::formatv("GEMM {0}x{1}x{2} f32", m, k, n),
@@ -359,14 +386,21 @@ int main(int argc, char **argv) {
          ""});
   }
 
-  // Compile latency of a 20-op trace (parse + pipeline + LLVM).
+  // Compile latency of a 20-op trace: parse + MLIR pipeline + LLVM, in a
+  // context that already exists (as in a running program).
   {
+    mlir::DialectRegistry registry;
+    lazyc::registerAllDialects(registry);
+    mlir::MLIRContext context(registry);
+    context.loadAllAvailableDialects();
     std::vector<double> times;
     jit::CompileStats last;
     for (int i = 0; i < std::max(5, rounds / 2); ++i) {
       double ms = timeMs([&] {
-        auto compiled = compile(twentyOpTrace(), "trace");
-        last = compiled->stats();
+        auto module =
+            mlir::parseSourceString<mlir::ModuleOp>(twentyOpTrace(), &context);
+        auto compiled = jit::CompiledFunction::compile(*module, "trace");
+        last = llvm::cantFail(std::move(compiled))->stats();
       });
       times.push_back(ms);
     }

@@ -29,6 +29,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -103,10 +104,11 @@ static llvm::Expected<TensorSpec> toSpec(Type type) {
 // Compilation
 //===----------------------------------------------------------------------===//
 
-/// Runs `build`'s passes on `module`, turning MLIR diagnostics into an error
-/// that names the stage.
-static llvm::Error runStage(ModuleOp module, llvm::StringRef stage,
-                            llvm::function_ref<void(OpPassManager &)> build) {
+/// Runs `build`'s passes on `module` (or, with no builder, only verifies
+/// it), turning MLIR diagnostics into an error that names the stage.
+static llvm::Error
+runStage(ModuleOp module, llvm::StringRef stage,
+         llvm::function_ref<void(OpPassManager &)> build = nullptr) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
@@ -115,9 +117,18 @@ static llvm::Error runStage(ModuleOp module, llvm::StringRef stage,
       os << "\n    note: " << note;
     return success();
   });
-  PassManager pm(module.getContext());
-  build(pm);
-  if (succeeded(pm.run(module)))
+  LogicalResult result = success();
+  if (build) {
+    PassManager pm(module.getContext());
+    // The module is verified before the first stage and after the last, not
+    // after every pass (that took half of the MLIR compile time).
+    pm.enableVerifier(false);
+    build(pm);
+    result = pm.run(module);
+  } else {
+    result = verify(module);
+  }
+  if (succeeded(result))
     return llvm::Error::success();
   return llvm::createStringError("lazyc JIT: the '" + stage.str() +
                                  "' stage failed:" + diagnostics);
@@ -198,9 +209,13 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
       {"bufferize", buildCpuBufferizePipeline},
       {"lower to LLVM", buildCpuToLLVMPipeline},
   };
+  if (llvm::Error error = runStage(module, "verify the input"))
+    return std::move(error);
   for (const Stage &stage : stages)
     if (llvm::Error error = runStage(module, stage.name, stage.build))
       return std::move(error);
+  if (llvm::Error error = runStage(module, "verify the lowered module"))
+    return std::move(error);
   auto lowered = Clock::now();
 
   initializeLLVMOnce();
