@@ -1,0 +1,42 @@
+//===- Metrics.h - What lazyc did ---------------------------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_API_METRICS_H
+#define LAZYC_API_METRICS_H
+
+#include <cstdint>
+#include <iosfwd>
+
+namespace lazyc {
+
+/// Counters of everything lazyc did since the start (or resetMetrics()).
+struct Metrics {
+  uint64_t opsRecorded = 0;
+  /// Materializations (a trace cut and run), in total and by cause.
+  uint64_t materializations = 0;
+  uint64_t byItem = 0, byToVector = 0, byPrint = 0, byBool = 0, bySync = 0,
+           bySizeLimit = 0, byEager = 0;
+  uint64_t tracesCompiled = 0;
+  uint64_t cacheHits = 0;
+  uint64_t cacheMisses = 0;
+  double compileMs = 0;
+  uint64_t kernelsRun = 0;
+  uint64_t constantsPromoted = 0;
+};
+
+/// A snapshot of the counters.
+Metrics metrics();
+
+/// Sets every counter to zero.
+void resetMetrics();
+
+/// Prints the counters, one labeled line each.
+std::ostream &operator<<(std::ostream &os, const Metrics &metrics);
+
+} // namespace lazyc
+
+#endif // LAZYC_API_METRICS_H

@@ -1,0 +1,161 @@
+//===- Tensor.h - The lazy tensor handle ------------------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares lazyc::Tensor, the value-semantic handle users compute
+// with. Every op on tensors is only recorded; reading a value (toVector,
+// item, printing, a bool conversion) or sync() compiles and runs the pending
+// work. Standard library only: no MLIR or LLVM in the public API.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_API_TENSOR_H
+#define LAZYC_API_TENSOR_H
+
+#include "lazyc/API/Device.h"
+#include "lazyc/API/Error.h"
+#include "lazyc/Runtime/DType.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include "lazyc/API/SourceLocation.h"
+#include <type_traits>
+#include <vector>
+
+namespace lazyc {
+
+namespace trace {
+struct Node;
+} // namespace trace
+
+/// The dtype of a C++ element type.
+template <typename T> constexpr DType dtypeOf();
+template <> constexpr DType dtypeOf<float>() { return DType::Float32; }
+template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
+template <> constexpr DType dtypeOf<int32_t>() { return DType::Int32; }
+template <> constexpr DType dtypeOf<int64_t>() { return DType::Int64; }
+template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
+
+/// The name of a dtype as the API spells it ("Float32", ...).
+const char *dtypeName(DType dtype);
+
+/// Why a value was materialized (counted in metrics()).
+enum class Cause { Item, ToVector, Print, Bool, Sync, SizeLimit, Eager };
+
+class Tensor {
+public:
+  /// An empty handle; using it in an op is an error.
+  Tensor();
+  Tensor(const Tensor &other);
+  Tensor(Tensor &&other) noexcept;
+  Tensor &operator=(const Tensor &other);
+  Tensor &operator=(Tensor &&other) noexcept;
+  ~Tensor();
+
+  /// A tensor holding a copy of `data` (row-major) with `shape`.
+  template <typename T>
+  static Tensor
+  fromVector(const std::vector<T> &data, std::vector<int64_t> shape,
+             SourceLocation where = SourceLocation::current()) {
+    static_assert(!std::is_same_v<T, bool>,
+                  "std::vector<bool> is not contiguous: use fromBools");
+    return fromData(dtypeOf<T>(), data.data(),
+                    static_cast<int64_t>(data.size()), std::move(shape),
+                    where);
+  }
+
+  /// A boolean tensor (std::vector<bool> has no contiguous storage).
+  static Tensor
+  fromBools(const std::vector<bool> &data, std::vector<int64_t> shape,
+            SourceLocation where = SourceLocation::current());
+
+  // Metadata: known when the op is recorded, never forces execution.
+  const std::vector<int64_t> &shape() const;
+  DType dtype() const;
+  int64_t rank() const { return static_cast<int64_t>(shape().size()); }
+  int64_t numel() const;
+  Device device() const { return Device::cpu(); }
+  bool isMaterialized() const;
+  bool defined() const { return node != nullptr; }
+
+  /// The elements, converted to T, in row-major order (materializes).
+  template <typename T>
+  std::vector<T>
+  toVector(SourceLocation where = SourceLocation::current()) const {
+    std::vector<T> out(static_cast<size_t>(numel()));
+    read(dtypeOf<T>(), out.data(), Cause::ToVector, where);
+    return out;
+  }
+
+  /// The single element of a one-element tensor, converted to T
+  /// (materializes).
+  template <typename T>
+  T item(SourceLocation where = SourceLocation::current()) const {
+    checkItem(where);
+    T value;
+    read(dtypeOf<T>(), &value, Cause::Item, where);
+    return value;
+  }
+
+  /// The truth of a one-element tensor (materializes): `while (x > 0.0f)`.
+  explicit operator bool() const;
+
+  /// The recorded node (for lazyc's own layers).
+  const std::shared_ptr<trace::Node> &impl() const { return node; }
+  explicit Tensor(std::shared_ptr<trace::Node> node);
+
+private:
+  static Tensor fromData(DType dtype, const void *data, int64_t count,
+                         std::vector<int64_t> shape,
+                         SourceLocation where);
+  void read(DType as, void *out, Cause cause,
+            SourceLocation where) const;
+  void checkItem(SourceLocation where) const;
+
+  std::shared_ptr<trace::Node> node;
+};
+
+template <>
+inline std::vector<bool>
+Tensor::toVector<bool>(SourceLocation where) const {
+  std::vector<uint8_t> bytes(static_cast<size_t>(numel()));
+  read(DType::Bool, bytes.data(), Cause::ToVector, where);
+  return std::vector<bool>(bytes.begin(), bytes.end());
+}
+
+template <>
+inline bool Tensor::item<bool>(SourceLocation where) const {
+  checkItem(where);
+  uint8_t value;
+  read(DType::Bool, &value, Cause::Item, where);
+  return value != 0;
+}
+
+/// Prints the values numpy-style (`[[4, 4], [4, 4]]`; materializes).
+std::ostream &operator<<(std::ostream &os, const Tensor &tensor);
+
+/// Materializes every tensor a handle still refers to, in one trace.
+void sync(SourceLocation where = SourceLocation::current());
+
+/// Runs ops one at a time (eager mode) while it lives, on this thread.
+class EagerScope {
+public:
+  EagerScope();
+  ~EagerScope();
+  EagerScope(const EagerScope &) = delete;
+  EagerScope &operator=(const EagerScope &) = delete;
+
+private:
+  bool previous;
+};
+
+/// Whether this thread records lazily (the default, unless LAZYC_MODE=eager).
+bool isEager();
+
+} // namespace lazyc
+
+#endif // LAZYC_API_TENSOR_H

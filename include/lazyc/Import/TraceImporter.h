@@ -1,0 +1,48 @@
+//===- TraceImporter.h - A trace as a lazy dialect module -------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the bridge from a trace (lib/Trace, no MLIR) to the
+// `lazy` dialect: one func.func whose arguments are the trace's buffers (and
+// its promoted literals) and whose results are the trace's outputs, one lazy
+// op per node, each located at the user's source line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_IMPORT_TRACEIMPORTER_H
+#define LAZYC_IMPORT_TRACEIMPORTER_H
+
+#include "lazyc/Trace/Trace.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace lazyc::import {
+
+struct ImportOptions {
+  /// Arguments and results with dynamic dimensions (eager mode: one function
+  /// per op and rank, whatever the sizes).
+  bool dynamicShapes = false;
+  /// For trace.literals[i]: pass it as a rank-0 argument (after the buffer
+  /// arguments) instead of baking it in as a constant.
+  std::vector<bool> promotedLiterals;
+};
+
+/// Builds `func.func @<name>` computing `trace`.
+mlir::OwningOpRef<mlir::ModuleOp> importTrace(const trace::Trace &trace,
+                                              mlir::MLIRContext &context,
+                                              const ImportOptions &options,
+                                              llvm::StringRef name = "trace");
+
+} // namespace lazyc::import
+
+#endif // LAZYC_IMPORT_TRACEIMPORTER_H

@@ -1,0 +1,125 @@
+//===- Node.h - The recorded lazy graph -------------------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the nodes of the lazy graph that lazyc::Tensor records:
+// what an op is (kind, attributes), what it produces (dtype, shape), where the
+// user wrote it, and, once computed, its buffer. No MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_TRACE_NODE_H
+#define LAZYC_TRACE_NODE_H
+
+#include "lazyc/Runtime/DType.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lazyc::trace {
+
+/// What a node computes. Mirrors the `lazy` dialect's ops one to one, plus
+/// the two kinds of leaves.
+enum class OpKind : uint8_t {
+  // Leaves.
+  Buffer,  ///< A concrete buffer: user data or a materialized value.
+  Literal, ///< A scalar the program wrote (`x * 0.5f`); may be promoted.
+  // Elementwise.
+  Add, Sub, Mul, Div, Pow, Max, Min,
+  Neg, Abs, Relu, Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt, Sin, Cos, Erf,
+  Compare, Select, Cast,
+  // Shapes.
+  Broadcast, Reshape, Transpose, Slice, Concat,
+  // Reductions and linear algebra.
+  ReduceSum, ReduceMean, ReduceMax, ReduceMin, Matmul, Softmax, LogSoftmax,
+  // Random.
+  RandomUniform, RandomNormal,
+};
+
+/// The name of an op kind as the user knows it ("add", "matmul", ...).
+const char *opName(OpKind kind);
+
+/// The comparison of a Compare node (the `lazy.compare` predicates).
+enum class Predicate : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+
+/// Where the user's program created a node.
+struct SourceLoc {
+  const char *file = "";
+  unsigned line = 0;
+  const char *function = "";
+};
+
+/// A buffer owned by the runtime allocator (freed when the last owner goes).
+class Buffer {
+public:
+  Buffer(DType dtype, int64_t elements);
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+
+  void *data() const { return bytes; }
+  int64_t size() const { return elements; }
+  DType dtype() const { return type; }
+
+private:
+  void *bytes;
+  int64_t elements;
+  DType type;
+};
+
+/// One recorded op. Nodes form a DAG through `inputs`; a materialized node
+/// drops its inputs (the graph above it is released) and keeps `value`.
+struct Node {
+  OpKind kind;
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::vector<std::shared_ptr<Node>> inputs;
+
+  // Attributes (which ones are used depends on `kind`).
+  std::vector<int64_t> ints;   ///< Axes, shape, permutation, slice bounds.
+  std::vector<int64_t> ints2;  ///< Slice limits.
+  std::vector<int64_t> ints3;  ///< Slice steps.
+  double scalar = 0;           ///< Literal value; random low / mean.
+  double scalar2 = 0;          ///< Random high / stddev.
+  int64_t integer = 0;         ///< Axis (concat, softmax), seed.
+  bool flag = false;           ///< keep_dims.
+  Predicate predicate = Predicate::Eq;
+
+  SourceLoc loc;
+
+  /// Hash of this node's own content (kind, attributes, dtype, shape; not
+  /// literal values, not inputs), computed once at creation. Trace keys
+  /// combine these with the trace's wiring.
+  uint64_t contentHash = 0;
+
+  /// How many Tensor handles refer to this node (the live-tensor rule).
+  std::atomic<int> handles{0};
+
+  /// The computed value, once materialized.
+  std::shared_ptr<Buffer> value;
+
+  Node() = default;
+  /// Releases the inputs iteratively: a chain of a million pending ops must
+  /// not be destroyed by a million nested destructor calls.
+  ~Node();
+  Node(const Node &) = delete;
+  Node &operator=(const Node &) = delete;
+
+  int64_t numel() const;
+  bool isMaterialized() const { return value != nullptr; }
+
+  /// Computes contentHash from the fields above.
+  void computeContentHash();
+};
+
+using NodePtr = std::shared_ptr<Node>;
+
+} // namespace lazyc::trace
+
+#endif // LAZYC_TRACE_NODE_H

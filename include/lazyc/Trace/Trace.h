@@ -1,0 +1,54 @@
+//===- Trace.h - Cutting traces out of the lazy graph -----------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares trace extraction: the pending work a set of requested
+// values needs, in deterministic order, with its arguments (concrete
+// buffers), its literals and its outputs (the requested values plus every
+// value a Tensor handle still holds), and the structural key the function
+// cache looks it up by.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_TRACE_TRACE_H
+#define LAZYC_TRACE_TRACE_H
+
+#include "lazyc/Trace/Node.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace lazyc::trace {
+
+/// A trace: the nodes to compute, in an order where inputs come first.
+struct Trace {
+  /// Every node of the trace (arguments and literals included), inputs
+  /// before users; the order is a deterministic function of the graph.
+  std::vector<Node *> nodes;
+  /// For nodes[i], the positions in `nodes` of its inputs.
+  std::vector<std::vector<int32_t>> operands;
+  /// Concrete buffers the trace reads (positions in `nodes`), in order.
+  std::vector<int32_t> arguments;
+  /// Literals (positions in `nodes`), in order.
+  std::vector<int32_t> literals;
+  /// Values the trace must produce (positions in `nodes`), in order.
+  std::vector<int32_t> outputs;
+  /// Structure: ops, attributes, types and wiring, but not literal values.
+  /// Two traces with the same key differ at most in their literals.
+  uint64_t key = 0;
+};
+
+/// Extracts the trace computing `requested` (iteratively: graph depth is
+/// unbounded). Nodes already materialized are arguments; unmaterialized
+/// nodes still held by a Tensor handle become outputs too. If `dynamicShapes`
+/// is set, the key ignores dimension sizes (eager mode compiles one function
+/// per op and rank).
+Trace extractTrace(const std::vector<Node *> &requested,
+                   bool dynamicShapes = false);
+
+} // namespace lazyc::trace
+
+#endif // LAZYC_TRACE_TRACE_H

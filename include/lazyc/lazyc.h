@@ -1,0 +1,21 @@
+//===- lazyc.h - The lazyc C++ API ------------------------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The one header a lazyc program includes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LAZYC_H
+#define LAZYC_LAZYC_H
+
+#include "lazyc/API/Device.h"
+#include "lazyc/API/Error.h"
+#include "lazyc/API/Metrics.h"
+#include "lazyc/API/Ops.h"
+#include "lazyc/API/Tensor.h"
+
+#endif // LAZYC_LAZYC_H

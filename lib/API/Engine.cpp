@@ -1,0 +1,446 @@
+//===- Engine.cpp - Materialization: trace, cache, compile, run -----------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements materialization: extract the trace, look its
+// structural key up in the function cache (compiling on a miss), promote
+// literals that history shows vary, run the compiled function, memoize the
+// outputs and release the graph above them. Also the metrics, the modes and
+// LAZYC_DUMP_TRACES.
+//
+// Constant promotion: a cache entry remembers the literal values it was
+// compiled with. A trace with the same key but other values marks the
+// literals that differ as "promoted" and compiles a second function that
+// takes them as rank-0 arguments; later traces use that function whatever
+// those literals hold. A loop whose scalars change every iteration thus
+// compiles at most twice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Engine.h"
+#include "Convert.h"
+
+#include "lazyc/API/Metrics.h"
+#include "lazyc/Import/TraceImporter.h"
+#include "lazyc/InitAll.h"
+#include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/Trace/Trace.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <ostream>
+#include <unordered_map>
+
+using namespace lazyc;
+using namespace lazyc::trace;
+
+//===----------------------------------------------------------------------===//
+// Metrics
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Counters {
+  std::atomic<uint64_t> opsRecorded{0}, materializations{0}, byItem{0},
+      byToVector{0}, byPrint{0}, byBool{0}, bySync{0}, bySizeLimit{0},
+      byEager{0}, tracesCompiled{0}, cacheHits{0}, cacheMisses{0},
+      kernelsRun{0}, constantsPromoted{0};
+  std::atomic<uint64_t> compileMicros{0};
+};
+Counters &counters() {
+  static Counters instance;
+  return instance;
+}
+} // namespace
+
+Metrics lazyc::metrics() {
+  Counters &c = counters();
+  Metrics m;
+  m.opsRecorded = c.opsRecorded;
+  m.materializations = c.materializations;
+  m.byItem = c.byItem;
+  m.byToVector = c.byToVector;
+  m.byPrint = c.byPrint;
+  m.byBool = c.byBool;
+  m.bySync = c.bySync;
+  m.bySizeLimit = c.bySizeLimit;
+  m.byEager = c.byEager;
+  m.tracesCompiled = c.tracesCompiled;
+  m.cacheHits = c.cacheHits;
+  m.cacheMisses = c.cacheMisses;
+  m.compileMs = c.compileMicros / 1000.0;
+  m.kernelsRun = c.kernelsRun;
+  m.constantsPromoted = c.constantsPromoted;
+  return m;
+}
+
+void lazyc::resetMetrics() {
+  Counters &c = counters();
+  for (std::atomic<uint64_t> *counter :
+       {&c.opsRecorded, &c.materializations, &c.byItem, &c.byToVector,
+        &c.byPrint, &c.byBool, &c.bySync, &c.bySizeLimit, &c.byEager,
+        &c.tracesCompiled, &c.cacheHits, &c.cacheMisses, &c.kernelsRun,
+        &c.constantsPromoted, &c.compileMicros})
+    *counter = 0;
+}
+
+std::ostream &lazyc::operator<<(std::ostream &os, const Metrics &m) {
+  os << "lazyc metrics:\n"
+     << "  ops recorded        " << m.opsRecorded << "\n"
+     << "  materializations    " << m.materializations << " (item "
+     << m.byItem << ", toVector " << m.byToVector << ", print " << m.byPrint
+     << ", bool " << m.byBool << ", sync " << m.bySync << ", size limit "
+     << m.bySizeLimit << ", eager " << m.byEager << ")\n"
+     << "  traces compiled     " << m.tracesCompiled << "\n"
+     << "  cache hits / misses " << m.cacheHits << " / " << m.cacheMisses
+     << "\n"
+     << "  compile time        " << m.compileMs << " ms\n"
+     << "  kernels run         " << m.kernelsRun << "\n"
+     << "  constants promoted  " << m.constantsPromoted;
+  return os;
+}
+
+void engine::countOp() { ++counters().opsRecorded; }
+
+//===----------------------------------------------------------------------===//
+// Modes and the live-node registry
+//===----------------------------------------------------------------------===//
+
+static bool eagerByDefault() {
+  const char *mode = std::getenv("LAZYC_MODE");
+  return mode && std::strcmp(mode, "eager") == 0;
+}
+
+static thread_local bool eagerMode = eagerByDefault();
+
+bool lazyc::isEager() { return eagerMode; }
+
+EagerScope::EagerScope() : previous(eagerMode) { eagerMode = true; }
+EagerScope::~EagerScope() { eagerMode = previous; }
+
+/// The nodes recorded on this thread that may still be pending; pruned as
+/// it grows.
+static thread_local std::vector<std::weak_ptr<Node>> pendingNodes;
+static thread_local size_t pruneAt = 1024;
+
+std::vector<Node *> engine::liveNodes() {
+  std::vector<Node *> live;
+  std::vector<std::weak_ptr<Node>> kept;
+  for (const std::weak_ptr<Node> &weak : pendingNodes) {
+    NodePtr node = weak.lock();
+    if (!node || node->isMaterialized())
+      continue;
+    kept.push_back(weak);
+    if (node->handles.load() > 0)
+      live.push_back(node.get());
+  }
+  pendingNodes = std::move(kept);
+  return live;
+}
+
+/// Pending nodes past which a trace is cut (LAZYC_MAX_TRACE_NODES).
+static size_t maxPendingNodes() {
+  static size_t limit = [] {
+    const char *value = std::getenv("LAZYC_MAX_TRACE_NODES");
+    return value ? std::strtoull(value, nullptr, 10) : size_t(20000);
+  }();
+  return limit;
+}
+
+/// Unmaterialized nodes an op depends on (an upper bound: shared inputs
+/// count once per path), kept per node so recording stays O(inputs).
+static thread_local std::unordered_map<const Node *, size_t> *pendingSizes =
+    nullptr;
+
+void engine::recorded(const NodePtr &node, SourceLocation where) {
+  countOp();
+  if (eagerMode) {
+    materialize({node.get()}, Cause::Eager, where);
+    return;
+  }
+  pendingNodes.push_back(node);
+  if (pendingNodes.size() >= pruneAt) {
+    liveNodes();
+    pruneAt = std::max<size_t>(1024, 2 * pendingNodes.size());
+  }
+  // Estimate this node's pending ancestry; cut the graph when it is large.
+  if (!pendingSizes)
+    pendingSizes = new std::unordered_map<const Node *, size_t>();
+  size_t size = 1;
+  for (const NodePtr &input : node->inputs) {
+    if (input->isMaterialized())
+      continue;
+    auto it = pendingSizes->find(input.get());
+    size += it == pendingSizes->end() ? 1 : it->second;
+  }
+  if (size > maxPendingNodes()) {
+    materialize({node.get()}, Cause::SizeLimit, where);
+    pendingSizes->clear();
+    return;
+  }
+  (*pendingSizes)[node.get()] = size;
+  if (pendingSizes->size() > 4 * maxPendingNodes())
+    pendingSizes->clear(); // Only an estimate: forgetting is safe.
+}
+
+//===----------------------------------------------------------------------===//
+// The function cache
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What a cache key maps to.
+struct CacheEntry {
+  /// Compiled with every literal baked in, at these values.
+  std::vector<double> bakedLiterals;
+  std::unique_ptr<jit::CompiledFunction> baked;
+  /// Compiled with the literals marked here passed as arguments.
+  std::vector<bool> promotedMask;
+  std::unique_ptr<jit::CompiledFunction> promoted;
+};
+
+/// A bounded, thread-safe LRU map from trace keys to compiled functions.
+class FunctionCache {
+public:
+  std::mutex mutex; ///< Held while looking up, compiling and calling.
+
+  /// The entry of `key`, created empty if missing; marks it most recent.
+  CacheEntry &lookup(uint64_t key, bool &existed) {
+    auto it = entries.find(key);
+    existed = it != entries.end();
+    if (existed) {
+      order.splice(order.begin(), order, it->second.second);
+      return it->second.first;
+    }
+    order.push_front(key);
+    auto &slot = entries[key];
+    slot.second = order.begin();
+    evict();
+    return slot.first;
+  }
+
+private:
+  void evict() {
+    static size_t capacity = [] {
+      const char *value = std::getenv("LAZYC_CACHE_SIZE");
+      return value ? std::max<size_t>(1, std::strtoull(value, nullptr, 10))
+                   : size_t(1024);
+    }();
+    while (entries.size() > capacity) {
+      entries.erase(order.back());
+      order.pop_back();
+    }
+  }
+
+  std::list<uint64_t> order;
+  std::unordered_map<uint64_t,
+                     std::pair<CacheEntry, std::list<uint64_t>::iterator>>
+      entries;
+};
+
+FunctionCache &cache() {
+  static FunctionCache *instance = new FunctionCache();
+  return *instance;
+}
+
+/// The MLIR context compilation uses (guarded by the cache's mutex).
+mlir::MLIRContext &compileContext() {
+  static mlir::MLIRContext *context = [] {
+    mlir::DialectRegistry registry;
+    lazyc::registerAllDialects(registry);
+    auto *created = new mlir::MLIRContext(registry);
+    created->loadAllAvailableDialects();
+    return created;
+  }();
+  return *context;
+}
+
+/// Ops whose result shape is an attribute are compiled per shape even in
+/// eager mode; the others once per rank.
+bool hasShapeAttribute(OpKind kind) {
+  return kind == OpKind::Broadcast || kind == OpKind::Reshape ||
+         kind == OpKind::Slice || kind == OpKind::RandomUniform ||
+         kind == OpKind::RandomNormal;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+/// The first op of the trace located at a user line, for errors.
+std::pair<std::string, SourceLoc> blame(const Trace &trace) {
+  for (int32_t output : trace.outputs) {
+    const Node &node = *trace.nodes[output];
+    if (node.loc.line)
+      return {opName(node.kind), node.loc};
+  }
+  return {"", SourceLoc{}};
+}
+
+/// Compiles `trace` with `mask` literals promoted; records metrics.
+std::unique_ptr<jit::CompiledFunction>
+compile(const Trace &trace, const std::vector<bool> &mask, bool dynamic) {
+  auto start = std::chrono::steady_clock::now();
+  import::ImportOptions options;
+  options.dynamicShapes = dynamic;
+  options.promotedLiterals = mask;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      import::importTrace(trace, compileContext(), options);
+  if (const char *dir = std::getenv("LAZYC_DUMP_TRACES")) {
+    llvm::sys::fs::create_directories(dir);
+    std::string path = std::string(dir) + "/trace-" +
+                       llvm::utohexstr(trace.key) +
+                       (mask.empty() ? "" : "-promoted") + ".mlir";
+    std::error_code error;
+    llvm::raw_fd_ostream os(path, error);
+    if (!error)
+      module->print(os);
+  }
+  auto compiled = jit::CompiledFunction::compile(*module, "trace");
+  if (!compiled) {
+    auto [op, loc] = blame(trace);
+    throw Error(op, llvm::toString(compiled.takeError()),
+                loc.line ? loc.file : "", loc.line);
+  }
+  ++counters().tracesCompiled;
+  counters().compileMicros +=
+      std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - start)
+          .count();
+  return std::move(*compiled);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Materialization
+//===----------------------------------------------------------------------===//
+
+void engine::materialize(const std::vector<Node *> &requested, Cause cause,
+                         SourceLocation where) {
+  bool dynamic = cause == Cause::Eager && requested.size() == 1 &&
+                 !hasShapeAttribute(requested.front()->kind);
+  Trace trace = extractTrace(requested, dynamic);
+  if (trace.outputs.empty())
+    return;
+
+  Counters &c = counters();
+  ++c.materializations;
+  switch (cause) {
+  case Cause::Item: ++c.byItem; break;
+  case Cause::ToVector: ++c.byToVector; break;
+  case Cause::Print: ++c.byPrint; break;
+  case Cause::Bool: ++c.byBool; break;
+  case Cause::Sync: ++c.bySync; break;
+  case Cause::SizeLimit: ++c.bySizeLimit; break;
+  case Cause::Eager: ++c.byEager; break;
+  }
+
+  std::vector<double> literals;
+  for (int32_t index : trace.literals)
+    literals.push_back(trace.nodes[index]->scalar);
+
+  // Outputs are allocated before taking the lock.
+  std::vector<std::shared_ptr<Buffer>> results;
+  for (int32_t index : trace.outputs) {
+    const Node &node = *trace.nodes[index];
+    try {
+      results.push_back(std::make_shared<Buffer>(node.dtype, node.numel()));
+    } catch (const std::bad_alloc &) {
+      throw Error(opName(node.kind),
+                  "cannot allocate " + std::to_string(node.numel()) +
+                      " elements of " + dtypeName(node.dtype) + " for shape " +
+                      shapeText(node.shape),
+                  node.loc.file, node.loc.line);
+    }
+  }
+
+  FunctionCache &functions = cache();
+  std::lock_guard<std::mutex> lock(functions.mutex);
+  bool existed;
+  CacheEntry &entry = functions.lookup(trace.key, existed);
+  jit::CompiledFunction *function = nullptr;
+  std::vector<bool> mask;
+  if (!existed || !entry.baked) {
+    ++c.cacheMisses;
+    entry.baked = compile(trace, {}, dynamic);
+    entry.bakedLiterals = literals;
+    function = entry.baked.get();
+  } else if (literals == entry.bakedLiterals) {
+    ++c.cacheHits;
+    function = entry.baked.get();
+  } else {
+    // History shows these literals vary: pass them as arguments from now on.
+    std::vector<bool> differs(literals.size());
+    for (size_t i = 0; i < literals.size(); ++i)
+      differs[i] = literals[i] != entry.bakedLiterals[i];
+    bool covered = entry.promoted != nullptr;
+    for (size_t i = 0; covered && i < literals.size(); ++i)
+      covered = !differs[i] || entry.promotedMask[i];
+    if (covered) {
+      ++c.cacheHits;
+    } else {
+      ++c.cacheMisses;
+      std::vector<bool> union_ = differs;
+      for (size_t i = 0; i < entry.promotedMask.size(); ++i)
+        union_[i] = union_[i] || entry.promotedMask[i];
+      uint64_t newlyPromoted = 0;
+      for (size_t i = 0; i < union_.size(); ++i)
+        newlyPromoted += union_[i] &&
+                         !(i < entry.promotedMask.size() &&
+                           entry.promotedMask[i]);
+      entry.promoted = compile(trace, union_, dynamic);
+      entry.promotedMask = union_;
+      c.constantsPromoted += newlyPromoted;
+    }
+    function = entry.promoted.get();
+    mask = entry.promotedMask;
+  }
+
+  // Arguments: the trace's buffers, then its promoted literals.
+  std::vector<jit::BufferView> inputs, outputs;
+  for (int32_t index : trace.arguments) {
+    const Node &node = *trace.nodes[index];
+    inputs.push_back({node.value->data(), node.shape});
+  }
+  std::vector<std::array<uint8_t, 8>> literalStorage(literals.size());
+  for (size_t i = 0; i < mask.size(); ++i) {
+    if (!mask[i])
+      continue;
+    const Node &node = *trace.nodes[trace.literals[i]];
+    convert::storeScalar(node.scalar, node.dtype, literalStorage[i].data());
+    inputs.push_back({literalStorage[i].data(), {}});
+  }
+  for (size_t i = 0; i < trace.outputs.size(); ++i)
+    outputs.push_back(
+        {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});
+  if (llvm::Error error = function->call(inputs, outputs)) {
+    auto [op, loc] = blame(trace);
+    throw Error(op, llvm::toString(std::move(error)), loc.file, loc.line);
+  }
+  ++c.kernelsRun;
+
+  // Memoize, and release the graph above the computed values.
+  for (size_t i = 0; i < trace.outputs.size(); ++i) {
+    Node &node = *trace.nodes[trace.outputs[i]];
+    node.value = results[i];
+    node.inputs.clear();
+  }
+  (void)where;
+}

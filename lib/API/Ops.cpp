@@ -1,0 +1,815 @@
+//===- Ops.cpp - Recording ops on tensors ---------------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the ops of Ops.h: each validates its operands, infers
+// the result's dtype and shape, inserts the explicit casts and broadcasts the
+// `lazy` dialect wants, and records a node. Nothing runs here (except in
+// eager mode, where Engine runs each node as it is recorded).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/API/Ops.h"
+#include "Engine.h"
+
+#include "lazyc/Trace/Node.h"
+
+#include <algorithm>
+#include <functional>
+#include <cmath>
+#include <numeric>
+
+using namespace lazyc;
+using namespace lazyc::trace;
+
+namespace {
+
+std::string shapeText(const Shape &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+[[noreturn]] void fail(const char *op, const std::string &message,
+                       Where where) {
+  throw Error(op, message, where);
+}
+
+const NodePtr &use(const Tensor &tensor, const char *op, Where where) {
+  if (!tensor.defined())
+    fail(op, "an operand is an empty Tensor (default-constructed or moved "
+             "from)",
+         where);
+  return tensor.impl();
+}
+
+/// Creates and records a node.
+NodePtr record(OpKind kind, DType dtype, Shape shape,
+               std::vector<NodePtr> inputs, Where where,
+               const std::function<void(Node &)> &setAttributes = nullptr) {
+  auto node = std::make_shared<Node>();
+  node->kind = kind;
+  node->dtype = dtype;
+  node->shape = std::move(shape);
+  node->inputs = std::move(inputs);
+  node->loc = {where.file_name(), where.line(), where.function_name()};
+  if (setAttributes)
+    setAttributes(*node);
+  node->computeContentHash();
+  engine::recorded(node, where);
+  return node;
+}
+
+/// A scalar literal of `dtype` (rank 0).
+NodePtr literal(double value, DType dtype, Where where) {
+  auto node = std::make_shared<Node>();
+  node->kind = OpKind::Literal;
+  node->dtype = dtype;
+  node->scalar = value;
+  node->loc = {where.file_name(), where.line(), where.function_name()};
+  node->computeContentHash();
+  return node;
+}
+
+NodePtr castTo(const NodePtr &node, DType dtype, Where where) {
+  if (node->dtype == dtype)
+    return node;
+  if (node->kind == OpKind::Literal)
+    return literal(node->scalar, dtype, where);
+  return record(OpKind::Cast, dtype, node->shape, {node}, where);
+}
+
+bool isBroadcastable(const Shape &from, const Shape &to) {
+  if (from.size() > to.size())
+    return false;
+  size_t offset = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d)
+    if (from[d] != 1 && from[d] != to[d + offset])
+      return false;
+  return true;
+}
+
+NodePtr broadcastNode(const NodePtr &node, const Shape &shape, Where where) {
+  if (node->shape == shape)
+    return node;
+  return record(OpKind::Broadcast, node->dtype, shape, {node}, where,
+                [&](Node &n) { n.ints = shape; });
+}
+
+/// numpy's broadcast of two shapes, or an error naming the op.
+Shape broadcastShapes(const Shape &a, const Shape &b, const char *op,
+                      Where where) {
+  Shape result(std::max(a.size(), b.size()));
+  for (size_t i = 0; i < result.size(); ++i) {
+    int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1)
+      fail(op,
+           "shapes " + shapeText(a) + " and " + shapeText(b) +
+               " do not broadcast (dimension " +
+               std::to_string(result.size() - 1 - i) + ": " +
+               std::to_string(da) + " vs " + std::to_string(db) + ")",
+           where);
+    result[result.size() - 1 - i] = da == 1 ? db : da;
+  }
+  return result;
+}
+
+bool isFloat(DType dtype) { return isFloatingPoint(dtype); }
+bool isInt(DType dtype) {
+  return dtype == DType::Int32 || dtype == DType::Int64;
+}
+
+/// The dtype of a scalar combined with a tensor (NEP 50 "weak" scalars):
+/// the tensor's when the kinds agree, otherwise the scalar's own.
+DType withScalar(DType tensor, const Scalar &scalar) {
+  DType kind = scalar.dtype;
+  if (kind == DType::Bool)
+    return tensor;
+  if (isFloat(kind))
+    return isFloat(tensor) ? tensor : kind;
+  return tensor == DType::Bool ? kind : tensor;
+}
+
+/// The dtype unary float functions give (numpy: ints to float64).
+DType floatResult(DType dtype) {
+  if (isFloat(dtype))
+    return dtype;
+  return dtype == DType::Bool ? DType::Float16 : DType::Float64;
+}
+
+enum class Arith { Add, Sub, Mul, Div, Pow, Max, Min };
+
+OpKind kindOf(Arith op) {
+  switch (op) {
+  case Arith::Add: return OpKind::Add;
+  case Arith::Sub: return OpKind::Sub;
+  case Arith::Mul: return OpKind::Mul;
+  case Arith::Div: return OpKind::Div;
+  case Arith::Pow: return OpKind::Pow;
+  case Arith::Max: return OpKind::Max;
+  case Arith::Min: return OpKind::Min;
+  }
+  return OpKind::Add;
+}
+
+/// Records `lhs op rhs` after promoting to `dtype` and broadcasting.
+Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
+                  Where where) {
+  const char *name = opName(kindOf(op));
+  // Arithmetic needs numbers: booleans compute as int32 (numpy's `+` on
+  // bool arrays is a logical or: use maximum or where for that).
+  if (dtype == DType::Bool)
+    dtype = DType::Int32;
+  // True division of integers gives floats, as in numpy.
+  if (op == Arith::Div && !isFloat(dtype))
+    dtype = DType::Float64;
+  Shape shape = broadcastShapes(lhs->shape, rhs->shape, name, where);
+  lhs = broadcastNode(castTo(lhs, dtype, where), shape, where);
+  rhs = broadcastNode(castTo(rhs, dtype, where), shape, where);
+  return Tensor(record(kindOf(op), dtype, shape, {lhs, rhs}, where));
+}
+
+Tensor arithmetic(Arith op, const Tensor &lhs, const Tensor &rhs,
+                  Where where) {
+  const char *name = opName(kindOf(op));
+  const NodePtr &a = use(lhs, name, where), &b = use(rhs, name, where);
+  return arithmetic(op, a, b, promoteTypes(a->dtype, b->dtype), where);
+}
+
+Tensor arithmetic(Arith op, const Tensor &tensor, const Scalar &scalar,
+                  bool scalarFirst) {
+  const char *name = opName(kindOf(op));
+  const NodePtr &t = use(tensor, name, scalar.where);
+  DType dtype = withScalar(t->dtype, scalar);
+  NodePtr s = literal(scalar.value, dtype, scalar.where);
+  return scalarFirst ? arithmetic(op, s, t, dtype, scalar.where)
+                     : arithmetic(op, t, s, dtype, scalar.where);
+}
+
+Tensor compare(Predicate predicate, NodePtr lhs, NodePtr rhs, DType dtype,
+               Where where) {
+  Shape shape = broadcastShapes(lhs->shape, rhs->shape, "compare", where);
+  lhs = broadcastNode(castTo(lhs, dtype, where), shape, where);
+  rhs = broadcastNode(castTo(rhs, dtype, where), shape, where);
+  return Tensor(record(OpKind::Compare, DType::Bool, shape, {lhs, rhs}, where,
+                       [&](Node &n) { n.predicate = predicate; }));
+}
+
+Tensor compare(Predicate predicate, const At &lhs, const Tensor &rhs) {
+  const NodePtr &a = use(lhs.tensor, "compare", lhs.where);
+  const NodePtr &b = use(rhs, "compare", lhs.where);
+  return compare(predicate, a, b, promoteTypes(a->dtype, b->dtype),
+                 lhs.where);
+}
+
+Tensor compare(Predicate predicate, const At &lhs, const Scalar &rhs) {
+  const NodePtr &a = use(lhs.tensor, "compare", lhs.where);
+  DType dtype = withScalar(a->dtype, rhs);
+  return compare(predicate, a, literal(rhs.value, dtype, lhs.where), dtype,
+                 lhs.where);
+}
+
+Tensor unary(OpKind kind, const Tensor &x, Where where, bool floatOnly) {
+  const char *name = opName(kind);
+  NodePtr node = use(x, name, where);
+  DType dtype = node->dtype;
+  if (floatOnly) {
+    dtype = floatResult(dtype);
+    node = castTo(node, dtype, where);
+  } else if (dtype == DType::Bool) {
+    fail(name, "is not defined for Bool tensors (cast first)", where);
+  }
+  return Tensor(record(kind, dtype, node->shape, {node}, where));
+}
+
+/// Normalizes `axis` (negative counts from the end) for a rank-`rank` value.
+int64_t normalizeAxis(int64_t axis, int64_t rank, const char *op,
+                      Where where) {
+  int64_t normalized = axis < 0 ? axis + rank : axis;
+  if (normalized < 0 || normalized >= rank)
+    fail(op,
+         "axis " + std::to_string(axis) + " is out of range for a rank-" +
+             std::to_string(rank) + " tensor",
+         where);
+  return normalized;
+}
+
+Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
+              bool keepDims, Where where) {
+  const char *name = opName(kind);
+  NodePtr node = use(x, name, where);
+  int64_t rank = static_cast<int64_t>(node->shape.size());
+  if (axes.empty()) {
+    axes.resize(rank);
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  for (int64_t &axis : axes)
+    axis = normalizeAxis(axis, rank, name, where);
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    fail(name, "an axis appears twice", where);
+
+  DType dtype = node->dtype;
+  if (kind == OpKind::ReduceSum && !isFloat(dtype))
+    dtype = DType::Int64; // numpy sums integers and booleans in int64.
+  if (kind == OpKind::ReduceMean)
+    dtype = floatResult(dtype) == DType::Float16 ? DType::Float64
+                                                 : floatResult(dtype);
+  if ((kind == OpKind::ReduceMax || kind == OpKind::ReduceMin) &&
+      dtype == DType::Bool)
+    fail(name, "is not defined for Bool tensors (cast first)", where);
+  node = castTo(node, dtype, where);
+
+  Shape shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!std::binary_search(axes.begin(), axes.end(), d))
+      shape.push_back(node->shape[d]);
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  return Tensor(record(kind, dtype, shape, {node}, where, [&](Node &n) {
+    n.ints = axes;
+    n.flag = keepDims;
+  }));
+}
+
+Tensor softmaxLike(OpKind kind, const Tensor &x, int64_t axis, Where where) {
+  const char *name = opName(kind);
+  const NodePtr &node = use(x, name, where);
+  if (!isFloat(node->dtype))
+    fail(name,
+         std::string("needs a floating-point tensor, got ") +
+             dtypeName(node->dtype) + " (cast first)",
+         where);
+  int64_t normalized = normalizeAxis(
+      axis, static_cast<int64_t>(node->shape.size()), name, where);
+  return Tensor(record(kind, node->dtype, node->shape, {node}, where,
+                       [&](Node &n) { n.integer = normalized; }));
+}
+
+NodePtr reshapeNode(const NodePtr &node, Shape shape, Where where) {
+  if (node->shape == shape)
+    return node;
+  return record(OpKind::Reshape, node->dtype, shape, {node}, where,
+                [&](Node &n) { n.ints = shape; });
+}
+
+Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
+              DType dtype, Where where) {
+  const char *name = opName(kind);
+  if (!isFloat(dtype))
+    fail(name, std::string("needs a floating-point dtype, got ") +
+                   dtypeName(dtype),
+         where);
+  for (int64_t dim : shape)
+    if (dim < 0)
+      fail(name, "negative dimension in shape " + shapeText(shape), where);
+  if (kind == OpKind::RandomUniform && !(a < b))
+    fail(name, "needs low < high, got " + std::to_string(a) + " and " +
+                   std::to_string(b),
+         where);
+  if (kind == OpKind::RandomNormal && !(b >= 0))
+    fail(name, "needs stddev >= 0, got " + std::to_string(b), where);
+  return Tensor(record(kind, dtype, shape, {}, where, [&](Node &n) {
+    n.scalar = a;
+    n.scalar2 = b;
+    n.integer = seed;
+  }));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Promotion
+//===----------------------------------------------------------------------===//
+
+DType lazyc::promoteTypes(DType a, DType b) {
+  if (a == b)
+    return a;
+  if (a == DType::Bool)
+    return b;
+  if (b == DType::Bool)
+    return a;
+  if (isInt(a) && isInt(b))
+    return DType::Int64;
+  if (isInt(a) || isInt(b)) {
+    // numpy: an integer with a float needs a float that holds the integer:
+    // int32 or int64 with any float gives float64.
+    return DType::Float64;
+  }
+  // Two different floats: the wider; f16 with bf16 meet in f32.
+  auto rank = [](DType t) {
+    switch (t) {
+    case DType::Float16:
+    case DType::BFloat16:
+      return 0;
+    case DType::Float32:
+      return 1;
+    default:
+      return 2;
+    }
+  };
+  if (rank(a) == 0 && rank(b) == 0)
+    return DType::Float32;
+  return rank(a) >= rank(b) ? a : b;
+}
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+static DType defaultDType(const Scalar &value) {
+  return value.dtype;
+}
+
+Tensor lazyc::full(Shape shape, Scalar value) {
+  return full(std::move(shape), value, defaultDType(value));
+}
+
+Tensor lazyc::full(Shape shape, Scalar value, DType dtype) {
+  for (int64_t dim : shape)
+    if (dim < 0)
+      fail("full", "negative dimension in shape " + shapeText(shape),
+           value.where);
+  NodePtr node = literal(value.value, dtype, value.where);
+  if (shape.empty()) {
+    // A scalar tensor is the literal itself; it is recorded like an op.
+    engine::recorded(node, value.where);
+    return Tensor(node);
+  }
+  return Tensor(broadcastNode(node, shape, value.where));
+}
+
+Tensor lazyc::zeros(Shape shape, DType dtype, Where where) {
+  return full(std::move(shape), Scalar(0.0, where), dtype);
+}
+
+Tensor lazyc::ones(Shape shape, DType dtype, Where where) {
+  return full(std::move(shape), Scalar(1.0, where), dtype);
+}
+
+Tensor lazyc::arange(double start, double stop, double step, DType dtype,
+                     Where where) {
+  if (step == 0 || !std::isfinite(start) || !std::isfinite(stop) ||
+      !std::isfinite(step))
+    fail("arange", "needs finite bounds and a nonzero step", where);
+  int64_t count =
+      std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) /
+                                                           step)));
+  std::vector<double> values(count);
+  for (int64_t i = 0; i < count; ++i)
+    values[i] = start + static_cast<double>(i) * step;
+  return cast(Tensor::fromVector<double>(values, {count}, where), dtype,
+              where);
+}
+
+Tensor lazyc::randomUniform(Shape shape, double low, double high,
+                            int64_t seed, DType dtype, Where where) {
+  return random(OpKind::RandomUniform, std::move(shape), low, high, seed,
+                dtype, where);
+}
+
+Tensor lazyc::randomNormal(Shape shape, double mean, double stddev,
+                           int64_t seed, DType dtype, Where where) {
+  return random(OpKind::RandomNormal, std::move(shape), mean, stddev, seed,
+                dtype, where);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+Tensor lazyc::operator+(At lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Add, lhs.tensor, rhs, lhs.where);
+}
+Tensor lazyc::operator-(At lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Sub, lhs.tensor, rhs, lhs.where);
+}
+Tensor lazyc::operator*(At lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Mul, lhs.tensor, rhs, lhs.where);
+}
+Tensor lazyc::operator/(At lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Div, lhs.tensor, rhs, lhs.where);
+}
+Tensor lazyc::operator+(At lhs, Scalar rhs) {
+  rhs.where = lhs.where;
+  return arithmetic(Arith::Add, lhs.tensor, rhs, false);
+}
+Tensor lazyc::operator-(At lhs, Scalar rhs) {
+  rhs.where = lhs.where;
+  return arithmetic(Arith::Sub, lhs.tensor, rhs, false);
+}
+Tensor lazyc::operator*(At lhs, Scalar rhs) {
+  rhs.where = lhs.where;
+  return arithmetic(Arith::Mul, lhs.tensor, rhs, false);
+}
+Tensor lazyc::operator/(At lhs, Scalar rhs) {
+  rhs.where = lhs.where;
+  return arithmetic(Arith::Div, lhs.tensor, rhs, false);
+}
+Tensor lazyc::operator+(Scalar lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Add, rhs, lhs, true);
+}
+Tensor lazyc::operator-(Scalar lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Sub, rhs, lhs, true);
+}
+Tensor lazyc::operator*(Scalar lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Mul, rhs, lhs, true);
+}
+Tensor lazyc::operator/(Scalar lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Div, rhs, lhs, true);
+}
+Tensor lazyc::operator-(At operand) {
+  return unary(OpKind::Neg, operand.tensor, operand.where, false);
+}
+
+Tensor lazyc::operator<(At lhs, const Tensor &rhs) {
+  return compare(Predicate::Lt, lhs, rhs);
+}
+Tensor lazyc::operator<=(At lhs, const Tensor &rhs) {
+  return compare(Predicate::Le, lhs, rhs);
+}
+Tensor lazyc::operator>(At lhs, const Tensor &rhs) {
+  return compare(Predicate::Gt, lhs, rhs);
+}
+Tensor lazyc::operator>=(At lhs, const Tensor &rhs) {
+  return compare(Predicate::Ge, lhs, rhs);
+}
+Tensor lazyc::operator==(At lhs, const Tensor &rhs) {
+  return compare(Predicate::Eq, lhs, rhs);
+}
+Tensor lazyc::operator!=(At lhs, const Tensor &rhs) {
+  return compare(Predicate::Ne, lhs, rhs);
+}
+Tensor lazyc::operator<(At lhs, Scalar rhs) {
+  return compare(Predicate::Lt, lhs, rhs);
+}
+Tensor lazyc::operator<=(At lhs, Scalar rhs) {
+  return compare(Predicate::Le, lhs, rhs);
+}
+Tensor lazyc::operator>(At lhs, Scalar rhs) {
+  return compare(Predicate::Gt, lhs, rhs);
+}
+Tensor lazyc::operator>=(At lhs, Scalar rhs) {
+  return compare(Predicate::Ge, lhs, rhs);
+}
+Tensor lazyc::operator==(At lhs, Scalar rhs) {
+  return compare(Predicate::Eq, lhs, rhs);
+}
+Tensor lazyc::operator!=(At lhs, Scalar rhs) {
+  return compare(Predicate::Ne, lhs, rhs);
+}
+
+Tensor lazyc::pow(const Tensor &base, const Tensor &exponent, Where where) {
+  return arithmetic(Arith::Pow, base, exponent, where);
+}
+Tensor lazyc::pow(const Tensor &base, Scalar exponent) {
+  return arithmetic(Arith::Pow, base, exponent, false);
+}
+Tensor lazyc::maximum(const Tensor &lhs, const Tensor &rhs, Where where) {
+  return arithmetic(Arith::Max, lhs, rhs, where);
+}
+Tensor lazyc::minimum(const Tensor &lhs, const Tensor &rhs, Where where) {
+  return arithmetic(Arith::Min, lhs, rhs, where);
+}
+
+Tensor lazyc::exp(const Tensor &x, Where where) {
+  return unary(OpKind::Exp, x, where, true);
+}
+Tensor lazyc::log(const Tensor &x, Where where) {
+  return unary(OpKind::Log, x, where, true);
+}
+Tensor lazyc::tanh(const Tensor &x, Where where) {
+  return unary(OpKind::Tanh, x, where, true);
+}
+Tensor lazyc::sigmoid(const Tensor &x, Where where) {
+  return unary(OpKind::Sigmoid, x, where, true);
+}
+Tensor lazyc::relu(const Tensor &x, Where where) {
+  return unary(OpKind::Relu, x, where, false);
+}
+Tensor lazyc::sqrt(const Tensor &x, Where where) {
+  return unary(OpKind::Sqrt, x, where, true);
+}
+Tensor lazyc::rsqrt(const Tensor &x, Where where) {
+  return unary(OpKind::Rsqrt, x, where, true);
+}
+Tensor lazyc::abs(const Tensor &x, Where where) {
+  return unary(OpKind::Abs, x, where, false);
+}
+Tensor lazyc::sin(const Tensor &x, Where where) {
+  return unary(OpKind::Sin, x, where, true);
+}
+Tensor lazyc::cos(const Tensor &x, Where where) {
+  return unary(OpKind::Cos, x, where, true);
+}
+Tensor lazyc::erf(const Tensor &x, Where where) {
+  return unary(OpKind::Erf, x, where, true);
+}
+
+Tensor lazyc::where(const Tensor &condition, const Tensor &onTrue,
+                    const Tensor &onFalse, Where where) {
+  NodePtr c = use(condition, "where", where);
+  NodePtr a = use(onTrue, "where", where), b = use(onFalse, "where", where);
+  DType dtype = promoteTypes(a->dtype, b->dtype);
+  Shape shape = broadcastShapes(
+      broadcastShapes(c->shape, a->shape, "where", where), b->shape, "where",
+      where);
+  c = broadcastNode(castTo(c, DType::Bool, where), shape, where);
+  a = broadcastNode(castTo(a, dtype, where), shape, where);
+  b = broadcastNode(castTo(b, dtype, where), shape, where);
+  return Tensor(record(OpKind::Select, dtype, shape, {c, a, b}, where));
+}
+
+Tensor lazyc::cast(const Tensor &x, DType dtype, Where where) {
+  return Tensor(castTo(use(x, "cast", where), dtype, where));
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra, reductions, composites
+//===----------------------------------------------------------------------===//
+
+Tensor lazyc::matmul(const Tensor &lhsTensor, const Tensor &rhsTensor,
+                     Where where) {
+  NodePtr lhs = use(lhsTensor, "matmul", where);
+  NodePtr rhs = use(rhsTensor, "matmul", where);
+  if (lhs->shape.empty() || rhs->shape.empty())
+    fail("matmul", "needs operands of rank 1 or more, got " +
+                       shapeText(lhs->shape) + " and " +
+                       shapeText(rhs->shape),
+         where);
+  DType dtype = promoteTypes(lhs->dtype, rhs->dtype);
+  if (dtype == DType::Bool)
+    fail("matmul", "is not defined for Bool tensors (cast first)", where);
+  // Vectors become a row (lhs) or a column (rhs), removed again at the end.
+  bool lhsVector = lhs->shape.size() == 1, rhsVector = rhs->shape.size() == 1;
+  Shape lhsShape = lhs->shape, rhsShape = rhs->shape;
+  if (lhsVector)
+    lhsShape.insert(lhsShape.begin(), 1);
+  if (rhsVector)
+    rhsShape.push_back(1);
+  int64_t k = lhsShape.back(), k2 = rhsShape[rhsShape.size() - 2];
+  if (k != k2)
+    fail("matmul",
+         "inner dimensions differ: " + shapeText(lhs->shape) + " and " +
+             shapeText(rhs->shape) + " (" + std::to_string(k) + " vs " +
+             std::to_string(k2) + ")",
+         where);
+  Shape lhsBatch(lhsShape.begin(), lhsShape.end() - 2);
+  Shape rhsBatch(rhsShape.begin(), rhsShape.end() - 2);
+  Shape batch = broadcastShapes(lhsBatch, rhsBatch, "matmul", where);
+  auto prepare = [&](NodePtr node, const Shape &matrixShape, int64_t rows,
+                     int64_t cols) {
+    node = reshapeNode(castTo(node, dtype, where), matrixShape, where);
+    Shape full = batch;
+    full.push_back(rows);
+    full.push_back(cols);
+    if (matrixShape.size() < full.size()) {
+      Shape padded(full.size() - matrixShape.size(), 1);
+      padded.insert(padded.end(), matrixShape.begin(), matrixShape.end());
+      node = reshapeNode(node, padded, where);
+    }
+    return broadcastNode(node, full, where);
+  };
+  int64_t m = lhsShape[lhsShape.size() - 2], n = rhsShape.back();
+  lhs = prepare(lhs, lhsShape, m, k);
+  rhs = prepare(rhs, rhsShape, k, n);
+  Shape shape = batch;
+  shape.push_back(m);
+  shape.push_back(n);
+  NodePtr product = record(OpKind::Matmul, dtype, shape, {lhs, rhs}, where);
+  if (!lhsVector && !rhsVector)
+    return Tensor(product);
+  Shape squeezed = batch;
+  if (!lhsVector)
+    squeezed.push_back(m);
+  if (!rhsVector)
+    squeezed.push_back(n);
+  return Tensor(reshapeNode(product, squeezed, where));
+}
+
+Tensor lazyc::sum(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
+                  Where where) {
+  return reduce(OpKind::ReduceSum, x, std::move(axes), keepDims, where);
+}
+Tensor lazyc::mean(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
+                   Where where) {
+  return reduce(OpKind::ReduceMean, x, std::move(axes), keepDims, where);
+}
+Tensor lazyc::max(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
+                  Where where) {
+  return reduce(OpKind::ReduceMax, x, std::move(axes), keepDims, where);
+}
+Tensor lazyc::min(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
+                  Where where) {
+  return reduce(OpKind::ReduceMin, x, std::move(axes), keepDims, where);
+}
+
+Tensor lazyc::softmax(const Tensor &x, int64_t axis, Where where) {
+  return softmaxLike(OpKind::Softmax, x, axis, where);
+}
+Tensor lazyc::logSoftmax(const Tensor &x, int64_t axis, Where where) {
+  return softmaxLike(OpKind::LogSoftmax, x, axis, where);
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+Tensor lazyc::reshape(const Tensor &x, Shape shape, Where where) {
+  const NodePtr &node = use(x, "reshape", where);
+  int64_t known = 1, inferred = -1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      if (inferred >= 0)
+        fail("reshape", "only one dimension may be -1 in " + shapeText(shape),
+             where);
+      inferred = static_cast<int64_t>(d);
+    } else if (shape[d] < 0) {
+      fail("reshape", "negative dimension in " + shapeText(shape), where);
+    } else {
+      known *= shape[d];
+    }
+  }
+  int64_t elements = node->numel();
+  if (inferred >= 0) {
+    if (known == 0 || elements % known != 0)
+      fail("reshape",
+           "cannot reshape " + shapeText(node->shape) + " (" +
+               std::to_string(elements) + " elements) to " +
+               shapeText(shape),
+           where);
+    shape[inferred] = elements / known;
+  } else if (known != elements) {
+    fail("reshape",
+         "cannot reshape " + shapeText(node->shape) + " (" +
+             std::to_string(elements) + " elements) to " + shapeText(shape) +
+             " (" + std::to_string(known) + " elements)",
+         where);
+  }
+  return Tensor(reshapeNode(node, shape, where));
+}
+
+Tensor lazyc::transpose(const Tensor &x, std::vector<int64_t> permutation,
+                        Where where) {
+  const NodePtr &node = use(x, "transpose", where);
+  int64_t rank = static_cast<int64_t>(node->shape.size());
+  if (permutation.empty()) {
+    permutation.resize(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      permutation[d] = rank - 1 - d;
+  }
+  if (static_cast<int64_t>(permutation.size()) != rank)
+    fail("transpose",
+         "permutation " + shapeText(permutation) + " does not fit shape " +
+             shapeText(node->shape),
+         where);
+  std::vector<bool> seen(rank, false);
+  Shape shape;
+  for (int64_t &axis : permutation) {
+    axis = normalizeAxis(axis, rank, "transpose", where);
+    if (seen[axis])
+      fail("transpose",
+           shapeText(permutation) + " is not a permutation", where);
+    seen[axis] = true;
+    shape.push_back(node->shape[axis]);
+  }
+  bool identity = true;
+  for (int64_t d = 0; d < rank; ++d)
+    identity &= permutation[d] == d;
+  if (identity)
+    return x;
+  return Tensor(record(OpKind::Transpose, node->dtype, shape, {node}, where,
+                       [&](Node &n) { n.ints = permutation; }));
+}
+
+Tensor lazyc::broadcastTo(const Tensor &x, Shape shape, Where where) {
+  const NodePtr &node = use(x, "broadcastTo", where);
+  for (int64_t dim : shape)
+    if (dim < 0)
+      fail("broadcastTo", "negative dimension in " + shapeText(shape), where);
+  if (!isBroadcastable(node->shape, shape))
+    fail("broadcastTo",
+         "cannot broadcast " + shapeText(node->shape) + " to " +
+             shapeText(shape),
+         where);
+  return Tensor(broadcastNode(node, shape, where));
+}
+
+Tensor lazyc::slice(const Tensor &x, std::vector<int64_t> start,
+                    std::vector<int64_t> limit, std::vector<int64_t> step,
+                    Where where) {
+  const NodePtr &node = use(x, "slice", where);
+  size_t rank = node->shape.size();
+  if (step.empty())
+    step.assign(rank, 1);
+  if (start.size() != rank || limit.size() != rank || step.size() != rank)
+    fail("slice",
+         "needs one start, limit and step per dimension of " +
+             shapeText(node->shape),
+         where);
+  Shape shape;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t size = node->shape[d];
+    if (step[d] < 1)
+      fail("slice", "step " + std::to_string(step[d]) + " in dimension " +
+                        std::to_string(d) + " must be at least 1",
+           where);
+    // Python's rules: negative indices count from the end, out-of-range
+    // bounds are clamped.
+    auto clampIndex = [&](int64_t index) {
+      if (index < 0)
+        index += size;
+      return std::clamp<int64_t>(index, 0, size);
+    };
+    start[d] = clampIndex(start[d]);
+    limit[d] = std::max(start[d], clampIndex(limit[d]));
+    shape.push_back((limit[d] - start[d] + step[d] - 1) / step[d]);
+  }
+  if (shape == node->shape)
+    return x;
+  return Tensor(record(OpKind::Slice, node->dtype, shape, {node}, where,
+                       [&](Node &n) {
+                         n.ints = start;
+                         n.ints2 = limit;
+                         n.ints3 = step;
+                       }));
+}
+
+Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
+                     Where where) {
+  if (tensors.empty())
+    fail("concat", "needs at least one tensor", where);
+  std::vector<NodePtr> nodes;
+  for (const Tensor &tensor : tensors)
+    nodes.push_back(use(tensor, "concat", where));
+  int64_t rank = static_cast<int64_t>(nodes.front()->shape.size());
+  axis = normalizeAxis(axis, rank, "concat", where);
+  DType dtype = nodes.front()->dtype;
+  for (const NodePtr &node : nodes)
+    dtype = promoteTypes(dtype, node->dtype);
+  Shape shape = nodes.front()->shape;
+  shape[axis] = 0;
+  for (NodePtr &node : nodes) {
+    bool fits = static_cast<int64_t>(node->shape.size()) == rank;
+    for (int64_t d = 0; fits && d < rank; ++d)
+      fits = d == axis || node->shape[d] == shape[d];
+    if (!fits)
+      fail("concat",
+           "shapes " + shapeText(nodes.front()->shape) + " and " +
+               shapeText(node->shape) + " differ outside axis " +
+               std::to_string(axis),
+           where);
+    shape[axis] += node->shape[axis];
+    node = castTo(node, dtype, where);
+  }
+  if (nodes.size() == 1)
+    return Tensor(nodes.front());
+  return Tensor(record(OpKind::Concat, dtype, shape, nodes, where,
+                       [&](Node &n) { n.integer = axis; }));
+}

@@ -1,0 +1,240 @@
+//===- TraceImporter.cpp - A trace as a lazy dialect module ---------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Import/TraceImporter.h"
+
+#include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace lazyc;
+using namespace lazyc::trace;
+
+static Type elementType(Builder &b, DType dtype) {
+  switch (dtype) {
+  case DType::Float32:
+    return b.getF32Type();
+  case DType::Float64:
+    return b.getF64Type();
+  case DType::Float16:
+    return b.getF16Type();
+  case DType::BFloat16:
+    return b.getBF16Type();
+  case DType::Int32:
+    return b.getI32Type();
+  case DType::Int64:
+    return b.getI64Type();
+  case DType::Bool:
+    return b.getI1Type();
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+static RankedTensorType tensorType(Builder &b, const Node &node,
+                                   bool dynamicShapes) {
+  SmallVector<int64_t> shape(node.shape.begin(), node.shape.end());
+  if (dynamicShapes)
+    shape.assign(shape.size(), ShapedType::kDynamic);
+  return RankedTensorType::get(shape, elementType(b, node.dtype));
+}
+
+/// The literal's value as an attribute of its element type.
+static TypedAttr literalAttr(Builder &b, const Node &node) {
+  Type element = elementType(b, node.dtype);
+  if (isa<FloatType>(element))
+    return b.getFloatAttr(element, node.scalar);
+  if (element.isInteger(1))
+    return b.getBoolAttr(node.scalar != 0);
+  return b.getIntegerAttr(element, static_cast<int64_t>(node.scalar));
+}
+
+static lazy::ComparePredicate toPredicate(Predicate predicate) {
+  switch (predicate) {
+  case Predicate::Eq:
+    return lazy::ComparePredicate::eq;
+  case Predicate::Ne:
+    return lazy::ComparePredicate::ne;
+  case Predicate::Lt:
+    return lazy::ComparePredicate::lt;
+  case Predicate::Le:
+    return lazy::ComparePredicate::le;
+  case Predicate::Gt:
+    return lazy::ComparePredicate::gt;
+  case Predicate::Ge:
+    return lazy::ComparePredicate::ge;
+  }
+  llvm_unreachable("unknown predicate");
+}
+
+/// Builds the lazy op of `node` from its operand values.
+static Value buildNode(OpBuilder &b, Location loc, const Node &node,
+                       ArrayRef<Value> in, bool dynamicShapes) {
+  switch (node.kind) {
+  case OpKind::Buffer:
+  case OpKind::Literal:
+    llvm_unreachable("leaves are arguments or constants");
+  case OpKind::Add:
+    return lazy::AddOp::create(b, loc, in[0], in[1]);
+  case OpKind::Sub:
+    return lazy::SubOp::create(b, loc, in[0], in[1]);
+  case OpKind::Mul:
+    return lazy::MulOp::create(b, loc, in[0], in[1]);
+  case OpKind::Div:
+    return lazy::DivOp::create(b, loc, in[0], in[1]);
+  case OpKind::Pow:
+    return lazy::PowOp::create(b, loc, in[0], in[1]);
+  case OpKind::Max:
+    return lazy::MaxOp::create(b, loc, in[0], in[1]);
+  case OpKind::Min:
+    return lazy::MinOp::create(b, loc, in[0], in[1]);
+  case OpKind::Neg:
+    return lazy::NegOp::create(b, loc, in[0]);
+  case OpKind::Abs:
+    return lazy::AbsOp::create(b, loc, in[0]);
+  case OpKind::Relu:
+    return lazy::ReluOp::create(b, loc, in[0]);
+  case OpKind::Exp:
+    return lazy::ExpOp::create(b, loc, in[0]);
+  case OpKind::Log:
+    return lazy::LogOp::create(b, loc, in[0]);
+  case OpKind::Tanh:
+    return lazy::TanhOp::create(b, loc, in[0]);
+  case OpKind::Sigmoid:
+    return lazy::SigmoidOp::create(b, loc, in[0]);
+  case OpKind::Sqrt:
+    return lazy::SqrtOp::create(b, loc, in[0]);
+  case OpKind::Rsqrt:
+    return lazy::RsqrtOp::create(b, loc, in[0]);
+  case OpKind::Sin:
+    return lazy::SinOp::create(b, loc, in[0]);
+  case OpKind::Cos:
+    return lazy::CosOp::create(b, loc, in[0]);
+  case OpKind::Erf:
+    return lazy::ErfOp::create(b, loc, in[0]);
+  case OpKind::Compare:
+    return lazy::CompareOp::create(
+        b, loc,
+        lazy::ComparePredicateAttr::get(b.getContext(),
+                                        toPredicate(node.predicate)),
+        in[0], in[1]);
+  case OpKind::Select:
+    return lazy::SelectOp::create(b, loc, in[0], in[1], in[2]);
+  case OpKind::Cast: {
+    auto inputType = cast<RankedTensorType>(in[0].getType());
+    return lazy::CastOp::create(
+        b, loc, inputType.clone(elementType(b, node.dtype)), in[0]);
+  }
+  case OpKind::Broadcast:
+    return lazy::BroadcastOp::create(b, loc, in[0], node.ints);
+  case OpKind::Reshape:
+    return lazy::ReshapeOp::create(b, loc, in[0], node.ints);
+  case OpKind::Transpose:
+    return lazy::TransposeOp::create(b, loc, in[0], node.ints);
+  case OpKind::Slice:
+    return lazy::SliceOp::create(b, loc, in[0], node.ints, node.ints2,
+                                 node.ints3);
+  case OpKind::Concat:
+    return lazy::ConcatOp::create(b, loc, in,
+                                  static_cast<uint64_t>(node.integer));
+  case OpKind::ReduceSum:
+    return lazy::ReduceSumOp::create(b, loc, in[0], node.ints, node.flag);
+  case OpKind::ReduceMean:
+    return lazy::ReduceMeanOp::create(b, loc, in[0], node.ints, node.flag);
+  case OpKind::ReduceMax:
+    return lazy::ReduceMaxOp::create(b, loc, in[0], node.ints, node.flag);
+  case OpKind::ReduceMin:
+    return lazy::ReduceMinOp::create(b, loc, in[0], node.ints, node.flag);
+  case OpKind::Matmul:
+    return lazy::MatmulOp::create(b, loc, in[0], in[1]);
+  case OpKind::Softmax:
+    return lazy::SoftmaxOp::create(b, loc, in[0],
+                                   static_cast<uint64_t>(node.integer));
+  case OpKind::LogSoftmax:
+    return lazy::LogSoftmaxOp::create(b, loc, in[0],
+                                      static_cast<uint64_t>(node.integer));
+  case OpKind::RandomUniform:
+    return lazy::RandomUniformOp::create(
+        b, loc, tensorType(b, node, /*dynamicShapes=*/false),
+        b.getF64FloatAttr(node.scalar), b.getF64FloatAttr(node.scalar2),
+        b.getI64IntegerAttr(node.integer));
+  case OpKind::RandomNormal:
+    return lazy::RandomNormalOp::create(
+        b, loc, tensorType(b, node, /*dynamicShapes=*/false),
+        b.getF64FloatAttr(node.scalar), b.getF64FloatAttr(node.scalar2),
+        b.getI64IntegerAttr(node.integer));
+  }
+  (void)dynamicShapes;
+  llvm_unreachable("unknown op kind");
+}
+
+OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
+                                          MLIRContext &context,
+                                          const ImportOptions &options,
+                                          StringRef name) {
+  OpBuilder b(&context);
+  Location unknown = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(unknown);
+  b.setInsertionPointToEnd(module->getBody());
+
+  auto promoted = [&](size_t literal) {
+    return literal < options.promotedLiterals.size() &&
+           options.promotedLiterals[literal];
+  };
+  SmallVector<Type> argumentTypes, resultTypes;
+  for (int32_t index : trace.arguments)
+    argumentTypes.push_back(
+        tensorType(b, *trace.nodes[index], options.dynamicShapes));
+  for (size_t i = 0; i < trace.literals.size(); ++i)
+    if (promoted(i))
+      argumentTypes.push_back(
+          tensorType(b, *trace.nodes[trace.literals[i]], false));
+  for (int32_t index : trace.outputs)
+    resultTypes.push_back(
+        tensorType(b, *trace.nodes[index], options.dynamicShapes));
+
+  auto function = func::FuncOp::create(
+      b, unknown, name, b.getFunctionType(argumentTypes, resultTypes));
+  Block *entry = function.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+
+  std::vector<Value> values(trace.nodes.size());
+  for (auto [argument, index] : llvm::enumerate(trace.arguments))
+    values[index] = entry->getArgument(argument);
+  unsigned nextPromoted = trace.arguments.size();
+  for (auto [literal, index] : llvm::enumerate(trace.literals)) {
+    const Node &node = *trace.nodes[index];
+    if (promoted(literal)) {
+      values[index] = entry->getArgument(nextPromoted++);
+      continue;
+    }
+    values[index] = lazy::ConstantOp::create(
+        b, unknown,
+        DenseElementsAttr::get(tensorType(b, node, false),
+                               ArrayRef<Attribute>{literalAttr(b, node)}));
+  }
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    if (values[i])
+      continue;
+    const Node &node = *trace.nodes[i];
+    Location loc =
+        node.loc.line ? Location(FileLineColLoc::get(&context, node.loc.file,
+                                                     node.loc.line, 0))
+                      : Location(NameLoc::get(b.getStringAttr(opName(node.kind))));
+    SmallVector<Value> operands;
+    for (int32_t operand : trace.operands[i])
+      operands.push_back(values[operand]);
+    values[i] = buildNode(b, loc, node, operands, options.dynamicShapes);
+  }
+  SmallVector<Value> results;
+  for (int32_t index : trace.outputs)
+    results.push_back(values[index]);
+  func::ReturnOp::create(b, unknown, results);
+  return module;
+}

@@ -1,0 +1,123 @@
+//===- Trace.cpp - Cutting traces out of the lazy graph -------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements trace extraction: an iterative post-order DFS (user
+// graphs can be a million nodes deep) from the requested values, in input
+// order, which makes the node order, and so the key, deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Trace/Trace.h"
+
+#include <unordered_map>
+
+using namespace lazyc;
+using namespace lazyc::trace;
+
+static void mix(uint64_t &hash, uint64_t value) {
+  hash ^= value + 0x9E3779B97F4A7C15ULL + (hash << 6) + (hash >> 2);
+}
+
+/// A node's content hash with every dimension size replaced by its rank.
+static uint64_t rankOnlyHash(const Node &node) {
+  Node copy; // Only the content fields: no inputs, no value.
+  copy.kind = node.kind;
+  copy.dtype = node.dtype;
+  copy.shape.assign(node.shape.size(), -1);
+  copy.ints = node.ints;
+  copy.ints2 = node.ints2;
+  copy.ints3 = node.ints3;
+  copy.scalar = node.scalar;
+  copy.scalar2 = node.scalar2;
+  copy.integer = node.integer;
+  copy.flag = node.flag;
+  copy.predicate = node.predicate;
+  copy.computeContentHash();
+  return copy.contentHash;
+}
+
+static bool isLeaf(const Node &node) {
+  return node.isMaterialized() || node.kind == OpKind::Literal;
+}
+
+Trace trace::extractTrace(const std::vector<Node *> &requested,
+                          bool dynamicShapes) {
+  Trace trace;
+  std::unordered_map<Node *, int32_t> position;
+  struct Frame {
+    Node *node;
+    size_t nextInput;
+  };
+  std::vector<Frame> stack;
+
+  for (Node *root : requested) {
+    if (position.count(root))
+      continue;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      Node *node = stack.back().node;
+      size_t &next = stack.back().nextInput;
+      if (!isLeaf(*node) && next < node->inputs.size()) {
+        Node *input = node->inputs[next++].get();
+        if (!position.count(input))
+          stack.push_back({input, 0});
+        continue;
+      }
+      stack.pop_back();
+      if (position.count(node))
+        continue;
+      int32_t index = static_cast<int32_t>(trace.nodes.size());
+      position[node] = index;
+      trace.nodes.push_back(node);
+      std::vector<int32_t> operands;
+      if (!isLeaf(*node))
+        for (const NodePtr &input : node->inputs)
+          operands.push_back(position.at(input.get()));
+      trace.operands.push_back(std::move(operands));
+      if (node->isMaterialized())
+        trace.arguments.push_back(index);
+      else if (node->kind == OpKind::Literal)
+        trace.literals.push_back(index);
+    }
+  }
+
+  // Outputs: what was asked for, and every value a handle still holds
+  // (a literal too: `full({}, 2.0f)` is a tensor whose value is a literal).
+  std::vector<bool> isOutput(trace.nodes.size(), false);
+  for (Node *root : requested)
+    if (!root->isMaterialized())
+      isOutput[position.at(root)] = true;
+  for (size_t i = 0; i < trace.nodes.size(); ++i)
+    if (!trace.nodes[i]->isMaterialized() &&
+        trace.nodes[i]->handles.load() > 0)
+      isOutput[i] = true;
+  for (size_t i = 0; i < trace.nodes.size(); ++i)
+    if (isOutput[i])
+      trace.outputs.push_back(static_cast<int32_t>(i));
+
+  uint64_t key = 0x84222325CBF29CE4ULL;
+  mix(key, dynamicShapes);
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const Node &node = *trace.nodes[i];
+    if (node.isMaterialized()) {
+      // An argument is its type, whatever op once produced it.
+      mix(key, static_cast<uint64_t>(node.dtype));
+      mix(key, node.shape.size());
+      if (!dynamicShapes)
+        for (int64_t dim : node.shape)
+          mix(key, static_cast<uint64_t>(dim));
+      continue;
+    }
+    mix(key, dynamicShapes ? rankOnlyHash(node) : node.contentHash);
+    for (int32_t operand : trace.operands[i])
+      mix(key, static_cast<uint64_t>(operand));
+  }
+  for (int32_t output : trace.outputs)
+    mix(key, static_cast<uint64_t>(output));
+  trace.key = key;
+  return trace;
+}
