@@ -155,7 +155,7 @@ std::vector<Node *> engine::liveNodes() {
 static size_t maxPendingNodes() {
   static size_t limit = [] {
     const char *value = std::getenv("LAZYC_MAX_TRACE_NODES");
-    return value ? std::strtoull(value, nullptr, 10) : size_t(20000);
+    return value ? std::strtoull(value, nullptr, 10) : size_t(2000);
   }();
   return limit;
 }

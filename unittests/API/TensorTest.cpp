@@ -1,0 +1,294 @@
+//===- TensorTest.cpp - The C++ API, lazy and eager -----------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Values are checked against plain loops or hand-computed numbers; laziness,
+// memoization, live outputs, caching and constant promotion against the
+// metrics counters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Runtime/Runtime.h"
+#include "lazyc/Trace/Trace.h"
+#include "lazyc/lazyc.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <thread>
+
+using namespace lazyc;
+
+namespace {
+
+class TensorTest : public ::testing::Test {
+protected:
+  void SetUp() override { resetMetrics(); }
+};
+
+TEST_F(TensorTest, TourValues) {
+  Tensor a = Tensor::fromVector<float>({1, 1, 1, 1}, {2, 2});
+  Tensor b = full({2, 2}, 2.0f);
+  Tensor c = matmul(a, b);
+  EXPECT_FALSE(c.isMaterialized());
+  EXPECT_EQ(c.toVector<float>(), (std::vector<float>{4, 4, 4, 4}));
+
+  Tensor x = ones({}) * 3.0f;
+  Tensor counter = zeros({});
+  int iterations = 0;
+  while (x > 0.0f) {
+    x = x - 1.0f;
+    counter = counter + 1.0f;
+    ++iterations;
+  }
+  EXPECT_EQ(iterations, 3);
+  EXPECT_EQ(counter.item<float>(), 3.0f);
+}
+
+TEST_F(TensorTest, MetadataNeverForcesExecution) {
+  Tensor x = Tensor::fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor y = sum(exp(x) * 2.0f, {1}, /*keepDims=*/true);
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(y.dtype(), DType::Float32);
+  EXPECT_EQ(y.rank(), 2);
+  EXPECT_EQ(y.numel(), 2);
+  EXPECT_TRUE(y.device() == Device::cpu());
+  EXPECT_FALSE(y.isMaterialized());
+  EXPECT_EQ(metrics().materializations, 0u);
+}
+
+TEST_F(TensorTest, ReadingTwiceRunsOnce) {
+  Tensor x = Tensor::fromVector<float>({1, 2, 3}, {3});
+  Tensor y = x * x + 1.0f;
+  EXPECT_EQ(y.toVector<float>(), (std::vector<float>{2, 5, 10}));
+  uint64_t kernels = metrics().kernelsRun;
+  EXPECT_EQ(y.toVector<float>(), (std::vector<float>{2, 5, 10}));
+  EXPECT_EQ(metrics().kernelsRun, kernels);
+}
+
+TEST_F(TensorTest, HeldValuesAreOutputsOthersStayInside) {
+  Tensor x = Tensor::fromVector<float>({1, 2, 3}, {3});
+  Tensor a = x * 2.0f;             // held: an output of the trace
+  Tensor b = (a + 1.0f) * 3.0f;    // the temporary a + 1 is not held
+  EXPECT_EQ(b.toVector<float>(), (std::vector<float>{9, 15, 21}));
+  EXPECT_TRUE(a.isMaterialized()); // computed by the same kernel
+  EXPECT_EQ(metrics().kernelsRun, 1u);
+  EXPECT_EQ(a.toVector<float>(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(metrics().kernelsRun, 1u);
+}
+
+TEST_F(TensorTest, LoopIterationsHitTheCache) {
+  Tensor x = Tensor::fromVector<float>({0.5f, -1.0f}, {2});
+  for (int i = 0; i < 10; ++i) {
+    Tensor y = tanh(x * 2.0f) + 1.0f;
+    std::vector<float> values = y.toVector<float>();
+    EXPECT_FLOAT_EQ(values[0], std::tanh(1.0f) + 1.0f);
+    EXPECT_FLOAT_EQ(values[1], std::tanh(-2.0f) + 1.0f);
+  }
+  EXPECT_EQ(metrics().tracesCompiled, 1u);
+  EXPECT_EQ(metrics().cacheHits, 9u);
+}
+
+TEST_F(TensorTest, ChangingScalarsCompileAtMostTwice) {
+  Tensor x = Tensor::fromVector<float>({1, 2}, {2});
+  for (int i = 0; i < 20; ++i) {
+    Tensor y = x * static_cast<float>(i) + 0.5f;
+    std::vector<float> values = y.toVector<float>();
+    EXPECT_EQ(values[0], 1.0f * i + 0.5f);
+    EXPECT_EQ(values[1], 2.0f * i + 0.5f);
+  }
+  EXPECT_LE(metrics().tracesCompiled, 2u);
+  EXPECT_EQ(metrics().constantsPromoted, 1u); // only the varying scalar
+}
+
+TEST_F(TensorTest, BroadcastingAndPromotion) {
+  Tensor i = Tensor::fromVector<int32_t>({1, 2, 3}, {3, 1});
+  Tensor f = Tensor::fromVector<float>({10, 20, 30, 40}, {4});
+  Tensor s = i + f;
+  EXPECT_EQ(s.dtype(), DType::Float64); // numpy: int32 + float32
+  EXPECT_EQ(s.shape(), (std::vector<int64_t>{3, 4}));
+  std::vector<double> values = s.toVector<double>();
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c)
+      EXPECT_EQ(values[r * 4 + c], (r + 1) + 10.0 * (c + 1));
+  EXPECT_EQ((i * 2).dtype(), DType::Int32);      // weak int scalar
+  EXPECT_EQ((i * 2.0).dtype(), DType::Float64);  // a double scalar
+  EXPECT_EQ((f * 2.0).dtype(), DType::Float32);  // same kind: tensor wins
+  EXPECT_EQ((i / i).dtype(), DType::Float64);    // true division
+  EXPECT_EQ(promoteTypes(DType::Float16, DType::BFloat16), DType::Float32);
+  EXPECT_EQ(promoteTypes(DType::Bool, DType::Int64), DType::Int64);
+}
+
+TEST_F(TensorTest, ReductionsOverEveryAxis) {
+  std::vector<float> data(24);
+  for (int i = 0; i < 24; ++i)
+    data[i] = static_cast<float>((i * 7) % 11) - 5.0f;
+  Tensor x = Tensor::fromVector<float>(data, {2, 3, 4});
+  for (int axis = 0; axis < 3; ++axis) {
+    std::vector<float> got = sum(x, {axis}).toVector<float>();
+    std::vector<float> gotMax = max(x, {axis}).toVector<float>();
+    // Plain loops over the other two dimensions.
+    int64_t dims[3] = {2, 3, 4};
+    int64_t strides[3] = {12, 4, 1};
+    int64_t outer[2], outerStride[2], k = 0;
+    for (int d = 0; d < 3; ++d)
+      if (d != axis) {
+        outer[k] = dims[d];
+        outerStride[k++] = strides[d];
+      }
+    int64_t index = 0;
+    for (int64_t p = 0; p < outer[0]; ++p)
+      for (int64_t q = 0; q < outer[1]; ++q, ++index) {
+        float expected = 0, expectedMax = -INFINITY;
+        for (int64_t r = 0; r < dims[axis]; ++r) {
+          float v = data[p * outerStride[0] + q * outerStride[1] +
+                         r * strides[axis]];
+          expected += v;
+          expectedMax = std::max(expectedMax, v);
+        }
+        EXPECT_EQ(got[index], expected) << "axis " << axis;
+        EXPECT_EQ(gotMax[index], expectedMax) << "axis " << axis;
+      }
+  }
+  EXPECT_EQ(mean(x).item<float>(), [&] {
+    float total = 0;
+    for (float v : data)
+      total += v;
+    return total / 24.0f;
+  }());
+}
+
+TEST_F(TensorTest, ShapeErrorsNameTheOpAndTheLine) {
+  Tensor a = zeros({2, 3});
+  Tensor b = zeros({4, 5});
+  int line = __LINE__ + 2;
+  try {
+    Tensor c = matmul(a, b);
+    FAIL() << "expected an error";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.op(), "matmul");
+    EXPECT_EQ(error.line(), static_cast<unsigned>(line));
+    EXPECT_NE(std::string(error.what()).find("inner dimensions differ: [2, 3] "
+                                             "and [4, 5]"),
+              std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("TensorTest.cpp:"),
+              std::string::npos);
+  }
+  line = __LINE__ + 2;
+  try {
+    Tensor c = a + b;
+    FAIL() << "expected an error";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.op(), "add");
+    EXPECT_EQ(error.line(), static_cast<unsigned>(line));
+  }
+  EXPECT_THROW((void)static_cast<bool>(a > 0.0f), Error); // not a scalar
+  EXPECT_THROW(a.item<float>(), Error);
+  EXPECT_THROW(reshape(a, {4, 2}), Error);
+  EXPECT_THROW(sum(a, {2}), Error);
+  // Earlier results survive an error.
+  EXPECT_EQ((a + 1.0f).toVector<float>(), std::vector<float>(6, 1.0f));
+}
+
+TEST_F(TensorTest, EagerAndLazyAgree) {
+  std::vector<float> data = {-2.0f, -0.5f, 0.0f, 0.25f, 1.0f, 3.0f};
+  auto compute = [&] {
+    Tensor x = Tensor::fromVector<float>(data, {2, 3});
+    Tensor y = softmax(relu(x) * 2.0f - x, 1) + sigmoid(x);
+    return sum(y, {0}).toVector<float>();
+  };
+  std::vector<float> lazy = compute();
+  std::vector<float> eager;
+  {
+    EagerScope scope;
+    EXPECT_TRUE(isEager());
+    eager = compute();
+  }
+  EXPECT_FALSE(isEager());
+  ASSERT_EQ(lazy.size(), eager.size());
+  for (size_t i = 0; i < lazy.size(); ++i)
+    EXPECT_NEAR(lazy[i], eager[i], 1e-6f) << i;
+}
+
+TEST_F(TensorTest, EagerCompilesOncePerOpForEverySize) {
+  EagerScope scope;
+  for (int64_t n : {3, 17, 64, 1000}) {
+    Tensor x = ones({n});
+    Tensor y = exp(x);
+    std::vector<float> values = y.toVector<float>();
+    EXPECT_FLOAT_EQ(values.back(), std::exp(1.0f));
+  }
+  uint64_t compiled = metrics().tracesCompiled;
+  // exp is compiled once for rank 1; only the per-shape broadcasts of the
+  // literal 1 add compiles.
+  EXPECT_LE(compiled, 1u + 4u);
+}
+
+TEST_F(TensorTest, MemoryStaysFlatInATrainingLikeLoop) {
+  Tensor x = zeros({256});
+  uint64_t inUseAt100 = 0;
+  for (int step = 0; step < 2000; ++step) {
+    x = x * 0.999f + 0.001f;
+    (void)x.toVector<float>();
+    if (step == 100)
+      inUseAt100 = lazyrt_get_allocator_stats().bytes_in_use;
+  }
+  EXPECT_LE(lazyrt_get_allocator_stats().bytes_in_use, inUseAt100);
+  // x_n = 1 - 0.999^n.
+  EXPECT_NEAR(x.toVector<float>()[0], 1.0 - std::pow(0.999, 2000), 1e-3);
+}
+
+TEST_F(TensorTest, LongChainsAreCutIntoSeveralTraces) {
+  Tensor x = zeros({4});
+  for (int i = 0; i < 5000; ++i)
+    x = x + 1.0f;
+  EXPECT_GE(metrics().bySizeLimit, 1u);
+  EXPECT_EQ(x.toVector<float>(), std::vector<float>(4, 5000.0f));
+}
+
+TEST_F(TensorTest, ThreadsUseTheirOwnTensors) {
+  std::vector<float> results(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, &results] {
+      Tensor x = full({8}, static_cast<float>(t));
+      for (int i = 0; i < 20; ++i)
+        x = x + 1.0f;
+      results[t] = sum(x).item<float>();
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < 4; ++t)
+    EXPECT_EQ(results[t], 8.0f * (t + 20));
+}
+
+TEST(TraceTest, ExtractionOfAMillionNodeChainIsIterative) {
+  using namespace lazyc::trace;
+  auto leaf = std::make_shared<Node>();
+  leaf->kind = OpKind::Buffer;
+  leaf->dtype = DType::Float32;
+  leaf->shape = {1};
+  leaf->value = std::make_shared<trace::Buffer>(DType::Float32, 1);
+  NodePtr head = leaf;
+  for (int i = 0; i < 1000000; ++i) {
+    auto node = std::make_shared<Node>();
+    node->kind = OpKind::Neg;
+    node->dtype = DType::Float32;
+    node->shape = {1};
+    node->inputs = {head};
+    node->computeContentHash();
+    head = node;
+  }
+  Trace trace = extractTrace({head.get()});
+  EXPECT_EQ(trace.nodes.size(), 1000001u);
+  EXPECT_EQ(trace.arguments.size(), 1u);
+  ASSERT_EQ(trace.outputs.size(), 1u);
+  EXPECT_EQ(trace.nodes[trace.outputs.front()], head.get());
+  head.reset(); // Destroys the chain without recursion.
+}
+
+} // namespace
