@@ -35,9 +35,7 @@ int main() {
   Tensor y = relu(tanh(exp(v * 0.5f + 1.0f)) * 2.0f - 1.0f); // one kernel
   std::vector<float> host = y.toVector<float>();
   Tensor s = sum(softmax(reshape(v, {1024, 1024}), /*axis=*/1), {1});
-  // Qualified: with `using namespace lazyc`, a bare `sync()` also finds
-  // POSIX's ::sync() from <unistd.h>, and a nullary call cannot prefer one.
-  lazyc::sync();                  // materializes every live tensor, one trace
+  sync();                         // materializes every live tensor, one trace
   std::cout << metrics() << "\n"; // traces compiled, cache hits, kernels run
   return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "lazyc/API/Ops.h"
 #include "Engine.h"
+#include "TensorAccess.h"
 
 #include "lazyc/Trace/Node.h"
 
@@ -44,7 +45,7 @@ const NodePtr &use(const Tensor &tensor, const char *op, Where where) {
     fail(op, "an operand is an empty Tensor (default-constructed or moved "
              "from)",
          where);
-  return tensor.impl();
+  return detail::TensorAccess::node(tensor);
 }
 
 /// Creates and records a node.
@@ -171,7 +172,7 @@ Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
   Shape shape = broadcastShapes(lhs->shape, rhs->shape, name, where);
   lhs = broadcastNode(castTo(lhs, dtype, where), shape, where);
   rhs = broadcastNode(castTo(rhs, dtype, where), shape, where);
-  return Tensor(record(kindOf(op), dtype, shape, {lhs, rhs}, where));
+  return detail::TensorAccess::wrap(record(kindOf(op), dtype, shape, {lhs, rhs}, where));
 }
 
 Tensor arithmetic(Arith op, const Tensor &lhs, const Tensor &rhs,
@@ -196,7 +197,7 @@ Tensor compare(Predicate predicate, NodePtr lhs, NodePtr rhs, DType dtype,
   Shape shape = broadcastShapes(lhs->shape, rhs->shape, "compare", where);
   lhs = broadcastNode(castTo(lhs, dtype, where), shape, where);
   rhs = broadcastNode(castTo(rhs, dtype, where), shape, where);
-  return Tensor(record(OpKind::Compare, DType::Bool, shape, {lhs, rhs}, where,
+  return detail::TensorAccess::wrap(record(OpKind::Compare, DType::Bool, shape, {lhs, rhs}, where,
                        [&](Node &n) { n.predicate = predicate; }));
 }
 
@@ -224,7 +225,7 @@ Tensor unary(OpKind kind, const Tensor &x, Where where, bool floatOnly) {
   } else if (dtype == DType::Bool) {
     fail(name, "is not defined for Bool tensors (cast first)", where);
   }
-  return Tensor(record(kind, dtype, node->shape, {node}, where));
+  return detail::TensorAccess::wrap(record(kind, dtype, node->shape, {node}, where));
 }
 
 /// Normalizes `axis` (negative counts from the end) for a rank-`rank` value.
@@ -272,7 +273,7 @@ Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
     else if (keepDims)
       shape.push_back(1);
   }
-  return Tensor(record(kind, dtype, shape, {node}, where, [&](Node &n) {
+  return detail::TensorAccess::wrap(record(kind, dtype, shape, {node}, where, [&](Node &n) {
     n.ints = axes;
     n.flag = keepDims;
   }));
@@ -288,7 +289,7 @@ Tensor softmaxLike(OpKind kind, const Tensor &x, int64_t axis, Where where) {
          where);
   int64_t normalized = normalizeAxis(
       axis, static_cast<int64_t>(node->shape.size()), name, where);
-  return Tensor(record(kind, node->dtype, node->shape, {node}, where,
+  return detail::TensorAccess::wrap(record(kind, node->dtype, node->shape, {node}, where,
                        [&](Node &n) { n.integer = normalized; }));
 }
 
@@ -315,7 +316,7 @@ Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
          where);
   if (kind == OpKind::RandomNormal && !(b >= 0))
     fail(name, "needs stddev >= 0, got " + std::to_string(b), where);
-  return Tensor(record(kind, dtype, shape, {}, where, [&](Node &n) {
+  return detail::TensorAccess::wrap(record(kind, dtype, shape, {}, where, [&](Node &n) {
     n.scalar = a;
     n.scalar2 = b;
     n.integer = seed;
@@ -380,9 +381,9 @@ Tensor lazyc::full(Shape shape, Scalar value, DType dtype) {
   if (shape.empty()) {
     // A scalar tensor is the literal itself; it is recorded like an op.
     engine::recorded(node, value.where);
-    return Tensor(node);
+    return detail::TensorAccess::wrap(node);
   }
-  return Tensor(broadcastNode(node, shape, value.where));
+  return detail::TensorAccess::wrap(broadcastNode(node, shape, value.where));
 }
 
 Tensor lazyc::zeros(Shape shape, DType dtype, Where where) {
@@ -563,11 +564,11 @@ Tensor lazyc::where(const Tensor &condition, const Tensor &onTrue,
   c = broadcastNode(castTo(c, DType::Bool, where), shape, where);
   a = broadcastNode(castTo(a, dtype, where), shape, where);
   b = broadcastNode(castTo(b, dtype, where), shape, where);
-  return Tensor(record(OpKind::Select, dtype, shape, {c, a, b}, where));
+  return detail::TensorAccess::wrap(record(OpKind::Select, dtype, shape, {c, a, b}, where));
 }
 
 Tensor lazyc::cast(const Tensor &x, DType dtype, Where where) {
-  return Tensor(castTo(use(x, "cast", where), dtype, where));
+  return detail::TensorAccess::wrap(castTo(use(x, "cast", where), dtype, where));
 }
 
 //===----------------------------------------------------------------------===//
@@ -624,13 +625,13 @@ Tensor lazyc::matmul(const Tensor &lhsTensor, const Tensor &rhsTensor,
   shape.push_back(n);
   NodePtr product = record(OpKind::Matmul, dtype, shape, {lhs, rhs}, where);
   if (!lhsVector && !rhsVector)
-    return Tensor(product);
+    return detail::TensorAccess::wrap(product);
   Shape squeezed = batch;
   if (!lhsVector)
     squeezed.push_back(m);
   if (!rhsVector)
     squeezed.push_back(n);
-  return Tensor(reshapeNode(product, squeezed, where));
+  return detail::TensorAccess::wrap(reshapeNode(product, squeezed, where));
 }
 
 Tensor lazyc::sum(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
@@ -692,7 +693,7 @@ Tensor lazyc::reshape(const Tensor &x, Shape shape, Where where) {
              " (" + std::to_string(known) + " elements)",
          where);
   }
-  return Tensor(reshapeNode(node, shape, where));
+  return detail::TensorAccess::wrap(reshapeNode(node, shape, where));
 }
 
 Tensor lazyc::transpose(const Tensor &x, std::vector<int64_t> permutation,
@@ -724,7 +725,7 @@ Tensor lazyc::transpose(const Tensor &x, std::vector<int64_t> permutation,
     identity &= permutation[d] == d;
   if (identity)
     return x;
-  return Tensor(record(OpKind::Transpose, node->dtype, shape, {node}, where,
+  return detail::TensorAccess::wrap(record(OpKind::Transpose, node->dtype, shape, {node}, where,
                        [&](Node &n) { n.ints = permutation; }));
 }
 
@@ -738,7 +739,7 @@ Tensor lazyc::broadcastTo(const Tensor &x, Shape shape, Where where) {
          "cannot broadcast " + shapeText(node->shape) + " to " +
              shapeText(shape),
          where);
-  return Tensor(broadcastNode(node, shape, where));
+  return detail::TensorAccess::wrap(broadcastNode(node, shape, where));
 }
 
 Tensor lazyc::slice(const Tensor &x, std::vector<int64_t> start,
@@ -773,7 +774,7 @@ Tensor lazyc::slice(const Tensor &x, std::vector<int64_t> start,
   }
   if (shape == node->shape)
     return x;
-  return Tensor(record(OpKind::Slice, node->dtype, shape, {node}, where,
+  return detail::TensorAccess::wrap(record(OpKind::Slice, node->dtype, shape, {node}, where,
                        [&](Node &n) {
                          n.ints = start;
                          n.ints2 = limit;
@@ -809,7 +810,7 @@ Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
     node = castTo(node, dtype, where);
   }
   if (nodes.size() == 1)
-    return Tensor(nodes.front());
-  return Tensor(record(OpKind::Concat, dtype, shape, nodes, where,
+    return detail::TensorAccess::wrap(nodes.front());
+  return detail::TensorAccess::wrap(record(OpKind::Concat, dtype, shape, nodes, where,
                        [&](Node &n) { n.integer = axis; }));
 }

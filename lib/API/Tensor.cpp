@@ -8,6 +8,7 @@
 #include "lazyc/API/Tensor.h"
 #include "Convert.h"
 #include "Engine.h"
+#include "TensorAccess.h"
 
 #include "lazyc/Trace/Node.h"
 
@@ -70,42 +71,74 @@ const char *lazyc::dtypeName(DType dtype) {
 // The handle
 //===----------------------------------------------------------------------===//
 
-Tensor::Tensor() = default;
+using NodeSlot = std::shared_ptr<Node>;
 
-Tensor::Tensor(std::shared_ptr<Node> node) : node(std::move(node)) {
-  if (this->node)
-    ++this->node->handles;
+static NodeSlot &slot(unsigned char *storage) {
+  return *std::launder(reinterpret_cast<NodeSlot *>(storage));
+}
+static const NodeSlot &slot(const unsigned char *storage) {
+  return *std::launder(reinterpret_cast<const NodeSlot *>(storage));
 }
 
-Tensor::Tensor(const Tensor &other) : node(other.node) {
+const NodePtr &detail::TensorAccess::node(const Tensor &tensor) {
+  return slot(tensor.nodeStorage);
+}
+
+Tensor detail::TensorAccess::wrap(NodePtr node) {
+  Tensor tensor;
   if (node)
     ++node->handles;
+  slot(tensor.nodeStorage) = std::move(node);
+  return tensor;
 }
 
-Tensor::Tensor(Tensor &&other) noexcept : node(std::move(other.node)) {}
+Tensor::Tensor() {
+  static_assert(sizeof(NodeSlot) <= sizeof(nodeStorage) &&
+                    alignof(NodeSlot) <= alignof(void *),
+                "Tensor::nodeStorage cannot hold a std::shared_ptr<Node>");
+  new (nodeStorage) NodeSlot();
+}
+
+Tensor::Tensor(const Tensor &other) {
+  const NodeSlot &node = slot(other.nodeStorage);
+  if (node)
+    ++node->handles;
+  new (nodeStorage) NodeSlot(node);
+}
+
+Tensor::Tensor(Tensor &&other) noexcept {
+  new (nodeStorage) NodeSlot(std::move(slot(other.nodeStorage)));
+}
 
 Tensor &Tensor::operator=(const Tensor &other) {
-  if (other.node)
-    ++other.node->handles;
+  const NodeSlot &incoming = slot(other.nodeStorage);
+  NodeSlot &node = slot(nodeStorage);
+  if (incoming)
+    ++incoming->handles;
   if (node)
     --node->handles;
-  node = other.node;
+  node = incoming;
   return *this;
 }
 
 Tensor &Tensor::operator=(Tensor &&other) noexcept {
   if (this == &other)
     return *this;
+  NodeSlot &node = slot(nodeStorage);
   if (node)
     --node->handles;
-  node = std::move(other.node);
+  node = std::move(slot(other.nodeStorage));
   return *this;
 }
 
 Tensor::~Tensor() {
+  NodeSlot &node = slot(nodeStorage);
   if (node)
     --node->handles;
+  node.~NodeSlot();
 }
+
+bool Tensor::defined() const { return slot(nodeStorage) != nullptr; }
 
 static const Node &checked(const std::shared_ptr<Node> &node,
                            const char *what) {
@@ -116,12 +149,12 @@ static const Node &checked(const std::shared_ptr<Node> &node,
 }
 
 const std::vector<int64_t> &Tensor::shape() const {
-  return checked(node, "shape()").shape;
+  return checked(slot(nodeStorage), "shape()").shape;
 }
-DType Tensor::dtype() const { return checked(node, "dtype()").dtype; }
-int64_t Tensor::numel() const { return checked(node, "numel()").numel(); }
+DType Tensor::dtype() const { return checked(slot(nodeStorage), "dtype()").dtype; }
+int64_t Tensor::numel() const { return checked(slot(nodeStorage), "numel()").numel(); }
 bool Tensor::isMaterialized() const {
-  return checked(node, "isMaterialized()").isMaterialized();
+  return checked(slot(nodeStorage), "isMaterialized()").isMaterialized();
 }
 
 Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
@@ -154,7 +187,7 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
   std::memcpy(node->value->data(), data,
               static_cast<size_t>(elements) * sizeOf(dtype));
   engine::countOp();
-  return Tensor(std::move(node));
+  return detail::TensorAccess::wrap(std::move(node));
 }
 
 Tensor Tensor::fromBools(const std::vector<bool> &data,
@@ -167,15 +200,15 @@ Tensor Tensor::fromBools(const std::vector<bool> &data,
 
 void Tensor::read(DType as, void *out, Cause cause,
                   SourceLocation where) const {
-  const Node &n = checked(node, "reading the value");
-  if (!n.isMaterialized())
+  const NodePtr &node = slot(nodeStorage);
+  if (!checked(node, "reading the value").isMaterialized())
     engine::materialize({node.get()}, cause, where);
   convert::elements(node->value->data(), node->dtype, out, as,
                     node->numel());
 }
 
 void Tensor::checkItem(SourceLocation where) const {
-  const Node &n = checked(node, "item()");
+  const Node &n = checked(slot(nodeStorage), "item()");
   if (n.numel() != 1) {
     std::string shape = "[";
     for (size_t i = 0; i < n.shape.size(); ++i)
@@ -188,7 +221,7 @@ void Tensor::checkItem(SourceLocation where) const {
 }
 
 Tensor::operator bool() const {
-  const Node &n = checked(node, "a bool conversion");
+  const Node &n = checked(slot(nodeStorage), "a bool conversion");
   if (n.numel() != 1)
     throw Error("bool",
                 "only a one-element tensor converts to bool; this one has " +
@@ -243,9 +276,9 @@ static void printDim(std::ostream &os, const Node &node, size_t dim,
 }
 
 std::ostream &lazyc::operator<<(std::ostream &os, const Tensor &tensor) {
-  const Node &node = checked(tensor.impl(), "printing");
+  const Node &node = checked(detail::TensorAccess::node(tensor), "printing");
   if (!node.isMaterialized())
-    engine::materialize({tensor.impl().get()}, Cause::Print,
+    engine::materialize({detail::TensorAccess::node(tensor).get()}, Cause::Print,
                         SourceLocation::current());
   std::vector<int64_t> strides(node.shape.size(), 1);
   for (size_t d = node.shape.size(); d-- > 1;)

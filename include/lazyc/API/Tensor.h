@@ -19,18 +19,18 @@
 #include "lazyc/API/Error.h"
 #include "lazyc/Runtime/DType.h"
 
+#include "lazyc/API/SourceLocation.h"
+
 #include <cstdint>
 #include <iosfwd>
-#include <memory>
-#include "lazyc/API/SourceLocation.h"
 #include <type_traits>
 #include <vector>
 
 namespace lazyc {
 
-namespace trace {
-struct Node;
-} // namespace trace
+namespace detail {
+struct TensorAccess;
+} // namespace detail
 
 /// The dtype of a C++ element type.
 template <typename T> constexpr DType dtypeOf();
@@ -80,7 +80,8 @@ public:
   int64_t numel() const;
   Device device() const { return Device::cpu(); }
   bool isMaterialized() const;
-  bool defined() const { return node != nullptr; }
+  /// False for a default-constructed or moved-from handle.
+  bool defined() const;
 
   /// The elements, converted to T, in row-major order (materializes).
   template <typename T>
@@ -104,11 +105,9 @@ public:
   /// The truth of a one-element tensor (materializes): `while (x > 0.0f)`.
   explicit operator bool() const;
 
-  /// The recorded node (for lazyc's own layers).
-  const std::shared_ptr<trace::Node> &impl() const { return node; }
-  explicit Tensor(std::shared_ptr<trace::Node> node);
-
 private:
+  friend struct detail::TensorAccess;
+
   static Tensor fromData(DType dtype, const void *data, int64_t count,
                          std::vector<int64_t> shape,
                          SourceLocation where);
@@ -116,7 +115,10 @@ private:
             SourceLocation where) const;
   void checkItem(SourceLocation where) const;
 
-  std::shared_ptr<trace::Node> node;
+  // A std::shared_ptr<trace::Node>, held opaquely: in C++20, libstdc++'s
+  // <memory> includes <unistd.h>, whose POSIX ::sync() would make a bare
+  // `sync()` after `using namespace lazyc` ambiguous in every user program.
+  alignas(void *) unsigned char nodeStorage[2 * sizeof(void *)];
 };
 
 template <>

@@ -1,0 +1,30 @@
+//===- TensorAccess.h - The node behind a Tensor ----------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// lazyc's own layers reach the recorded node of a Tensor through here; the
+// public header keeps the node opaque.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_API_TENSORACCESS_H
+#define LAZYC_LIB_API_TENSORACCESS_H
+
+#include "lazyc/API/Tensor.h"
+#include "lazyc/Trace/Node.h"
+
+namespace lazyc::detail {
+
+struct TensorAccess {
+  /// The node `tensor` refers to (null for an empty handle).
+  static const trace::NodePtr &node(const Tensor &tensor);
+  /// A handle on `node`, counted as a live tensor.
+  static Tensor wrap(trace::NodePtr node);
+};
+
+} // namespace lazyc::detail
+
+#endif // LAZYC_LIB_API_TENSORACCESS_H
