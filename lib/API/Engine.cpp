@@ -22,6 +22,7 @@
 
 #include "Engine.h"
 #include "Convert.h"
+#include "Explain.h"
 
 #include "lazyc/API/Metrics.h"
 #include "lazyc/Import/TraceImporter.h"
@@ -210,6 +211,8 @@ struct CacheEntry {
   /// Compiled with the literals marked here passed as arguments.
   std::vector<bool> promotedMask;
   std::unique_ptr<jit::CompiledFunction> promoted;
+  /// The trace's structure, kept while misses are explained.
+  explain::TraceSummary summary;
 };
 
 /// A bounded, thread-safe LRU map from trace keys to compiled functions.
@@ -230,6 +233,20 @@ public:
     slot.second = order.begin();
     evict();
     return slot.first;
+  }
+
+  void clear() {
+    entries.clear();
+    order.clear();
+  }
+
+  /// The structure of every cached trace that has one recorded.
+  std::vector<const explain::TraceSummary *> summaries() const {
+    std::vector<const explain::TraceSummary *> result;
+    for (const auto &[key, slot] : entries)
+      if (!slot.first.summary.empty())
+        result.push_back(&slot.first.summary);
+    return result;
   }
 
 private:
@@ -293,6 +310,27 @@ std::pair<std::string, SourceLoc> blame(const Trace &trace) {
   return {"", SourceLoc{}};
 }
 
+/// "toVector at tour.cpp:35": what asked for a trace, for explanations.
+/// Printing and bool conversions cannot see the user's line: they name the
+/// op that made the value instead.
+std::string causeText(Cause cause, SourceLocation where, const Node &value) {
+  static const char *const names[] = {"item", "toVector", "printing",
+                                      "a bool conversion", "sync",
+                                      "the trace size limit", "eager mode"};
+  std::string text = names[static_cast<int>(cause)];
+  if (where.line()) {
+    const char *file = std::strrchr(where.file_name(), '/');
+    text += std::string(" at ") + (file ? file + 1 : where.file_name()) +
+            ":" + std::to_string(where.line());
+  } else if (value.loc.line) {
+    const char *file = std::strrchr(value.loc.file, '/');
+    text += std::string(" of `") + opName(value.kind) + "` at " +
+            (file ? file + 1 : value.loc.file) + ":" +
+            std::to_string(value.loc.line);
+  }
+  return text;
+}
+
 /// Compiles `trace` with `mask` literals promoted; records metrics.
 std::unique_ptr<jit::CompiledFunction>
 compile(const Trace &trace, const std::vector<bool> &mask, bool dynamic) {
@@ -327,6 +365,12 @@ compile(const Trace &trace, const std::vector<bool> &mask, bool dynamic) {
 }
 
 } // namespace
+
+void lazyc::clearCache() {
+  FunctionCache &functions = cache();
+  std::lock_guard<std::mutex> lock(functions.mutex);
+  functions.clear();
+}
 
 //===----------------------------------------------------------------------===//
 // Materialization
@@ -379,6 +423,13 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
   std::vector<bool> mask;
   if (!existed || !entry.baked) {
     ++c.cacheMisses;
+    if (explain::enabled()) {
+      explain::TraceSummary summary = explain::summarize(trace);
+      explain::report(trace, causeText(cause, where, *requested.front()),
+                      explain::structuralMiss(summary, functions.summaries(),
+                                              dynamic));
+      entry.summary = std::move(summary);
+    }
     entry.baked = compile(trace, {}, dynamic);
     entry.bakedLiterals = literals;
     function = entry.baked.get();
@@ -397,6 +448,10 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
       ++c.cacheHits;
     } else {
       ++c.cacheMisses;
+      if (explain::enabled())
+        explain::report(trace, causeText(cause, where, *requested.front()),
+                        explain::constantMiss(trace, entry.bakedLiterals,
+                                              differs));
       std::vector<bool> union_ = differs;
       for (size_t i = 0; i < entry.promotedMask.size(); ++i)
         union_[i] = union_[i] || entry.promotedMask[i];
@@ -442,5 +497,4 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
     node.value = results[i];
     node.inputs.clear();
   }
-  (void)where;
 }

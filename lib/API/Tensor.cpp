@@ -228,7 +228,7 @@ Tensor::operator bool() const {
                     std::to_string(n.numel()) + " elements",
                 n.loc.file, n.loc.line);
   uint8_t value;
-  read(DType::Bool, &value, Cause::Bool, SourceLocation::current());
+  read(DType::Bool, &value, Cause::Bool, SourceLocation());
   return value != 0;
 }
 
@@ -279,7 +279,7 @@ std::ostream &lazyc::operator<<(std::ostream &os, const Tensor &tensor) {
   const Node &node = checked(detail::TensorAccess::node(tensor), "printing");
   if (!node.isMaterialized())
     engine::materialize({detail::TensorAccess::node(tensor).get()}, Cause::Print,
-                        SourceLocation::current());
+                        SourceLocation());
   std::vector<int64_t> strides(node.shape.size(), 1);
   for (size_t d = node.shape.size(); d-- > 1;)
     strides[d - 1] = strides[d] * node.shape[d];

@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <thread>
 
@@ -264,6 +265,93 @@ TEST_F(TensorTest, ThreadsUseTheirOwnTensors) {
     thread.join();
   for (int t = 0; t < 4; ++t)
     EXPECT_EQ(results[t], 8.0f * (t + 20));
+}
+
+class ExplainTest : public TensorTest {
+protected:
+  void SetUp() override {
+    TensorTest::SetUp();
+    clearCache();
+    setExplain(true);
+    ::testing::internal::CaptureStderr();
+  }
+  void TearDown() override {
+    setExplain(false);
+    (void)::testing::internal::GetCapturedStderr();
+  }
+  /// What the misses printed since the last call.
+  std::string explained() {
+    std::string text = ::testing::internal::GetCapturedStderr();
+    ::testing::internal::CaptureStderr();
+    return text;
+  }
+  static std::string at(int line) {
+    return "TensorTest.cpp:" + std::to_string(line);
+  }
+};
+
+TEST_F(ExplainTest, ShapeChange) {
+  for (int64_t n : {4, 5}) {
+    Tensor x = ones({n, 3});
+    int line = __LINE__ + 1;
+    Tensor y = exp(x) * 2.0f;
+    (void)y.toVector<float>();
+    std::string text = explained();
+    if (n == 4) {
+      EXPECT_NE(text.find("nothing is cached yet"), std::string::npos) << text;
+      continue;
+    }
+    EXPECT_NE(text.find("(toVector at " + at(line + 1) + ")"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find("has shape [5, 3], the cached one [4, 3]"),
+              std::string::npos) << text;
+  }
+}
+
+TEST_F(ExplainTest, OpChange) {
+  Tensor x = Tensor::fromVector<float>({1, 2}, {2});
+  (void)(x + x).toVector<float>();
+  (void)explained();
+  int line = __LINE__ + 1;
+  (void)(x - x).toVector<float>();
+  std::string text = explained();
+  EXPECT_NE(text.find("`sub` at " + at(line) +
+                      ", where the cached trace has `add`"),
+            std::string::npos) << text;
+}
+
+TEST_F(ExplainTest, DtypeChange) {
+  Tensor f = Tensor::fromVector<float>({1, 2}, {2});
+  Tensor d = Tensor::fromVector<double>({1, 2}, {2});
+  (void)sqrt(f).toVector<float>();
+  (void)explained();
+  (void)sqrt(d).toVector<double>();
+  std::string text = explained();
+  EXPECT_NE(text.find("is Float64, the cached one Float32"),
+            std::string::npos) << text;
+}
+
+TEST_F(ExplainTest, ConstantChangeNamesValuesAndLine) {
+  Tensor x = Tensor::fromVector<float>({1, 2}, {2});
+  int line = 0;
+  for (int i = 1; i <= 3; ++i) {
+    line = __LINE__ + 1;
+    Tensor y = x * static_cast<float>(i);
+    (void)y.toVector<float>();
+  }
+  std::string text = explained();
+  EXPECT_NE(text.find("constants changed: 2 (was 1) in `mul` at " + at(line)),
+            std::string::npos) << text;
+  // The third iteration reuses the promoted function: no third line.
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+}
+
+TEST_F(ExplainTest, HitsPrintNothing) {
+  Tensor x = Tensor::fromVector<float>({1, 2}, {2});
+  for (int i = 0; i < 3; ++i)
+    (void)tanh(x).toVector<float>();
+  std::string text = explained();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
 }
 
 TEST(TraceTest, ExtractionOfAMillionNodeChainIsIterative) {

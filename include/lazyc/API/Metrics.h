@@ -34,6 +34,15 @@ Metrics metrics();
 /// Sets every counter to zero.
 void resetMetrics();
 
+/// Drops every compiled function (the cache refills as traces run).
+void clearCache();
+
+/// Explains every function-cache miss on stderr: the first difference from
+/// the closest cached trace (op, shape, dtype, attributes, and the user's
+/// line), or the constants that changed. Also on with LAZYC_EXPLAIN=1.
+void setExplain(bool enable);
+bool isExplaining();
+
 /// Prints the counters, one labeled line each.
 std::ostream &operator<<(std::ostream &os, const Metrics &metrics);
 

@@ -1,0 +1,203 @@
+//===- Explain.cpp - Why a trace missed the function cache ----------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "Explain.h"
+
+#include "lazyc/API/Metrics.h"
+#include "lazyc/API/Tensor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+using namespace lazyc;
+using namespace lazyc::explain;
+using trace::Node;
+using trace::OpKind;
+
+static std::atomic<bool> &explainFlag() {
+  static std::atomic<bool> flag = [] {
+    const char *value = std::getenv("LAZYC_EXPLAIN");
+    return value && *value && std::strcmp(value, "0") != 0;
+  }();
+  return flag;
+}
+
+void lazyc::setExplain(bool enable) { explainFlag() = enable; }
+bool lazyc::isExplaining() { return explainFlag(); }
+bool explain::enabled() { return explainFlag(); }
+
+TraceSummary explain::summarize(const trace::Trace &trace) {
+  std::vector<bool> isArgument(trace.nodes.size()), isOutput(isArgument);
+  for (int32_t index : trace.arguments)
+    isArgument[index] = true;
+  for (int32_t index : trace.outputs)
+    isOutput[index] = true;
+  TraceSummary summary;
+  summary.reserve(trace.nodes.size());
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const Node &node = *trace.nodes[i];
+    bool literal = node.kind == OpKind::Literal;
+    summary.push_back({node.kind, isArgument[i], node.dtype, node.shape,
+                       node.ints, node.ints2, node.ints3,
+                       literal ? 0.0 : node.scalar, node.scalar2,
+                       node.integer, node.flag, node.predicate,
+                       trace.operands[i], isOutput[i], node.loc});
+  }
+  return summary;
+}
+
+static std::string listText(const std::vector<int64_t> &values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+/// "`mul` at tour.cpp:12", "an argument (fromVector at tour.cpp:3)".
+static std::string describe(const NodeSummary &node) {
+  std::string where;
+  if (node.loc.line) {
+    const char *file = std::strrchr(node.loc.file, '/');
+    where = std::string(file ? file + 1 : node.loc.file) + ":" +
+            std::to_string(node.loc.line);
+  }
+  if (node.isArgument)
+    return "an argument" + (where.empty() ? "" : " (made at " + where + ")");
+  return "`" + std::string(trace::opName(node.kind)) + "`" +
+         (where.empty() ? "" : " at " + where);
+}
+
+/// The first difference between `now` and `cached` at node `i`, or "".
+static std::string difference(const NodeSummary &now,
+                              const NodeSummary &cached, bool dynamicShapes) {
+  std::string self = describe(now);
+  if (now.isArgument != cached.isArgument ||
+      (!now.isArgument && now.kind != cached.kind))
+    return self + ", where the cached trace has " + describe(cached);
+  if (now.dtype != cached.dtype)
+    return self + " is " + dtypeName(now.dtype) + ", the cached one " +
+           dtypeName(cached.dtype);
+  if (now.shape.size() != cached.shape.size() ||
+      (!dynamicShapes && now.shape != cached.shape))
+    return self + " has shape " + listText(now.shape) +
+           ", the cached one " + listText(cached.shape);
+  if (now.isArgument)
+    return "";
+  if (now.ints != cached.ints || now.ints2 != cached.ints2 ||
+      now.ints3 != cached.ints3 || now.integer != cached.integer ||
+      now.flag != cached.flag || now.predicate != cached.predicate ||
+      now.scalar != cached.scalar || now.scalar2 != cached.scalar2)
+    return self + " has other attributes (axes, shape, bounds, predicate, "
+                  "seed or range) than the cached one";
+  if (now.operands != cached.operands)
+    return self + " reads other values than the cached one";
+  if (now.isOutput != cached.isOutput)
+    return self + (now.isOutput ? " is an output (a Tensor still holds it)"
+                                : " is not an output")
+                + ", unlike in the cached trace";
+  return "";
+}
+
+std::string
+explain::structuralMiss(const TraceSummary &summary,
+                        const std::vector<const TraceSummary *> &cached,
+                        bool dynamicShapes) {
+  if (cached.empty())
+    return "nothing is cached yet";
+  // The closest: the longest common prefix, then the nearest size.
+  const TraceSummary *closest = nullptr;
+  size_t bestPrefix = 0;
+  std::string bestDifference;
+  for (const TraceSummary *other : cached) {
+    size_t prefix = 0;
+    std::string diff;
+    for (; prefix < summary.size() && prefix < other->size(); ++prefix) {
+      diff = difference(summary[prefix], (*other)[prefix], dynamicShapes);
+      if (!diff.empty())
+        break;
+    }
+    auto distance = [&](const TraceSummary *t) {
+      return t->size() > summary.size() ? t->size() - summary.size()
+                                        : summary.size() - t->size();
+    };
+    if (!closest || prefix > bestPrefix ||
+        (prefix == bestPrefix && distance(other) < distance(closest))) {
+      closest = other;
+      bestPrefix = prefix;
+      bestDifference = diff;
+    }
+  }
+  std::string head = "the closest cached trace (" +
+                     std::to_string(closest->size()) + " nodes) ";
+  if (!bestDifference.empty())
+    return head + "differs at node " + std::to_string(bestPrefix) + ": " +
+           bestDifference;
+  if (summary.size() > closest->size())
+    return head + "ends where this one continues with " +
+           describe(summary[bestPrefix]);
+  if (summary.size() < closest->size())
+    return head + "continues with " + describe((*closest)[bestPrefix]) +
+           " where this one ends";
+  return head + "was evicted or compiled for another mode";
+}
+
+static std::string valueText(double value) {
+  std::ostringstream os;
+  os.precision(9);
+  os << value;
+  return os.str();
+}
+
+std::string explain::constantMiss(const trace::Trace &trace,
+                                  const std::vector<double> &baked,
+                                  const std::vector<bool> &differs) {
+  TraceSummary summary = summarize(trace);
+  std::string text = "same structure as a cached trace, but constants "
+                     "changed:";
+  size_t changed = 0, shown = 0;
+  for (size_t i = 0; i < differs.size(); ++i) {
+    if (!differs[i])
+      continue;
+    ++changed;
+    if (shown++ == 3)
+      continue;
+    // The op that uses the literal, past the broadcasts and casts that
+    // only adapt it.
+    int32_t index = trace.literals[i], user = index;
+    for (bool adapting = true; adapting;) {
+      adapting = false;
+      for (size_t j = user + 1; j < summary.size(); ++j)
+        if (std::count(summary[j].operands.begin(), summary[j].operands.end(),
+                       user)) {
+          user = static_cast<int32_t>(j);
+          OpKind kind = summary[j].kind;
+          adapting = kind == OpKind::Broadcast || kind == OpKind::Cast ||
+                     kind == OpKind::Reshape;
+          break;
+        }
+    }
+    std::string usedIn = user == index ? "" : " in " + describe(summary[user]);
+    text += (shown > 1 ? "," : "") + std::string(" ") +
+            valueText(trace.nodes[index]->scalar) + " (was " +
+            valueText(baked[i]) + ")" + usedIn;
+  }
+  if (changed > 3)
+    text += ", and " + std::to_string(changed - 3) + " more";
+  return text + "; they become arguments, so new values reuse the code";
+}
+
+void explain::report(const trace::Trace &trace, const std::string &cause,
+                     const std::string &reason) {
+  std::string line = "lazyc: cache miss: a trace of " +
+                     std::to_string(trace.nodes.size()) + " nodes (" + cause +
+                     "): " + reason + "\n";
+  std::fputs(line.c_str(), stderr);
+}

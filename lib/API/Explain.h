@@ -1,0 +1,67 @@
+//===- Explain.h - Why a trace missed the function cache --------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// With LAZYC_EXPLAIN=1 (or lazyc::setExplain(true)) every cache miss prints
+// why: the first structural difference from the closest cached trace, or the
+// constants that changed. Cache entries keep a summary of their trace for
+// this only while explaining is on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_API_EXPLAIN_H
+#define LAZYC_LIB_API_EXPLAIN_H
+
+#include "lazyc/Trace/Trace.h"
+
+#include <string>
+#include <vector>
+
+namespace lazyc::explain {
+
+/// One node of a trace, as far as the cache key sees it.
+struct NodeSummary {
+  trace::OpKind kind;
+  bool isArgument;
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> ints, ints2, ints3;
+  double scalar, scalar2;
+  int64_t integer;
+  bool flag;
+  trace::Predicate predicate;
+  std::vector<int32_t> operands;
+  bool isOutput;
+  trace::SourceLoc loc;
+};
+
+/// A trace's structure (not its literal values).
+using TraceSummary = std::vector<NodeSummary>;
+
+/// Whether misses are explained (LAZYC_EXPLAIN=1 or setExplain).
+bool enabled();
+
+TraceSummary summarize(const trace::Trace &trace);
+
+/// Why `trace` (summarized as `summary`) is not in the cache, given the
+/// summaries of the cached traces. `dynamicShapes`: only ranks count.
+std::string structuralMiss(const TraceSummary &summary,
+                           const std::vector<const TraceSummary *> &cached,
+                           bool dynamicShapes);
+
+/// Why `trace` needs a function with more literals promoted: the literals
+/// marked in `differs` changed from `baked`.
+std::string constantMiss(const trace::Trace &trace,
+                         const std::vector<double> &baked,
+                         const std::vector<bool> &differs);
+
+/// Prints one explanation line to stderr.
+void report(const trace::Trace &trace, const std::string &cause,
+            const std::string &reason);
+
+} // namespace lazyc::explain
+
+#endif // LAZYC_LIB_API_EXPLAIN_H
