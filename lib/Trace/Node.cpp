@@ -66,7 +66,14 @@ Buffer::Buffer(DType dtype, int64_t elements)
 
 Buffer::~Buffer() { lazyrt_free(bytes); }
 
+static std::atomic<int64_t> nodesAlive{0};
+
+int64_t trace::liveNodeCount() { return nodesAlive.load(); }
+
+Node::Node() { ++nodesAlive; }
+
 Node::~Node() {
+  --nodesAlive;
   std::vector<NodePtr> pending = std::move(inputs);
   while (!pending.empty()) {
     NodePtr node = std::move(pending.back());

@@ -243,6 +243,26 @@ TEST_F(TensorTest, MemoryStaysFlatInATrainingLikeLoop) {
   EXPECT_NEAR(x.toVector<float>()[0], 1.0 - std::pow(0.999, 2000), 1e-3);
 }
 
+TEST_F(TensorTest, GraphStaysBoundedOverTenThousandLazyIterations) {
+  Tensor x = zeros({64});
+  int64_t baseline = trace::liveNodeCount();
+  int64_t mostNodes = 0;
+  uint64_t bytesAt1000 = 0;
+  for (int step = 0; step < 10000; ++step) {
+    x = x * 0.999f + 0.001f; // never read inside the loop
+    mostNodes = std::max(mostNodes, trace::liveNodeCount() - baseline);
+    if (step == 1000)
+      bytesAt1000 = lazyrt_get_allocator_stats().bytes_in_use;
+  }
+  // Four nodes per step; the size limit (2000 pending nodes) cuts the
+  // graph and each cut releases everything above the computed value.
+  EXPECT_LE(mostNodes, 2000 + 8);
+  EXPECT_GE(metrics().bySizeLimit, 15u);
+  EXPECT_LE(lazyrt_get_allocator_stats().bytes_in_use, bytesAt1000 + 1024);
+  EXPECT_NEAR(x.toVector<float>()[0], 1.0 - std::pow(0.999, 10000), 1e-3);
+  EXPECT_LE(trace::liveNodeCount() - baseline, 1);
+}
+
 TEST_F(TensorTest, LongChainsAreCutIntoSeveralTraces) {
   Tensor x = zeros({4});
   for (int i = 0; i < 5000; ++i)

@@ -104,7 +104,7 @@ struct Node {
   /// The computed value, once materialized.
   std::shared_ptr<Buffer> value;
 
-  Node() = default;
+  Node();
   /// Releases the inputs iteratively: a chain of a million pending ops must
   /// not be destroyed by a million nested destructor calls.
   ~Node();
@@ -119,6 +119,10 @@ struct Node {
 };
 
 using NodePtr = std::shared_ptr<Node>;
+
+/// How many nodes exist now, in every thread (for tests and diagnostics:
+/// a loop that holds only its latest values must keep this bounded).
+int64_t liveNodeCount();
 
 } // namespace lazyc::trace
 
