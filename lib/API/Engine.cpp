@@ -1,7 +1,7 @@
 //===- Engine.cpp - Materialization: trace, cache, compile, run -----------===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
@@ -101,10 +101,10 @@ void lazyc::resetMetrics() {
 std::ostream &lazyc::operator<<(std::ostream &os, const Metrics &m) {
   os << "lazyc metrics:\n"
      << "  ops recorded        " << m.opsRecorded << "\n"
-     << "  materializations    " << m.materializations << " (item "
-     << m.byItem << ", toVector " << m.byToVector << ", print " << m.byPrint
-     << ", bool " << m.byBool << ", sync " << m.bySync << ", size limit "
-     << m.bySizeLimit << ", eager " << m.byEager << ")\n"
+     << "  materializations    " << m.materializations << " (item " << m.byItem
+     << ", toVector " << m.byToVector << ", print " << m.byPrint << ", bool "
+     << m.byBool << ", sync " << m.bySync << ", size limit " << m.bySizeLimit
+     << ", eager " << m.byEager << ")\n"
      << "  traces compiled     " << m.tracesCompiled << "\n"
      << "  cache hits / misses " << m.cacheHits << " / " << m.cacheMisses
      << "\n"
@@ -132,23 +132,31 @@ bool lazyc::isEager() { return eagerMode; }
 EagerScope::EagerScope() : previous(eagerMode) { eagerMode = true; }
 EagerScope::~EagerScope() { eagerMode = previous; }
 
-/// The nodes recorded on this thread that may still be pending; pruned as
-/// it grows.
+/// The nodes recorded on this thread that may still be pending (alive and
+/// not materialized); pruned when it grows past `nextCheck`.
 static thread_local std::vector<std::weak_ptr<Node>> pendingNodes;
-static thread_local size_t pruneAt = 1024;
+static thread_local size_t nextCheck = 0;
 
-std::vector<Node *> engine::liveNodes() {
-  std::vector<Node *> live;
+/// Drops the entries of nodes that were freed or computed.
+static void prunePendingNodes() {
   std::vector<std::weak_ptr<Node>> kept;
+  kept.reserve(pendingNodes.size());
   for (const std::weak_ptr<Node> &weak : pendingNodes) {
     NodePtr node = weak.lock();
-    if (!node || node->isMaterialized())
-      continue;
-    kept.push_back(weak);
-    if (node->handles.load() > 0)
-      live.push_back(node.get());
+    if (node && !node->isMaterialized())
+      kept.push_back(weak);
   }
   pendingNodes = std::move(kept);
+}
+
+std::vector<Node *> engine::liveNodes() {
+  prunePendingNodes();
+  std::vector<Node *> live;
+  for (const std::weak_ptr<Node> &weak : pendingNodes) {
+    NodePtr node = weak.lock();
+    if (node && node->handles.load() > 0)
+      live.push_back(node.get());
+  }
   return live;
 }
 
@@ -156,15 +164,11 @@ std::vector<Node *> engine::liveNodes() {
 static size_t maxPendingNodes() {
   static size_t limit = [] {
     const char *value = std::getenv("LAZYC_MAX_TRACE_NODES");
-    return value ? std::strtoull(value, nullptr, 10) : size_t(2000);
+    size_t parsed = value ? std::strtoull(value, nullptr, 10) : 0;
+    return parsed ? parsed : size_t(2000);
   }();
   return limit;
 }
-
-/// Unmaterialized nodes an op depends on (an upper bound: shared inputs
-/// count once per path), kept per node so recording stays O(inputs).
-static thread_local std::unordered_map<const Node *, size_t> *pendingSizes =
-    nullptr;
 
 void engine::recorded(const NodePtr &node, SourceLocation where) {
   countOp();
@@ -173,28 +177,26 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
     return;
   }
   pendingNodes.push_back(node);
-  if (pendingNodes.size() >= pruneAt) {
-    liveNodes();
-    pruneAt = std::max<size_t>(1024, 2 * pendingNodes.size());
-  }
-  // Estimate this node's pending ancestry; cut the graph when it is large.
-  if (!pendingSizes)
-    pendingSizes = new std::unordered_map<const Node *, size_t>();
-  size_t size = 1;
-  for (const NodePtr &input : node->inputs) {
-    if (input->isMaterialized())
-      continue;
-    auto it = pendingSizes->find(input.get());
-    size += it == pendingSizes->end() ? 1 : it->second;
-  }
-  if (size > maxPendingNodes()) {
-    materialize({node.get()}, Cause::SizeLimit, where);
-    pendingSizes->clear();
+  for (const NodePtr &input : node->inputs) // Literals are nodes too.
+    if (input->kind == OpKind::Literal && !input->isMaterialized())
+      pendingNodes.push_back(input);
+  size_t limit = maxPendingNodes();
+  if (pendingNodes.size() <= std::max(limit, nextCheck))
     return;
+  // Every pending node that still exists is reachable from a handle (or
+  // from `node`): together they are what the next trace would compile.
+  prunePendingNodes();
+  if (pendingNodes.size() > limit) {
+    std::vector<Node *> requested = liveNodes();
+    requested.push_back(node.get());
+    materialize(requested, Cause::SizeLimit, where);
+    prunePendingNodes();
   }
-  (*pendingSizes)[node.get()] = size;
-  if (pendingSizes->size() > 4 * maxPendingNodes())
-    pendingSizes->clear(); // Only an estimate: forgetting is safe.
+  // Pruning is linear: space the checks at least limit / 8 records apart
+  // (a trace may thus exceed the limit by an eighth).
+  nextCheck =
+      pendingNodes.size() +
+      std::max(limit - std::min(limit, pendingNodes.size()) + 1, limit / 8);
 }
 
 //===----------------------------------------------------------------------===//
@@ -310,18 +312,27 @@ std::pair<std::string, SourceLoc> blame(const Trace &trace) {
   return {"", SourceLoc{}};
 }
 
+/// Literal values compare by bits: -0.0 is not 0.0 (x + -0.0 keeps a -0.0
+/// that x + 0.0 turns into 0.0), and a NaN equals itself.
+bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
+  return a.size() == b.size() &&
+         (a.empty() ||
+          std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
 /// "toVector at tour.cpp:35": what asked for a trace, for explanations.
 /// Printing and bool conversions cannot see the user's line: they name the
 /// op that made the value instead.
 std::string causeText(Cause cause, SourceLocation where, const Node &value) {
-  static const char *const names[] = {"item", "toVector", "printing",
-                                      "a bool conversion", "sync",
-                                      "the trace size limit", "eager mode"};
+  static const char *const names[] = {"item",      "toVector",
+                                      "printing",  "a bool conversion",
+                                      "sync",      "the trace size limit",
+                                      "eager mode"};
   std::string text = names[static_cast<int>(cause)];
   if (where.line()) {
     const char *file = std::strrchr(where.file_name(), '/');
-    text += std::string(" at ") + (file ? file + 1 : where.file_name()) +
-            ":" + std::to_string(where.line());
+    text += std::string(" at ") + (file ? file + 1 : where.file_name()) + ":" +
+            std::to_string(where.line());
   } else if (value.loc.line) {
     const char *file = std::strrchr(value.loc.file, '/');
     text += std::string(" of `") + opName(value.kind) + "` at " +
@@ -387,13 +398,27 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
   Counters &c = counters();
   ++c.materializations;
   switch (cause) {
-  case Cause::Item: ++c.byItem; break;
-  case Cause::ToVector: ++c.byToVector; break;
-  case Cause::Print: ++c.byPrint; break;
-  case Cause::Bool: ++c.byBool; break;
-  case Cause::Sync: ++c.bySync; break;
-  case Cause::SizeLimit: ++c.bySizeLimit; break;
-  case Cause::Eager: ++c.byEager; break;
+  case Cause::Item:
+    ++c.byItem;
+    break;
+  case Cause::ToVector:
+    ++c.byToVector;
+    break;
+  case Cause::Print:
+    ++c.byPrint;
+    break;
+  case Cause::Bool:
+    ++c.byBool;
+    break;
+  case Cause::Sync:
+    ++c.bySync;
+    break;
+  case Cause::SizeLimit:
+    ++c.bySizeLimit;
+    break;
+  case Cause::Eager:
+    ++c.byEager;
+    break;
   }
 
   std::vector<double> literals;
@@ -425,22 +450,22 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
     ++c.cacheMisses;
     if (explain::enabled()) {
       explain::TraceSummary summary = explain::summarize(trace);
-      explain::report(trace, causeText(cause, where, *requested.front()),
-                      explain::structuralMiss(summary, functions.summaries(),
-                                              dynamic));
+      explain::report(
+          trace, causeText(cause, where, *requested.front()),
+          explain::structuralMiss(summary, functions.summaries(), dynamic));
       entry.summary = std::move(summary);
     }
     entry.baked = compile(trace, {}, dynamic);
     entry.bakedLiterals = literals;
     function = entry.baked.get();
-  } else if (literals == entry.bakedLiterals) {
+  } else if (sameBits(literals, entry.bakedLiterals)) {
     ++c.cacheHits;
     function = entry.baked.get();
   } else {
     // History shows these literals vary: pass them as arguments from now on.
     std::vector<bool> differs(literals.size());
     for (size_t i = 0; i < literals.size(); ++i)
-      differs[i] = literals[i] != entry.bakedLiterals[i];
+      differs[i] = !sameBits({literals[i]}, {entry.bakedLiterals[i]});
     bool covered = entry.promoted != nullptr;
     for (size_t i = 0; covered && i < literals.size(); ++i)
       covered = !differs[i] || entry.promotedMask[i];
@@ -449,17 +474,16 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
     } else {
       ++c.cacheMisses;
       if (explain::enabled())
-        explain::report(trace, causeText(cause, where, *requested.front()),
-                        explain::constantMiss(trace, entry.bakedLiterals,
-                                              differs));
+        explain::report(
+            trace, causeText(cause, where, *requested.front()),
+            explain::constantMiss(trace, entry.bakedLiterals, differs));
       std::vector<bool> union_ = differs;
       for (size_t i = 0; i < entry.promotedMask.size(); ++i)
         union_[i] = union_[i] || entry.promotedMask[i];
       uint64_t newlyPromoted = 0;
       for (size_t i = 0; i < union_.size(); ++i)
-        newlyPromoted += union_[i] &&
-                         !(i < entry.promotedMask.size() &&
-                           entry.promotedMask[i]);
+        newlyPromoted += union_[i] && !(i < entry.promotedMask.size() &&
+                                        entry.promotedMask[i]);
       entry.promoted = compile(trace, union_, dynamic);
       entry.promotedMask = union_;
       c.constantsPromoted += newlyPromoted;

@@ -1,7 +1,7 @@
 //===- Explain.cpp - Why a trace missed the function cache ----------------===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,9 +47,9 @@ TraceSummary explain::summarize(const trace::Trace &trace) {
     bool literal = node.kind == OpKind::Literal;
     summary.push_back({node.kind, isArgument[i], node.dtype, node.shape,
                        node.ints, node.ints2, node.ints3,
-                       literal ? 0.0 : node.scalar, node.scalar2,
-                       node.integer, node.flag, node.predicate,
-                       trace.operands[i], isOutput[i], node.loc});
+                       literal ? 0.0 : node.scalar, node.scalar2, node.integer,
+                       node.flag, node.predicate, trace.operands[i],
+                       isOutput[i], node.loc});
   }
   return summary;
 }
@@ -76,8 +76,8 @@ static std::string describe(const NodeSummary &node) {
 }
 
 /// The first difference between `now` and `cached` at node `i`, or "".
-static std::string difference(const NodeSummary &now,
-                              const NodeSummary &cached, bool dynamicShapes) {
+static std::string difference(const NodeSummary &now, const NodeSummary &cached,
+                              bool dynamicShapes) {
   std::string self = describe(now);
   if (now.isArgument != cached.isArgument ||
       (!now.isArgument && now.kind != cached.kind))
@@ -87,8 +87,8 @@ static std::string difference(const NodeSummary &now,
            dtypeName(cached.dtype);
   if (now.shape.size() != cached.shape.size() ||
       (!dynamicShapes && now.shape != cached.shape))
-    return self + " has shape " + listText(now.shape) +
-           ", the cached one " + listText(cached.shape);
+    return self + " has shape " + listText(now.shape) + ", the cached one " +
+           listText(cached.shape);
   if (now.isArgument)
     return "";
   if (now.ints != cached.ints || now.ints2 != cached.ints2 ||
@@ -100,9 +100,10 @@ static std::string difference(const NodeSummary &now,
   if (now.operands != cached.operands)
     return self + " reads other values than the cached one";
   if (now.isOutput != cached.isOutput)
-    return self + (now.isOutput ? " is an output (a Tensor still holds it)"
-                                : " is not an output")
-                + ", unlike in the cached trace";
+    return self +
+           (now.isOutput ? " is an output (a Tensor still holds it)"
+                         : " is not an output") +
+           ", unlike in the cached trace";
   return "";
 }
 

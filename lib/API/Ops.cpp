@@ -1,7 +1,7 @@
 //===- Ops.cpp - Recording ops on tensors ---------------------------------===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
@@ -19,8 +19,8 @@
 #include "lazyc/Trace/Node.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 using namespace lazyc;
@@ -42,8 +42,9 @@ std::string shapeText(const Shape &shape) {
 
 const NodePtr &use(const Tensor &tensor, const char *op, Where where) {
   if (!tensor.defined())
-    fail(op, "an operand is an empty Tensor (default-constructed or moved "
-             "from)",
+    fail(op,
+         "an operand is an empty Tensor (default-constructed or moved "
+         "from)",
          where);
   return detail::TensorAccess::node(tensor);
 }
@@ -147,13 +148,20 @@ enum class Arith { Add, Sub, Mul, Div, Pow, Max, Min };
 
 OpKind kindOf(Arith op) {
   switch (op) {
-  case Arith::Add: return OpKind::Add;
-  case Arith::Sub: return OpKind::Sub;
-  case Arith::Mul: return OpKind::Mul;
-  case Arith::Div: return OpKind::Div;
-  case Arith::Pow: return OpKind::Pow;
-  case Arith::Max: return OpKind::Max;
-  case Arith::Min: return OpKind::Min;
+  case Arith::Add:
+    return OpKind::Add;
+  case Arith::Sub:
+    return OpKind::Sub;
+  case Arith::Mul:
+    return OpKind::Mul;
+  case Arith::Div:
+    return OpKind::Div;
+  case Arith::Pow:
+    return OpKind::Pow;
+  case Arith::Max:
+    return OpKind::Max;
+  case Arith::Min:
+    return OpKind::Min;
   }
   return OpKind::Add;
 }
@@ -162,8 +170,15 @@ OpKind kindOf(Arith op) {
 Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
                   Where where) {
   const char *name = opName(kindOf(op));
-  // Arithmetic needs numbers: booleans compute as int32 (numpy's `+` on
-  // bool arrays is a logical or: use maximum or where for that).
+  // maximum/minimum of booleans are the logical or/and: compute on int32
+  // (0 and 1) and give Bool back, as numpy does.
+  if (dtype == DType::Bool && (op == Arith::Max || op == Arith::Min)) {
+    Tensor result = arithmetic(op, lhs, rhs, DType::Int32, where);
+    return detail::TensorAccess::wrap(
+        castTo(detail::TensorAccess::node(result), DType::Bool, where));
+  }
+  // Other arithmetic needs numbers: booleans compute as int32 (numpy's `+`
+  // on bool arrays is a logical or: use maximum or where for that).
   if (dtype == DType::Bool)
     dtype = DType::Int32;
   // True division of integers gives floats, as in numpy.
@@ -172,11 +187,11 @@ Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
   Shape shape = broadcastShapes(lhs->shape, rhs->shape, name, where);
   lhs = broadcastNode(castTo(lhs, dtype, where), shape, where);
   rhs = broadcastNode(castTo(rhs, dtype, where), shape, where);
-  return detail::TensorAccess::wrap(record(kindOf(op), dtype, shape, {lhs, rhs}, where));
+  return detail::TensorAccess::wrap(
+      record(kindOf(op), dtype, shape, {lhs, rhs}, where));
 }
 
-Tensor arithmetic(Arith op, const Tensor &lhs, const Tensor &rhs,
-                  Where where) {
+Tensor arithmetic(Arith op, const Tensor &lhs, const Tensor &rhs, Where where) {
   const char *name = opName(kindOf(op));
   const NodePtr &a = use(lhs, name, where), &b = use(rhs, name, where);
   return arithmetic(op, a, b, promoteTypes(a->dtype, b->dtype), where);
@@ -197,15 +212,15 @@ Tensor compare(Predicate predicate, NodePtr lhs, NodePtr rhs, DType dtype,
   Shape shape = broadcastShapes(lhs->shape, rhs->shape, "compare", where);
   lhs = broadcastNode(castTo(lhs, dtype, where), shape, where);
   rhs = broadcastNode(castTo(rhs, dtype, where), shape, where);
-  return detail::TensorAccess::wrap(record(OpKind::Compare, DType::Bool, shape, {lhs, rhs}, where,
-                       [&](Node &n) { n.predicate = predicate; }));
+  return detail::TensorAccess::wrap(
+      record(OpKind::Compare, DType::Bool, shape, {lhs, rhs}, where,
+             [&](Node &n) { n.predicate = predicate; }));
 }
 
 Tensor compare(Predicate predicate, const At &lhs, const Tensor &rhs) {
   const NodePtr &a = use(lhs.tensor, "compare", lhs.where);
   const NodePtr &b = use(rhs, "compare", lhs.where);
-  return compare(predicate, a, b, promoteTypes(a->dtype, b->dtype),
-                 lhs.where);
+  return compare(predicate, a, b, promoteTypes(a->dtype, b->dtype), lhs.where);
 }
 
 Tensor compare(Predicate predicate, const At &lhs, const Scalar &rhs) {
@@ -225,12 +240,12 @@ Tensor unary(OpKind kind, const Tensor &x, Where where, bool floatOnly) {
   } else if (dtype == DType::Bool) {
     fail(name, "is not defined for Bool tensors (cast first)", where);
   }
-  return detail::TensorAccess::wrap(record(kind, dtype, node->shape, {node}, where));
+  return detail::TensorAccess::wrap(
+      record(kind, dtype, node->shape, {node}, where));
 }
 
 /// Normalizes `axis` (negative counts from the end) for a rank-`rank` value.
-int64_t normalizeAxis(int64_t axis, int64_t rank, const char *op,
-                      Where where) {
+int64_t normalizeAxis(int64_t axis, int64_t rank, const char *op, Where where) {
   int64_t normalized = axis < 0 ? axis + rank : axis;
   if (normalized < 0 || normalized >= rank)
     fail(op,
@@ -259,8 +274,7 @@ Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
   if (kind == OpKind::ReduceSum && !isFloat(dtype))
     dtype = DType::Int64; // numpy sums integers and booleans in int64.
   if (kind == OpKind::ReduceMean)
-    dtype = floatResult(dtype) == DType::Float16 ? DType::Float64
-                                                 : floatResult(dtype);
+    dtype = isFloat(dtype) ? dtype : DType::Float64; // numpy, bools too
   if ((kind == OpKind::ReduceMax || kind == OpKind::ReduceMin) &&
       dtype == DType::Bool)
     fail(name, "is not defined for Bool tensors (cast first)", where);
@@ -273,10 +287,11 @@ Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
     else if (keepDims)
       shape.push_back(1);
   }
-  return detail::TensorAccess::wrap(record(kind, dtype, shape, {node}, where, [&](Node &n) {
-    n.ints = axes;
-    n.flag = keepDims;
-  }));
+  return detail::TensorAccess::wrap(
+      record(kind, dtype, shape, {node}, where, [&](Node &n) {
+        n.ints = axes;
+        n.flag = keepDims;
+      }));
 }
 
 Tensor softmaxLike(OpKind kind, const Tensor &x, int64_t axis, Where where) {
@@ -289,8 +304,9 @@ Tensor softmaxLike(OpKind kind, const Tensor &x, int64_t axis, Where where) {
          where);
   int64_t normalized = normalizeAxis(
       axis, static_cast<int64_t>(node->shape.size()), name, where);
-  return detail::TensorAccess::wrap(record(kind, node->dtype, node->shape, {node}, where,
-                       [&](Node &n) { n.integer = normalized; }));
+  return detail::TensorAccess::wrap(
+      record(kind, node->dtype, node->shape, {node}, where,
+             [&](Node &n) { n.integer = normalized; }));
 }
 
 NodePtr reshapeNode(const NodePtr &node, Shape shape, Where where) {
@@ -304,23 +320,25 @@ Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
               DType dtype, Where where) {
   const char *name = opName(kind);
   if (!isFloat(dtype))
-    fail(name, std::string("needs a floating-point dtype, got ") +
-                   dtypeName(dtype),
+    fail(name,
+         std::string("needs a floating-point dtype, got ") + dtypeName(dtype),
          where);
   for (int64_t dim : shape)
     if (dim < 0)
       fail(name, "negative dimension in shape " + shapeText(shape), where);
   if (kind == OpKind::RandomUniform && !(a < b))
-    fail(name, "needs low < high, got " + std::to_string(a) + " and " +
-                   std::to_string(b),
+    fail(name,
+         "needs low < high, got " + std::to_string(a) + " and " +
+             std::to_string(b),
          where);
   if (kind == OpKind::RandomNormal && !(b >= 0))
     fail(name, "needs stddev >= 0, got " + std::to_string(b), where);
-  return detail::TensorAccess::wrap(record(kind, dtype, shape, {}, where, [&](Node &n) {
-    n.scalar = a;
-    n.scalar2 = b;
-    n.integer = seed;
-  }));
+  return detail::TensorAccess::wrap(
+      record(kind, dtype, shape, {}, where, [&](Node &n) {
+        n.scalar = a;
+        n.scalar2 = b;
+        n.integer = seed;
+      }));
 }
 
 } // namespace
@@ -364,9 +382,7 @@ DType lazyc::promoteTypes(DType a, DType b) {
 // Creation
 //===----------------------------------------------------------------------===//
 
-static DType defaultDType(const Scalar &value) {
-  return value.dtype;
-}
+static DType defaultDType(const Scalar &value) { return value.dtype; }
 
 Tensor lazyc::full(Shape shape, Scalar value) {
   return full(std::move(shape), value, defaultDType(value));
@@ -399,20 +415,18 @@ Tensor lazyc::arange(double start, double stop, double step, DType dtype,
   if (step == 0 || !std::isfinite(start) || !std::isfinite(stop) ||
       !std::isfinite(step))
     fail("arange", "needs finite bounds and a nonzero step", where);
-  int64_t count =
-      std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) /
-                                                           step)));
+  int64_t count = std::max<int64_t>(
+      0, static_cast<int64_t>(std::ceil((stop - start) / step)));
   std::vector<double> values(count);
   for (int64_t i = 0; i < count; ++i)
     values[i] = start + static_cast<double>(i) * step;
-  return cast(Tensor::fromVector<double>(values, {count}, where), dtype,
-              where);
+  return cast(Tensor::fromVector<double>(values, {count}, where), dtype, where);
 }
 
-Tensor lazyc::randomUniform(Shape shape, double low, double high,
-                            int64_t seed, DType dtype, Where where) {
-  return random(OpKind::RandomUniform, std::move(shape), low, high, seed,
-                dtype, where);
+Tensor lazyc::randomUniform(Shape shape, double low, double high, int64_t seed,
+                            DType dtype, Where where) {
+  return random(OpKind::RandomUniform, std::move(shape), low, high, seed, dtype,
+                where);
 }
 
 Tensor lazyc::randomNormal(Shape shape, double mean, double stddev,
@@ -558,17 +572,19 @@ Tensor lazyc::where(const Tensor &condition, const Tensor &onTrue,
   NodePtr c = use(condition, "where", where);
   NodePtr a = use(onTrue, "where", where), b = use(onFalse, "where", where);
   DType dtype = promoteTypes(a->dtype, b->dtype);
-  Shape shape = broadcastShapes(
-      broadcastShapes(c->shape, a->shape, "where", where), b->shape, "where",
-      where);
+  Shape shape =
+      broadcastShapes(broadcastShapes(c->shape, a->shape, "where", where),
+                      b->shape, "where", where);
   c = broadcastNode(castTo(c, DType::Bool, where), shape, where);
   a = broadcastNode(castTo(a, dtype, where), shape, where);
   b = broadcastNode(castTo(b, dtype, where), shape, where);
-  return detail::TensorAccess::wrap(record(OpKind::Select, dtype, shape, {c, a, b}, where));
+  return detail::TensorAccess::wrap(
+      record(OpKind::Select, dtype, shape, {c, a, b}, where));
 }
 
 Tensor lazyc::cast(const Tensor &x, DType dtype, Where where) {
-  return detail::TensorAccess::wrap(castTo(use(x, "cast", where), dtype, where));
+  return detail::TensorAccess::wrap(
+      castTo(use(x, "cast", where), dtype, where));
 }
 
 //===----------------------------------------------------------------------===//
@@ -580,9 +596,9 @@ Tensor lazyc::matmul(const Tensor &lhsTensor, const Tensor &rhsTensor,
   NodePtr lhs = use(lhsTensor, "matmul", where);
   NodePtr rhs = use(rhsTensor, "matmul", where);
   if (lhs->shape.empty() || rhs->shape.empty())
-    fail("matmul", "needs operands of rank 1 or more, got " +
-                       shapeText(lhs->shape) + " and " +
-                       shapeText(rhs->shape),
+    fail("matmul",
+         "needs operands of rank 1 or more, got " + shapeText(lhs->shape) +
+             " and " + shapeText(rhs->shape),
          where);
   DType dtype = promoteTypes(lhs->dtype, rhs->dtype);
   if (dtype == DType::Bool)
@@ -682,8 +698,7 @@ Tensor lazyc::reshape(const Tensor &x, Shape shape, Where where) {
     if (known == 0 || elements % known != 0)
       fail("reshape",
            "cannot reshape " + shapeText(node->shape) + " (" +
-               std::to_string(elements) + " elements) to " +
-               shapeText(shape),
+               std::to_string(elements) + " elements) to " + shapeText(shape),
            where);
     shape[inferred] = elements / known;
   } else if (known != elements) {
@@ -715,8 +730,8 @@ Tensor lazyc::transpose(const Tensor &x, std::vector<int64_t> permutation,
   for (int64_t &axis : permutation) {
     axis = normalizeAxis(axis, rank, "transpose", where);
     if (seen[axis])
-      fail("transpose",
-           shapeText(permutation) + " is not a permutation", where);
+      fail("transpose", shapeText(permutation) + " is not a permutation",
+           where);
     seen[axis] = true;
     shape.push_back(node->shape[axis]);
   }
@@ -725,8 +740,9 @@ Tensor lazyc::transpose(const Tensor &x, std::vector<int64_t> permutation,
     identity &= permutation[d] == d;
   if (identity)
     return x;
-  return detail::TensorAccess::wrap(record(OpKind::Transpose, node->dtype, shape, {node}, where,
-                       [&](Node &n) { n.ints = permutation; }));
+  return detail::TensorAccess::wrap(
+      record(OpKind::Transpose, node->dtype, shape, {node}, where,
+             [&](Node &n) { n.ints = permutation; }));
 }
 
 Tensor lazyc::broadcastTo(const Tensor &x, Shape shape, Where where) {
@@ -758,8 +774,9 @@ Tensor lazyc::slice(const Tensor &x, std::vector<int64_t> start,
   for (size_t d = 0; d < rank; ++d) {
     int64_t size = node->shape[d];
     if (step[d] < 1)
-      fail("slice", "step " + std::to_string(step[d]) + " in dimension " +
-                        std::to_string(d) + " must be at least 1",
+      fail("slice",
+           "step " + std::to_string(step[d]) + " in dimension " +
+               std::to_string(d) + " must be at least 1",
            where);
     // Python's rules: negative indices count from the end, out-of-range
     // bounds are clamped.
@@ -774,12 +791,12 @@ Tensor lazyc::slice(const Tensor &x, std::vector<int64_t> start,
   }
   if (shape == node->shape)
     return x;
-  return detail::TensorAccess::wrap(record(OpKind::Slice, node->dtype, shape, {node}, where,
-                       [&](Node &n) {
-                         n.ints = start;
-                         n.ints2 = limit;
-                         n.ints3 = step;
-                       }));
+  return detail::TensorAccess::wrap(
+      record(OpKind::Slice, node->dtype, shape, {node}, where, [&](Node &n) {
+        n.ints = start;
+        n.ints2 = limit;
+        n.ints3 = step;
+      }));
 }
 
 Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
@@ -811,6 +828,7 @@ Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
   }
   if (nodes.size() == 1)
     return detail::TensorAccess::wrap(nodes.front());
-  return detail::TensorAccess::wrap(record(OpKind::Concat, dtype, shape, nodes, where,
-                       [&](Node &n) { n.integer = axis; }));
+  return detail::TensorAccess::wrap(record(OpKind::Concat, dtype, shape, nodes,
+                                           where,
+                                           [&](Node &n) { n.integer = axis; }));
 }

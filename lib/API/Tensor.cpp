@@ -1,7 +1,7 @@
 //===- Tensor.cpp - The lazy tensor handle --------------------------------===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,8 +38,7 @@ static std::string format(const std::string &op, const std::string &message,
   return text;
 }
 
-Error::Error(std::string op, const std::string &message,
-             SourceLocation where)
+Error::Error(std::string op, const std::string &message, SourceLocation where)
     : Error(std::move(op), message, where.file_name(), where.line()) {}
 
 Error::Error(std::string op, const std::string &message, std::string file,
@@ -151,15 +150,18 @@ static const Node &checked(const std::shared_ptr<Node> &node,
 const std::vector<int64_t> &Tensor::shape() const {
   return checked(slot(nodeStorage), "shape()").shape;
 }
-DType Tensor::dtype() const { return checked(slot(nodeStorage), "dtype()").dtype; }
-int64_t Tensor::numel() const { return checked(slot(nodeStorage), "numel()").numel(); }
+DType Tensor::dtype() const {
+  return checked(slot(nodeStorage), "dtype()").dtype;
+}
+int64_t Tensor::numel() const {
+  return checked(slot(nodeStorage), "numel()").numel();
+}
 bool Tensor::isMaterialized() const {
   return checked(slot(nodeStorage), "isMaterialized()").isMaterialized();
 }
 
 Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
-                        std::vector<int64_t> shape,
-                        SourceLocation where) {
+                        std::vector<int64_t> shape, SourceLocation where) {
   int64_t elements = 1;
   for (int64_t dim : shape) {
     if (dim < 0)
@@ -191,11 +193,10 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
 }
 
 Tensor Tensor::fromBools(const std::vector<bool> &data,
-                         std::vector<int64_t> shape,
-                         SourceLocation where) {
+                         std::vector<int64_t> shape, SourceLocation where) {
   std::vector<uint8_t> bytes(data.begin(), data.end());
-  return fromData(DType::Bool, bytes.data(),
-                  static_cast<int64_t>(bytes.size()), std::move(shape), where);
+  return fromData(DType::Bool, bytes.data(), static_cast<int64_t>(bytes.size()),
+                  std::move(shape), where);
 }
 
 void Tensor::read(DType as, void *out, Cause cause,
@@ -203,8 +204,7 @@ void Tensor::read(DType as, void *out, Cause cause,
   const NodePtr &node = slot(nodeStorage);
   if (!checked(node, "reading the value").isMaterialized())
     engine::materialize({node.get()}, cause, where);
-  convert::elements(node->value->data(), node->dtype, out, as,
-                    node->numel());
+  convert::elements(node->value->data(), node->dtype, out, as, node->numel());
 }
 
 void Tensor::checkItem(SourceLocation where) const {
@@ -278,8 +278,8 @@ static void printDim(std::ostream &os, const Node &node, size_t dim,
 std::ostream &lazyc::operator<<(std::ostream &os, const Tensor &tensor) {
   const Node &node = checked(detail::TensorAccess::node(tensor), "printing");
   if (!node.isMaterialized())
-    engine::materialize({detail::TensorAccess::node(tensor).get()}, Cause::Print,
-                        SourceLocation());
+    engine::materialize({detail::TensorAccess::node(tensor).get()},
+                        Cause::Print, SourceLocation());
   std::vector<int64_t> strides(node.shape.size(), 1);
   for (size_t d = node.shape.size(); d-- > 1;)
     strides[d - 1] = strides[d] * node.shape[d];
