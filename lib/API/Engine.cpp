@@ -290,9 +290,9 @@ mlir::MLIRContext &compileContext() {
 /// Ops whose result shape is an attribute are compiled per shape even in
 /// eager mode; the others once per rank.
 bool hasShapeAttribute(OpKind kind) {
-  return kind == OpKind::Broadcast || kind == OpKind::Reshape ||
-         kind == OpKind::Slice || kind == OpKind::RandomUniform ||
-         kind == OpKind::RandomNormal;
+  return kind == OpKind::Literal || kind == OpKind::Broadcast ||
+         kind == OpKind::Reshape || kind == OpKind::Slice ||
+         kind == OpKind::RandomUniform || kind == OpKind::RandomNormal;
 }
 
 std::string shapeText(const std::vector<int64_t> &shape) {

@@ -66,11 +66,15 @@ NodePtr record(OpKind kind, DType dtype, Shape shape,
   return node;
 }
 
-/// A scalar literal of `dtype` (rank 0).
-NodePtr literal(double value, DType dtype, Where where) {
+/// A literal of `dtype` filling `shape` with `value`. Lazily, a scalar
+/// operand becomes one node of the other operand's shape (not a literal
+/// and its broadcast); eager mode keeps scalars rank 0 so that one compiled
+/// op serves every size.
+NodePtr literal(double value, DType dtype, Where where, Shape shape = {}) {
   auto node = std::make_shared<Node>();
   node->kind = OpKind::Literal;
   node->dtype = dtype;
+  node->shape = std::move(shape);
   node->scalar = value;
   node->loc = {where.file_name(), where.line(), where.function_name()};
   node->computeContentHash();
@@ -81,7 +85,7 @@ NodePtr castTo(const NodePtr &node, DType dtype, Where where) {
   if (node->dtype == dtype)
     return node;
   if (node->kind == OpKind::Literal)
-    return literal(node->scalar, dtype, where);
+    return literal(node->scalar, dtype, where, node->shape);
   return record(OpKind::Cast, dtype, node->shape, {node}, where);
 }
 
@@ -202,7 +206,8 @@ Tensor arithmetic(Arith op, const Tensor &tensor, const Scalar &scalar,
   const char *name = opName(kindOf(op));
   const NodePtr &t = use(tensor, name, scalar.where);
   DType dtype = withScalar(t->dtype, scalar);
-  NodePtr s = literal(scalar.value, dtype, scalar.where);
+  NodePtr s = literal(scalar.value, dtype, scalar.where,
+                      isEager() ? Shape{} : t->shape);
   return scalarFirst ? arithmetic(op, s, t, dtype, scalar.where)
                      : arithmetic(op, t, s, dtype, scalar.where);
 }
@@ -226,8 +231,10 @@ Tensor compare(Predicate predicate, const At &lhs, const Tensor &rhs) {
 Tensor compare(Predicate predicate, const At &lhs, const Scalar &rhs) {
   const NodePtr &a = use(lhs.tensor, "compare", lhs.where);
   DType dtype = withScalar(a->dtype, rhs);
-  return compare(predicate, a, literal(rhs.value, dtype, lhs.where), dtype,
-                 lhs.where);
+  return compare(
+      predicate, a,
+      literal(rhs.value, dtype, lhs.where, isEager() ? Shape{} : a->shape),
+      dtype, lhs.where);
 }
 
 Tensor unary(OpKind kind, const Tensor &x, Where where, bool floatOnly) {
@@ -393,12 +400,13 @@ Tensor lazyc::full(Shape shape, Scalar value, DType dtype) {
     if (dim < 0)
       fail("full", "negative dimension in shape " + shapeText(shape),
            value.where);
-  NodePtr node = literal(value.value, dtype, value.where);
-  if (shape.empty()) {
-    // A scalar tensor is the literal itself; it is recorded like an op.
+  if (shape.empty() || !isEager()) {
+    // The tensor is the literal itself; it is recorded like an op.
+    NodePtr node = literal(value.value, dtype, value.where, std::move(shape));
     engine::recorded(node, value.where);
     return detail::TensorAccess::wrap(node);
   }
+  NodePtr node = literal(value.value, dtype, value.where);
   return detail::TensorAccess::wrap(broadcastNode(node, shape, value.where));
 }
 

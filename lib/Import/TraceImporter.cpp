@@ -1,7 +1,7 @@
 //===- TraceImporter.cpp - A trace as a lazy dialect module ---------------===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 
@@ -191,10 +191,12 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   for (int32_t index : trace.arguments)
     argumentTypes.push_back(
         tensorType(b, *trace.nodes[index], options.dynamicShapes));
+  // A literal fills its shape with one value: promoted, it is passed as a
+  // rank-0 tensor and broadcast.
   for (size_t i = 0; i < trace.literals.size(); ++i)
     if (promoted(i))
-      argumentTypes.push_back(
-          tensorType(b, *trace.nodes[trace.literals[i]], false));
+      argumentTypes.push_back(RankedTensorType::get(
+          {}, elementType(b, trace.nodes[trace.literals[i]]->dtype)));
   for (int32_t index : trace.outputs)
     resultTypes.push_back(
         tensorType(b, *trace.nodes[index], options.dynamicShapes));
@@ -211,7 +213,10 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   for (auto [literal, index] : llvm::enumerate(trace.literals)) {
     const Node &node = *trace.nodes[index];
     if (promoted(literal)) {
-      values[index] = entry->getArgument(nextPromoted++);
+      Value scalar = entry->getArgument(nextPromoted++);
+      values[index] = node.shape.empty() ? scalar
+                                         : Value(lazy::BroadcastOp::create(
+                                               b, unknown, scalar, node.shape));
       continue;
     }
     values[index] = lazy::ConstantOp::create(
@@ -224,9 +229,10 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
       continue;
     const Node &node = *trace.nodes[i];
     Location loc =
-        node.loc.line ? Location(FileLineColLoc::get(&context, node.loc.file,
-                                                     node.loc.line, 0))
-                      : Location(NameLoc::get(b.getStringAttr(opName(node.kind))));
+        node.loc.line
+            ? Location(FileLineColLoc::get(&context, node.loc.file,
+                                           node.loc.line, 0))
+            : Location(NameLoc::get(b.getStringAttr(opName(node.kind))));
     SmallVector<Value> operands;
     for (int32_t operand : trace.operands[i])
       operands.push_back(values[operand]);

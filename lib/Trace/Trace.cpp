@@ -1,7 +1,7 @@
 //===- Trace.cpp - Cutting traces out of the lazy graph -------------------===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
-// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
@@ -13,7 +13,7 @@
 
 #include "lazyc/Trace/Trace.h"
 
-#include <unordered_map>
+#include <atomic>
 
 using namespace lazyc;
 using namespace lazyc::trace;
@@ -46,8 +46,13 @@ static bool isLeaf(const Node &node) {
 
 Trace trace::extractTrace(const std::vector<Node *> &requested,
                           bool dynamicShapes) {
+  // Each extraction marks the nodes it visits with a fresh number; threads
+  // extract disjoint graphs, so the marks never race.
+  static std::atomic<uint64_t> extractions{0};
+  const uint64_t visit = ++extractions;
+  auto visited = [visit](const Node *node) { return node->visitedBy == visit; };
+
   Trace trace;
-  std::unordered_map<Node *, int32_t> position;
   struct Frame {
     Node *node;
     size_t nextInput;
@@ -55,7 +60,7 @@ Trace trace::extractTrace(const std::vector<Node *> &requested,
   std::vector<Frame> stack;
 
   for (Node *root : requested) {
-    if (position.count(root))
+    if (visited(root))
       continue;
     stack.push_back({root, 0});
     while (!stack.empty()) {
@@ -63,20 +68,23 @@ Trace trace::extractTrace(const std::vector<Node *> &requested,
       size_t &next = stack.back().nextInput;
       if (!isLeaf(*node) && next < node->inputs.size()) {
         Node *input = node->inputs[next++].get();
-        if (!position.count(input))
+        if (!visited(input))
           stack.push_back({input, 0});
         continue;
       }
       stack.pop_back();
-      if (position.count(node))
+      if (visited(node))
         continue;
       int32_t index = static_cast<int32_t>(trace.nodes.size());
-      position[node] = index;
+      node->visitedBy = visit;
+      node->position = index;
       trace.nodes.push_back(node);
       std::vector<int32_t> operands;
-      if (!isLeaf(*node))
+      if (!isLeaf(*node)) {
+        operands.reserve(node->inputs.size());
         for (const NodePtr &input : node->inputs)
-          operands.push_back(position.at(input.get()));
+          operands.push_back(input->position);
+      }
       trace.operands.push_back(std::move(operands));
       if (node->isMaterialized())
         trace.arguments.push_back(index);
@@ -90,10 +98,9 @@ Trace trace::extractTrace(const std::vector<Node *> &requested,
   std::vector<bool> isOutput(trace.nodes.size(), false);
   for (Node *root : requested)
     if (!root->isMaterialized())
-      isOutput[position.at(root)] = true;
+      isOutput[root->position] = true;
   for (size_t i = 0; i < trace.nodes.size(); ++i)
-    if (!trace.nodes[i]->isMaterialized() &&
-        trace.nodes[i]->handles.load() > 0)
+    if (!trace.nodes[i]->isMaterialized() && trace.nodes[i]->handles.load() > 0)
       isOutput[i] = true;
   for (size_t i = 0; i < trace.nodes.size(); ++i)
     if (isOutput[i])

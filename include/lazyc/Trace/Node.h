@@ -98,6 +98,11 @@ struct Node {
   /// combine these with the trace's wiring.
   uint64_t contentHash = 0;
 
+  /// Scratch for extractTrace: the extraction that last visited this node
+  /// and the node's position in that trace (no hash map on the hot path).
+  uint64_t visitedBy = 0;
+  int32_t position = -1;
+
   /// How many Tensor handles refer to this node (the live-tensor rule).
   std::atomic<int> handles{0};
 
