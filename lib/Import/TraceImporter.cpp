@@ -17,7 +17,8 @@ using namespace mlir;
 using namespace lazyc;
 using namespace lazyc::trace;
 
-static Type elementType(Builder &b, DType dtype) {
+Type import::elementType(MLIRContext &context, DType dtype) {
+  Builder b(&context);
   switch (dtype) {
   case DType::Float32:
     return b.getF32Type();
@@ -42,12 +43,12 @@ static RankedTensorType tensorType(Builder &b, const Node &node,
   SmallVector<int64_t> shape(node.shape.begin(), node.shape.end());
   if (dynamicShapes)
     shape.assign(shape.size(), ShapedType::kDynamic);
-  return RankedTensorType::get(shape, elementType(b, node.dtype));
+  return RankedTensorType::get(shape, import::elementType(*b.getContext(), node.dtype));
 }
 
 /// The literal's value as an attribute of its element type.
 static TypedAttr literalAttr(Builder &b, const Node &node) {
-  Type element = elementType(b, node.dtype);
+  Type element = import::elementType(*b.getContext(), node.dtype);
   if (isa<FloatType>(element))
     return b.getFloatAttr(element, node.scalar);
   if (element.isInteger(1))
@@ -129,7 +130,7 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
   case OpKind::Cast: {
     auto inputType = cast<RankedTensorType>(in[0].getType());
     return lazy::CastOp::create(
-        b, loc, inputType.clone(elementType(b, node.dtype)), in[0]);
+        b, loc, inputType.clone(import::elementType(*b.getContext(), node.dtype)), in[0]);
   }
   case OpKind::Broadcast:
     return lazy::BroadcastOp::create(b, loc, in[0], node.ints);
@@ -196,7 +197,7 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   for (size_t i = 0; i < trace.literals.size(); ++i)
     if (promoted(i))
       argumentTypes.push_back(RankedTensorType::get(
-          {}, elementType(b, trace.nodes[trace.literals[i]]->dtype)));
+          {}, import::elementType(*b.getContext(), trace.nodes[trace.literals[i]]->dtype)));
   for (int32_t index : trace.outputs)
     resultTypes.push_back(
         tensorType(b, *trace.nodes[index], options.dynamicShapes));

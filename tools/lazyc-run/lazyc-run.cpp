@@ -19,6 +19,7 @@
 #include "Npy.h"
 
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
+#include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
 #include "lazyc/JIT/CompiledFunction.h"
 #include "lazyc/Runtime/Runtime.h"
@@ -77,32 +78,12 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-static Type elementType(MLIRContext &context, DType dtype) {
-  Builder b(&context);
-  switch (dtype) {
-  case DType::Float32:
-    return b.getF32Type();
-  case DType::Float64:
-    return b.getF64Type();
-  case DType::Float16:
-    return b.getF16Type();
-  case DType::BFloat16:
-    return b.getBF16Type();
-  case DType::Int32:
-    return b.getI32Type();
-  case DType::Int64:
-    return b.getI64Type();
-  case DType::Bool:
-    return b.getI1Type();
-  }
-  llvm_unreachable("unknown dtype");
-}
 
 static std::optional<DType> dtypeOf(Type type) {
   for (DType dtype : {DType::Float32, DType::Float64, DType::Float16,
                       DType::BFloat16, DType::Int32, DType::Int64,
                       DType::Bool})
-    if (elementType(*type.getContext(), dtype) == type)
+    if (lazyc::import::elementType(*type.getContext(), dtype) == type)
       return dtype;
   return std::nullopt;
 }

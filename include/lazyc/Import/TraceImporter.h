@@ -37,6 +37,9 @@ struct ImportOptions {
   std::vector<bool> promotedLiterals;
 };
 
+/// The MLIR element type of `dtype` (f32, ..., i1 for Bool).
+mlir::Type elementType(mlir::MLIRContext &context, DType dtype);
+
 /// Builds `func.func @<name>` computing `trace`.
 mlir::OwningOpRef<mlir::ModuleOp> importTrace(const trace::Trace &trace,
                                               mlir::MLIRContext &context,
