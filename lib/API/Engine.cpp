@@ -55,11 +55,11 @@ using namespace lazyc::trace;
 
 namespace {
 struct Counters {
-  std::atomic<uint64_t> opsRecorded{0}, materializations{0}, byItem{0},
-      byToVector{0}, byPrint{0}, byBool{0}, bySync{0}, bySizeLimit{0},
-      byEager{0}, tracesCompiled{0}, cacheHits{0}, cacheMisses{0},
-      kernelsRun{0}, constantsPromoted{0};
-  std::atomic<uint64_t> compileMicros{0};
+  std::atomic<uint64_t> opsRecorded{0}, materializations{0}, tracesCompiled{0},
+      cacheHits{0}, cacheMisses{0}, kernelsRun{0}, constantsPromoted{0},
+      compileMicros{0};
+  /// Materializations, indexed by Cause.
+  std::atomic<uint64_t> byCause[static_cast<int>(Cause::Eager) + 1] = {};
 };
 Counters &counters() {
   static Counters instance;
@@ -72,13 +72,16 @@ Metrics lazyc::metrics() {
   Metrics m;
   m.opsRecorded = c.opsRecorded;
   m.materializations = c.materializations;
-  m.byItem = c.byItem;
-  m.byToVector = c.byToVector;
-  m.byPrint = c.byPrint;
-  m.byBool = c.byBool;
-  m.bySync = c.bySync;
-  m.bySizeLimit = c.bySizeLimit;
-  m.byEager = c.byEager;
+  auto byCause = [&](Cause cause) {
+    return c.byCause[static_cast<int>(cause)].load();
+  };
+  m.byItem = byCause(Cause::Item);
+  m.byToVector = byCause(Cause::ToVector);
+  m.byPrint = byCause(Cause::Print);
+  m.byBool = byCause(Cause::Bool);
+  m.bySync = byCause(Cause::Sync);
+  m.bySizeLimit = byCause(Cause::SizeLimit);
+  m.byEager = byCause(Cause::Eager);
   m.tracesCompiled = c.tracesCompiled;
   m.cacheHits = c.cacheHits;
   m.cacheMisses = c.cacheMisses;
@@ -91,11 +94,11 @@ Metrics lazyc::metrics() {
 void lazyc::resetMetrics() {
   Counters &c = counters();
   for (std::atomic<uint64_t> *counter :
-       {&c.opsRecorded, &c.materializations, &c.byItem, &c.byToVector,
-        &c.byPrint, &c.byBool, &c.bySync, &c.bySizeLimit, &c.byEager,
-        &c.tracesCompiled, &c.cacheHits, &c.cacheMisses, &c.kernelsRun,
-        &c.constantsPromoted, &c.compileMicros})
+       {&c.opsRecorded, &c.materializations, &c.tracesCompiled, &c.cacheHits,
+        &c.cacheMisses, &c.kernelsRun, &c.constantsPromoted, &c.compileMicros})
     *counter = 0;
+  for (std::atomic<uint64_t> &counter : c.byCause)
+    counter = 0;
 }
 
 std::ostream &lazyc::operator<<(std::ostream &os, const Metrics &m) {
@@ -149,8 +152,8 @@ static void prunePendingNodes() {
   pendingNodes = std::move(kept);
 }
 
-std::vector<Node *> engine::liveNodes() {
-  prunePendingNodes();
+/// The pending nodes a handle holds (call after pruning).
+static std::vector<Node *> heldPendingNodes() {
   std::vector<Node *> live;
   for (const std::weak_ptr<Node> &weak : pendingNodes) {
     NodePtr node = weak.lock();
@@ -158,6 +161,11 @@ std::vector<Node *> engine::liveNodes() {
       live.push_back(node.get());
   }
   return live;
+}
+
+std::vector<Node *> engine::liveNodes() {
+  prunePendingNodes();
+  return heldPendingNodes();
 }
 
 /// Pending nodes past which a trace is cut (LAZYC_MAX_TRACE_NODES).
@@ -177,8 +185,11 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
     return;
   }
   pendingNodes.push_back(node);
-  for (const NodePtr &input : node->inputs) // Literals are nodes too.
-    if (input->kind == OpKind::Literal && !input->isMaterialized())
+  // Literals are nodes too. A literal some handle holds came from full(),
+  // which recorded it already.
+  for (const NodePtr &input : node->inputs)
+    if (input->kind == OpKind::Literal && input->handles.load() == 0 &&
+        !input->isMaterialized())
       pendingNodes.push_back(input);
   size_t limit = maxPendingNodes();
   if (pendingNodes.size() <= std::max(limit, nextCheck))
@@ -187,7 +198,7 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
   // from `node`): together they are what the next trace would compile.
   prunePendingNodes();
   if (pendingNodes.size() > limit) {
-    std::vector<Node *> requested = liveNodes();
+    std::vector<Node *> requested = heldPendingNodes();
     requested.push_back(node.get());
     materialize(requested, Cause::SizeLimit, where);
     prunePendingNodes();
@@ -397,29 +408,7 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
 
   Counters &c = counters();
   ++c.materializations;
-  switch (cause) {
-  case Cause::Item:
-    ++c.byItem;
-    break;
-  case Cause::ToVector:
-    ++c.byToVector;
-    break;
-  case Cause::Print:
-    ++c.byPrint;
-    break;
-  case Cause::Bool:
-    ++c.byBool;
-    break;
-  case Cause::Sync:
-    ++c.bySync;
-    break;
-  case Cause::SizeLimit:
-    ++c.bySizeLimit;
-    break;
-  case Cause::Eager:
-    ++c.byEager;
-    break;
-  }
+  ++c.byCause[static_cast<int>(cause)];
 
   std::vector<double> literals;
   for (int32_t index : trace.literals)

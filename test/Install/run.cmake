@@ -13,10 +13,10 @@ execute_process(COMMAND ${CMAKE_COMMAND} -G Ninja -S "${SOURCE_DIR}"
 execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/build"
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND "${WORK_DIR}/build/consumer" COMMAND_ERROR_IS_FATAL ANY)
-execute_process(COMMAND "${WORK_DIR}/build/user" OUTPUT_VARIABLE printed
+execute_process(COMMAND "${WORK_DIR}/build/tour" OUTPUT_VARIABLE printed
                 COMMAND_ERROR_IS_FATAL ANY)
 if(NOT printed MATCHES "^\\[\\[4, 4\\], \\[4, 4\\]\\]\n3\n.*traces compiled")
-  message(FATAL_ERROR "the user program printed:\n${printed}")
+  message(FATAL_ERROR "the tour program printed:\n${printed}")
 endif()
 execute_process(COMMAND "${WORK_DIR}/prefix/bin/lazyc-opt" --version
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
