@@ -48,7 +48,8 @@ TraceSummary explain::summarize(const trace::Trace &trace) {
     summary.push_back({node.kind, isArgument[i], node.dtype, node.shape,
                        node.ints, node.ints2, node.ints3,
                        literal ? 0.0 : node.scalar, node.scalar2, node.integer,
-                       node.flag, node.predicate, trace.operands[i],
+                       node.flag, node.predicate,
+                       {trace.operands(i).begin(), trace.operands(i).end()},
                        isOutput[i], node.loc});
   }
   return summary;

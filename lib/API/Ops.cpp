@@ -18,6 +18,8 @@
 
 #include "lazyc/Trace/Node.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -50,10 +52,10 @@ const NodePtr &use(const Tensor &tensor, const char *op, Where where) {
 }
 
 /// Creates and records a node.
-NodePtr record(OpKind kind, DType dtype, Shape shape,
-               std::vector<NodePtr> inputs, Where where,
-               const std::function<void(Node &)> &setAttributes = nullptr) {
-  auto node = std::make_shared<Node>();
+NodePtr record(OpKind kind, DType dtype, Shape shape, NodeInputs inputs,
+               Where where,
+               llvm::function_ref<void(Node &)> setAttributes = nullptr) {
+  NodePtr node = makeNode();
   node->kind = kind;
   node->dtype = dtype;
   node->shape = std::move(shape);
@@ -71,7 +73,7 @@ NodePtr record(OpKind kind, DType dtype, Shape shape,
 /// and its broadcast); eager mode keeps scalars rank 0 so that one compiled
 /// op serves every size.
 NodePtr literal(double value, DType dtype, Where where, Shape shape = {}) {
-  auto node = std::make_shared<Node>();
+  NodePtr node = makeNode();
   node->kind = OpKind::Literal;
   node->dtype = dtype;
   node->shape = std::move(shape);
@@ -81,12 +83,14 @@ NodePtr literal(double value, DType dtype, Where where, Shape shape = {}) {
   return node;
 }
 
-NodePtr castTo(const NodePtr &node, DType dtype, Where where) {
+NodePtr castTo(NodePtr node, DType dtype, Where where) {
   if (node->dtype == dtype)
     return node;
   if (node->kind == OpKind::Literal)
     return literal(node->scalar, dtype, where, node->shape);
-  return record(OpKind::Cast, dtype, node->shape, {node}, where);
+  Shape shape = node->shape;
+  return record(OpKind::Cast, dtype, std::move(shape), {std::move(node)},
+                where);
 }
 
 bool isBroadcastable(const Shape &from, const Shape &to) {
@@ -99,11 +103,20 @@ bool isBroadcastable(const Shape &from, const Shape &to) {
   return true;
 }
 
-NodePtr broadcastNode(const NodePtr &node, const Shape &shape, Where where) {
+NodePtr broadcastNode(NodePtr node, const Shape &shape, Where where) {
   if (node->shape == shape)
     return node;
-  return record(OpKind::Broadcast, node->dtype, shape, {node}, where,
+  DType dtype = node->dtype;
+  return record(OpKind::Broadcast, dtype, shape, {std::move(node)}, where,
                 [&](Node &n) { n.ints = shape; });
+}
+
+/// The operands of a binary op (moved in: no reference count traffic).
+NodeInputs binaryInputs(NodePtr lhs, NodePtr rhs) {
+  NodeInputs inputs;
+  inputs.push_back(std::move(lhs));
+  inputs.push_back(std::move(rhs));
+  return inputs;
 }
 
 /// numpy's broadcast of two shapes, or an error naming the op.
@@ -189,10 +202,11 @@ Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
   if (op == Arith::Div && !isFloat(dtype))
     dtype = DType::Float64;
   Shape shape = broadcastShapes(lhs->shape, rhs->shape, name, where);
-  lhs = broadcastNode(castTo(lhs, dtype, where), shape, where);
-  rhs = broadcastNode(castTo(rhs, dtype, where), shape, where);
+  lhs = broadcastNode(castTo(std::move(lhs), dtype, where), shape, where);
+  rhs = broadcastNode(castTo(std::move(rhs), dtype, where), shape, where);
   return detail::TensorAccess::wrap(
-      record(kindOf(op), dtype, shape, {lhs, rhs}, where));
+      record(kindOf(op), dtype, std::move(shape),
+             binaryInputs(std::move(lhs), std::move(rhs)), where));
 }
 
 Tensor arithmetic(Arith op, const Tensor &lhs, const Tensor &rhs, Where where) {
@@ -208,17 +222,18 @@ Tensor arithmetic(Arith op, const Tensor &tensor, const Scalar &scalar,
   DType dtype = withScalar(t->dtype, scalar);
   NodePtr s = literal(scalar.value, dtype, scalar.where,
                       isEager() ? Shape{} : t->shape);
-  return scalarFirst ? arithmetic(op, s, t, dtype, scalar.where)
-                     : arithmetic(op, t, s, dtype, scalar.where);
+  return scalarFirst ? arithmetic(op, std::move(s), t, dtype, scalar.where)
+                     : arithmetic(op, t, std::move(s), dtype, scalar.where);
 }
 
 Tensor compare(Predicate predicate, NodePtr lhs, NodePtr rhs, DType dtype,
                Where where) {
   Shape shape = broadcastShapes(lhs->shape, rhs->shape, "compare", where);
-  lhs = broadcastNode(castTo(lhs, dtype, where), shape, where);
-  rhs = broadcastNode(castTo(rhs, dtype, where), shape, where);
+  lhs = broadcastNode(castTo(std::move(lhs), dtype, where), shape, where);
+  rhs = broadcastNode(castTo(std::move(rhs), dtype, where), shape, where);
   return detail::TensorAccess::wrap(
-      record(OpKind::Compare, DType::Bool, shape, {lhs, rhs}, where,
+      record(OpKind::Compare, DType::Bool, std::move(shape),
+             binaryInputs(std::move(lhs), std::move(rhs)), where,
              [&](Node &n) { n.predicate = predicate; }));
 }
 
@@ -836,7 +851,8 @@ Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
   }
   if (nodes.size() == 1)
     return detail::TensorAccess::wrap(nodes.front());
-  return detail::TensorAccess::wrap(record(OpKind::Concat, dtype, shape, nodes,
+  return detail::TensorAccess::wrap(record(OpKind::Concat, dtype, shape,
+                                           NodeInputs(nodes.begin(), nodes.end()),
                                            where,
                                            [&](Node &n) { n.integer = axis; }));
 }

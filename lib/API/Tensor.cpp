@@ -173,7 +173,7 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
                 std::to_string(count) + " values do not fill a shape of " +
                     std::to_string(elements) + " elements",
                 where);
-  auto node = std::make_shared<Node>();
+  NodePtr node = makeNode();
   node->kind = OpKind::Buffer;
   node->dtype = dtype;
   node->shape = std::move(shape);

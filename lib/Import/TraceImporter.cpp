@@ -235,7 +235,7 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
                                            node.loc.line, 0))
             : Location(NameLoc::get(b.getStringAttr(opName(node.kind))));
     SmallVector<Value> operands;
-    for (int32_t operand : trace.operands[i])
+    for (int32_t operand : trace.operands(i))
       operands.push_back(values[operand]);
     values[i] = buildNode(b, loc, node, operands, options.dynamicShapes);
   }

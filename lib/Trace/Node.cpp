@@ -9,6 +9,7 @@
 #include "lazyc/Runtime/Runtime.h"
 
 #include <new>
+#include <type_traits>
 
 using namespace lazyc;
 using namespace lazyc::trace;
@@ -72,18 +73,141 @@ int64_t trace::liveNodeCount() { return nodesAlive.load(); }
 
 Node::Node() { ++nodesAlive; }
 
-Node::~Node() {
-  --nodesAlive;
-  std::vector<NodePtr> pending = std::move(inputs);
+namespace {
+/// The inputs of dying nodes, released one at a time: a chain of a million
+/// pending ops must not be destroyed by a million nested destructor calls.
+struct Releaser {
+  std::vector<NodePtr> pending;
+  bool draining = false;
+  ~Releaser();
+};
+thread_local Releaser releaser;
+/// Set once this thread's releaser is gone (thread exit; a static Tensor
+/// may die later). Trivially destructible, so it outlives the releaser.
+thread_local bool releaserGone = false;
+Releaser::~Releaser() { releaserGone = true; }
+
+/// Releases `pending` and everything only it keeps alive, iteratively.
+void drain(std::vector<NodePtr> &pending) {
   while (!pending.empty()) {
     NodePtr node = std::move(pending.back());
     pending.pop_back();
-    // The last owner takes the node's inputs over before it dies, so its
-    // destructor finds none.
-    if (node.use_count() == 1)
-      for (NodePtr &input : node->inputs)
-        pending.push_back(std::move(input));
+    node.reset(); // May run ~Node, which queues that node's inputs.
   }
+}
+} // namespace
+
+Node::~Node() {
+  --nodesAlive;
+  if (inputs.empty())
+    return;
+  if (releaserGone) {
+    // Past thread exit: the last owner takes a node's inputs over first.
+    std::vector<NodePtr> pending(std::make_move_iterator(inputs.begin()),
+                                 std::make_move_iterator(inputs.end()));
+    while (!pending.empty()) {
+      NodePtr node = std::move(pending.back());
+      pending.pop_back();
+      if (node.use_count() == 1)
+        for (NodePtr &input : node->inputs)
+          pending.push_back(std::move(input));
+    }
+    return;
+  }
+  Releaser &r = releaser;
+  for (NodePtr &input : inputs)
+    r.pending.push_back(std::move(input));
+  // A destructor that runs while an outer one drains leaves its inputs to it.
+  if (r.draining)
+    return;
+  r.draining = true;
+  drain(r.pending);
+  r.draining = false;
+}
+
+//===----------------------------------------------------------------------===//
+// The node pool
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Fixed-size blocks, cached per thread. A block freed on another thread
+/// joins that thread's cache; every block is its own operator new
+/// allocation, so any thread may return it to the system.
+constexpr size_t kBlockSize = 320;
+constexpr size_t kMaxCachedBlocks = 1 << 14;
+
+struct FreeBlock {
+  FreeBlock *next;
+};
+
+struct BlockCache {
+  FreeBlock *head = nullptr;
+  size_t count = 0;
+  ~BlockCache();
+};
+thread_local BlockCache blockCache;
+/// Set once this thread's cache is gone (thread exit): frees go straight
+/// to the system. Trivially destructible, so it outlives the cache.
+thread_local bool blockCacheGone = false;
+
+BlockCache::~BlockCache() {
+  blockCacheGone = true;
+  while (head) {
+    FreeBlock *block = head;
+    head = head->next;
+    ::operator delete(block);
+  }
+}
+
+void *allocateBlock() {
+  BlockCache &cache = blockCache;
+  if (!cache.head)
+    return ::operator new(kBlockSize);
+  FreeBlock *block = cache.head;
+  cache.head = block->next;
+  --cache.count;
+  return block;
+}
+
+void freeBlock(void *pointer) {
+  if (blockCacheGone || blockCache.count >= kMaxCachedBlocks) {
+    ::operator delete(pointer);
+    return;
+  }
+  BlockCache &cache = blockCache;
+  auto *block = static_cast<FreeBlock *>(pointer);
+  block->next = cache.head;
+  cache.head = block;
+  ++cache.count;
+}
+
+/// The allocator std::allocate_shared uses for a node and its control
+/// block (one allocation).
+template <typename T> struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <typename U> PoolAllocator(const PoolAllocator<U> &) {}
+  T *allocate(size_t n) {
+    static_assert(sizeof(T) <= kBlockSize || std::is_same_v<T, Node>,
+                  "a pooled node does not fit a block: raise kBlockSize");
+    if (n != 1 || sizeof(T) > kBlockSize)
+      return static_cast<T *>(::operator new(n * sizeof(T)));
+    return static_cast<T *>(allocateBlock());
+  }
+  void deallocate(T *pointer, size_t n) {
+    if (n != 1 || sizeof(T) > kBlockSize)
+      ::operator delete(pointer);
+    else
+      freeBlock(pointer);
+  }
+  template <typename U> bool operator==(const PoolAllocator<U> &) const {
+    return true;
+  }
+};
+} // namespace
+
+NodePtr trace::makeNode() {
+  return std::allocate_shared<Node>(PoolAllocator<Node>());
 }
 
 int64_t Node::numel() const {

@@ -53,6 +53,7 @@ Trace trace::extractTrace(const std::vector<Node *> &requested,
   auto visited = [visit](const Node *node) { return node->visitedBy == visit; };
 
   Trace trace;
+  trace.operandStart.push_back(0);
   struct Frame {
     Node *node;
     size_t nextInput;
@@ -79,13 +80,11 @@ Trace trace::extractTrace(const std::vector<Node *> &requested,
       node->visitedBy = visit;
       node->position = index;
       trace.nodes.push_back(node);
-      std::vector<int32_t> operands;
-      if (!isLeaf(*node)) {
-        operands.reserve(node->inputs.size());
+      if (!isLeaf(*node))
         for (const NodePtr &input : node->inputs)
-          operands.push_back(input->position);
-      }
-      trace.operands.push_back(std::move(operands));
+          trace.operandList.push_back(input->position);
+      trace.operandStart.push_back(
+          static_cast<int32_t>(trace.operandList.size()));
       if (node->isMaterialized())
         trace.arguments.push_back(index);
       else if (node->kind == OpKind::Literal)
@@ -120,7 +119,7 @@ Trace trace::extractTrace(const std::vector<Node *> &requested,
       continue;
     }
     mix(key, dynamicShapes ? rankOnlyHash(node) : node.contentHash);
-    for (int32_t operand : trace.operands[i])
+    for (int32_t operand : trace.operands(i))
       mix(key, static_cast<uint64_t>(operand));
   }
   for (int32_t output : trace.outputs)

@@ -16,6 +16,8 @@
 
 #include "lazyc/Runtime/DType.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -73,13 +75,19 @@ private:
   DType type;
 };
 
+struct Node;
+using NodePtr = std::shared_ptr<Node>;
+/// A node's operands: most ops have one or two, held inline.
+using NodeInputs = llvm::SmallVector<NodePtr, 2>;
+
 /// One recorded op. Nodes form a DAG through `inputs`; a materialized node
 /// drops its inputs (the graph above it is released) and keeps `value`.
+/// Create nodes with makeNode().
 struct Node {
   OpKind kind;
   DType dtype;
   std::vector<int64_t> shape;
-  std::vector<std::shared_ptr<Node>> inputs;
+  NodeInputs inputs;
 
   // Attributes (which ones are used depends on `kind`).
   std::vector<int64_t> ints;   ///< Axes, shape, permutation, slice bounds.
@@ -123,7 +131,10 @@ struct Node {
   void computeContentHash();
 };
 
-using NodePtr = std::shared_ptr<Node>;
+/// A new, empty node. Nodes come from a per-thread pool: a cached trace
+/// records and frees hundreds of nodes per step, and the general-purpose
+/// allocator's small-object caches are far smaller than that.
+NodePtr makeNode();
 
 /// How many nodes exist now, in every thread (for tests and diagnostics:
 /// a loop that holds only its latest values must keep this bounded).

@@ -19,6 +19,7 @@
 #include "lazyc/Trace/Node.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace lazyc::trace {
@@ -28,8 +29,16 @@ struct Trace {
   /// Every node of the trace (arguments and literals included), inputs
   /// before users; the order is a deterministic function of the graph.
   std::vector<Node *> nodes;
-  /// For nodes[i], the positions in `nodes` of its inputs.
-  std::vector<std::vector<int32_t>> operands;
+  /// The positions in `nodes` of nodes[i]'s inputs.
+  std::span<const int32_t> operands(size_t i) const {
+    return {operandList.data() + operandStart[i],
+            operandList.data() + operandStart[i + 1]};
+  }
+  /// Every node's operand positions, back to back (see operands()).
+  std::vector<int32_t> operandList;
+  /// Where nodes[i]'s operands start in operandList (one entry more than
+  /// `nodes`).
+  std::vector<int32_t> operandStart;
   /// Concrete buffers the trace reads (positions in `nodes`), in order.
   std::vector<int32_t> arguments;
   /// Literals (positions in `nodes`), in order.
