@@ -402,7 +402,9 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
                          SourceLocation where) {
   bool dynamic = cause == Cause::Eager && requested.size() == 1 &&
                  !hasShapeAttribute(requested.front()->kind);
-  Trace trace = extractTrace(requested, dynamic);
+  // One trace per thread, reused: extraction allocates nothing once warm.
+  static thread_local Trace trace;
+  extractTrace(requested, dynamic, trace);
   if (trace.outputs.empty())
     return;
 

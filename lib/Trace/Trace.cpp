@@ -46,19 +46,31 @@ static bool isLeaf(const Node &node) {
 
 Trace trace::extractTrace(const std::vector<Node *> &requested,
                           bool dynamicShapes) {
+  Trace trace;
+  extractTrace(requested, dynamicShapes, trace);
+  return trace;
+}
+
+void trace::extractTrace(const std::vector<Node *> &requested,
+                         bool dynamicShapes, Trace &trace) {
   // Each extraction marks the nodes it visits with a fresh number; threads
   // extract disjoint graphs, so the marks never race.
   static std::atomic<uint64_t> extractions{0};
   const uint64_t visit = ++extractions;
   auto visited = [visit](const Node *node) { return node->visitedBy == visit; };
 
-  Trace trace;
-  trace.operandStart.push_back(0);
+  trace.nodes.clear();
+  trace.operandList.clear();
+  trace.operandStart.assign(1, 0);
+  trace.arguments.clear();
+  trace.literals.clear();
+  trace.outputs.clear();
   struct Frame {
     Node *node;
     size_t nextInput;
   };
-  std::vector<Frame> stack;
+  static thread_local std::vector<Frame> stack;
+  stack.clear();
 
   for (Node *root : requested) {
     if (visited(root))
@@ -94,16 +106,19 @@ Trace trace::extractTrace(const std::vector<Node *> &requested,
 
   // Outputs: what was asked for, and every value a handle still holds
   // (a literal too: `full({}, 2.0f)` is a tensor whose value is a literal).
-  std::vector<bool> isOutput(trace.nodes.size(), false);
+  // Requested values are marked by a negative position for the moment.
   for (Node *root : requested)
-    if (!root->isMaterialized())
-      isOutput[root->position] = true;
-  for (size_t i = 0; i < trace.nodes.size(); ++i)
-    if (!trace.nodes[i]->isMaterialized() && trace.nodes[i]->handles.load() > 0)
-      isOutput[i] = true;
-  for (size_t i = 0; i < trace.nodes.size(); ++i)
-    if (isOutput[i])
+    if (!root->isMaterialized() && root->position >= 0)
+      root->position = -2 - root->position;
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    Node *node = trace.nodes[i];
+    bool isRequested = node->position < -1;
+    if (isRequested)
+      node->position = static_cast<int32_t>(i);
+    if (isRequested ||
+        (!node->isMaterialized() && node->handles.load() > 0))
       trace.outputs.push_back(static_cast<int32_t>(i));
+  }
 
   uint64_t key = 0x84222325CBF29CE4ULL;
   mix(key, dynamicShapes);
@@ -125,5 +140,4 @@ Trace trace::extractTrace(const std::vector<Node *> &requested,
   for (int32_t output : trace.outputs)
     mix(key, static_cast<uint64_t>(output));
   trace.key = key;
-  return trace;
 }

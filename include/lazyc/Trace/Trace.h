@@ -58,6 +58,11 @@ struct Trace {
 Trace extractTrace(const std::vector<Node *> &requested,
                    bool dynamicShapes = false);
 
+/// The same, into `trace`, reusing its storage (a cached trace's host cost
+/// matters: no allocation per extraction).
+void extractTrace(const std::vector<Node *> &requested, bool dynamicShapes,
+                  Trace &trace);
+
 } // namespace lazyc::trace
 
 #endif // LAZYC_TRACE_TRACE_H
