@@ -1,0 +1,450 @@
+//===- Evaluator.cpp - Walking the lazy graph, data movement, checks ------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the evaluator's walk over the graph (iterative, with
+// memoization), its leaves (buffers and literals), the ops that only move
+// elements (broadcast, reshape, transpose, slice, concat), and the checks
+// of compiled results against reference values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include "API/TensorAccess.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+using namespace lazyc;
+using namespace lazyc::reference;
+using namespace lazyc::reference::impl;
+using lazyc::trace::Node;
+using lazyc::trace::NodePtr;
+using lazyc::trace::OpKind;
+
+int64_t Value::numel() const {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+Value impl::makeValue(DType dtype, std::vector<int64_t> shape) {
+  Value value;
+  value.dtype = dtype;
+  value.shape = std::move(shape);
+  int64_t count = value.numel();
+  if (isFloatingPoint(dtype))
+    value.floats.assign(count, 0.0);
+  else
+    value.ints.assign(count, 0);
+  value.tolerance.assign(count, 0.0);
+  return value;
+}
+
+double impl::settle(double value, double tolerance, DType dtype) {
+  if (tolerance == 0)
+    return 0;
+  // An uncertain value near the overflow threshold may round to infinity
+  // in the compiled code, and an uncertain infinity or NaN may be finite.
+  if (std::isnan(tolerance) || !std::isfinite(value) ||
+      std::fabs(value) + tolerance >= numerics::maxFinite(dtype))
+    return kAnyValue;
+  return tolerance;
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Leaves
+//===----------------------------------------------------------------------===//
+
+/// Decodes IEEE half precision (exactly, into a double).
+double halfToDouble(uint16_t bits) {
+  int exponent = (bits >> 10) & 0x1F;
+  int mantissa = bits & 0x3FF;
+  double magnitude;
+  if (exponent == 0x1F)
+    magnitude = mantissa ? NAN : INFINITY;
+  else if (exponent == 0)
+    magnitude = std::ldexp(mantissa, -24);
+  else
+    magnitude = std::ldexp(mantissa + 1024, exponent - 25);
+  return (bits & 0x8000) ? -magnitude : magnitude;
+}
+
+/// Decodes bfloat16: the top half of an f32.
+double bfloat16ToDouble(uint16_t bits) {
+  uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, 4);
+  return value;
+}
+
+Value loadBuffer(const Node &node) {
+  Value out = makeValue(node.dtype, node.shape);
+  const auto *bytes = static_cast<const uint8_t *>(node.value->data());
+  for (int64_t i = 0, e = out.numel(); i < e; ++i) {
+    const uint8_t *at = bytes + i * sizeOf(node.dtype);
+    switch (node.dtype) {
+    case DType::Float32: {
+      float v;
+      std::memcpy(&v, at, 4);
+      out.floats[i] = v;
+      break;
+    }
+    case DType::Float64:
+      std::memcpy(&out.floats[i], at, 8);
+      break;
+    case DType::Float16:
+    case DType::BFloat16: {
+      uint16_t v;
+      std::memcpy(&v, at, 2);
+      out.floats[i] = node.dtype == DType::Float16 ? halfToDouble(v)
+                                                   : bfloat16ToDouble(v);
+      break;
+    }
+    case DType::Int32: {
+      int32_t v;
+      std::memcpy(&v, at, 4);
+      out.ints[i] = v;
+      break;
+    }
+    case DType::Int64:
+      std::memcpy(&out.ints[i], at, 8);
+      break;
+    case DType::Bool:
+      out.ints[i] = *at != 0;
+      break;
+    }
+  }
+  return out;
+}
+
+/// A literal fills its shape with its value in its dtype: floats rounded
+/// once (as the importer's FloatAttr), integers truncated toward zero and
+/// wrapped (an IntegerAttr of the int64), booleans nonzero.
+Value evaluateLiteral(const Node &node) {
+  Value out = makeValue(node.dtype, node.shape);
+  if (out.isFloat()) {
+    std::fill(out.floats.begin(), out.floats.end(),
+              numerics::roundTo(node.scalar, node.dtype));
+  } else if (node.dtype == DType::Bool) {
+    std::fill(out.ints.begin(), out.ints.end(), node.scalar != 0);
+  } else {
+    int64_t value = static_cast<int64_t>(node.scalar);
+    std::fill(out.ints.begin(), out.ints.end(),
+              wrap(static_cast<uint64_t>(value), node.dtype));
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+/// Builds a value of `shape` whose element at each index comes from
+/// `input` at sourceIndex(index) (a row-major position).
+template <typename SourceIndex>
+Value gather(const Value &input, DType dtype,
+             const std::vector<int64_t> &shape, SourceIndex sourceIndex) {
+  Value out = makeValue(dtype, shape);
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t i = 0, e = out.numel(); i < e; ++i) {
+    int64_t from = sourceIndex(index);
+    out.tolerance[i] = input.tolerance[from];
+    if (out.isFloat())
+      out.floats[i] = input.floats[from];
+    else
+      out.ints[i] = input.ints[from];
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// numpy's right-aligned broadcast: size-1 input dimensions repeat.
+Value evaluateBroadcast(const Node &node, const Value &input) {
+  std::vector<int64_t> strides = stridesOf(input.shape);
+  size_t offset = node.shape.size() - input.shape.size();
+  return gather(input, node.dtype, node.shape,
+                [&](const std::vector<int64_t> &index) {
+                  int64_t from = 0;
+                  for (size_t d = 0; d < input.shape.size(); ++d)
+                    if (input.shape[d] != 1)
+                      from += index[d + offset] * strides[d];
+                  return from;
+                });
+}
+
+/// Result dimension d is input dimension permutation[d].
+Value evaluateTranspose(const Node &node, const Value &input) {
+  std::vector<int64_t> strides = stridesOf(input.shape);
+  return gather(input, node.dtype, node.shape,
+                [&](const std::vector<int64_t> &index) {
+                  int64_t from = 0;
+                  for (size_t d = 0; d < index.size(); ++d)
+                    from += index[d] * strides[node.ints[d]];
+                  return from;
+                });
+}
+
+/// Element i of dimension d is input element start[d] + i * step[d].
+Value evaluateSlice(const Node &node, const Value &input) {
+  std::vector<int64_t> strides = stridesOf(input.shape);
+  return gather(input, node.dtype, node.shape,
+                [&](const std::vector<int64_t> &index) {
+                  int64_t from = 0;
+                  for (size_t d = 0; d < index.size(); ++d)
+                    from += (node.ints[d] + index[d] * node.ints3[d]) *
+                            strides[d];
+                  return from;
+                });
+}
+
+/// The inputs side by side along the axis.
+Value evaluateConcat(const Node &node, const std::vector<const Value *> &in) {
+  Value out = makeValue(node.dtype, node.shape);
+  std::vector<int64_t> index(node.shape.size(), 0);
+  size_t axis = static_cast<size_t>(node.integer);
+  for (int64_t i = 0, e = out.numel(); i < e; ++i) {
+    // Find the input holding this position along the axis.
+    int64_t along = index[axis];
+    size_t which = 0;
+    while (along >= in[which]->shape[axis])
+      along -= in[which++]->shape[axis];
+    const Value &input = *in[which];
+    int64_t from = 0, stride = 1;
+    for (size_t d = index.size(); d-- > 0;) {
+      from += (d == axis ? along : index[d]) * stride;
+      stride *= input.shape[d];
+    }
+    out.tolerance[i] = input.tolerance[from];
+    if (out.isFloat())
+      out.floats[i] = input.floats[from];
+    else
+      out.ints[i] = input.ints[from];
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < node.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// The value of one node from its inputs' values.
+Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
+  switch (node.kind) {
+  case OpKind::Buffer:
+    throw std::logic_error("reference: a buffer node without a buffer");
+  case OpKind::Literal:
+    return evaluateLiteral(node);
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Pow:
+  case OpKind::Max:
+  case OpKind::Min:
+  case OpKind::Neg:
+  case OpKind::Abs:
+  case OpKind::Relu:
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Tanh:
+  case OpKind::Sigmoid:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Sin:
+  case OpKind::Cos:
+  case OpKind::Erf:
+  case OpKind::Compare:
+  case OpKind::Select:
+  case OpKind::Cast:
+    return evaluateElementwise(node, in);
+  case OpKind::Broadcast:
+    return evaluateBroadcast(node, *in[0]);
+  case OpKind::Reshape: {
+    // Row-major order is unchanged.
+    Value out = *in[0];
+    out.shape = node.shape;
+    return out;
+  }
+  case OpKind::Transpose:
+    return evaluateTranspose(node, *in[0]);
+  case OpKind::Slice:
+    return evaluateSlice(node, *in[0]);
+  case OpKind::Concat:
+    return evaluateConcat(node, in);
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMean:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+    return evaluateReduction(node, *in[0]);
+  case OpKind::Matmul:
+    return evaluateMatmul(node, *in[0], *in[1]);
+  case OpKind::Softmax:
+  case OpKind::LogSoftmax:
+    return evaluateSoftmax(node, *in[0]);
+  case OpKind::RandomUniform:
+  case OpKind::RandomNormal:
+    return evaluateRandom(node);
+  }
+  throw std::logic_error("reference: unknown op kind");
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The walk
+//===----------------------------------------------------------------------===//
+
+const Value &Evaluator::evaluate(const NodePtr &root) {
+  if (!root)
+    throw std::invalid_argument("reference: an empty tensor");
+  // Post-order with an explicit stack: a node is evaluated once all its
+  // inputs are in the memo.
+  std::vector<const NodePtr *> stack = {&root};
+  while (!stack.empty()) {
+    const NodePtr &node = *stack.back();
+    if (memo.count(node.get())) {
+      stack.pop_back();
+      continue;
+    }
+    if (node->isMaterialized()) {
+      if (node->kind != OpKind::Buffer)
+        ++computedLeafCount;
+      memo.emplace(node.get(), Entry{node, loadBuffer(*node)});
+      stack.pop_back();
+      continue;
+    }
+    bool ready = true;
+    for (const NodePtr &input : node->inputs) {
+      if (!memo.count(input.get())) {
+        stack.push_back(&input);
+        ready = false;
+      }
+    }
+    if (!ready)
+      continue;
+    std::vector<const Value *> inputs;
+    for (const NodePtr &input : node->inputs)
+      inputs.push_back(&memo.at(input.get()).value);
+    Value value = evaluateNode(*node, inputs);
+    memo.emplace(node.get(), Entry{node, std::move(value)});
+    stack.pop_back();
+  }
+  return memo.at(root.get()).value;
+}
+
+const Value &Evaluator::evaluate(const Tensor &tensor) {
+  return evaluate(lazyc::detail::TensorAccess::node(tensor));
+}
+
+Value reference::evaluate(const Tensor &tensor) {
+  Evaluator evaluator;
+  return evaluator.evaluate(tensor);
+}
+
+//===----------------------------------------------------------------------===//
+// Checks
+//===----------------------------------------------------------------------===//
+
+static std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string Mismatch::describe(const Value &reference) const {
+  std::ostringstream os;
+  os.precision(17);
+  if (index < 0) {
+    os << "shape or dtype differs from the reference's "
+       << shapeText(reference.shape) << " " << dtypeName(reference.dtype);
+    return os.str();
+  }
+  os << "element " << index << " of " << shapeText(reference.shape) << " "
+     << dtypeName(reference.dtype) << ": expected " << expected
+     << " (tolerance " << tolerance << "), got " << actual;
+  return os.str();
+}
+
+std::vector<Mismatch> reference::check(const Value &reference,
+                                       const std::vector<double> &actual,
+                                       size_t maxReported) {
+  std::vector<Mismatch> mismatches;
+  if (static_cast<int64_t>(actual.size()) != reference.numel()) {
+    mismatches.push_back({});
+    return mismatches;
+  }
+  for (size_t i = 0; i < actual.size() && mismatches.size() < maxReported;
+       ++i) {
+    double tolerance = reference.tolerance[i];
+    double expected = reference.isFloat()
+                          ? reference.floats[i]
+                          : static_cast<double>(reference.ints[i]);
+    double got = actual[i];
+    bool ok = std::isinf(tolerance) || got == expected ||
+              (std::isnan(got) && std::isnan(expected)) ||
+              (std::isfinite(got) && std::isfinite(expected) &&
+               std::fabs(got - expected) <= tolerance);
+    if (!ok)
+      mismatches.push_back(
+          {static_cast<int64_t>(i), expected, got, tolerance});
+  }
+  return mismatches;
+}
+
+std::vector<Mismatch> reference::check(const Value &reference,
+                                       const std::vector<int64_t> &actual,
+                                       size_t maxReported) {
+  std::vector<Mismatch> mismatches;
+  if (reference.isFloat() ||
+      static_cast<int64_t>(actual.size()) != reference.numel()) {
+    mismatches.push_back({});
+    return mismatches;
+  }
+  for (size_t i = 0; i < actual.size() && mismatches.size() < maxReported;
+       ++i) {
+    if (std::isinf(reference.tolerance[i]) || actual[i] == reference.ints[i])
+      continue;
+    mismatches.push_back({static_cast<int64_t>(i),
+                          static_cast<double>(reference.ints[i]),
+                          static_cast<double>(actual[i]), 0});
+  }
+  return mismatches;
+}
+
+std::vector<Mismatch> reference::check(const Value &reference,
+                                       const Tensor &tensor,
+                                       size_t maxReported) {
+  if (tensor.dtype() != reference.dtype || tensor.shape() != reference.shape)
+    return {Mismatch{}};
+  if (reference.isFloat())
+    return check(reference, tensor.toVector<double>(), maxReported);
+  if (reference.dtype == DType::Bool) {
+    std::vector<bool> bits = tensor.toVector<bool>();
+    return check(reference, std::vector<int64_t>(bits.begin(), bits.end()),
+                 maxReported);
+  }
+  return check(reference, tensor.toVector<int64_t>(), maxReported);
+}

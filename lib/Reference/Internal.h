@@ -1,0 +1,55 @@
+//===- Internal.h - Shared pieces of the reference evaluator ----*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to LazycReference: the evaluation of each op family, and the
+// numeric helpers they share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_REFERENCE_INTERNAL_H
+#define LAZYC_LIB_REFERENCE_INTERNAL_H
+
+#include "lazyc/Reference/Evaluator.h"
+
+#include <limits>
+#include <vector>
+
+namespace lazyc::reference::impl {
+
+/// The tolerance that accepts any value.
+constexpr double kAnyValue = std::numeric_limits<double>::infinity();
+
+/// 2^-precision: half the distance from 1 to the next value of `dtype`.
+double unitRoundoff(DType dtype);
+/// Bits of precision of a float dtype (with the implicit one).
+int precision(DType dtype);
+/// The integer `bits` wrapped (two's complement) to an Int32, Int64 or Bool.
+int64_t wrap(uint64_t bits, DType dtype);
+
+/// An all-zero value of `dtype` and `shape` (tolerances 0).
+Value makeValue(DType dtype, std::vector<int64_t> shape);
+
+/// Widens `tolerance` where the compiled result could overflow or has an
+/// infinite or NaN value that an uncertain input could have avoided.
+double settle(double value, double tolerance, DType dtype);
+
+using Inputs = std::vector<const Value *>;
+
+/// Elementwise ops: arithmetic, unary functions, compare, select, cast.
+Value evaluateElementwise(const trace::Node &node, const Inputs &inputs);
+/// reduce_sum, reduce_mean, reduce_max, reduce_min.
+Value evaluateReduction(const trace::Node &node, const Value &input);
+Value evaluateMatmul(const trace::Node &node, const Value &lhs,
+                     const Value &rhs);
+/// softmax and log_softmax.
+Value evaluateSoftmax(const trace::Node &node, const Value &input);
+/// random_uniform and random_normal.
+Value evaluateRandom(const trace::Node &node);
+
+} // namespace lazyc::reference::impl
+
+#endif // LAZYC_LIB_REFERENCE_INTERNAL_H

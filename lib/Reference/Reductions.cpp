@@ -1,0 +1,453 @@
+//===- Reductions.cpp - Reference reductions, matmul, softmax, random -----===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file evaluates the ops that combine many elements. Float sums and dot
+// products accumulate in double precision and are rounded once; their
+// tolerance is the classic bound for a sum of n terms computed in the dtype
+// in any order (the compiled code tiles, vectorizes and reassociates):
+// gamma(n) * sum |terms|, gamma(n) = n u / (1 - n u), u the dtype's unit
+// roundoff, plus the same bound at double precision for the reference's own
+// accumulation, plus what the inputs' tolerances contribute. Integer sums
+// and products wrap and are exact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+using namespace lazyc;
+using namespace lazyc::reference;
+using namespace lazyc::reference::impl;
+using lazyc::trace::Node;
+using lazyc::trace::OpKind;
+
+namespace {
+
+/// n u / (1 - n u), or +inf once n u reaches 1.
+double gamma(int64_t n, double u) {
+  double nu = static_cast<double>(n) * u;
+  return nu >= 1 ? kAnyValue : nu / (1 - nu);
+}
+
+/// The smallest normal value of the type the compiled code computes a
+/// dtype's math in (f32 for every float dtype but f64): the polynomials do
+/// not produce subnormals accurately.
+double smallestNormal(DType dtype) {
+  return dtype == DType::Float64 ? DBL_MIN : FLT_MIN;
+}
+
+/// A running float sum with what its tolerance needs.
+struct FloatSum {
+  double sum = 0, sumAbs = 0, sumTolerance = 0;
+  int64_t terms = 0;
+  bool nonFinite = false;      ///< A term is infinite or NaN.
+  bool uncertainNonFinite = false;
+
+  void add(double term, double absTerm, double tolerance) {
+    sum += term;
+    ++terms;
+    sumTolerance += tolerance;
+    if (std::isfinite(term))
+      sumAbs += absTerm;
+    else
+      nonFinite = true;
+    if (!std::isfinite(term) && tolerance != 0)
+      uncertainNonFinite = true;
+  }
+
+  /// The rounded sum and its tolerance in `dtype`, for sums accumulated
+  /// over `terms` additions (plus `extraRoundings` per term: a product).
+  void result(DType dtype, int extraRoundings, double &value,
+              double &tolerance) const {
+    value = numerics::roundTo(sum, dtype);
+    double u = impl::unitRoundoff(dtype);
+    int64_t steps = terms + extraRoundings;
+    double bound = sumTolerance + gamma(steps, u) * (sumAbs + sumTolerance) +
+                   gamma(steps, 0x1p-53) * sumAbs;
+    // Partial sums stay below sum |terms| in magnitude: if that may
+    // overflow, so may the compiled code, in some order.
+    if ((sumAbs + sumTolerance) * (1 + gamma(steps, u)) >=
+        numerics::maxFinite(dtype)) {
+      tolerance = kAnyValue;
+      return;
+    }
+    if (nonFinite) {
+      // Infinite or NaN terms decide the result, in any order.
+      tolerance = uncertainNonFinite || sumTolerance != 0 ? kAnyValue : 0;
+      return;
+    }
+    if (bound > 0 || steps > 1)
+      bound += numerics::ulp(std::fabs(value) + bound, dtype);
+    // One addition of exact terms is correctly rounded: bit-exact.
+    if (steps <= 1 && sumTolerance == 0)
+      bound = 0;
+    tolerance = settle(value, bound, dtype);
+  }
+};
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+/// For each element of `input`, the index of the output element a
+/// reduction over `axes` folds it into.
+std::vector<int64_t> reductionTargets(const std::vector<int64_t> &shape,
+                                      const std::vector<int64_t> &axes) {
+  std::vector<int64_t> outShape;
+  std::vector<bool> reduced(shape.size(), false);
+  for (int64_t axis : axes)
+    reduced[axis] = true;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (!reduced[d])
+      outShape.push_back(shape[d]);
+  std::vector<int64_t> outStrides = stridesOf(outShape);
+  // The output stride of each input dimension (0 if reduced).
+  std::vector<int64_t> stride(shape.size(), 0);
+  for (size_t d = 0, o = 0; d < shape.size(); ++d)
+    if (!reduced[d])
+      stride[d] = outStrides[o++];
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  std::vector<int64_t> targets(count);
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t target = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      target += index[d] * stride[d];
+    targets[i] = target;
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return targets;
+}
+
+/// Largest value of `dtype` below `x` (x finite).
+double nextDown(double x, DType dtype) {
+  double step = numerics::ulp(std::fabs(x), dtype);
+  // Below a positive power of two the spacing halves (not below the
+  // smallest normal, where the subnormals keep it).
+  int exponent = std::ilogb(x);
+  if (x > 0 && x == std::ldexp(1.0, exponent) &&
+      numerics::ulp(x / 2, dtype) < step)
+    step /= 2;
+  return x - step;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+Value impl::evaluateReduction(const Node &node, const Value &input) {
+  Value out = makeValue(node.dtype, node.shape);
+  int64_t outCount = out.numel();
+  std::vector<int64_t> targets = reductionTargets(input.shape, node.ints);
+  int64_t reducedCount = outCount ? input.numel() / outCount : 0;
+  OpKind kind = node.kind;
+
+  if (kind == OpKind::ReduceMax || kind == OpKind::ReduceMin) {
+    bool isMax = kind == OpKind::ReduceMax;
+    // Empty reductions give the identity: -inf / +inf, or the integer
+    // minimum / maximum.
+    if (out.isFloat()) {
+      std::fill(out.floats.begin(), out.floats.end(),
+                isMax ? -INFINITY : INFINITY);
+    } else {
+      int64_t low = out.dtype == DType::Int32
+                        ? std::numeric_limits<int32_t>::min()
+                        : std::numeric_limits<int64_t>::min();
+      int64_t high = out.dtype == DType::Int32
+                         ? std::numeric_limits<int32_t>::max()
+                         : std::numeric_limits<int64_t>::max();
+      std::fill(out.ints.begin(), out.ints.end(), isMax ? low : high);
+    }
+    for (size_t i = 0; i < targets.size(); ++i) {
+      int64_t t = targets[i];
+      // max and min move by at most their inputs' largest tolerance.
+      out.tolerance[t] = std::max(out.tolerance[t], input.tolerance[i]);
+      if (!out.isFloat()) {
+        out.ints[t] = isMax ? std::max(out.ints[t], input.ints[i])
+                            : std::min(out.ints[t], input.ints[i]);
+        continue;
+      }
+      double a = out.floats[t], b = input.floats[i];
+      if (std::isnan(a) || std::isnan(b))
+        out.floats[t] = NAN; // NaN-propagating.
+      else if (a == b && a == 0)
+        out.floats[t] = (std::signbit(a) == isMax) ? b : a;
+      else
+        out.floats[t] = isMax ? std::max(a, b) : std::min(a, b);
+    }
+    for (int64_t t = 0; t < outCount; ++t) {
+      if (!out.isFloat()) {
+        out.tolerance[t] = out.tolerance[t] == 0 ? 0 : kAnyValue;
+        continue;
+      }
+      double tolerance = out.tolerance[t];
+      if (tolerance > 0)
+        tolerance += numerics::ulp(std::fabs(out.floats[t]) + tolerance,
+                                   out.dtype);
+      out.tolerance[t] = settle(out.floats[t], tolerance, out.dtype);
+    }
+    return out;
+  }
+
+  if (!out.isFloat()) {
+    // Integer sums wrap, in any order.
+    std::vector<uint64_t> sums(outCount, 0);
+    for (size_t i = 0; i < targets.size(); ++i) {
+      sums[targets[i]] += static_cast<uint64_t>(input.ints[i]);
+      if (input.tolerance[i] != 0)
+        out.tolerance[targets[i]] = kAnyValue;
+    }
+    for (int64_t t = 0; t < outCount; ++t)
+      out.ints[t] = wrap(sums[t], out.dtype);
+    if (kind != OpKind::ReduceSum)
+      throw std::logic_error("reference: an integer mean is not a lazy op");
+    return out;
+  }
+
+  std::vector<FloatSum> sums(outCount);
+  for (size_t i = 0; i < targets.size(); ++i)
+    sums[targets[i]].add(input.floats[i], std::fabs(input.floats[i]),
+                         input.tolerance[i]);
+  for (int64_t t = 0; t < outCount; ++t) {
+    double value, tolerance;
+    sums[t].result(out.dtype, 0, value, tolerance);
+    if (kind == OpKind::ReduceMean) {
+      // mean = sum / count, the count a constant of the dtype (rounded if
+      // it does not fit, which the relative term below covers); an empty
+      // mean is 0 / 0 = NaN.
+      double count = static_cast<double>(reducedCount);
+      double exact = sums[t].sum / count;
+      value = numerics::roundTo(exact, out.dtype);
+      if (tolerance != 0) {
+        double u = impl::unitRoundoff(out.dtype);
+        tolerance = tolerance / count + 2 * u * std::fabs(exact) +
+                    numerics::ulp(std::fabs(value), out.dtype);
+      } else if (sums[t].terms > 1 ||
+                 numerics::roundTo(count, out.dtype) != count) {
+        tolerance = numerics::ulp(std::fabs(value), out.dtype);
+      }
+      tolerance = settle(value, tolerance, out.dtype);
+    }
+    out.floats[t] = value;
+    out.tolerance[t] = tolerance;
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+Value impl::evaluateMatmul(const Node &node, const Value &lhs,
+                             const Value &rhs) {
+  Value out = makeValue(node.dtype, node.shape);
+  size_t rank = lhs.shape.size();
+  int64_t m = lhs.shape[rank - 2], k = lhs.shape[rank - 1];
+  int64_t n = rhs.shape[rank - 1];
+  int64_t batches = 1;
+  for (size_t d = 0; d + 2 < rank; ++d)
+    batches *= lhs.shape[d];
+  for (int64_t b = 0; b < batches; ++b) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t o = (b * m + i) * n + j;
+        if (!out.isFloat()) {
+          uint64_t sum = 0;
+          bool exact = true;
+          for (int64_t p = 0; p < k; ++p) {
+            int64_t a = (b * m + i) * k + p, c = (b * k + p) * n + j;
+            sum += static_cast<uint64_t>(lhs.ints[a]) *
+                   static_cast<uint64_t>(rhs.ints[c]);
+            exact &= lhs.tolerance[a] == 0 && rhs.tolerance[c] == 0;
+          }
+          out.ints[o] = wrap(sum, out.dtype);
+          out.tolerance[o] = exact ? 0 : kAnyValue;
+          continue;
+        }
+        FloatSum sum;
+        for (int64_t p = 0; p < k; ++p) {
+          int64_t a = (b * m + i) * k + p, c = (b * k + p) * n + j;
+          double x = lhs.floats[a], y = rhs.floats[c];
+          double tx = lhs.tolerance[a], ty = rhs.tolerance[c];
+          // A product's input tolerances: |x| ty + |y| tx + tx ty.
+          double productTolerance =
+              tx == 0 && ty == 0
+                  ? 0
+                  : std::fabs(x) * ty + std::fabs(y) * tx + tx * ty;
+          sum.add(x * y, std::fabs(x * y), productTolerance);
+        }
+        // Each product is rounded once more than a plain sum's terms.
+        double value, tolerance;
+        sum.result(out.dtype, 1, value, tolerance);
+        if (k == 1 && sum.sumTolerance == 0 && !sum.nonFinite)
+          tolerance = 0; // 0 + x * y: one correctly rounded product.
+        out.floats[o] = value;
+        out.tolerance[o] = tolerance;
+      }
+    }
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and log-softmax
+//===----------------------------------------------------------------------===//
+
+// The compiled code computes, per row, m = max(x), t_j = exp(x_j - m),
+// s = sum(t), then t_i / s or (x_i - m) - log(s), each op rounded in the
+// dtype (u) with a polynomial exp and log (relative error 16 f32 ulps,
+// 32 * 2^-24, in f32, f16 and bf16; libm's 4 ulps in f64). The reference
+// evaluates the same formula in double. Bounds, first order:
+// - inputs off by at most delta move softmax by a factor within
+//   e^{+-2 delta} and log-softmax by 2 delta;
+// - t_j carries relative error u |x_j - m| (rounding the subtraction) plus
+//   r, the exp error with its rounding; since t_j |x_j - m| <= 1/e, the sum
+//   s carries relative error u n / e + r + gamma(n), over s >= 1;
+// - then one more rounding.
+Value impl::evaluateSoftmax(const Node &node, const Value &input) {
+  bool isLog = node.kind == OpKind::LogSoftmax;
+  Value out = makeValue(node.dtype, node.shape);
+  int64_t axis = node.integer;
+  int64_t length = input.shape[axis];
+  int64_t inner = 1, outer = 1;
+  for (size_t d = 0; d < input.shape.size(); ++d) {
+    if (static_cast<int64_t>(d) < axis)
+      outer *= input.shape[d];
+    else if (static_cast<int64_t>(d) > axis)
+      inner *= input.shape[d];
+  }
+  double u = impl::unitRoundoff(out.dtype);
+  bool isF64 = out.dtype == DType::Float64;
+  double computeUlps = isF64 ? 8 * 0x1p-53 : 32 * 0x1p-24;
+  double r = computeUlps + u;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      auto at = [&](int64_t j) { return (o * length + j) * inner + in; };
+      double m = -INFINITY, delta = 0;
+      bool finite = true;
+      for (int64_t j = 0; j < length; ++j) {
+        double x = input.floats[at(j)];
+        m = (std::isnan(m) || std::isnan(x)) ? NAN : std::max(m, x);
+        delta = std::max(delta, input.tolerance[at(j)]);
+        finite &= std::isfinite(x);
+      }
+      double s = 0;
+      for (int64_t j = 0; j < length; ++j)
+        s += std::exp(input.floats[at(j)] - m);
+      double relativeSum = u * static_cast<double>(length) / std::numbers::e +
+                           r + gamma(length, u);
+      for (int64_t j = 0; j < length; ++j) {
+        int64_t i = at(j);
+        double shifted = input.floats[i] - m;
+        double exact = isLog ? shifted - std::log(s) : std::exp(shifted) / s;
+        double value = numerics::roundTo(exact, out.dtype);
+        double tolerance;
+        if (!finite || std::isinf(delta)) {
+          // Infinities and NaNs in the row decide it when they are exact.
+          tolerance = delta == 0 ? 0 : kAnyValue;
+        } else if (isLog) {
+          double logSum = std::log(s);
+          double logError = isF64 ? 4 * numerics::ulp(logSum, DType::Float64)
+                                  : 16 * numerics::ulp(logSum, DType::Float32) +
+                                        16 * 0x1p-24;
+          tolerance = 2 * delta + u * std::fabs(shifted) +
+                      relativeSum * 1.01 + logError + u * std::fabs(exact);
+        } else {
+          double relative = u * std::fabs(shifted) + r + relativeSum + u;
+          tolerance = exact * std::expm1(2 * delta) + exact * relative * 1.01 +
+                      smallestNormal(out.dtype);
+        }
+        if (tolerance != 0 && std::isfinite(tolerance))
+          tolerance += numerics::ulp(std::fabs(value) + tolerance, out.dtype);
+        out.floats[i] = value;
+        out.tolerance[i] = tolerance == 0 ? 0 : settle(value, tolerance,
+                                                       out.dtype);
+      }
+    }
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Random
+//===----------------------------------------------------------------------===//
+
+// The generator of lib/Conversion/LazyToLinalg/Random.cpp, re-derived: the
+// bits of counter c are SplitMix64 of seed + (c + 1) * 0x9E3779B97F4A7C15; a
+// uniform float takes the top p bits (p = the dtype's precision) times
+// 2^-p. f16 and bf16 are computed in f32 and rounded once.
+Value impl::evaluateRandom(const Node &node) {
+  Value out = makeValue(node.dtype, node.shape);
+  DType dtype = node.dtype;
+  int p = precision(dtype);
+  bool isF64 = dtype == DType::Float64;
+  auto unit = [&](uint64_t counter) {
+    uint64_t top = numerics::randomBits(node.integer, counter) >> (64 - p);
+    return std::ldexp(static_cast<double>(top), -p); // exact in f32 too
+  };
+  if (node.kind == OpKind::RandomUniform) {
+    double low = node.scalar, high = node.scalar2;
+    // low + unit * (high - low) in the compute type (f64, or f32), then
+    // rounded to the dtype and clamped below high.
+    double bound = numerics::roundTo(high, dtype);
+    double largestBelow = nextDown(bound, dtype);
+    for (int64_t i = 0, e = out.numel(); i < e; ++i) {
+      double value;
+      if (isF64) {
+        // Two statements: no contraction into a fused multiply-add.
+        double scaled = unit(i) * (high - low);
+        value = scaled + low;
+      } else {
+        float scaled = static_cast<float>(unit(i)) *
+                       static_cast<float>(high - low);
+        value = numerics::roundTo(scaled + static_cast<float>(low), dtype);
+      }
+      out.floats[i] = value >= bound ? largestBelow : value;
+    }
+    return out;
+  }
+  // Box-Muller on counters 2i and 2i + 1: u1 = 1 - unit in (0, 1],
+  // z = sqrt(-2 log u1) cos(2 pi u2), then mean + stddev z. The reference
+  // computes z in double from the same u1 and u2. In f32 the compiled
+  // code's log (a polynomial, relative 2^-19), sqrt, the rounded angle
+  // (2 pi 2^-24 + one ulp of it, about 2^-20 absolute) and cosf keep z
+  // within (radius + 1) * 4e-6; in f64 within (radius + 1) * 1e-14.
+  double mean = node.scalar, stddev = node.scalar2;
+  double computeU = isF64 ? 0x1p-53 : 0x1p-24;
+  double zError = isF64 ? 1e-14 : 4e-6;
+  for (int64_t i = 0, e = out.numel(); i < e; ++i) {
+    uint64_t first = 2 * static_cast<uint64_t>(i);
+    double u1 = 1.0 - unit(first), u2 = unit(first + 1);
+    double radius = std::sqrt(-2.0 * std::log(u1));
+    double z = radius * std::cos(2.0 * std::numbers::pi * u2);
+    double exact = z * stddev + mean;
+    double value = numerics::roundTo(exact, dtype);
+    double tolerance = stddev * zError * (radius + 1) +
+                       2 * computeU * (std::fabs(z * stddev) + std::fabs(mean)) +
+                       numerics::ulp(std::fabs(value), dtype);
+    out.floats[i] = value;
+    out.tolerance[i] = settle(value, tolerance, dtype);
+  }
+  return out;
+}

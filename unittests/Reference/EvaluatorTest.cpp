@@ -1,0 +1,314 @@
+//===- EvaluatorTest.cpp - The reference evaluator -------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Every expected value here is computed by hand (in the comments) or with
+// numpy / Python's math module (the snippets are quoted), never by lazyc.
+// Graphs are recorded through the public API and evaluated without being
+// materialized; a few ops the API never records (integer division) are
+// built as nodes directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Reference/Evaluator.h"
+#include "lazyc/lazyc.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace lazyc;
+using namespace lazyc::reference;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(ReferenceNumerics, RoundsOnceToNarrowFloats) {
+  // numpy: float(np.float16(1/3)) == 0.333251953125.
+  EXPECT_EQ(numerics::roundTo(1.0 / 3, DType::Float16), 0.333251953125);
+  // bf16 keeps 8 bits: round(1/3 * 2^9) / 2^9 = 171 / 512.
+  EXPECT_EQ(numerics::roundTo(1.0 / 3, DType::BFloat16), 0.333984375);
+  // Just above the f16 midpoint 1 + 2^-11: rounds up. Through f32 first the
+  // 2^-40 would be lost and the tie would round down to 1.
+  // numpy: float(np.float16(1 + 2**-11 + 2**-40)) == 1.0009765625.
+  EXPECT_EQ(numerics::roundTo(1 + 0x1p-11 + 0x1p-40, DType::Float16),
+            1.0009765625);
+  // Subnormal f16: 1e-7 / 2^-24 = 1.68 rounds to 2 quanta.
+  EXPECT_EQ(numerics::roundTo(1e-7, DType::Float16), 0x1p-23);
+  // 65504 is the largest f16; 65520 is the midpoint to 2^16 and ties away
+  // to infinity (even), 65519 rounds back down.
+  EXPECT_EQ(numerics::roundTo(65520.0, DType::Float16), kInf);
+  EXPECT_EQ(numerics::roundTo(65519.0, DType::Float16), 65504.0);
+  EXPECT_EQ(numerics::roundTo(-0.0, DType::Float16), 0.0);
+  EXPECT_TRUE(std::signbit(numerics::roundTo(-0.0, DType::Float16)));
+  EXPECT_EQ(numerics::roundTo(0.1, DType::Float32),
+            static_cast<double>(0.1f));
+  // An Int64 beyond 2^53 rounds once: the f64 quantum at 2^62 is 2^10,
+  // so 2^62 + 2^10 + 1 goes to 2^62 + 2^10.
+  EXPECT_EQ(numerics::roundTo(
+                static_cast<long double>((int64_t(1) << 62) + 1024 + 1),
+                DType::Float64),
+            0x1p62 + 1024);
+}
+
+TEST(ReferenceNumerics, UlpsAndRandomBits) {
+  EXPECT_EQ(numerics::ulp(1.0, DType::Float32), 0x1p-23);
+  EXPECT_EQ(numerics::ulp(1.5, DType::Float16), 0x1p-10);
+  EXPECT_EQ(numerics::ulp(0.0, DType::Float16), 0x1p-24);
+  EXPECT_EQ(numerics::ulp(1.0, DType::BFloat16), 0x1p-7);
+  // SplitMix64's first output from state 0 (its published test value).
+  EXPECT_EQ(numerics::randomBits(0, 0), 0xE220A8397B1DCDAFULL);
+}
+
+TEST(ReferenceEvaluator, EvaluatesWithoutMaterializing) {
+  Tensor x = Tensor::fromVector<float>({1, 2, 3, 4}, {2, 2});
+  Tensor y = sum(x * 2.0f + 1.0f, {1});
+  Value value = evaluate(y);
+  EXPECT_FALSE(y.isMaterialized());
+  EXPECT_EQ(value.shape, (std::vector<int64_t>{2}));
+  EXPECT_EQ(value.dtype, DType::Float32);
+  // (2 + 1) + (4 + 1) = 8 and (6 + 1) + (8 + 1) = 16.
+  EXPECT_EQ(value.floats, (std::vector<double>{8, 16}));
+  // Two terms, exact inputs: at most one rounding, so a tolerance of about
+  // an ulp, not zero (the compiled order is free).
+  EXPECT_GT(value.tolerance[0], 0);
+  EXPECT_LE(value.tolerance[1], 4 * 0x1p-19);
+}
+
+TEST(ReferenceEvaluator, IeeeOpsAreExact) {
+  Tensor a = Tensor::fromVector<float>({0.1f, 1e30f, -3.0f}, {3});
+  Tensor b = Tensor::fromVector<float>({0.2f, 1e30f, 0.0f}, {3});
+  Value sum = evaluate(a + b);
+  // 0.1f + 0.2f rounded to f32 (numpy: np.float32(0.1) + np.float32(0.2)
+  // == np.float32(0.3)).
+  EXPECT_EQ(sum.floats[0], static_cast<double>(0.3f));
+  EXPECT_EQ(sum.floats[1], static_cast<double>(2e30f));
+  EXPECT_EQ(sum.tolerance, (std::vector<double>{0, 0, 0}));
+  Value quotient = evaluate(a / b);
+  EXPECT_EQ(quotient.floats[2], -kInf); // -3 / +0
+  EXPECT_EQ(quotient.tolerance[2], 0);
+}
+
+TEST(ReferenceEvaluator, IntegersWrapAndPowFollowsTheDialect) {
+  Tensor big = Tensor::fromVector<int32_t>({2147483647, -2147483647 - 1}, {2});
+  Value wrapped = evaluate(big + 1);
+  EXPECT_EQ(wrapped.ints, (std::vector<int64_t>{-2147483647 - 1,
+                                                -2147483647}));
+  EXPECT_EQ(wrapped.tolerance, (std::vector<double>{0, 0}));
+  EXPECT_EQ(evaluate(-big).ints,
+            (std::vector<int64_t>{-2147483647, -2147483647 - 1}));
+
+  Tensor base = Tensor::fromVector<int32_t>({2, 1, -1, -1, 0, 3, 2}, {7});
+  Tensor exponent =
+      Tensor::fromVector<int32_t>({-1, -5, -3, -2, 3, 4, 31}, {7});
+  // Negative exponents: 0, except 1 for base 1 and +-1 for base -1;
+  // 3^4 = 81; 2^31 wraps to -2^31.
+  EXPECT_EQ(evaluate(pow(base, exponent)).ints,
+            (std::vector<int64_t>{0, 1, -1, 1, 0, 81, -2147483647 - 1}));
+}
+
+TEST(ReferenceEvaluator, UnspecifiedResultsAcceptAnything) {
+  // Integer division is not recorded by the API (it divides in floats):
+  // build lazy.div on Int32 over buffer nodes. 7 / 0 and MIN / -1 are
+  // unspecified, -7 / 2 truncates to -3.
+  auto buffer = [](std::vector<int32_t> data) {
+    trace::NodePtr node = trace::makeNode();
+    node->kind = trace::OpKind::Buffer;
+    node->dtype = DType::Int32;
+    node->shape = {static_cast<int64_t>(data.size())};
+    node->value = std::make_shared<trace::Buffer>(DType::Int32, data.size());
+    std::copy(data.begin(), data.end(),
+              static_cast<int32_t *>(node->value->data()));
+    return node;
+  };
+  trace::NodePtr div = trace::makeNode();
+  div->kind = trace::OpKind::Div;
+  div->dtype = DType::Int32;
+  div->shape = {3};
+  div->inputs.push_back(buffer({7, -2147483647 - 1, -7}));
+  div->inputs.push_back(buffer({0, -1, 2}));
+  Evaluator evaluator;
+  const Value &quotient = evaluator.evaluate(div);
+  EXPECT_EQ(quotient.tolerance, (std::vector<double>{kInf, kInf, 0}));
+  EXPECT_EQ(quotient.ints[2], -3);
+
+  // Float to integer: truncation toward zero; NaN and out of range are
+  // unspecified.
+  Tensor x = Tensor::fromVector<float>({2.7f, -2.7f, NAN, 3e9f}, {4});
+  Value cast32 = evaluate(cast(x, DType::Int32));
+  EXPECT_EQ(cast32.ints[0], 2);
+  EXPECT_EQ(cast32.ints[1], -2);
+  EXPECT_EQ(cast32.tolerance, (std::vector<double>{0, 0, kInf, kInf}));
+}
+
+TEST(ReferenceEvaluator, CastsRoundOnce) {
+  Tensor x = Tensor::fromVector<double>({1 + 0x1p-11 + 0x1p-40, 1e6}, {2});
+  Value half = evaluate(cast(x, DType::Float16));
+  // See RoundsOnceToNarrowFloats; 1e6 overflows f16 (numpy: inf).
+  EXPECT_EQ(half.floats, (std::vector<double>{1.0009765625, kInf}));
+  EXPECT_EQ(half.tolerance, (std::vector<double>{0, 0}));
+  // 2^24 + 2^16 + 1 to bf16 (quantum 2^17): above the midpoint
+  // 2^24 + 2^16, so up to 2^24 + 2^17 (rounding through f32 first would tie
+  // at 2^24 + 2^16 and go down to 2^24).
+  Tensor i = Tensor::fromVector<int32_t>({(1 << 24) + (1 << 16) + 1}, {1});
+  EXPECT_EQ(evaluate(cast(i, DType::BFloat16)).floats[0],
+            0x1p24 + 0x1p17);
+  // Bool from floats: nonzero, NaN included.
+  Tensor f = Tensor::fromVector<float>({0.0f, -0.0f, NAN, 0.5f}, {4});
+  EXPECT_EQ(evaluate(cast(f, DType::Bool)).ints,
+            (std::vector<int64_t>{0, 0, 1, 1}));
+}
+
+TEST(ReferenceEvaluator, ComparisonsAndUncertainty) {
+  Tensor x = Tensor::fromVector<float>({NAN, 1.0f, 2.0f}, {3});
+  Tensor one = full({3}, 1.0f);
+  EXPECT_EQ(evaluate(x < one).ints, (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(evaluate(x != 1.0f).ints, (std::vector<int64_t>{1, 0, 1}));
+  EXPECT_EQ(evaluate(x >= one).ints, (std::vector<int64_t>{0, 1, 1}));
+  // exp(0) is 1 up to the polynomial's error: comparing it with 1 exactly
+  // cannot be decided, comparing it with 3 can.
+  Tensor e = exp(zeros({2}));
+  Value near = evaluate(e == 1.0f);
+  EXPECT_EQ(near.tolerance[0], kInf);
+  Value far = evaluate(e < 3.0f);
+  EXPECT_EQ(far.ints, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(far.tolerance, (std::vector<double>{0, 0}));
+  // where() over an undecided condition covers both branches.
+  Value chosen = evaluate(where(e == 1.0f, full({2}, 10.0f), full({2}, 4.0f)));
+  EXPECT_EQ(chosen.floats[0], 10.0);
+  EXPECT_GE(chosen.tolerance[0], 6.0);
+}
+
+TEST(ReferenceEvaluator, DataMovement) {
+  Tensor x = Tensor::fromVector<int32_t>({0, 1, 2, 3, 4, 5}, {2, 3});
+  // numpy: np.arange(6).reshape(2, 3).T.flatten() == [0, 3, 1, 4, 2, 5].
+  EXPECT_EQ(evaluate(transpose(x)).ints,
+            (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
+  // x[:, ::2] == [[0, 2], [3, 5]]; x[-1:, 1:] == [[4, 5]].
+  EXPECT_EQ(evaluate(slice(x, {0, 0}, {2, 3}, {1, 2})).ints,
+            (std::vector<int64_t>{0, 2, 3, 5}));
+  EXPECT_EQ(evaluate(slice(x, {-1, 1}, {2, 3})).ints,
+            (std::vector<int64_t>{4, 5}));
+  // Broadcasting [2, 1, 3] to [2, 2, 3] repeats each row.
+  EXPECT_EQ(evaluate(broadcastTo(reshape(x, {2, 1, 3}), {2, 2, 3})).ints,
+            (std::vector<int64_t>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
+  Tensor y = Tensor::fromVector<int32_t>({6, 7}, {2, 1});
+  EXPECT_EQ(evaluate(concat({x, y}, 1)).ints,
+            (std::vector<int64_t>{0, 1, 2, 6, 3, 4, 5, 7}));
+  EXPECT_EQ(evaluate(concat({x, x}, 0)).shape, (std::vector<int64_t>{4, 3}));
+}
+
+TEST(ReferenceEvaluator, ReductionsMatmulSoftmax) {
+  Tensor x = Tensor::fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  // Row sums 6 and 15; column maxima 4 5 6; the mean of all 3.5.
+  EXPECT_EQ(evaluate(sum(x, {1})).floats, (std::vector<double>{6, 15}));
+  EXPECT_EQ(evaluate(max(x, {0}, true)).floats,
+            (std::vector<double>{4, 5, 6}));
+  EXPECT_EQ(evaluate(max(x, {0}, true)).shape,
+            (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(evaluate(mean(x)).floats, (std::vector<double>{3.5}));
+  // Integer sums are Int64 and exact.
+  Value ints = evaluate(sum(Tensor::fromVector<int32_t>(
+      {2147483647, 2147483647, 2}, {3})));
+  EXPECT_EQ(ints.ints, (std::vector<int64_t>{4294967296}));
+  EXPECT_EQ(ints.tolerance, (std::vector<double>{0}));
+  // Empty reductions: the mean is 0 / 0, the maximum -inf.
+  Tensor empty = zeros({0, 2});
+  EXPECT_TRUE(std::isnan(evaluate(mean(empty, {0})).floats[0]));
+  EXPECT_EQ(evaluate(max(empty, {0})).floats,
+            (std::vector<double>{-kInf, -kInf}));
+
+  // [[1, 2], [3, 4]] @ [[5, 6], [7, 8]] == [[19, 22], [43, 50]].
+  Tensor a = Tensor::fromVector<double>({1, 2, 3, 4}, {2, 2});
+  Tensor b = Tensor::fromVector<double>({5, 6, 7, 8}, {2, 2});
+  EXPECT_EQ(evaluate(matmul(a, b)).floats,
+            (std::vector<double>{19, 22, 43, 50}));
+
+  // softmax([0, ln 3]) == [1/4, 3/4] (numpy: e / e.sum()).
+  Tensor s = Tensor::fromVector<double>({0, std::log(3.0)}, {2});
+  Value soft = evaluate(softmax(s));
+  EXPECT_NEAR(soft.floats[0], 0.25, 1e-15);
+  EXPECT_NEAR(soft.floats[1], 0.75, 1e-15);
+  EXPECT_LE(soft.tolerance[1], 1e-13);
+  Value logSoft = evaluate(logSoftmax(s));
+  EXPECT_NEAR(logSoft.floats[0], std::log(0.25), 1e-15);
+}
+
+TEST(ReferenceEvaluator, RandomNumbersFollowTheGenerator) {
+  // Python: top = splitmix64(42 + (c + 1) * golden) >> 40; top * 2**-24 for
+  // c = 0, 1, 2 gives 0.7415648698806763, 0.1599103808403015,
+  // 0.27860110998153687 (uniform on [0, 1) is the unit value itself).
+  Value unit = evaluate(randomUniform({3}, 0.0, 1.0, 42));
+  EXPECT_EQ(unit.floats, (std::vector<double>{0.7415648698806763,
+                                              0.1599103808403015,
+                                              0.27860110998153687}));
+  EXPECT_EQ(unit.tolerance, (std::vector<double>{0, 0, 0}));
+  // numpy f32: np.float32(u) * np.float32(5) + np.float32(-2), seed 7.
+  Value shifted = evaluate(randomUniform({3}, -2.0, 3.0, 7));
+  EXPECT_EQ(shifted.floats[0], static_cast<double>(-0.050851583f));
+  EXPECT_EQ(shifted.floats[1], static_cast<double>(-1.9160588f));
+  EXPECT_EQ(shifted.floats[2], static_cast<double>(2.5038033f));
+  // f64 Box-Muller with 53-bit units, seed 5, mean 1, stddev 2 (Python's
+  // math): 1.0286694919927044, 2.1812419137738503.
+  Value normal = evaluate(randomNormal({2}, 1.0, 2.0, 5, DType::Float64));
+  EXPECT_NEAR(normal.floats[0], 1.0286694919927044, 1e-14);
+  EXPECT_NEAR(normal.floats[1], 2.1812419137738503, 1e-14);
+}
+
+TEST(ReferenceEvaluator, MemoizesAndCountsComputedLeaves) {
+  Tensor x = Tensor::fromVector<float>({1, 2}, {2});
+  Tensor y = x * 3.0f;
+  y.toVector<float>(); // y is now a computed value
+  Evaluator evaluator;
+  Value value = evaluator.evaluate(y + 1.0f);
+  EXPECT_EQ(value.floats, (std::vector<double>{4, 7}));
+  EXPECT_EQ(evaluator.computedLeaves(), 1);
+  Evaluator fresh;
+  fresh.evaluate(x + 1.0f);
+  EXPECT_EQ(fresh.computedLeaves(), 0);
+}
+
+TEST(ReferenceEvaluator, DeepGraphsDoNotRecurse) {
+  // 300,000 chained negations, built as nodes: a recursive walk would
+  // overflow the stack.
+  trace::NodePtr node = trace::makeNode();
+  node->kind = trace::OpKind::Buffer;
+  node->dtype = DType::Int64;
+  node->value = std::make_shared<trace::Buffer>(DType::Int64, 1);
+  *static_cast<int64_t *>(node->value->data()) = 5;
+  for (int i = 0; i < 300000; ++i) {
+    trace::NodePtr next = trace::makeNode();
+    next->kind = trace::OpKind::Neg;
+    next->dtype = DType::Int64;
+    next->inputs.push_back(std::move(node));
+    node = std::move(next);
+  }
+  Evaluator evaluator;
+  EXPECT_EQ(evaluator.evaluate(node).ints, (std::vector<int64_t>{5}));
+}
+
+TEST(ReferenceCheck, ReportsTheFirstElementOutsideTolerance) {
+  Tensor x = Tensor::fromVector<float>({1, 2, 3}, {3});
+  Value doubled = evaluate(x * 2.0f);
+  EXPECT_TRUE(check(doubled, std::vector<double>{2, 4, 6}).empty());
+  std::vector<Mismatch> wrong = check(doubled, std::vector<double>{2, 4, 7});
+  ASSERT_EQ(wrong.size(), 1u);
+  EXPECT_EQ(wrong[0].index, 2);
+  EXPECT_EQ(wrong[0].expected, 6);
+  EXPECT_EQ(wrong[0].actual, 7);
+  // NaN matches NaN; +0 matches -0.
+  Tensor n = Tensor::fromVector<float>({NAN, 0.0f}, {2});
+  EXPECT_TRUE(check(evaluate(-n), std::vector<double>{NAN, 0.0}).empty());
+  // A compiled tensor checks against its own reference.
+  Tensor y = exp(x) * 0.5f;
+  Value reference = evaluate(y);
+  EXPECT_TRUE(check(reference, y).empty());
+  EXPECT_FALSE(check(reference, x).empty()); // values differ
+}
+
+} // namespace
