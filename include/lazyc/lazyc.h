@@ -12,10 +12,12 @@
 #ifndef LAZYC_LAZYC_H
 #define LAZYC_LAZYC_H
 
+#include "lazyc/API/Autodiff.h"
 #include "lazyc/API/Device.h"
 #include "lazyc/API/Error.h"
 #include "lazyc/API/Metrics.h"
 #include "lazyc/API/Ops.h"
 #include "lazyc/API/Tensor.h"
+#include "lazyc/API/Variable.h"
 
 #endif // LAZYC_LAZYC_H

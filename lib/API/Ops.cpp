@@ -14,6 +14,7 @@
 
 #include "lazyc/API/Ops.h"
 #include "Engine.h"
+#include "Tape.h"
 #include "TensorAccess.h"
 
 #include "lazyc/Trace/Node.h"
@@ -64,6 +65,8 @@ NodePtr record(OpKind kind, DType dtype, Shape shape, NodeInputs inputs,
   if (setAttributes)
     setAttributes(*node);
   node->computeContentHash();
+  if (tape::recording())
+    tape::recorded(node);
   engine::recorded(node, where);
   return node;
 }

@@ -243,5 +243,11 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   for (int32_t index : trace.outputs)
     results.push_back(values[index]);
   func::ReturnOp::create(b, unknown, results);
+  // With dynamic shapes, ops may still know some result dimensions
+  // statically (a reduction's kept dimensions are 1): the results are
+  // typed as the ops infer them.
+  if (options.dynamicShapes)
+    function.setType(b.getFunctionType(argumentTypes,
+                                       ValueRange(results).getTypes()));
   return module;
 }

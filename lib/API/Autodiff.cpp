@@ -1,0 +1,576 @@
+//===- Autodiff.cpp - Reverse-mode gradients ------------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements GradientTape. A tape records recorded nodes, not API
+// calls: the graph below the API is explicit (broadcasts and casts are nodes
+// of their own, elementwise operands have equal shapes and dtypes), so each
+// node kind has one small vector-Jacobian product, and broadcasting is
+// undone in exactly one place (the Broadcast node's). The backward pass is
+// built from the public ops, so it is lazy and fuses with the forward pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/API/Autodiff.h"
+#include "Tape.h"
+#include "TensorAccess.h"
+
+#include "lazyc/API/Ops.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace lazyc;
+using namespace lazyc::trace;
+
+namespace lazyc::detail {
+struct TapeState {
+  /// A recorded node and its inputs (materializing a node drops its
+  /// inputs; the tape needs them for the backward pass).
+  struct Entry {
+    NodePtr output;
+    NodeInputs inputs;
+  };
+  std::vector<Entry> entries;
+  /// Watched nodes and every recorded node that depends on one.
+  llvm::DenseSet<const Node *> dependent;
+  /// Keeps the watched nodes alive (the set holds raw pointers).
+  std::vector<NodePtr> watched;
+  /// The nodes each variable was read as while the tape recorded.
+  llvm::DenseMap<uint64_t, llvm::SmallVector<NodePtr, 1>> variableReads;
+  bool recording = true;
+  SourceLocation where;
+
+  void watch(const NodePtr &node) {
+    if (dependent.insert(node.get()).second)
+      watched.push_back(node);
+  }
+};
+} // namespace lazyc::detail
+
+using detail::TapeState;
+
+namespace {
+/// This thread's live tapes, outermost first.
+thread_local std::vector<TapeState *> liveTapes;
+/// Set by NoGradScope.
+thread_local bool tapesPaused = false;
+} // namespace
+
+bool tape::recording() { return !liveTapes.empty() && !tapesPaused; }
+
+void tape::recorded(const NodePtr &node) {
+  for (TapeState *state : liveTapes) {
+    if (!state->recording)
+      continue;
+    bool depends = false;
+    for (const NodePtr &input : node->inputs)
+      depends = depends || state->dependent.contains(input.get());
+    if (!depends)
+      continue;
+    state->dependent.insert(node.get());
+    state->entries.push_back({node, node->inputs});
+  }
+}
+
+void tape::variableRead(uint64_t variable, const NodePtr &node) {
+  if (tapesPaused)
+    return;
+  for (TapeState *state : liveTapes) {
+    if (!state->recording)
+      continue;
+    state->watch(node);
+    auto &reads = state->variableReads[variable];
+    if (reads.empty() || reads.back() != node)
+      reads.push_back(node);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Vector-Jacobian products
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Tensor wrap(const NodePtr &node) { return detail::TensorAccess::wrap(node); }
+
+bool isFloatNode(const Node &node) { return isFloatingPoint(node.dtype); }
+
+/// Builds the backward pass of one tape call.
+class Backward {
+public:
+  Backward(TapeState &state, SourceLocation where)
+      : state(state), where(where) {}
+
+  /// Propagates `seed` (d target / d target) from `target` down the tape.
+  void run(const NodePtr &target, const Tensor &seed) {
+    grads[target.get()] = seed;
+    for (auto it = state.entries.rbegin(); it != state.entries.rend(); ++it) {
+      auto found = grads.find(it->output.get());
+      if (found == grads.end())
+        continue;
+      Tensor g = found->second;
+      vjp(*it, g);
+    }
+  }
+
+  /// The accumulated gradient of `node`, or an undefined Tensor.
+  Tensor gradientOf(const Node *node) const {
+    auto found = grads.find(node);
+    return found == grads.end() ? Tensor() : found->second;
+  }
+
+private:
+  /// Adds `contribution` to the gradient of `input`, if it wants one.
+  void accumulate(const NodePtr &input, const Tensor &contribution) {
+    if (!isFloatNode(*input) || !state.dependent.contains(input.get()))
+      return;
+    Tensor &slot = grads[input.get()];
+    slot = slot.defined() ? Tensor(add(slot, contribution)) : contribution;
+  }
+
+  Tensor add(const Tensor &a, const Tensor &b) { return At(a, where) + b; }
+  Tensor mul(const Tensor &a, const Tensor &b) { return At(a, where) * b; }
+  Tensor sub(const Tensor &a, const Tensor &b) { return At(a, where) - b; }
+  Tensor div(const Tensor &a, const Tensor &b) { return At(a, where) / b; }
+  Tensor zerosLike(const Tensor &x) {
+    return lazyc::zeros(x.shape(), x.dtype(), where);
+  }
+  /// 1 where `mask` holds, 0 elsewhere, in `like`'s dtype.
+  Tensor indicator(const Tensor &mask, const Tensor &like) {
+    return lazyc::cast(mask, like.dtype(), where);
+  }
+
+  /// `g` (shaped like the reduction's result) spread back over `input`'s
+  /// shape: the reduced axes become 1 and broadcast.
+  Tensor unreduce(const Tensor &g, const Node &input, const Node &reduction) {
+    Shape kept = input.shape;
+    for (int64_t axis : reduction.ints)
+      kept[axis] = 1;
+    return lazyc::broadcastTo(lazyc::reshape(g, kept, where), input.shape,
+                              where);
+  }
+
+  void vjp(const TapeState::Entry &entry, const Tensor &g);
+  void vjpReduction(const Node &node, const NodeInputs &in, const Tensor &out,
+                    const Tensor &g);
+  Tensor unslice(const Node &node, const Node &input, Tensor g);
+
+  TapeState &state;
+  SourceLocation where;
+  llvm::DenseMap<const Node *, Tensor> grads;
+};
+
+void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
+  const Node &node = *entry.output;
+  const NodeInputs &in = entry.inputs;
+  Tensor out = wrap(entry.output);
+  auto x = [&](size_t i) { return wrap(in[i]); };
+  switch (node.kind) {
+  case OpKind::Buffer:
+  case OpKind::Literal:
+  case OpKind::RandomUniform:
+  case OpKind::RandomNormal:
+  case OpKind::Compare: // Bool results carry no gradient.
+    return;
+  case OpKind::Add:
+    accumulate(in[0], g);
+    accumulate(in[1], g);
+    return;
+  case OpKind::Sub:
+    accumulate(in[0], g);
+    accumulate(in[1], lazyc::operator-(At(g, where)));
+    return;
+  case OpKind::Mul:
+    accumulate(in[0], mul(g, x(1)));
+    accumulate(in[1], mul(g, x(0)));
+    return;
+  case OpKind::Div:
+    // d(a/b)/db = -a/b^2 = -(a/b)/b.
+    accumulate(in[0], div(g, x(1)));
+    accumulate(in[1], lazyc::operator-(At(div(mul(g, out), x(1)), where)));
+    return;
+  case OpKind::Pow: {
+    // d(a^b)/da = b a^(b-1); d(a^b)/db = a^b log a, taken as 0 where a <= 0
+    // (the limit at a = 0 for b > 0; undefined below).
+    Tensor a = x(0), b = x(1);
+    accumulate(in[0], mul(g, mul(b, lazyc::pow(a, sub(b, lazyc::ones(
+                                                             {}, b.dtype(),
+                                                             where)),
+                                               where))));
+    Tensor positive = At(a, where) > 0.0;
+    Tensor safeLog = lazyc::where(
+        positive, lazyc::log(lazyc::where(positive, a, lazyc::ones(
+                                                           {}, a.dtype(),
+                                                           where),
+                                          where),
+                             where),
+        zerosLike(a), where);
+    accumulate(in[1], mul(g, mul(out, safeLog)));
+    return;
+  }
+  case OpKind::Max:
+  case OpKind::Min: {
+    // The winner takes the gradient; a tie splits it evenly.
+    Tensor a = x(0), b = x(1);
+    Tensor wins = node.kind == OpKind::Max ? Tensor(At(a, where) > b)
+                                           : Tensor(At(a, where) < b);
+    Tensor share = add(indicator(wins, a),
+                       At(indicator(At(a, where) == b, a), where) * 0.5);
+    accumulate(in[0], mul(g, share));
+    accumulate(in[1], mul(g, lazyc::operator-(1.0, share)));
+    return;
+  }
+  case OpKind::Neg:
+    accumulate(in[0], lazyc::operator-(At(g, where)));
+    return;
+  case OpKind::Abs: {
+    Tensor a = x(0), zero = zerosLike(a);
+    Tensor sign = sub(indicator(At(a, where) > zero, a),
+                      indicator(At(a, where) < zero, a));
+    accumulate(in[0], mul(g, sign));
+    return;
+  }
+  case OpKind::Relu: {
+    Tensor a = x(0);
+    accumulate(in[0], mul(g, indicator(At(a, where) > zerosLike(a), a)));
+    return;
+  }
+  case OpKind::Exp:
+    accumulate(in[0], mul(g, out));
+    return;
+  case OpKind::Log:
+    accumulate(in[0], div(g, x(0)));
+    return;
+  case OpKind::Tanh:
+    accumulate(in[0], mul(g, lazyc::operator-(1.0, mul(out, out))));
+    return;
+  case OpKind::Sigmoid:
+    accumulate(in[0], mul(g, mul(out, lazyc::operator-(1.0, out))));
+    return;
+  case OpKind::Sqrt:
+    accumulate(in[0], div(At(g, where) * 0.5, out));
+    return;
+  case OpKind::Rsqrt:
+    // d(a^-1/2)/da = -a^-3/2 / 2 = -out^3 / 2.
+    accumulate(in[0], mul(At(g, where) * -0.5, mul(out, mul(out, out))));
+    return;
+  case OpKind::Sin:
+    accumulate(in[0], mul(g, lazyc::cos(x(0), where)));
+    return;
+  case OpKind::Cos:
+    accumulate(in[0],
+               lazyc::operator-(At(mul(g, lazyc::sin(x(0), where)), where)));
+    return;
+  case OpKind::Erf: {
+    Tensor a = x(0);
+    Tensor density = lazyc::exp(lazyc::operator-(At(mul(a, a), where)), where);
+    accumulate(in[0], mul(At(g, where) * (2.0 / std::sqrt(M_PI)), density));
+    return;
+  }
+  case OpKind::Select: {
+    Tensor condition = x(0), zero = zerosLike(g);
+    accumulate(in[1], lazyc::where(condition, g, zero, where));
+    accumulate(in[2], lazyc::where(condition, zero, g, where));
+    return;
+  }
+  case OpKind::Cast:
+    accumulate(in[0], lazyc::cast(g, in[0]->dtype, where));
+    return;
+  case OpKind::Broadcast: {
+    // Sum over the dimensions the broadcast added or stretched.
+    const Shape &from = in[0]->shape, &to = node.shape;
+    size_t offset = to.size() - from.size();
+    std::vector<int64_t> axes;
+    for (size_t d = 0; d < to.size(); ++d)
+      if (d < offset || (from[d - offset] == 1 && to[d] != 1))
+        axes.push_back(static_cast<int64_t>(d));
+    Tensor reduced = axes.empty() ? g : lazyc::sum(g, axes, true, where);
+    accumulate(in[0], lazyc::reshape(reduced, from, where));
+    return;
+  }
+  case OpKind::Reshape:
+    accumulate(in[0], lazyc::reshape(g, in[0]->shape, where));
+    return;
+  case OpKind::Transpose: {
+    std::vector<int64_t> inverse(node.ints.size());
+    for (size_t i = 0; i < node.ints.size(); ++i)
+      inverse[node.ints[i]] = static_cast<int64_t>(i);
+    accumulate(in[0], lazyc::transpose(g, inverse, where));
+    return;
+  }
+  case OpKind::Slice:
+    accumulate(in[0], unslice(node, *in[0], g));
+    return;
+  case OpKind::Concat: {
+    int64_t axis = node.integer, offset = 0;
+    for (const NodePtr &input : in) {
+      std::vector<int64_t> start(node.shape.size(), 0), limit = node.shape;
+      start[axis] = offset;
+      limit[axis] = offset + input->shape[axis];
+      offset = limit[axis];
+      accumulate(input, lazyc::slice(g, start, limit, {}, where));
+    }
+    return;
+  }
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMean:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+    vjpReduction(node, in, out, g);
+    return;
+  case OpKind::Matmul: {
+    // [..., m, k] x [..., k, n], batch dimensions already equal.
+    std::vector<int64_t> swap(node.shape.size());
+    std::iota(swap.begin(), swap.end(), 0);
+    std::swap(swap[swap.size() - 2], swap.back());
+    accumulate(in[0], lazyc::matmul(g, lazyc::transpose(x(1), swap, where),
+                                    where));
+    accumulate(in[1], lazyc::matmul(lazyc::transpose(x(0), swap, where), g,
+                                    where));
+    return;
+  }
+  case OpKind::Softmax: {
+    // dx = y * (g - sum(g * y)) along the axis.
+    Tensor dot = lazyc::sum(mul(g, out), {node.integer}, true, where);
+    accumulate(in[0], mul(out, sub(g, dot)));
+    return;
+  }
+  case OpKind::LogSoftmax: {
+    // dx = g - softmax(x) * sum(g) along the axis.
+    Tensor total = lazyc::sum(g, {node.integer}, true, where);
+    accumulate(in[0], sub(g, mul(lazyc::exp(out, where), total)));
+    return;
+  }
+  }
+}
+
+void Backward::vjpReduction(const Node &node, const NodeInputs &in,
+                            const Tensor &out, const Tensor &g) {
+  const Node &input = *in[0];
+  Tensor spread = unreduce(g, input, node);
+  switch (node.kind) {
+  case OpKind::ReduceSum:
+    accumulate(in[0], spread);
+    return;
+  case OpKind::ReduceMean: {
+    int64_t count = 1;
+    for (int64_t axis : node.ints)
+      count *= input.shape[axis];
+    accumulate(in[0], At(spread, where) / static_cast<double>(count));
+    return;
+  }
+  default: {
+    // Max and min: the elements equal to the extreme share its gradient
+    // evenly.
+    Tensor x = wrap(in[0]);
+    Tensor hits = indicator(At(x, where) == unreduce(out, input, node), x);
+    Tensor count = lazyc::sum(hits, node.ints, true, where);
+    accumulate(in[0], div(mul(hits, spread), count));
+    return;
+  }
+  }
+}
+
+/// The gradient of a slice: `g` placed at the sliced positions of zeros
+/// shaped like `input`, built from reshape and concat (there is no scatter
+/// op): per dimension, s - 1 zeros after every element for a step s, then
+/// zeros before and after.
+Tensor Backward::unslice(const Node &node, const Node &input, Tensor g) {
+  if (node.numel() == 0)
+    return lazyc::zeros(input.shape, g.dtype(), where);
+  Shape shape = node.shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t size = input.shape[d], count = shape[d];
+    int64_t start = node.ints[d], step = node.ints3[d];
+    if (count == size)
+      continue; // The whole dimension (start 0, step 1).
+    if (step > 1 && count > 1) {
+      Shape column = shape;
+      column.insert(column.begin() + d + 1, 1);
+      Shape gap = column;
+      gap[d + 1] = step - 1;
+      Shape spaced = shape;
+      spaced[d] = count * step;
+      g = lazyc::reshape(
+          lazyc::concat({lazyc::reshape(g, column, where),
+                         lazyc::zeros(gap, g.dtype(), where)},
+                        static_cast<int64_t>(d) + 1, where),
+          spaced, where);
+      shape[d] = (count - 1) * step + 1;
+      g = lazyc::slice(g, std::vector<int64_t>(shape.size(), 0), shape, {},
+                       where);
+    }
+    std::vector<Tensor> parts;
+    Shape before = shape, after = shape;
+    before[d] = start;
+    after[d] = size - start - shape[d];
+    if (before[d] > 0)
+      parts.push_back(lazyc::zeros(before, g.dtype(), where));
+    parts.push_back(g);
+    if (after[d] > 0)
+      parts.push_back(lazyc::zeros(after, g.dtype(), where));
+    g = lazyc::concat(parts, static_cast<int64_t>(d), where);
+    shape[d] = size;
+  }
+  return g;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// GradientTape
+//===----------------------------------------------------------------------===//
+
+GradientTape::GradientTape(SourceLocation where) : state(new TapeState()) {
+  state->where = where;
+  liveTapes.push_back(state);
+}
+
+GradientTape::~GradientTape() {
+  // Tapes die in reverse order of creation (scopes), but be robust to
+  // out-of-order destruction (a moved unique_ptr).
+  for (auto it = liveTapes.begin(); it != liveTapes.end(); ++it)
+    if (*it == state) {
+      liveTapes.erase(it);
+      break;
+    }
+  delete state;
+}
+
+bool GradientTape::isRecording() const {
+  return state->recording && !tapesPaused;
+}
+
+void GradientTape::watch(const Tensor &x, SourceLocation where) {
+  if (!x.defined())
+    throw Error("watch", "the tensor is empty (default-constructed or moved "
+                         "from)", where);
+  if (!isFloatingPoint(x.dtype()))
+    throw Error("watch",
+                std::string("only floating-point tensors have gradients; "
+                            "this one is ") +
+                    dtypeName(x.dtype()),
+                where);
+  state->watch(detail::TensorAccess::node(x));
+}
+
+namespace {
+/// Pauses a tape while it builds its own backward pass (the tapes around
+/// it keep recording: that is what makes second derivatives work).
+struct PauseTape {
+  explicit PauseTape(TapeState &state) : state(state), was(state.recording) {
+    state.recording = false;
+  }
+  ~PauseTape() { state.recording = was; }
+  TapeState &state;
+  bool was;
+};
+
+void checkTarget(const Tensor &target, SourceLocation where) {
+  if (!target.defined())
+    throw Error("gradient", "the target is an empty Tensor", where);
+  if (!isFloatingPoint(target.dtype()))
+    throw Error("gradient",
+                std::string("the target must be floating point to have a "
+                            "gradient; it is ") +
+                    dtypeName(target.dtype()) + " of shape " +
+                    [&] {
+                      std::string text = "[";
+                      for (size_t i = 0; i < target.shape().size(); ++i)
+                        text += (i ? ", " : "") +
+                                std::to_string(target.shape()[i]);
+                      return text + "]";
+                    }(),
+                where);
+}
+
+/// Runs the backward pass of `state` from `target`.
+Backward backwardFrom(TapeState &state, const Tensor &target,
+                      SourceLocation where) {
+  checkTarget(target, where);
+  Backward backward(state, where);
+  backward.run(detail::TensorAccess::node(target),
+               lazyc::ones(target.shape(), target.dtype(), where));
+  return backward;
+}
+} // namespace
+
+std::vector<Tensor> GradientTape::gradient(const Tensor &target,
+                                           const std::vector<Tensor> &sources,
+                                           SourceLocation where) {
+  for (const Tensor &source : sources) {
+    if (!source.defined())
+      throw Error("gradient", "a source is an empty Tensor", where);
+    if (!isFloatingPoint(source.dtype()))
+      throw Error("gradient",
+                  std::string("sources must be floating point; one is ") +
+                      dtypeName(source.dtype()),
+                  where);
+  }
+  PauseTape pause(*state);
+  Backward backward = backwardFrom(*state, target, where);
+  std::vector<Tensor> result;
+  for (const Tensor &source : sources) {
+    Tensor g = backward.gradientOf(detail::TensorAccess::node(source).get());
+    result.push_back(g.defined()
+                         ? g
+                         : lazyc::zeros(source.shape(), source.dtype(), where));
+  }
+  return result;
+}
+
+std::vector<Tensor>
+GradientTape::gradient(const Tensor &target,
+                       const std::vector<VariableRef> &sources,
+                       SourceLocation where) {
+  for (const VariableRef &ref : sources) {
+    const Variable *source = &ref.get();
+    if (!source->defined())
+      throw Error("gradient", "a source is an empty Variable", where);
+    if (!isFloatingPoint(source->dtype()))
+      throw Error("gradient",
+                  "sources must be floating point; variable '" +
+                      source->name() + "' is " + dtypeName(source->dtype()),
+                  where);
+  }
+  PauseTape pause(*state);
+  Backward backward = backwardFrom(*state, target, where);
+  std::vector<Tensor> result;
+  for (const VariableRef &ref : sources) {
+    const Variable *source = &ref.get();
+    // Every value the variable was read as while the tape recorded.
+    Tensor total;
+    auto reads = state->variableReads.find(source->id());
+    if (reads != state->variableReads.end())
+      for (const NodePtr &read : reads->second) {
+        Tensor g = backward.gradientOf(read.get());
+        if (g.defined())
+          total = total.defined() ? Tensor(At(total, where) + g) : g;
+      }
+    result.push_back(total.defined()
+                         ? total
+                         : lazyc::zeros(source->shape(), source->dtype(),
+                                        where));
+  }
+  return result;
+}
+
+Tensor GradientTape::gradient(const Tensor &target, const Tensor &source,
+                              SourceLocation where) {
+  return gradient(target, std::vector<Tensor>{source}, where).front();
+}
+
+Tensor GradientTape::gradient(const Tensor &target, const Variable &source,
+                              SourceLocation where) {
+  return gradient(target, std::vector<VariableRef>{source}, where).front();
+}
+
+NoGradScope::NoGradScope() : previous(tapesPaused) { tapesPaused = true; }
+NoGradScope::~NoGradScope() { tapesPaused = previous; }
