@@ -95,3 +95,14 @@ func.func @matmul(%a: tensor<512x256xf32>, %b: tensor<256x128xf32>) -> tensor<51
   %0 = lazy.matmul %a, %b : tensor<512x256xf32>, tensor<256x128xf32>
   return %0 : tensor<512x128xf32>
 }
+
+// -----
+
+// A rank-4 matmul with every dimension dynamic (as eager mode compiles it)
+// lowers all the way. Regression (found by lazyc-fuzz): it crashed the
+// compiler in expand-strided-metadata.
+// CHECK-LABEL: llvm.func @matmul_rank4_all_dynamic(
+func.func @matmul_rank4_all_dynamic(%a: tensor<?x?x?x?xf64>, %b: tensor<?x?x?x?xf64>) -> tensor<?x?x?x?xf64> {
+  %0 = lazy.matmul %a, %b : tensor<?x?x?x?xf64>, tensor<?x?x?x?xf64>
+  return %0 : tensor<?x?x?x?xf64>
+}

@@ -140,7 +140,11 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
 };
 
 /// Matmul: linalg.matmul for rank 2, linalg.batch_matmul for rank 3, and
-/// batch dimensions collapsed into one above that.
+/// batch dimensions collapsed into one above that. With two or more dynamic
+/// batch dimensions (eager mode), one linalg.generic contraction over all
+/// dimensions instead: expanding the collapsed product back would need a
+/// memref.expand_shape with two dynamic sizes in one group, which
+/// upstream's expand-strided-metadata crashes on (MLIR 22).
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -151,6 +155,15 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     RankedTensorType resultType = op.getType();
     int64_t rank = resultType.getRank();
+
+    int64_t dynamicBatch = 0;
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      dynamicBatch += resultType.isDynamicDim(d);
+    if (dynamicBatch > 1) {
+      rewriter.replaceOp(op,
+                         buildContraction(rewriter, loc, lhs, rhs, resultType));
+      return success();
+    }
 
     if (rank > 3) {
       // [b0, ..., bk, m, n] -> [b0*...*bk, m, n] and back.
@@ -192,6 +205,60 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     }
     rewriter.replaceOp(op, buildProduct(rewriter, loc, lhs, rhs));
     return success();
+  }
+
+  /// Builds `[b..., m, k] x [b..., k, n]` as one generic: loops
+  /// (b..., m, n, k), k the reduction, into a zero-filled accumulator.
+  static Value buildContraction(OpBuilder &b, Location loc, Value lhs,
+                                Value rhs, RankedTensorType resultType) {
+    int64_t rank = resultType.getRank();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultType.isDynamicDim(d))
+        dynamicSizes.push_back(
+            tensor::DimOp::create(b, loc, d == rank - 1 ? rhs : lhs, d));
+    Type element = resultType.getElementType();
+    Value empty = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                          element, dynamicSizes);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    SmallVector<AffineExpr> batch;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      batch.push_back(b.getAffineDimExpr(d));
+    AffineExpr m = b.getAffineDimExpr(rank - 2);
+    AffineExpr n = b.getAffineDimExpr(rank - 1);
+    AffineExpr k = b.getAffineDimExpr(rank);
+    auto map = [&](AffineExpr row, AffineExpr column) {
+      SmallVector<AffineExpr> exprs(batch);
+      exprs.push_back(row);
+      exprs.push_back(column);
+      return AffineMap::get(rank + 1, 0, exprs, b.getContext());
+    };
+    SmallVector<AffineMap> maps = {map(m, k), map(k, n), map(m, n)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    bool isFloat = isa<FloatType>(element);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{resultType}, ValueRange{lhs, rhs}, ValueRange{init},
+        maps, iterators,
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+          Value product =
+              isFloat ? arith::MulFOp::create(nested, nestedLoc, args[0],
+                                              args[1])
+                            .getResult()
+                      : arith::MulIOp::create(nested, nestedLoc, args[0],
+                                              args[1])
+                            .getResult();
+          Value sum = isFloat ? arith::AddFOp::create(nested, nestedLoc,
+                                                      args[2], product)
+                                    .getResult()
+                              : arith::AddIOp::create(nested, nestedLoc,
+                                                      args[2], product)
+                                    .getResult();
+          linalg::YieldOp::create(nested, nestedLoc, sum);
+        });
+    return generic.getResult(0);
   }
 
   /// Builds the rank-2 or rank-3 product into a zero-filled accumulator.

@@ -1198,14 +1198,36 @@ func.func @cast_f16_to_bf16(%x: tensor<4xf16>) -> tensor<4xbf16> {
 
 // -----
 
-// Rank-4 matmul with dynamic batch dimensions: the expand gets its sizes from
-// tensor.dim (regression: no output_shape was built).
-// CHECK-LABEL: func.func @matmul_rank4_dynamic_batch
+// Rank-4 matmul with one dynamic batch dimension: collapsed and expanded
+// back, the expand getting its size from tensor.dim (regression: no
+// output_shape was built).
+// CHECK-LABEL: func.func @matmul_rank4_one_dynamic_batch
 //       CHECK:   tensor.collapse_shape
 //       CHECK:   linalg.batch_matmul
-//       CHECK:   %[[D0:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x?x8x16xf32>
-//       CHECK:   %[[D1:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x?x8x16xf32>
-//       CHECK:   tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2], [3]] output_shape [%[[D0]], %[[D1]], 8, 4]
+//       CHECK:   %[[D0:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x3x8x16xf32>
+//       CHECK:   tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2], [3]] output_shape [%[[D0]], 3, 8, 4]
+func.func @matmul_rank4_one_dynamic_batch(%a: tensor<?x3x8x16xf32>, %b: tensor<?x3x16x4xf32>) -> tensor<?x3x8x4xf32> {
+  %0 = lazy.matmul %a, %b : tensor<?x3x8x16xf32>, tensor<?x3x16x4xf32>
+  return %0 : tensor<?x3x8x4xf32>
+}
+
+// -----
+
+// Rank-4 matmul with two dynamic batch dimensions (eager mode): one generic
+// contraction, loops (b0, b1, m, n, k), no reshape. Regression (found by
+// lazyc-fuzz): the collapse/expand form left a memref.expand_shape with two
+// dynamic sizes in one group, on which expand-strided-metadata crashed.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @matmul_rank4_dynamic_batch
+//   CHECK-NOT:   tensor.collapse_shape
+//       CHECK:   %[[ACC:.*]] = linalg.fill
+//       CHECK:   linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+//  CHECK-SAME:       outs(%[[ACC]] : tensor<?x?x8x4xf32>)
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+//   CHECK-NOT:   tensor.expand_shape
 func.func @matmul_rank4_dynamic_batch(%a: tensor<?x?x8x16xf32>, %b: tensor<?x?x16x4xf32>) -> tensor<?x?x8x4xf32> {
   %0 = lazy.matmul %a, %b : tensor<?x?x8x16xf32>, tensor<?x?x16x4xf32>
   return %0 : tensor<?x?x8x4xf32>
