@@ -1,0 +1,61 @@
+//===- Optimizer.h - Optimizers over lazyc::Variable ------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The optimizers' common interface. step() records the update of every
+// parameter with Variable::assign/assignSub and runs nothing, so the update
+// compiles into the same trace as the forward and backward pass that made
+// the gradients (materialize the step with lazyc::sync()). Values that change
+// every step (Adam's step count and bias corrections) live in the trace as
+// tensors, never as C++ constants, so that steady-state steps hit one cached
+// function.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_OPTIM_OPTIMIZER_H
+#define LAZYC_OPTIM_OPTIMIZER_H
+
+#include "lazyc/API/Ops.h"
+#include "lazyc/API/Variable.h"
+
+#include <vector>
+
+namespace lazyc::optim {
+
+class Optimizer {
+public:
+  /// The parameters must outlive the optimizer and stay where they are.
+  explicit Optimizer(std::vector<Variable *> parameters,
+                     Where where = Where::current());
+  virtual ~Optimizer();
+  Optimizer(const Optimizer &) = delete;
+  Optimizer &operator=(const Optimizer &) = delete;
+
+  /// Records one update: `gradients[i]` is the gradient of the loss with
+  /// respect to `parameters()[i]` (as GradientTape::gradient returns them).
+  /// Runs under a NoGradScope, so an enclosing tape does not record it.
+  void step(const std::vector<Tensor> &gradients,
+            Where where = Where::current());
+
+  const std::vector<Variable *> &parameters() const { return params; }
+  /// Changing the rate between steps costs one recompile (the rate is then
+  /// promoted to an argument), not one per change.
+  double learningRate() const { return rate; }
+  void setLearningRate(double learningRate) { rate = learningRate; }
+
+protected:
+  /// Records the updates; the gradients have been checked against the
+  /// parameters' shapes and dtypes.
+  virtual void update(const std::vector<Tensor> &gradients, Where where) = 0;
+  double rate = 0;
+
+private:
+  std::vector<Variable *> params;
+};
+
+} // namespace lazyc::optim
+
+#endif // LAZYC_OPTIM_OPTIMIZER_H

@@ -1,0 +1,91 @@
+//===- Linear.cpp - Fully connected layers --------------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/NN/Linear.h"
+
+using namespace lazyc;
+using namespace lazyc::nn;
+
+Linear::Linear(int64_t inFeatures, int64_t outFeatures, int64_t seed,
+               Options options, std::string name, Where where)
+    : inSize(inFeatures), outSize(outFeatures) {
+  if (inFeatures <= 0 || outFeatures <= 0)
+    throw Error("Linear",
+                "needs positive sizes, got " + std::to_string(inFeatures) +
+                    " -> " + std::to_string(outFeatures),
+                where);
+  weightVariable =
+      Variable(initialize(options.weightInit, {inFeatures, outFeatures},
+                          inFeatures, outFeatures, seed, options.dtype, where),
+               name + ".weight", where);
+  if (options.bias)
+    biasVariable = Variable(zeros({outFeatures}, options.dtype, where),
+                            name + ".bias", where);
+}
+
+Tensor Linear::forward(const Tensor &x, Where where) const {
+  if (!x.defined())
+    throw Error("Linear", "the input is an empty Tensor", where);
+  if (x.rank() < 1 || x.shape().back() != inSize)
+    throw Error("Linear",
+                "the layer takes " + std::to_string(inSize) +
+                    " input features, but the input's last dimension is " +
+                    (x.rank() ? std::to_string(x.shape().back())
+                              : std::string("missing (a scalar)")),
+                where);
+  Tensor product = matmul(x, weightVariable.read(where), where);
+  if (!hasBias())
+    return product;
+  return At(product, where) + biasVariable.read(where);
+}
+
+std::vector<Variable *> Linear::parameters() {
+  if (hasBias())
+    return {&weightVariable, &biasVariable};
+  return {&weightVariable};
+}
+
+Mlp::Mlp(const std::vector<int64_t> &sizes, int64_t seed, DType dtype,
+         Where where) {
+  if (sizes.size() < 2)
+    throw Error("Mlp",
+                "needs at least an input and an output size, got " +
+                    std::to_string(sizes.size()) + " size(s)",
+                where);
+  Linear::Options options;
+  options.dtype = dtype;
+  stack.reserve(sizes.size() - 1);
+  for (size_t i = 0; i + 1 < sizes.size(); ++i)
+    stack.emplace_back(sizes[i], sizes[i + 1], seed + static_cast<int64_t>(i),
+                       options, "layer" + std::to_string(i), where);
+}
+
+Tensor Mlp::forward(const Tensor &x, Where where) const {
+  Tensor h = x;
+  for (size_t i = 0; i < stack.size(); ++i) {
+    h = stack[i].forward(h, where);
+    if (i + 1 < stack.size())
+      h = relu(h, where);
+  }
+  return h;
+}
+
+std::vector<Variable *> Mlp::parameters() {
+  std::vector<Variable *> all;
+  for (Linear &layer : stack)
+    for (Variable *parameter : layer.parameters())
+      all.push_back(parameter);
+  return all;
+}
+
+std::vector<VariableRef> nn::refs(const std::vector<Variable *> &variables) {
+  std::vector<VariableRef> references;
+  references.reserve(variables.size());
+  for (Variable *variable : variables)
+    references.emplace_back(*variable);
+  return references;
+}
