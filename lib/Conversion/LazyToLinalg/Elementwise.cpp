@@ -127,7 +127,13 @@ static Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange args) {
                                args[0]);
 }
 static Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange args) {
-  return floatOrInt<math::AbsFOp, math::AbsIOp>(b, loc, args);
+  if (isa<FloatType>(args[0].getType()))
+    return math::AbsFOp::create(b, loc, args[0]);
+  // max(x, 0 - x), wrapping: abs(MIN) == MIN. Not math.absi, which
+  // math-to-llvm cannot lower on the n-D vectors of rank >= 2 tiles.
+  Value negated = arith::SubIOp::create(b, loc, constantLike(b, loc, args[0], 0),
+                                        args[0]);
+  return arith::MaxSIOp::create(b, loc, args[0], negated);
 }
 static Value scalar(ReluOp, OpBuilder &b, Location loc, ValueRange args) {
   // maximumf(x, +0.0): NaN stays NaN, -0.0 becomes +0.0.

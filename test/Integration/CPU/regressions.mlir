@@ -77,3 +77,15 @@ func.func @reduce_sum_4096(%x: tensor<4096xf32>) -> tensor<f32> {
   %0 = lazy.reduce_sum %x [0] : tensor<4096xf32>
   return %0 : tensor<f32>
 }
+// -----
+
+// Was a bug (found by lazyc-fuzz): integer abs of a rank >= 2 tensor failed to compile ("failed to legalize operation 'math.absi'": math-to-llvm lowers math.absi on 1-D vectors only). abs(MIN) wraps to MIN, as np.abs does.
+// ARG: a i32 [2, 3] values([[-2147483648, -7, 0], [5, -1, 2147483647]])
+// ARG: b i64 [2, 1, 2] values([[[-9223372036854775808, -3]], [[4, -2]]])
+// OUT: np.abs(a)
+// OUT: np.abs(b)
+func.func @abs_integer_rank2(%a: tensor<2x3xi32>, %b: tensor<2x1x2xi64>) -> (tensor<2x3xi32>, tensor<2x1x2xi64>) {
+  %0 = lazy.abs %a : tensor<2x3xi32>
+  %1 = lazy.abs %b : tensor<2x1x2xi64>
+  return %0, %1 : tensor<2x3xi32>, tensor<2x1x2xi64>
+}
