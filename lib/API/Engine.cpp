@@ -37,6 +37,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -313,8 +314,23 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return text + "]";
 }
 
-/// The first op of the trace located at a user line, for errors.
-std::pair<std::string, SourceLoc> blame(const Trace &trace) {
+/// The op an error is about: the node a diagnostic names (the importer
+/// locates node i as "<op>#i"), else the first output with a user line.
+std::pair<std::string, SourceLoc> blame(const Trace &trace,
+                                        const std::string &message = "") {
+  for (size_t at = message.find('#'); at != std::string::npos;
+       at = message.find('#', at + 1)) {
+    size_t end = at + 1;
+    while (end < message.size() && std::isdigit(message[end]))
+      ++end;
+    if (end == at + 1 || end >= message.size() || message[end] != '"')
+      continue;
+    size_t index = std::stoul(message.substr(at + 1, end - at - 1));
+    if (index < trace.nodes.size()) {
+      const Node &node = *trace.nodes[index];
+      return {opName(node.kind), node.loc};
+    }
+  }
   for (int32_t output : trace.outputs) {
     const Node &node = *trace.nodes[output];
     if (node.loc.line)
@@ -374,9 +390,9 @@ compile(const Trace &trace, const std::vector<bool> &mask, bool dynamic) {
   }
   auto compiled = jit::CompiledFunction::compile(*module, "trace");
   if (!compiled) {
-    auto [op, loc] = blame(trace);
-    throw Error(op, llvm::toString(compiled.takeError()),
-                loc.line ? loc.file : "", loc.line);
+    std::string message = llvm::toString(compiled.takeError());
+    auto [op, loc] = blame(trace, message);
+    throw Error(op, message, loc.line ? loc.file : "", loc.line);
   }
   ++counters().tracesCompiled;
   counters().compileMicros +=
@@ -501,8 +517,9 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
     outputs.push_back(
         {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});
   if (llvm::Error error = function->call(inputs, outputs)) {
-    auto [op, loc] = blame(trace);
-    throw Error(op, llvm::toString(std::move(error)), loc.file, loc.line);
+    std::string message = llvm::toString(std::move(error));
+    auto [op, loc] = blame(trace, message);
+    throw Error(op, message, loc.file, loc.line);
   }
   ++c.kernelsRun;
 

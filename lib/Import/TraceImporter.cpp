@@ -229,11 +229,14 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
     if (values[i])
       continue;
     const Node &node = *trace.nodes[i];
-    Location loc =
-        node.loc.line
-            ? Location(FileLineColLoc::get(&context, node.loc.file,
-                                           node.loc.line, 0))
-            : Location(NameLoc::get(b.getStringAttr(opName(node.kind))));
+    // "mul#7" at the user's line: diagnostics name the op, its position in
+    // the trace (errors blame that node) and where the user wrote it.
+    Location loc = NameLoc::get(
+        b.getStringAttr(std::string(opName(node.kind)) + "#" +
+                        std::to_string(i)),
+        node.loc.line ? Location(FileLineColLoc::get(&context, node.loc.file,
+                                                     node.loc.line, 0))
+                      : Location(UnknownLoc::get(&context)));
     SmallVector<Value> operands;
     for (int32_t operand : trace.operands(i))
       operands.push_back(values[operand]);

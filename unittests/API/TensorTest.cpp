@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "API/TensorAccess.h"
 #include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Trace/Trace.h"
 #include "lazyc/lazyc.h"
@@ -436,3 +437,27 @@ TEST(TraceTest, ExtractionOfAMillionNodeChainIsIterative) {
 }
 
 } // namespace
+
+TEST(TraceTest, CompileErrorsBlameTheNodeThatFailed) {
+  // A node the ops would have rejected (exp of an Int32 tensor), built by
+  // hand: the verifier rejects it, and the error names it and its line,
+  // not the trace's first output.
+  using namespace lazyc::trace;
+  Tensor ints = Tensor::fromVector<int32_t>({1, 2}, {2});
+  NodePtr bad = makeNode();
+  bad->kind = OpKind::Exp;
+  bad->dtype = DType::Int32;
+  bad->shape = {2};
+  bad->inputs = {detail::TensorAccess::node(ints)};
+  unsigned line = __LINE__;
+  bad->loc = {__FILE__, line, ""};
+  bad->computeContentHash();
+  Tensor result = detail::TensorAccess::wrap(bad) + 1;
+  try {
+    (void)result.toVector<int32_t>();
+    FAIL() << "the malformed exp must not compile";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.op(), "exp") << error.what();
+    EXPECT_EQ(error.line(), line) << error.what();
+  }
+}
