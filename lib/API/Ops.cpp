@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <numeric>
 
@@ -157,6 +158,33 @@ DType withScalar(DType tensor, const Scalar &scalar) {
   return tensor == DType::Bool ? kind : tensor;
 }
 
+/// Whether an integer scalar is representable in integer `dtype`.
+bool fitsIntegerDType(const Scalar &scalar, DType dtype) {
+  if (scalar.dtype != DType::Int32 && scalar.dtype != DType::Int64)
+    return true;
+  if (dtype == DType::Int32)
+    return scalar.value >= -2147483648.0 && scalar.value <= 2147483647.0;
+  if (dtype == DType::Int64) // 2^63 is the first double past int64.
+    return scalar.value >= -9223372036854775808.0 &&
+           scalar.value < 9223372036854775808.0;
+  return true;
+}
+
+/// NumPy's rule for Python integers: a scalar that does not fit the
+/// tensor's integer dtype is an error, not a silent wrap-around.
+void checkScalarFits(const Scalar &scalar, DType dtype, const char *op) {
+  if (fitsIntegerDType(scalar, dtype))
+    return;
+  char value[32];
+  std::snprintf(value, sizeof(value), "%.0f", scalar.value);
+  fail(op,
+       std::string("the scalar ") + value + " does not fit the tensor's " +
+           dtypeName(dtype) +
+           " (cast the tensor to a wider dtype, or use a floating-point "
+           "scalar)",
+       scalar.where);
+}
+
 /// The dtype unary float functions give (numpy: ints to float64).
 DType floatResult(DType dtype) {
   if (isFloat(dtype))
@@ -223,6 +251,7 @@ Tensor arithmetic(Arith op, const Tensor &tensor, const Scalar &scalar,
   const char *name = opName(kindOf(op));
   const NodePtr &t = use(tensor, name, scalar.where);
   DType dtype = withScalar(t->dtype, scalar);
+  checkScalarFits(scalar, dtype, name);
   NodePtr s = literal(scalar.value, dtype, scalar.where,
                       isEager() ? Shape{} : t->shape);
   return scalarFirst ? arithmetic(op, std::move(s), t, dtype, scalar.where)
@@ -249,6 +278,10 @@ Tensor compare(Predicate predicate, const At &lhs, const Tensor &rhs) {
 Tensor compare(Predicate predicate, const At &lhs, const Scalar &rhs) {
   const NodePtr &a = use(lhs.tensor, "compare", lhs.where);
   DType dtype = withScalar(a->dtype, rhs);
+  // Comparisons stay exact with an integer the tensor's dtype cannot hold
+  // (as in NumPy 2): they compare in Int64.
+  if (!fitsIntegerDType(rhs, dtype))
+    dtype = DType::Int64;
   return compare(
       predicate, a,
       literal(rhs.value, dtype, lhs.where, isEager() ? Shape{} : a->shape),
@@ -414,6 +447,7 @@ Tensor lazyc::full(Shape shape, Scalar value) {
 }
 
 Tensor lazyc::full(Shape shape, Scalar value, DType dtype) {
+  checkScalarFits(value, dtype, "full");
   for (int64_t dim : shape)
     if (dim < 0)
       fail("full", "negative dimension in shape " + shapeText(shape),

@@ -461,3 +461,29 @@ TEST(TraceTest, CompileErrorsBlameTheNodeThatFailed) {
     EXPECT_EQ(error.line(), line) << error.what();
   }
 }
+
+TEST(ScalarTest, IntegersThatDoNotFitAreErrorsNotWrapArounds) {
+  Tensor ints = Tensor::fromVector<int32_t>({1, -2}, {2});
+  unsigned line = 0;
+  try {
+    line = __LINE__, (void)(ints + int64_t(3000000000));
+    FAIL() << "3e9 does not fit Int32";
+  } catch (const Error &error) {
+    EXPECT_EQ(std::string(error.what()),
+              "[lazyc::add] the scalar 3000000000 does not fit the tensor's "
+              "Int32 (cast the tensor to a wider dtype, or use a "
+              "floating-point scalar) (TensorTest.cpp:" +
+                  std::to_string(line) + ")");
+  }
+  EXPECT_THROW((void)full({2}, int64_t(-3000000000), DType::Int32), Error);
+  // Limits themselves fit; a float scalar gives a float result (no check).
+  EXPECT_EQ((ints + 2147483646).toVector<int32_t>(),
+            (std::vector<int32_t>{2147483647, 2147483644}));
+  EXPECT_EQ((ints + 3e9).toVector<double>(),
+            (std::vector<double>{3000000001.0, 2999999998.0}));
+  // Comparisons stay exact: every Int32 is below 3e9.
+  EXPECT_EQ((ints < int64_t(3000000000)).toVector<bool>(),
+            (std::vector<bool>{true, true}));
+  EXPECT_EQ((ints > int64_t(-3000000000)).toVector<bool>(),
+            (std::vector<bool>{true, true}));
+}
