@@ -8,7 +8,7 @@
 // This file implements the passes that make float math fast and exact on
 // x86: lazy-math-approximation, a thin pass over MLIR's polynomial
 // approximation patterns (upstream exposes them only as a test pass),
-// lazy-tree-reductions and lazy-expand-bf16.
+// lazy-tree-reductions, lazy-expand-bf16 and lazy-exact-narrow-floats.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,7 @@
 #include <limits>
 
 namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYEXACTNARROWFLOATSPASS
 #define GEN_PASS_DEF_LAZYEXPANDBFLOAT16PASS
 #define GEN_PASS_DEF_LAZYTREEREDUCTIONSPASS
 #define GEN_PASS_DEF_LAZYMATHAPPROXIMATIONPASS
@@ -103,6 +104,21 @@ struct LazyTreeReductionsPass
         return;
       reduction.setFastmath(reduction.getFastmath() |
                             arith::FastMathFlags::reassoc);
+    });
+  }
+};
+
+struct LazyExactNarrowFloatsPass
+    : mlir::lazy::impl::LazyExactNarrowFloatsPassBase<
+          LazyExactNarrowFloatsPass> {
+  void runOnOperation() override {
+    // Without `contract`, extf(truncf(x)) no longer folds to x: each
+    // emulated op keeps its rounding to f16 / bf16.
+    getOperation()->walk([](Operation *op) {
+      if (auto ext = dyn_cast<arith::ExtFOp>(op))
+        ext->removeAttr(ext.getFastmathAttrName());
+      else if (auto trunc = dyn_cast<arith::TruncFOp>(op))
+        trunc->removeAttr(trunc.getFastmathAttrName());
     });
   }
 };

@@ -111,6 +111,9 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   emulate.sourceTypeStrs = {"f16", "bf16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  // ... and keep the rounding between two emulated ops, which the emulation
+  // marks as optional.
+  pm.addPass(mlir::lazy::createLazyExactNarrowFloatsPass());
   // f32 transcendentals as polynomials, so vectors stay vectors.
   pm.addPass(mlir::lazy::createLazyMathApproximationPass());
   // Vectors: masks, reductions and transfers to plain vector ops and loops.

@@ -63,6 +63,19 @@ def LazyCpuTileAndVectorizePass
   ];
 }
 
+def LazyExactNarrowFloatsPass : Pass<"lazy-exact-narrow-floats"> {
+  let summary = "Keep the rounding of every emulated f16/bf16 op";
+  let description = [{
+    Clears the fast-math flags of `arith.extf` and `arith.truncf`.
+    `arith-emulate-unsupported-floats` computes f16 and bf16 ops in f32 and
+    marks the conversions around each op `contract`, which lets the
+    `extf(truncf(x))` folder drop the rounding between two ops: `(a / b) / c`
+    in f16 would then round once instead of twice. lazyc's ops round their
+    result to the result type, so the pipeline runs this pass right after
+    the emulation.
+  }];
+}
+
 def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
   let summary = "Replace f32 math functions by vectorizable polynomials";
   let description = [{

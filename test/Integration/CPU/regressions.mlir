@@ -89,3 +89,15 @@ func.func @abs_integer_rank2(%a: tensor<2x3xi32>, %b: tensor<2x1x2xi64>) -> (ten
   %1 = lazy.abs %b : tensor<2x1x2xi64>
   return %0, %1 : tensor<2x3xi32>, tensor<2x1x2xi64>
 }
+// -----
+
+// Was a bug (found by lazyc-fuzz): two f16 ops in a row were rounded once: the f32 emulation marks its conversions `contract` and extf(truncf(x)) folded to x, so (a / b) / 1.75 skipped rounding a / b to f16 (-4.109375 / 1.25 / 1.75 gave -1.87890625, not -1.8779296875). numpy rounds each f16 op.
+// ARG: a f16 [6] values([-4.2265625, 6.953125, 9.078125, -4.109375, -5.2109375, 11.609375])
+// ARG: b f16 [6] values([-3.697265625, 2.5546875, 2.0, 1.25, -2.890625, 3.146484375])
+// OUT: (a / b) / np.float16(1.75) ; rtol=0, atol=0
+func.func @f16_ops_round_each(%a: tensor<6xf16>, %b: tensor<6xf16>) -> tensor<6xf16> {
+  %k = lazy.constant dense<1.75> : tensor<6xf16>
+  %q = lazy.div %a, %b : tensor<6xf16>
+  %0 = lazy.div %q, %k : tensor<6xf16>
+  return %0 : tensor<6xf16>
+}
