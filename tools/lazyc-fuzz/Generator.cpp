@@ -1,0 +1,563 @@
+//===- Generator.cpp - Random programs over every op and dtype ------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file generates random programs: DAGs of API calls over all op kinds
+// and dtypes, on shapes with broadcasting, size-1 and zero-size dimensions,
+// with reads at random points and scalars that vary between iterations.
+// Each candidate call is recorded lazily (nothing runs) to learn its result's
+// shape and dtype; a call the API rejects is dropped and another drawn.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <random>
+
+using namespace lazyc;
+using namespace lazyc::fuzz;
+
+namespace {
+
+/// Deterministic random choices (mt19937_64's output is the same
+/// everywhere; the standard distributions are not).
+class Random {
+public:
+  explicit Random(uint64_t seed) : engine(seed) {}
+  uint64_t next() { return engine(); }
+  /// Uniform in [0, n).
+  int64_t below(int64_t n) {
+    return n <= 0 ? 0 : static_cast<int64_t>(next() % static_cast<uint64_t>(n));
+  }
+  int64_t between(int64_t low, int64_t high) {
+    return low + below(high - low + 1);
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1p-53; }
+  bool chance(double p) { return unit() < p; }
+  template <typename T> const T &pick(const std::vector<T> &items) {
+    return items[below(static_cast<int64_t>(items.size()))];
+  }
+
+private:
+  std::mt19937_64 engine;
+};
+
+const std::vector<DType> kAllDTypes = {
+    DType::Float32, DType::Float32, DType::Float64, DType::Float16,
+    DType::BFloat16, DType::Int32,  DType::Int64,   DType::Bool};
+const std::vector<DType> kFloatDTypes = {DType::Float32, DType::Float32,
+                                         DType::Float64, DType::Float16,
+                                         DType::BFloat16};
+
+int64_t elementCount(const std::vector<int64_t> &shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+class Generator {
+public:
+  Generator(uint64_t seed, const GeneratorOptions &options)
+      : random(seed), options(options) {
+    program.seed = seed;
+  }
+
+  Program run();
+
+private:
+  // Shapes and data.
+  int64_t randomDim();
+  std::vector<int64_t> randomShape(int maxRank = 4);
+  std::vector<int64_t> compatibleShape(const std::vector<int64_t> &shape);
+  double randomFloat();
+  int64_t randomInteger(DType dtype);
+  double randomConstant(ScalarType type);
+  Step input(DType dtype, std::vector<int64_t> shape);
+
+  // Picking operands.
+  int pickSlot();
+  int pickSlot(const std::function<bool(const Tensor &)> &fits);
+  /// A slot fitting `fits`, or a new input of `shape` and `dtype`.
+  int slotOrInput(const std::function<bool(const Tensor &)> &fits,
+                  std::vector<int64_t> shape, DType dtype);
+
+  /// Records `step` (to learn its result); false if the API rejects it.
+  bool add(Step step);
+  bool addRandomOp();
+  void setConstants(Step &step, ScalarType type);
+
+  Random random;
+  GeneratorOptions options;
+  Program program;
+  /// The recorded result of each step (never materialized).
+  std::vector<Tensor> slots;
+};
+
+int64_t Generator::randomDim() {
+  static const std::vector<int64_t> dims = {1, 1, 1, 2, 2, 3, 3, 4,
+                                            4, 5, 6, 7, 8, 9, 16};
+  if (random.chance(0.04))
+    return 0;
+  return random.pick(dims);
+}
+
+std::vector<int64_t> Generator::randomShape(int maxRank) {
+  for (;;) {
+    static const std::vector<int> ranks = {0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4};
+    int rank = std::min(random.pick(ranks), maxRank);
+    std::vector<int64_t> shape;
+    for (int d = 0; d < rank; ++d)
+      shape.push_back(randomDim());
+    if (elementCount(shape) <= options.maxElements)
+      return shape;
+  }
+}
+
+/// A shape that broadcasts with `shape`: some dimensions become 1, leading
+/// ones may be dropped or added.
+std::vector<int64_t>
+Generator::compatibleShape(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> result = shape;
+  for (int64_t &dim : result)
+    if (random.chance(0.3))
+      dim = 1;
+  if (!result.empty() && random.chance(0.3))
+    result.erase(result.begin(), result.begin() + random.below(result.size() + 1));
+  if (result.size() < 4 && random.chance(0.15))
+    result.insert(result.begin(), random.chance(0.5) ? 1 : 2);
+  return result;
+}
+
+double Generator::randomFloat() {
+  // Mostly ordinary values; sometimes exactly representable ones (ties,
+  // cancellation), sometimes the special values.
+  double p = random.unit();
+  if (p < 0.03) {
+    static const std::vector<double> special = {
+        0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-40, -1e-39, 3e38, 65504.0,
+        70000.0, 1e-8, 0.5, -1.0, 2.0};
+    return random.pick(special);
+  }
+  if (p < 0.35)
+    return static_cast<double>(random.between(-32, 32)) / 8;
+  if (p < 0.4)
+    return (random.unit() - 0.5) * std::ldexp(1.0, random.between(-20, 20));
+  return std::round((random.unit() * 8 - 4) * 1e6) / 1e6;
+}
+
+int64_t Generator::randomInteger(DType dtype) {
+  if (dtype == DType::Bool)
+    return random.below(2);
+  double p = random.unit();
+  if (p < 0.05) {
+    static const std::vector<int64_t> special = {
+        2147483647, -2147483647 - 1, (1 << 24) + (1 << 16) + 1, 65521,
+        -46341, 46341, 1000000007};
+    return random.pick(special);
+  }
+  if (p < 0.08 && dtype == DType::Int64) {
+    static const std::vector<int64_t> special = {
+        std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+        (int64_t(1) << 53) + 1, int64_t(1) << 62, -(int64_t(1) << 40) - 3};
+    return random.pick(special);
+  }
+  return random.between(-6, 6);
+}
+
+double Generator::randomConstant(ScalarType type) {
+  switch (type) {
+  case ScalarType::Bool:
+    return static_cast<double>(random.below(2));
+  case ScalarType::Int:
+  case ScalarType::Int64:
+    return static_cast<double>(random.between(-4, 4));
+  default:
+    if (random.chance(0.5))
+      return static_cast<double>(random.between(-16, 16)) / 4;
+    if (random.chance(0.05))
+      return random.pick(std::vector<double>{0.0, -0.0, 1e-30, 1e5, 0.1,
+                                             1 + 0x1p-11 + 0x1p-30});
+    return std::round((random.unit() * 6 - 3) * 1000) / 1000;
+  }
+}
+
+Step Generator::input(DType dtype, std::vector<int64_t> shape) {
+  Step step;
+  step.kind = StepKind::Input;
+  step.dtype = dtype;
+  step.shape = std::move(shape);
+  int64_t count = elementCount(step.shape);
+  for (int64_t i = 0; i < count; ++i) {
+    if (isFloatingPoint(dtype))
+      step.floatData.push_back(dtype == DType::Float64
+                                   ? randomFloat()
+                                   : static_cast<float>(randomFloat()));
+    else
+      step.intData.push_back(randomInteger(dtype));
+  }
+  return step;
+}
+
+void Generator::setConstants(Step &step, ScalarType type) {
+  step.scalarType = type;
+  step.constants = {randomConstant(type)};
+  // Varying constants: the loop promotes them to arguments.
+  if (program.iterations > 1 && random.chance(0.6))
+    for (int i = 1; i < program.iterations; ++i)
+      step.constants.push_back(randomConstant(type));
+}
+
+int Generator::pickSlot() {
+  // Prefer recent results: long chains are what fusion works on.
+  int count = static_cast<int>(slots.size());
+  for (;;) {
+    int index = random.chance(0.6) ? count - 1 - random.below(std::min(count, 4))
+                                   : random.below(count);
+    if (slots[index].defined())
+      return index;
+  }
+}
+
+int Generator::pickSlot(const std::function<bool(const Tensor &)> &fits) {
+  std::vector<int> candidates;
+  for (int i = 0; i < static_cast<int>(slots.size()); ++i)
+    if (slots[i].defined() && fits(slots[i]))
+      candidates.push_back(i);
+  if (candidates.empty())
+    return -1;
+  // Half the time the most recent fitting one.
+  return random.chance(0.5) ? candidates.back() : random.pick(candidates);
+}
+
+int Generator::slotOrInput(const std::function<bool(const Tensor &)> &fits,
+                           std::vector<int64_t> shape, DType dtype) {
+  int slot = random.chance(0.6) ? pickSlot(fits) : -1;
+  if (slot >= 0)
+    return slot;
+  if (!add(input(dtype, std::move(shape))))
+    return -1;
+  return static_cast<int>(slots.size()) - 1;
+}
+
+bool Generator::add(Step step) {
+  program.steps.push_back(std::move(step));
+  size_t index = program.steps.size() - 1;
+  try {
+    Tensor result = apply(program, index, slots, 0);
+    if (result.defined() && elementCount(result.shape()) > options.maxElements)
+      throw Error("", "too large");
+    slots.push_back(result);
+    return true;
+  } catch (const Error &) {
+    program.steps.pop_back();
+    return false;
+  }
+}
+
+/// Whether `a` and `b` broadcast together (numpy's rule).
+bool broadcasts(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    int64_t da = a[a.size() - 1 - i], db = b[b.size() - 1 - i];
+    if (da != db && da != 1 && db != 1)
+      return false;
+  }
+  return true;
+}
+
+bool Generator::addRandomOp() {
+  int a = pickSlot();
+  const Tensor &x = slots[a];
+  std::vector<int64_t> shape = x.shape();
+  int64_t rank = static_cast<int64_t>(shape.size());
+  DType dtype = x.dtype();
+  Step step;
+  step.operands = {a};
+  int64_t choice = random.below(100);
+  if (choice < 5) {
+    // A fresh leaf.
+    int64_t kind = random.below(5);
+    Step leaf;
+    if (kind == 0) {
+      leaf = input(random.pick(kAllDTypes), randomShape());
+    } else if (kind == 1) {
+      leaf.kind = StepKind::Full;
+      leaf.shape = randomShape();
+      leaf.dtype = random.pick(kAllDTypes);
+      leaf.hasDType = random.chance(0.6);
+      setConstants(leaf, static_cast<ScalarType>(random.below(5)));
+    } else if (kind == 2) {
+      leaf.kind = StepKind::Arange;
+      leaf.start = static_cast<double>(random.between(-5, 5)) / 2;
+      leaf.step = static_cast<double>(random.between(1, 4)) / 2 *
+                  (random.chance(0.2) ? -1 : 1);
+      leaf.stop = leaf.start + leaf.step * random.between(0, 12);
+      leaf.dtype = random.pick(kAllDTypes);
+    } else {
+      leaf.kind = kind == 3 ? StepKind::RandomUniform : StepKind::RandomNormal;
+      leaf.shape = randomShape();
+      leaf.dtype = random.pick(kFloatDTypes);
+      leaf.start = static_cast<double>(random.between(-4, 4)) / 2;
+      leaf.stop = kind == 3 ? leaf.start + random.between(1, 8) / 2.0
+                            : random.between(0, 4) / 2.0;
+      leaf.seed = random.between(0, 1000);
+    }
+    return add(std::move(leaf));
+  }
+  if (choice < 25) {
+    step.kind = StepKind::Binary;
+    step.op = static_cast<int>(random.below(7));
+    int b = slotOrInput(
+        [&](const Tensor &t) { return broadcasts(t.shape(), shape); },
+        compatibleShape(shape),
+        random.chance(0.7) ? dtype : random.pick(kAllDTypes));
+    if (b < 0)
+      return false;
+    step.operands = random.chance(0.5) ? std::vector<int>{a, b}
+                                       : std::vector<int>{b, a};
+    return add(step);
+  }
+  if (choice < 37) {
+    step.kind = StepKind::BinaryScalar;
+    step.op = static_cast<int>(random.below(5));
+    step.flag = step.op != static_cast<int>(BinaryOp::Pow) && random.chance(0.3);
+    setConstants(step, static_cast<ScalarType>(random.below(5)));
+    return add(step);
+  }
+  if (choice < 44) {
+    step.op = static_cast<int>(random.below(6));
+    if (random.chance(0.5)) {
+      step.kind = StepKind::CompareScalar;
+      setConstants(step, static_cast<ScalarType>(random.below(5)));
+      return add(step);
+    }
+    step.kind = StepKind::Compare;
+    int b = slotOrInput(
+        [&](const Tensor &t) { return broadcasts(t.shape(), shape); },
+        compatibleShape(shape),
+        random.chance(0.7) ? dtype : random.pick(kAllDTypes));
+    if (b < 0)
+      return false;
+    step.operands.push_back(b);
+    return add(step);
+  }
+  if (choice < 58) {
+    step.kind = StepKind::Unary;
+    step.op = static_cast<int>(random.below(12));
+    return add(step);
+  }
+  if (choice < 62) {
+    step.kind = StepKind::Where;
+    auto fits = [&](const Tensor &t) { return broadcasts(t.shape(), shape); };
+    int c = slotOrInput(fits, compatibleShape(shape), DType::Bool);
+    int b = c < 0 ? -1
+                  : slotOrInput(fits, compatibleShape(shape),
+                                random.pick(kAllDTypes));
+    if (b < 0)
+      return false;
+    step.operands = {c, a, b};
+    if (random.chance(0.5))
+      std::swap(step.operands[1], step.operands[2]);
+    return add(step);
+  }
+  if (choice < 68) {
+    step.kind = StepKind::Cast;
+    step.dtype = random.pick(kAllDTypes);
+    return add(step);
+  }
+  if (choice < 74) {
+    if (rank == 0)
+      return false;
+    step.kind = StepKind::Matmul;
+    int64_t k = shape.back();
+    std::vector<int64_t> other;
+    if (random.chance(0.2)) {
+      other = {k};
+    } else {
+      if (rank > 2 && random.chance(0.6))
+        other.assign(shape.begin(), shape.end() - 2);
+      for (int64_t &dim : other)
+        if (random.chance(0.3))
+          dim = 1;
+      other.push_back(k);
+      other.push_back(randomDim());
+    }
+    int b = slotOrInput(
+        [&](const Tensor &t) {
+          const std::vector<int64_t> &s = t.shape();
+          return !s.empty() && s.size() == other.size() &&
+                 s[s.size() - (s.size() == 1 ? 1 : 2)] == k;
+        },
+        other, random.chance(0.7) ? dtype : random.pick(kAllDTypes));
+    if (b < 0)
+      return false;
+    step.operands.push_back(b);
+    return add(step);
+  }
+  if (choice < 82) {
+    step.kind = StepKind::Reduce;
+    step.op = static_cast<int>(random.below(4));
+    step.flag = random.chance(0.4);
+    if (rank > 0 && random.chance(0.8)) {
+      for (int64_t d = 0; d < rank; ++d)
+        if (random.chance(0.5))
+          step.ints.push_back(random.chance(0.3) ? d - rank : d);
+      if (step.ints.empty())
+        step.ints.push_back(random.below(rank));
+    }
+    return add(step);
+  }
+  if (choice < 85) {
+    if (rank == 0)
+      return false;
+    step.kind = StepKind::Softmax;
+    step.flag = random.chance(0.5);
+    step.axis = random.between(-rank, rank - 1);
+    return add(step);
+  }
+  if (choice < 89) {
+    step.kind = StepKind::Reshape;
+    int64_t count = elementCount(shape);
+    // Factor the count into up to 4 dimensions.
+    std::vector<int64_t> factors;
+    int64_t left = count;
+    if (count == 0) {
+      factors = randomShape(3);
+      factors.push_back(0);
+      std::shuffle(factors.begin(), factors.end(),
+                   std::mt19937_64(random.next()));
+    } else {
+      while (left > 1 && factors.size() < 3) {
+        std::vector<int64_t> divisors;
+        for (int64_t f = 2; f <= left; ++f)
+          if (left % f == 0)
+            divisors.push_back(f);
+        int64_t f = random.chance(0.3) ? left : random.pick(divisors);
+        factors.push_back(f);
+        left /= f;
+      }
+      if (left > 1)
+        factors.push_back(left);
+      if (random.chance(0.3))
+        factors.insert(factors.begin() + random.below(factors.size() + 1), 1);
+      if (!factors.empty() && random.chance(0.3))
+        factors[random.below(factors.size())] = -1;
+    }
+    step.shape = factors;
+    return add(step);
+  }
+  if (choice < 92) {
+    step.kind = StepKind::Transpose;
+    if (random.chance(0.8)) {
+      step.ints.resize(rank);
+      std::iota(step.ints.begin(), step.ints.end(), 0);
+      std::shuffle(step.ints.begin(), step.ints.end(),
+                   std::mt19937_64(random.next()));
+      for (int64_t &axis : step.ints)
+        if (random.chance(0.2))
+          axis -= rank;
+    }
+    return add(step);
+  }
+  if (choice < 94) {
+    step.kind = StepKind::BroadcastTo;
+    step.shape = shape;
+    for (int64_t &dim : step.shape)
+      if (dim == 1 && random.chance(0.7))
+        dim = randomDim();
+    if (step.shape.size() < 4 && random.chance(0.5))
+      step.shape.insert(step.shape.begin(), randomDim());
+    return add(step);
+  }
+  if (choice < 97) {
+    step.kind = StepKind::Slice;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = shape[d];
+      step.ints.push_back(random.between(-size - 1, size + 1));
+      step.ints2.push_back(random.chance(0.3) ? size + random.below(3)
+                                              : random.between(-size - 1, size + 1));
+      step.ints3.push_back(random.chance(0.6) ? 1 : random.between(1, 3));
+    }
+    return add(step);
+  }
+  if (rank == 0)
+    return false;
+  step.kind = StepKind::Concat;
+  step.axis = random.between(-rank, rank - 1);
+  int64_t axis = step.axis < 0 ? step.axis + rank : step.axis;
+  for (int64_t n = random.between(1, 2); n > 0; --n) {
+    std::vector<int64_t> other = shape;
+    other[axis] = random.between(0, 4);
+    int b = slotOrInput(
+        [&](const Tensor &t) {
+          const std::vector<int64_t> &s = t.shape();
+          if (s.size() != shape.size())
+            return false;
+          for (int64_t d = 0; d < rank; ++d)
+            if (d != axis && s[d] != shape[d])
+              return false;
+          return true;
+        },
+        other, random.chance(0.7) ? dtype : random.pick(kAllDTypes));
+    if (b < 0)
+      return false;
+    step.operands.push_back(b);
+  }
+  std::shuffle(step.operands.begin(), step.operands.end(),
+               std::mt19937_64(random.next()));
+  return add(step);
+}
+
+Program Generator::run() {
+  program.iterations = random.chance(0.35) ? static_cast<int>(random.between(2, 3))
+                                           : 1;
+  int operations = static_cast<int>(random.between(1, options.maxOps));
+  for (int64_t n = random.between(1, 2); n > 0; --n)
+    add(input(random.pick(kAllDTypes), randomShape()));
+  for (int made = 0, attempts = 0; made < operations && attempts < 20 * operations;
+       ++attempts) {
+    if (!addRandomOp())
+      continue;
+    ++made;
+    // Reads at random points: their traces end there.
+    if (random.chance(0.1)) {
+      Step read;
+      read.kind = StepKind::Read;
+      int slot = pickSlot();
+      read.operands = {slot};
+      int64_t count = elementCount(slots[slot].shape());
+      int64_t kind = random.below(4);
+      if ((kind == 1 || kind == 2) && count != 1)
+        kind = 0;
+      read.op = static_cast<int>(kind);
+      add(read);
+    }
+  }
+  // Outputs: every result nothing uses, and some intermediate ones.
+  std::vector<bool> used(program.steps.size(), false);
+  for (const Step &step : program.steps)
+    for (int operand : step.operands)
+      used[operand] = true;
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    Step &step = program.steps[i];
+    if (step.kind == StepKind::Read)
+      continue;
+    step.output = !used[i] || random.chance(0.15);
+  }
+  slots.clear();
+  return program;
+}
+
+} // namespace
+
+Program fuzz::generate(uint64_t seed, const GeneratorOptions &options) {
+  return Generator(seed, options).run();
+}

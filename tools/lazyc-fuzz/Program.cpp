@@ -1,0 +1,589 @@
+//===- Program.cpp - Running and printing fuzz programs -------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements apply(), which makes each step's API call, and
+// print(), which writes the same calls as C++. The two switch over the same
+// step kinds in the same order, so a printed reproducer makes the calls the
+// fuzzer made.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+using namespace lazyc;
+using namespace lazyc::fuzz;
+
+const char *fuzz::dtypeSpelling(DType dtype) {
+  switch (dtype) {
+  case DType::Float32:
+    return "DType::Float32";
+  case DType::Float64:
+    return "DType::Float64";
+  case DType::Float16:
+    return "DType::Float16";
+  case DType::BFloat16:
+    return "DType::BFloat16";
+  case DType::Int32:
+    return "DType::Int32";
+  case DType::Int64:
+    return "DType::Int64";
+  case DType::Bool:
+    return "DType::Bool";
+  }
+  return "?";
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+Scalar makeScalar(ScalarType type, double value) {
+  switch (type) {
+  case ScalarType::Float:
+    return Scalar(static_cast<float>(value));
+  case ScalarType::Double:
+    return Scalar(value);
+  case ScalarType::Int:
+    return Scalar(static_cast<int>(value));
+  case ScalarType::Int64:
+    return Scalar(static_cast<int64_t>(value));
+  case ScalarType::Bool:
+    return Scalar(value != 0);
+  }
+  return Scalar(value);
+}
+
+Tensor makeInput(const Step &step) {
+  switch (step.dtype) {
+  case DType::Float64:
+    return Tensor::fromVector<double>(step.floatData, step.shape);
+  case DType::Int32: {
+    std::vector<int32_t> data(step.intData.begin(), step.intData.end());
+    return Tensor::fromVector<int32_t>(data, step.shape);
+  }
+  case DType::Int64:
+    return Tensor::fromVector<int64_t>(step.intData, step.shape);
+  case DType::Bool:
+    return Tensor::fromBools(
+        std::vector<bool>(step.intData.begin(), step.intData.end()),
+        step.shape);
+  default: {
+    // f32 data; f16 and bf16 are cast from it (exact: the generator only
+    // writes values the narrow type holds, or wants rounded).
+    std::vector<float> data(step.floatData.begin(), step.floatData.end());
+    Tensor tensor = Tensor::fromVector<float>(data, step.shape);
+    return step.dtype == DType::Float32 ? tensor : cast(tensor, step.dtype);
+  }
+  }
+}
+
+Tensor binary(BinaryOp op, const Tensor &a, const Tensor &b) {
+  switch (op) {
+  case BinaryOp::Add:
+    return a + b;
+  case BinaryOp::Sub:
+    return a - b;
+  case BinaryOp::Mul:
+    return a * b;
+  case BinaryOp::Div:
+    return a / b;
+  case BinaryOp::Pow:
+    return pow(a, b);
+  case BinaryOp::Maximum:
+    return maximum(a, b);
+  case BinaryOp::Minimum:
+    return minimum(a, b);
+  }
+  throw std::logic_error("lazyc-fuzz: bad binary op");
+}
+
+Tensor binaryScalar(BinaryOp op, const Tensor &a, Scalar s, bool scalarFirst) {
+  switch (op) {
+  case BinaryOp::Add:
+    return scalarFirst ? s + a : a + s;
+  case BinaryOp::Sub:
+    return scalarFirst ? s - a : a - s;
+  case BinaryOp::Mul:
+    return scalarFirst ? s * a : a * s;
+  case BinaryOp::Div:
+    return scalarFirst ? s / a : a / s;
+  case BinaryOp::Pow:
+    return pow(a, s);
+  default:
+    throw std::logic_error("lazyc-fuzz: bad scalar op");
+  }
+}
+
+template <typename Rhs>
+Tensor compare(CompareOp op, const Tensor &a, const Rhs &b) {
+  switch (op) {
+  case CompareOp::Lt:
+    return a < b;
+  case CompareOp::Le:
+    return a <= b;
+  case CompareOp::Gt:
+    return a > b;
+  case CompareOp::Ge:
+    return a >= b;
+  // Spelled as calls: C++20 also considers the reversed b == a.
+  case CompareOp::Eq:
+    return lazyc::operator==(a, b);
+  case CompareOp::Ne:
+    return lazyc::operator!=(a, b);
+  }
+  throw std::logic_error("lazyc-fuzz: bad compare op");
+}
+
+Tensor unary(UnaryOp op, const Tensor &a) {
+  switch (op) {
+  case UnaryOp::Neg:
+    return -a;
+  case UnaryOp::Abs:
+    return abs(a);
+  case UnaryOp::Relu:
+    return relu(a);
+  case UnaryOp::Exp:
+    return exp(a);
+  case UnaryOp::Log:
+    return log(a);
+  case UnaryOp::Tanh:
+    return tanh(a);
+  case UnaryOp::Sigmoid:
+    return sigmoid(a);
+  case UnaryOp::Sqrt:
+    return sqrt(a);
+  case UnaryOp::Rsqrt:
+    return rsqrt(a);
+  case UnaryOp::Sin:
+    return sin(a);
+  case UnaryOp::Cos:
+    return cos(a);
+  case UnaryOp::Erf:
+    return erf(a);
+  }
+  throw std::logic_error("lazyc-fuzz: bad unary op");
+}
+
+Tensor reduce(ReduceOp op, const Tensor &a, std::vector<int64_t> axes,
+              bool keepDims) {
+  switch (op) {
+  case ReduceOp::Sum:
+    return sum(a, std::move(axes), keepDims);
+  case ReduceOp::Mean:
+    return mean(a, std::move(axes), keepDims);
+  case ReduceOp::Max:
+    return max(a, std::move(axes), keepDims);
+  case ReduceOp::Min:
+    return min(a, std::move(axes), keepDims);
+  }
+  throw std::logic_error("lazyc-fuzz: bad reduction");
+}
+
+} // namespace
+
+Tensor fuzz::apply(const Program &program, size_t index,
+                   const std::vector<Tensor> &slots, int iteration) {
+  const Step &step = program.steps[index];
+  auto operand = [&](size_t i) -> const Tensor & {
+    return slots[step.operands[i]];
+  };
+  switch (step.kind) {
+  case StepKind::Input:
+    return makeInput(step);
+  case StepKind::Full: {
+    Scalar value = makeScalar(step.scalarType, program.constant(step, iteration));
+    return step.hasDType ? full(step.shape, value, step.dtype)
+                         : full(step.shape, value);
+  }
+  case StepKind::Arange:
+    return arange(step.start, step.stop, step.step, step.dtype);
+  case StepKind::RandomUniform:
+    return randomUniform(step.shape, step.start, step.stop, step.seed,
+                         step.dtype);
+  case StepKind::RandomNormal:
+    return randomNormal(step.shape, step.start, step.stop, step.seed,
+                        step.dtype);
+  case StepKind::Binary:
+    return binary(static_cast<BinaryOp>(step.op), operand(0), operand(1));
+  case StepKind::BinaryScalar:
+    return binaryScalar(
+        static_cast<BinaryOp>(step.op), operand(0),
+        makeScalar(step.scalarType, program.constant(step, iteration)),
+        step.flag);
+  case StepKind::Compare:
+    return compare(static_cast<CompareOp>(step.op), operand(0), operand(1));
+  case StepKind::CompareScalar:
+    return compare(
+        static_cast<CompareOp>(step.op), operand(0),
+        makeScalar(step.scalarType, program.constant(step, iteration)));
+  case StepKind::Unary:
+    return unary(static_cast<UnaryOp>(step.op), operand(0));
+  case StepKind::Where:
+    return where(operand(0), operand(1), operand(2));
+  case StepKind::Cast:
+    return cast(operand(0), step.dtype);
+  case StepKind::Matmul:
+    return matmul(operand(0), operand(1));
+  case StepKind::Reduce:
+    return reduce(static_cast<ReduceOp>(step.op), operand(0), step.ints,
+                  step.flag);
+  case StepKind::Softmax:
+    return step.flag ? logSoftmax(operand(0), step.axis)
+                     : softmax(operand(0), step.axis);
+  case StepKind::Reshape:
+    return reshape(operand(0), step.shape);
+  case StepKind::Transpose:
+    return transpose(operand(0), step.ints);
+  case StepKind::BroadcastTo:
+    return broadcastTo(operand(0), step.shape);
+  case StepKind::Slice:
+    return slice(operand(0), step.ints, step.ints2, step.ints3);
+  case StepKind::Concat: {
+    std::vector<Tensor> inputs;
+    for (size_t i = 0; i < step.operands.size(); ++i)
+      inputs.push_back(operand(i));
+    return concat(inputs, step.axis);
+  }
+  case StepKind::Read:
+    return Tensor();
+  }
+  throw std::logic_error("lazyc-fuzz: bad step");
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string list(const std::vector<int64_t> &values) {
+  std::string text = "{";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "}";
+}
+
+/// A double as C++ source that reads back to the same value.
+std::string doubleLiteral(double value) {
+  if (std::isnan(value))
+    return "NAN";
+  if (std::isinf(value))
+    return value > 0 ? "INFINITY" : "-INFINITY";
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  std::string text = buffer;
+  if (text.find_first_of(".en") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+std::string floatLiteral(double value) {
+  if (std::isnan(value))
+    return "NAN";
+  if (std::isinf(value))
+    return value > 0 ? "INFINITY" : "-INFINITY";
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.9g", value);
+  std::string text = buffer;
+  if (text.find_first_of(".en") == std::string::npos)
+    text += ".0";
+  return text + "f";
+}
+
+std::string scalarLiteral(ScalarType type, double value) {
+  switch (type) {
+  case ScalarType::Float:
+    return floatLiteral(value);
+  case ScalarType::Double:
+    return doubleLiteral(value);
+  case ScalarType::Int: {
+    int integer = static_cast<int>(value);
+    return integer < 0 ? "(" + std::to_string(integer) + ")"
+                       : std::to_string(integer);
+  }
+  case ScalarType::Int64:
+    return "int64_t(" + std::to_string(static_cast<int64_t>(value)) + ")";
+  case ScalarType::Bool:
+    return value != 0 ? "true" : "false";
+  }
+  return "?";
+}
+
+const char *scalarTypeName(ScalarType type) {
+  switch (type) {
+  case ScalarType::Float:
+    return "float";
+  case ScalarType::Double:
+    return "double";
+  case ScalarType::Int:
+    return "int";
+  case ScalarType::Int64:
+    return "int64_t";
+  case ScalarType::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+std::string inputExpression(const Step &step) {
+  std::ostringstream data;
+  bool isFloat = isFloatingPoint(step.dtype);
+  size_t count = isFloat ? step.floatData.size() : step.intData.size();
+  for (size_t i = 0; i < count; ++i) {
+    if (i)
+      data << ", ";
+    if (step.dtype == DType::Float64)
+      data << doubleLiteral(step.floatData[i]);
+    else if (isFloat)
+      data << floatLiteral(step.floatData[i]);
+    else if (step.dtype == DType::Bool)
+      data << (step.intData[i] ? "true" : "false");
+    else if (step.dtype == DType::Int64 &&
+             step.intData[i] == std::numeric_limits<int64_t>::min())
+      data << "INT64_MIN";
+    else if (step.dtype == DType::Int32 &&
+             step.intData[i] == std::numeric_limits<int32_t>::min())
+      data << "INT32_MIN";
+    else
+      data << step.intData[i];
+  }
+  std::string shape = list(step.shape);
+  switch (step.dtype) {
+  case DType::Float64:
+    return "Tensor::fromVector<double>({" + data.str() + "}, " + shape + ")";
+  case DType::Int32:
+    return "Tensor::fromVector<int32_t>({" + data.str() + "}, " + shape + ")";
+  case DType::Int64:
+    return "Tensor::fromVector<int64_t>({" + data.str() + "}, " + shape + ")";
+  case DType::Bool:
+    return "Tensor::fromBools({" + data.str() + "}, " + shape + ")";
+  case DType::Float32:
+    return "Tensor::fromVector<float>({" + data.str() + "}, " + shape + ")";
+  default:
+    return std::string("cast(Tensor::fromVector<float>({") + data.str() +
+           "}, " + shape + "), " + dtypeSpelling(step.dtype) + ")";
+  }
+}
+
+const char *binarySymbol(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::Pow:
+    return "pow";
+  case BinaryOp::Maximum:
+    return "maximum";
+  case BinaryOp::Minimum:
+    return "minimum";
+  }
+  return "?";
+}
+
+const char *compareSymbol(CompareOp op) {
+  static const char *const symbols[] = {"<", "<=", ">", ">=", "==", "!="};
+  return symbols[static_cast<int>(op)];
+}
+
+const char *unaryName(UnaryOp op) {
+  static const char *const names[] = {"-",    "abs",     "relu", "exp",
+                                      "log",  "tanh",    "sigmoid",
+                                      "sqrt", "rsqrt",   "sin",  "cos",
+                                      "erf"};
+  return names[static_cast<int>(op)];
+}
+
+const char *reduceName(ReduceOp op) {
+  static const char *const names[] = {"sum", "mean", "max", "min"};
+  return names[static_cast<int>(op)];
+}
+
+} // namespace
+
+std::string fuzz::print(const Program &program, bool eager) {
+  std::ostringstream os;
+  std::string indent = "  ";
+  os << "// lazyc-fuzz program " << program.seed << "\n"
+     << "#include <lazyc/lazyc.h>\n#include <cmath>\n#include <iostream>\n"
+     << "using namespace lazyc;\n\nint main() {\n";
+  if (eager)
+    os << indent << "EagerScope eager;\n";
+  // Varying constants: one array each, indexed by the iteration.
+  bool loop = program.iterations > 1;
+  auto constant = [&](size_t index) {
+    const Step &step = program.steps[index];
+    if (step.constants.size() == 1 || !loop)
+      return scalarLiteral(step.scalarType, step.constants[0]);
+    return scalarTypeName(step.scalarType) + std::string("(c") +
+           std::to_string(index) + "[iteration])";
+  };
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const Step &step = program.steps[i];
+    if (!loop || step.constants.size() <= 1)
+      continue;
+    os << indent << "const double c" << i << "[] = {";
+    for (int it = 0; it < program.iterations; ++it)
+      os << (it ? ", " : "") << doubleLiteral(program.constant(step, it));
+    os << "};\n";
+  }
+  if (loop) {
+    os << indent << "for (int iteration = 0; iteration < "
+       << program.iterations << "; ++iteration) {\n";
+    indent = "    ";
+  }
+  // Handles are dropped after their last use, as the fuzzer drops them
+  // (held tensors become outputs of a trace).
+  std::vector<size_t> lastUse(program.steps.size(), 0);
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    for (int operand : program.steps[i].operands)
+      lastUse[operand] = i;
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const Step &step = program.steps[i];
+    auto t = [&](size_t k) { return "t" + std::to_string(step.operands[k]); };
+    std::string expression;
+    switch (step.kind) {
+    case StepKind::Input:
+      expression = inputExpression(step);
+      break;
+    case StepKind::Full:
+      expression = "full(" + list(step.shape) + ", " + constant(i) +
+                   (step.hasDType ? std::string(", ") +
+                                        dtypeSpelling(step.dtype)
+                                  : std::string()) +
+                   ")";
+      break;
+    case StepKind::Arange:
+      expression = "arange(" + doubleLiteral(step.start) + ", " +
+                   doubleLiteral(step.stop) + ", " + doubleLiteral(step.step) +
+                   ", " + dtypeSpelling(step.dtype) + ")";
+      break;
+    case StepKind::RandomUniform:
+    case StepKind::RandomNormal:
+      expression = std::string(step.kind == StepKind::RandomUniform
+                                   ? "randomUniform("
+                                   : "randomNormal(") +
+                   list(step.shape) + ", " + doubleLiteral(step.start) + ", " +
+                   doubleLiteral(step.stop) + ", " + std::to_string(step.seed) +
+                   ", " + dtypeSpelling(step.dtype) + ")";
+      break;
+    case StepKind::Binary: {
+      auto op = static_cast<BinaryOp>(step.op);
+      if (op == BinaryOp::Pow || op == BinaryOp::Maximum ||
+          op == BinaryOp::Minimum)
+        expression = std::string(binarySymbol(op)) + "(" + t(0) + ", " + t(1) +
+                     ")";
+      else
+        expression = t(0) + " " + binarySymbol(op) + " " + t(1);
+      break;
+    }
+    case StepKind::BinaryScalar: {
+      auto op = static_cast<BinaryOp>(step.op);
+      if (op == BinaryOp::Pow)
+        expression = "pow(" + t(0) + ", " + constant(i) + ")";
+      else if (step.flag)
+        expression = constant(i) + " " + binarySymbol(op) + " " + t(0);
+      else
+        expression = t(0) + " " + binarySymbol(op) + " " + constant(i);
+      break;
+    }
+    case StepKind::Compare:
+      expression = t(0) + " " + compareSymbol(static_cast<CompareOp>(step.op)) +
+                   " " + t(1);
+      break;
+    case StepKind::CompareScalar:
+      expression = t(0) + " " + compareSymbol(static_cast<CompareOp>(step.op)) +
+                   " " + constant(i);
+      break;
+    case StepKind::Unary: {
+      auto op = static_cast<UnaryOp>(step.op);
+      expression = op == UnaryOp::Neg ? "-" + t(0)
+                                      : std::string(unaryName(op)) + "(" +
+                                            t(0) + ")";
+      break;
+    }
+    case StepKind::Where:
+      expression = "where(" + t(0) + ", " + t(1) + ", " + t(2) + ")";
+      break;
+    case StepKind::Cast:
+      expression = "cast(" + t(0) + ", " + dtypeSpelling(step.dtype) + ")";
+      break;
+    case StepKind::Matmul:
+      expression = "matmul(" + t(0) + ", " + t(1) + ")";
+      break;
+    case StepKind::Reduce:
+      expression = std::string(reduceName(static_cast<ReduceOp>(step.op))) +
+                   "(" + t(0) + ", " + list(step.ints) + ", " +
+                   (step.flag ? "true" : "false") + ")";
+      break;
+    case StepKind::Softmax:
+      expression = std::string(step.flag ? "logSoftmax(" : "softmax(") + t(0) +
+                   ", " + std::to_string(step.axis) + ")";
+      break;
+    case StepKind::Reshape:
+      expression = "reshape(" + t(0) + ", " + list(step.shape) + ")";
+      break;
+    case StepKind::Transpose:
+      expression = "transpose(" + t(0) + ", " + list(step.ints) + ")";
+      break;
+    case StepKind::BroadcastTo:
+      expression = "broadcastTo(" + t(0) + ", " + list(step.shape) + ")";
+      break;
+    case StepKind::Slice:
+      expression = "slice(" + t(0) + ", " + list(step.ints) + ", " +
+                   list(step.ints2) + ", " + list(step.ints3) + ")";
+      break;
+    case StepKind::Concat: {
+      expression = "concat({";
+      for (size_t k = 0; k < step.operands.size(); ++k)
+        expression += (k ? ", " : "") + t(k);
+      expression += "}, " + std::to_string(step.axis) + ")";
+      break;
+    }
+    case StepKind::Read:
+      switch (static_cast<ReadKind>(step.op)) {
+      case ReadKind::ToVector:
+        os << indent << t(0) << ".toVector<double>();\n";
+        break;
+      case ReadKind::Item:
+        os << indent << t(0) << ".item<double>();\n";
+        break;
+      case ReadKind::Bool:
+        os << indent << "(void)static_cast<bool>(" << t(0) << ");\n";
+        break;
+      case ReadKind::Sync:
+        os << indent << "sync();\n";
+        break;
+      }
+      break;
+    }
+    if (step.kind != StepKind::Read)
+      os << indent << "Tensor t" << i << " = " << expression << ";\n";
+    // Drop handles whose last use this was.
+    for (int operand : step.operands)
+      if (lastUse[operand] == i && !program.steps[operand].output)
+        os << indent << "t" << operand << " = Tensor();\n";
+  }
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    if (program.steps[i].output)
+      os << indent << "std::cout << t" << i << " << \"\\n\";\n";
+  if (loop)
+    os << "  }\n";
+  os << "  return 0;\n}\n";
+  return os.str();
+}

@@ -1,0 +1,123 @@
+//===- Program.h - Random tensor programs for lazyc-fuzz --------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A fuzz program is a list of steps, each one call of the public API
+// (include/lazyc/lazyc.h) on earlier steps' tensors, or a read that
+// materializes one. The same list runs lazily, eagerly and through the
+// reference evaluator, and prints as C++.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_TOOLS_FUZZ_PROGRAM_H
+#define LAZYC_TOOLS_FUZZ_PROGRAM_H
+
+#include "lazyc/Reference/Evaluator.h"
+#include "lazyc/lazyc.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lazyc::fuzz {
+
+/// What a step calls.
+enum class StepKind {
+  Input,         ///< Tensor::fromVector / fromBools (then a cast for f16/bf16)
+  Full,          ///< full(shape, value[, dtype])
+  Arange,        ///< arange(start, stop, step, dtype)
+  RandomUniform, ///< randomUniform(shape, low, high, seed, dtype)
+  RandomNormal,  ///< randomNormal(shape, mean, stddev, seed, dtype)
+  Binary,        ///< a + b, a - b, a * b, a / b, pow, maximum, minimum
+  BinaryScalar,  ///< a op scalar, or scalar op a
+  Compare,       ///< a < b, ...
+  CompareScalar, ///< a < scalar, ...
+  Unary,         ///< -a, exp(a), ...
+  Where,         ///< where(c, a, b)
+  Cast,          ///< cast(a, dtype)
+  Matmul,        ///< matmul(a, b)
+  Reduce,        ///< sum / mean / max / min (a, axes, keepDims)
+  Softmax,       ///< softmax / logSoftmax (a, axis)
+  Reshape,       ///< reshape(a, shape)
+  Transpose,     ///< transpose(a, permutation)
+  BroadcastTo,   ///< broadcastTo(a, shape)
+  Slice,         ///< slice(a, start, limit, step)
+  Concat,        ///< concat({a, b, ...}, axis)
+  Read,          ///< materializes operand 0 (or everything: sync)
+};
+
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Minimum };
+enum class UnaryOp {
+  Neg, Abs, Relu, Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt, Sin, Cos, Erf
+};
+enum class CompareOp { Lt, Le, Gt, Ge, Eq, Ne };
+enum class ReduceOp { Sum, Mean, Max, Min };
+enum class ReadKind { ToVector, Item, Bool, Sync };
+/// The C++ type of a scalar operand, which decides its dtype (docs/API.md).
+enum class ScalarType { Float, Double, Int, Int64, Bool };
+
+/// One API call. Which fields are used depends on `kind`.
+struct Step {
+  StepKind kind = StepKind::Input;
+  std::vector<int> operands; ///< Earlier steps' results.
+  int op = 0;                ///< A BinaryOp, UnaryOp, CompareOp, ReduceOp
+                             ///< or ReadKind.
+  DType dtype = DType::Float32;
+  bool hasDType = true;      ///< Full: pass the dtype explicitly.
+  std::vector<int64_t> shape; ///< Input, Full, random, Reshape, BroadcastTo.
+  std::vector<int64_t> ints, ints2, ints3; ///< Axes, permutation, slice.
+  bool flag = false;         ///< keepDims; scalar first; softmax: log.
+  int64_t axis = 0;          ///< Softmax, Concat.
+  double start = 0, stop = 0, step = 1; ///< Arange; random low/high.
+  int64_t seed = 0;          ///< Random.
+  ScalarType scalarType = ScalarType::Float; ///< BinaryScalar, Full, ...
+  /// The scalar per iteration (one value if it never varies).
+  std::vector<double> constants;
+  /// Input data: floats (as doubles), or integers and booleans.
+  std::vector<double> floatData;
+  std::vector<int64_t> intData;
+  /// Checked against the reference when the iteration ends.
+  bool output = false;
+};
+
+/// A program: steps, run `iterations` times (the varying scalars change
+/// between iterations, the structure does not: the function cache hits
+/// and promotes constants).
+struct Program {
+  uint64_t seed = 0;
+  std::vector<Step> steps;
+  int iterations = 1;
+
+  double constant(const Step &step, int iteration) const {
+    return step.constants[static_cast<size_t>(iteration) %
+                          step.constants.size()];
+  }
+};
+
+/// Options of the generator.
+struct GeneratorOptions {
+  int maxOps = 60;
+  int64_t maxElements = 512;
+};
+
+/// A random, valid program (every call is checked by recording it lazily;
+/// nothing runs).
+Program generate(uint64_t seed, const GeneratorOptions &options);
+
+/// Applies step `index` of `program` to earlier results (slots), in the
+/// current mode; returns the new tensor (empty for a read). `iteration`
+/// selects the varying constants.
+Tensor apply(const Program &program, size_t index,
+             const std::vector<Tensor> &slots, int iteration);
+
+/// The program as C++ (the body of a main() using the public API).
+std::string print(const Program &program, bool eager);
+
+const char *dtypeSpelling(DType dtype);
+
+} // namespace lazyc::fuzz
+
+#endif // LAZYC_TOOLS_FUZZ_PROGRAM_H
