@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Autodiff.h"
+#include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
 
@@ -481,13 +482,7 @@ void checkTarget(const Tensor &target, SourceLocation where) {
                 std::string("the target must be floating point to have a "
                             "gradient; it is ") +
                     dtypeName(target.dtype()) + " of shape " +
-                    [&] {
-                      std::string text = "[";
-                      for (size_t i = 0; i < target.shape().size(); ++i)
-                        text += (i ? ", " : "") +
-                                std::to_string(target.shape()[i]);
-                      return text + "]";
-                    }(),
+                    detail::shapeText(target.shape()),
                 where);
 }
 

@@ -23,6 +23,7 @@
 #include "Engine.h"
 #include "Convert.h"
 #include "Explain.h"
+#include "ShapeCheck.h"
 
 #include "lazyc/API/Metrics.h"
 #include "lazyc/Import/TraceImporter.h"
@@ -307,12 +308,6 @@ bool hasShapeAttribute(OpKind kind) {
          kind == OpKind::RandomUniform || kind == OpKind::RandomNormal;
 }
 
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 /// The op an error is about: the node a diagnostic names (the importer
 /// locates node i as "<op>#i"), else the first output with a user line.
@@ -442,7 +437,7 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
       throw Error(opName(node.kind),
                   "cannot allocate " + std::to_string(node.numel()) +
                       " elements of " + dtypeName(node.dtype) + " for shape " +
-                      shapeText(node.shape),
+                      detail::shapeText(node.shape),
                   node.loc.file, node.loc.line);
     }
   }

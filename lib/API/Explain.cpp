@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Explain.h"
+#include "ShapeCheck.h"
 
 #include "lazyc/API/Metrics.h"
 #include "lazyc/API/Tensor.h"
@@ -55,12 +56,6 @@ TraceSummary explain::summarize(const trace::Trace &trace) {
   return summary;
 }
 
-static std::string listText(const std::vector<int64_t> &values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
 
 /// "`mul` at tour.cpp:12", "an argument (fromVector at tour.cpp:3)".
 static std::string describe(const NodeSummary &node) {
@@ -88,8 +83,8 @@ static std::string difference(const NodeSummary &now, const NodeSummary &cached,
            dtypeName(cached.dtype);
   if (now.shape.size() != cached.shape.size() ||
       (!dynamicShapes && now.shape != cached.shape))
-    return self + " has shape " + listText(now.shape) + ", the cached one " +
-           listText(cached.shape);
+    return self + " has shape " + detail::shapeText(now.shape) + ", the cached one " +
+           detail::shapeText(cached.shape);
   if (now.isArgument)
     return "";
   if (now.ints != cached.ints || now.ints2 != cached.ints2 ||

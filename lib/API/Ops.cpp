@@ -14,6 +14,7 @@
 
 #include "lazyc/API/Ops.h"
 #include "Engine.h"
+#include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
 
@@ -30,14 +31,9 @@
 using namespace lazyc;
 using namespace lazyc::trace;
 
-namespace {
+using detail::shapeText;
 
-std::string shapeText(const Shape &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
+namespace {
 
 [[noreturn]] void fail(const char *op, const std::string &message,
                        Where where) {
@@ -381,9 +377,7 @@ Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
     fail(name,
          std::string("needs a floating-point dtype, got ") + dtypeName(dtype),
          where);
-  for (int64_t dim : shape)
-    if (dim < 0)
-      fail(name, "negative dimension in shape " + shapeText(shape), where);
+  detail::checkedElements(shape, name, where);
   if (kind == OpKind::RandomUniform && !(a < b))
     fail(name,
          "needs low < high, got " + std::to_string(a) + " and " +
@@ -448,10 +442,7 @@ Tensor lazyc::full(Shape shape, Scalar value) {
 
 Tensor lazyc::full(Shape shape, Scalar value, DType dtype) {
   checkScalarFits(value, dtype, "full");
-  for (int64_t dim : shape)
-    if (dim < 0)
-      fail("full", "negative dimension in shape " + shapeText(shape),
-           value.where);
+  detail::checkedElements(shape, "full", value.where);
   if (shape.empty() || !isEager()) {
     // The tensor is the literal itself; it is recorded like an op.
     NodePtr node = literal(value.value, dtype, value.where, std::move(shape));
@@ -740,6 +731,7 @@ Tensor lazyc::logSoftmax(const Tensor &x, int64_t axis, Where where) {
 
 Tensor lazyc::reshape(const Tensor &x, Shape shape, Where where) {
   const NodePtr &node = use(x, "reshape", where);
+  detail::checkedElements(shape, "reshape", where, /*allowInferred=*/true);
   int64_t known = 1, inferred = -1;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == -1) {
@@ -807,9 +799,7 @@ Tensor lazyc::transpose(const Tensor &x, std::vector<int64_t> permutation,
 
 Tensor lazyc::broadcastTo(const Tensor &x, Shape shape, Where where) {
   const NodePtr &node = use(x, "broadcastTo", where);
-  for (int64_t dim : shape)
-    if (dim < 0)
-      fail("broadcastTo", "negative dimension in " + shapeText(shape), where);
+  detail::checkedElements(shape, "broadcastTo", where);
   if (!isBroadcastable(node->shape, shape))
     fail("broadcastTo",
          "cannot broadcast " + shapeText(node->shape) + " to " +

@@ -8,6 +8,7 @@
 #include "lazyc/API/Tensor.h"
 #include "Convert.h"
 #include "Engine.h"
+#include "ShapeCheck.h"
 #include "TensorAccess.h"
 
 #include "lazyc/Trace/Node.h"
@@ -139,35 +140,34 @@ Tensor::~Tensor() {
 
 bool Tensor::defined() const { return slot(nodeStorage) != nullptr; }
 
-static const Node &checked(const std::shared_ptr<Node> &node,
-                           const char *what) {
+/// The node of a handle, or an error naming `op` for an empty handle. Calls
+/// without a location parameter (metadata, printing) report none rather
+/// than a line of lazyc's own.
+static const Node &checked(const std::shared_ptr<Node> &node, const char *op,
+                           SourceLocation where = SourceLocation()) {
   if (!node)
-    throw Error("", std::string(what) + " of an empty Tensor (one that was "
-                                        "default-constructed or moved from)");
+    throw Error(op,
+                "the Tensor is empty (default-constructed or moved from)",
+                where);
   return *node;
 }
 
 const std::vector<int64_t> &Tensor::shape() const {
-  return checked(slot(nodeStorage), "shape()").shape;
+  return checked(slot(nodeStorage), "shape").shape;
 }
 DType Tensor::dtype() const {
-  return checked(slot(nodeStorage), "dtype()").dtype;
+  return checked(slot(nodeStorage), "dtype").dtype;
 }
 int64_t Tensor::numel() const {
-  return checked(slot(nodeStorage), "numel()").numel();
+  return checked(slot(nodeStorage), "numel").numel();
 }
 bool Tensor::isMaterialized() const {
-  return checked(slot(nodeStorage), "isMaterialized()").isMaterialized();
+  return checked(slot(nodeStorage), "isMaterialized").isMaterialized();
 }
 
 Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
                         std::vector<int64_t> shape, SourceLocation where) {
-  int64_t elements = 1;
-  for (int64_t dim : shape) {
-    if (dim < 0)
-      throw Error("fromVector", "negative dimension in shape", where);
-    elements *= dim;
-  }
+  int64_t elements = detail::checkedElements(shape, "fromVector", where);
   if (elements != count)
     throw Error("fromVector",
                 std::to_string(count) + " values do not fill a shape of " +
@@ -202,13 +202,20 @@ Tensor Tensor::fromBools(const std::vector<bool> &data,
 void Tensor::read(DType as, void *out, Cause cause,
                   SourceLocation where) const {
   const NodePtr &node = slot(nodeStorage);
-  if (!checked(node, "reading the value").isMaterialized())
+  if (!checked(node, cause == Cause::Item ? "item" : "toVector", where).isMaterialized())
     engine::materialize({node.get()}, cause, where);
   convert::elements(node->value->data(), node->dtype, out, as, node->numel());
 }
 
+int64_t Tensor::readableNumel(SourceLocation where) const {
+  const NodePtr &node = slot(nodeStorage);
+  if (!checked(node, "toVector", where).isMaterialized())
+    engine::materialize({node.get()}, Cause::ToVector, where);
+  return node->numel();
+}
+
 void Tensor::checkItem(SourceLocation where) const {
-  const Node &n = checked(slot(nodeStorage), "item()");
+  const Node &n = checked(slot(nodeStorage), "item", where);
   if (n.numel() != 1) {
     std::string shape = "[";
     for (size_t i = 0; i < n.shape.size(); ++i)
@@ -221,7 +228,7 @@ void Tensor::checkItem(SourceLocation where) const {
 }
 
 Tensor::operator bool() const {
-  const Node &n = checked(slot(nodeStorage), "a bool conversion");
+  const Node &n = checked(slot(nodeStorage), "bool");
   if (n.numel() != 1)
     throw Error("bool",
                 "only a one-element tensor converts to bool; this one has " +
@@ -276,7 +283,7 @@ static void printDim(std::ostream &os, const Node &node, size_t dim,
 }
 
 std::ostream &lazyc::operator<<(std::ostream &os, const Tensor &tensor) {
-  const Node &node = checked(detail::TensorAccess::node(tensor), "printing");
+  const Node &node = checked(detail::TensorAccess::node(tensor), "print");
   if (!node.isMaterialized())
     engine::materialize({detail::TensorAccess::node(tensor).get()},
                         Cause::Print, SourceLocation());

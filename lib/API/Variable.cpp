@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Variable.h"
+#include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
 
@@ -30,12 +31,6 @@ struct VariableState {
 };
 } // namespace lazyc::detail
 
-static std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 Variable::Variable() = default;
 
@@ -91,8 +86,8 @@ void Variable::assign(const Tensor &value, SourceLocation where) {
                                                              state->name + "'";
   if (value.shape() != old.shape())
     throw Error("assign",
-                "cannot assign a value of shape " + shapeText(value.shape()) +
-                    " to " + who + " of shape " + shapeText(old.shape()),
+                "cannot assign a value of shape " + detail::shapeText(value.shape()) +
+                    " to " + who + " of shape " + detail::shapeText(old.shape()),
                 where);
   bool sameKind = isFloatingPoint(value.dtype()) == isFloatingPoint(old.dtype()) &&
                   (value.dtype() == DType::Bool) == (old.dtype() == DType::Bool);

@@ -87,7 +87,7 @@ public:
   template <typename T>
   std::vector<T>
   toVector(SourceLocation where = SourceLocation::current()) const {
-    std::vector<T> out(static_cast<size_t>(numel()));
+    std::vector<T> out(static_cast<size_t>(readableNumel(where)));
     read(dtypeOf<T>(), out.data(), Cause::ToVector, where);
     return out;
   }
@@ -114,6 +114,10 @@ private:
   void read(DType as, void *out, Cause cause,
             SourceLocation where) const;
   void checkItem(SourceLocation where) const;
+  /// Computes the value (so that a failure blames the op that made it, not
+  /// the host copy) and returns numel(); an error at `where` naming
+  /// toVector for an empty handle.
+  int64_t readableNumel(SourceLocation where) const;
 
   // A std::shared_ptr<trace::Node>, held opaquely: in C++20, libstdc++'s
   // <memory> includes <unistd.h>, whose POSIX ::sync() would make a bare
@@ -124,7 +128,7 @@ private:
 template <>
 inline std::vector<bool>
 Tensor::toVector<bool>(SourceLocation where) const {
-  std::vector<uint8_t> bytes(static_cast<size_t>(numel()));
+  std::vector<uint8_t> bytes(static_cast<size_t>(readableNumel(where)));
   read(DType::Bool, bytes.data(), Cause::ToVector, where);
   return std::vector<bool>(bytes.begin(), bytes.end());
 }
