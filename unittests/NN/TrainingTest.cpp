@@ -34,13 +34,11 @@ protected:
 float trainStep(nn::Mlp &model, optim::Optimizer &optimizer,
                 const Tensor &inputs, const Tensor &labels) {
   Tensor loss;
-  std::vector<Tensor> gradients;
   {
     GradientTape tape;
     loss = nn::crossEntropy(model(inputs), labels);
-    gradients = tape.gradient(loss, nn::refs(model.parameters()));
+    optimizer.step(tape.gradient(loss, nn::refs(model.parameters())));
   }
-  optimizer.step(gradients);
   lazyc::sync();
   return loss.item<float>();
 }
