@@ -238,11 +238,12 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     accumulate(in[0], mul(g, sign));
     return;
   }
-  case OpKind::Relu: {
-    Tensor a = x(0);
-    accumulate(in[0], mul(g, indicator(At(a, where) > zerosLike(a), a)));
+  case OpKind::Relu:
+    // relu(a) > 0 exactly where a > 0: the mask reads the result, so a
+    // backward pass traced apart from its forward pass (after the loss was
+    // read) does not recompute the input (a matmul, typically).
+    accumulate(in[0], mul(g, indicator(At(out, where) > zerosLike(out), out)));
     return;
-  }
   case OpKind::Exp:
     accumulate(in[0], mul(g, out));
     return;
