@@ -222,10 +222,10 @@ namespace {
 struct CacheEntry {
   /// Compiled with every literal baked in, at these values.
   std::vector<double> bakedLiterals;
-  std::unique_ptr<jit::CompiledFunction> baked;
+  std::shared_ptr<jit::CompiledFunction> baked;
   /// Compiled with the literals marked here passed as arguments.
   std::vector<bool> promotedMask;
-  std::unique_ptr<jit::CompiledFunction> promoted;
+  std::shared_ptr<jit::CompiledFunction> promoted;
   /// The trace's structure, kept while misses are explained.
   explain::TraceSummary summary;
 };
@@ -442,56 +442,61 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
     }
   }
 
-  FunctionCache &functions = cache();
-  std::lock_guard<std::mutex> lock(functions.mutex);
-  bool existed;
-  CacheEntry &entry = functions.lookup(trace.key, existed);
-  jit::CompiledFunction *function = nullptr;
+  // The cache (and the MLIR context) is locked while looking up and
+  // compiling, not while running: threads run their kernels at once, and a
+  // function evicted meanwhile lives until its last caller returns.
+  std::shared_ptr<jit::CompiledFunction> function;
   std::vector<bool> mask;
-  if (!existed || !entry.baked) {
-    ++c.cacheMisses;
-    if (explain::enabled()) {
-      explain::TraceSummary summary = explain::summarize(trace);
-      explain::report(
-          trace, causeText(cause, where, *requested.front()),
-          explain::structuralMiss(summary, functions.summaries(), dynamic));
-      entry.summary = std::move(summary);
-    }
-    entry.baked = compile(trace, {}, dynamic);
-    entry.bakedLiterals = literals;
-    function = entry.baked.get();
-  } else if (sameBits(literals, entry.bakedLiterals)) {
-    ++c.cacheHits;
-    function = entry.baked.get();
-  } else {
-    // History shows these literals vary: pass them as arguments from now on.
-    std::vector<bool> differs(literals.size());
-    for (size_t i = 0; i < literals.size(); ++i)
-      differs[i] = !sameBits({literals[i]}, {entry.bakedLiterals[i]});
-    bool covered = entry.promoted != nullptr;
-    for (size_t i = 0; covered && i < literals.size(); ++i)
-      covered = !differs[i] || entry.promotedMask[i];
-    if (covered) {
-      ++c.cacheHits;
-    } else {
+  {
+    FunctionCache &functions = cache();
+    std::lock_guard<std::mutex> lock(functions.mutex);
+    bool existed;
+    CacheEntry &entry = functions.lookup(trace.key, existed);
+    if (!existed || !entry.baked) {
       ++c.cacheMisses;
-      if (explain::enabled())
+      if (explain::enabled()) {
+        explain::TraceSummary summary = explain::summarize(trace);
         explain::report(
             trace, causeText(cause, where, *requested.front()),
-            explain::constantMiss(trace, entry.bakedLiterals, differs));
-      std::vector<bool> union_ = differs;
-      for (size_t i = 0; i < entry.promotedMask.size(); ++i)
-        union_[i] = union_[i] || entry.promotedMask[i];
-      uint64_t newlyPromoted = 0;
-      for (size_t i = 0; i < union_.size(); ++i)
-        newlyPromoted += union_[i] && !(i < entry.promotedMask.size() &&
-                                        entry.promotedMask[i]);
-      entry.promoted = compile(trace, union_, dynamic);
-      entry.promotedMask = union_;
-      c.constantsPromoted += newlyPromoted;
+            explain::structuralMiss(summary, functions.summaries(), dynamic));
+        entry.summary = std::move(summary);
+      }
+      entry.baked = compile(trace, {}, dynamic);
+      entry.bakedLiterals = literals;
+      function = entry.baked;
+    } else if (sameBits(literals, entry.bakedLiterals)) {
+      ++c.cacheHits;
+      function = entry.baked;
+    } else {
+      // History shows these literals vary: pass them as arguments from now on.
+      std::vector<bool> differs(literals.size());
+      for (size_t i = 0; i < literals.size(); ++i)
+        differs[i] = !sameBits({literals[i]}, {entry.bakedLiterals[i]});
+      bool covered = entry.promoted != nullptr;
+      for (size_t i = 0; covered && i < literals.size(); ++i)
+        covered = !differs[i] || entry.promotedMask[i];
+      if (covered) {
+        ++c.cacheHits;
+      } else {
+        ++c.cacheMisses;
+        if (explain::enabled())
+          explain::report(
+              trace, causeText(cause, where, *requested.front()),
+              explain::constantMiss(trace, entry.bakedLiterals, differs));
+        std::vector<bool> union_ = differs;
+        for (size_t i = 0; i < entry.promotedMask.size(); ++i)
+          union_[i] = union_[i] || entry.promotedMask[i];
+        uint64_t newlyPromoted = 0;
+        for (size_t i = 0; i < union_.size(); ++i)
+          newlyPromoted += union_[i] && !(i < entry.promotedMask.size() &&
+                                          entry.promotedMask[i]);
+        entry.promoted = compile(trace, union_, dynamic);
+        entry.promotedMask = union_;
+        c.constantsPromoted += newlyPromoted;
+      }
+      function = entry.promoted;
+      mask = entry.promotedMask;
     }
-    function = entry.promoted.get();
-    mask = entry.promotedMask;
   }
 
   // Arguments: the trace's buffers, then its promoted literals.

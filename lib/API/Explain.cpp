@@ -83,8 +83,8 @@ static std::string difference(const NodeSummary &now, const NodeSummary &cached,
            dtypeName(cached.dtype);
   if (now.shape.size() != cached.shape.size() ||
       (!dynamicShapes && now.shape != cached.shape))
-    return self + " has shape " + detail::shapeText(now.shape) + ", the cached one " +
-           detail::shapeText(cached.shape);
+    return self + " has shape " + detail::shapeText(now.shape) +
+           ", the cached one " + detail::shapeText(cached.shape);
   if (now.isArgument)
     return "";
   if (now.ints != cached.ints || now.ints2 != cached.ints2 ||

@@ -878,8 +878,7 @@ Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
   }
   if (nodes.size() == 1)
     return detail::TensorAccess::wrap(nodes.front());
-  return detail::TensorAccess::wrap(record(OpKind::Concat, dtype, shape,
-                                           NodeInputs(nodes.begin(), nodes.end()),
-                                           where,
-                                           [&](Node &n) { n.integer = axis; }));
+  return detail::TensorAccess::wrap(record(
+      OpKind::Concat, dtype, shape, NodeInputs(nodes.begin(), nodes.end()),
+      where, [&](Node &n) { n.integer = axis; }));
 }

@@ -202,7 +202,8 @@ Tensor Tensor::fromBools(const std::vector<bool> &data,
 void Tensor::read(DType as, void *out, Cause cause,
                   SourceLocation where) const {
   const NodePtr &node = slot(nodeStorage);
-  if (!checked(node, cause == Cause::Item ? "item" : "toVector", where).isMaterialized())
+  if (!checked(node, cause == Cause::Item ? "item" : "toVector", where)
+           .isMaterialized())
     engine::materialize({node.get()}, cause, where);
   convert::elements(node->value->data(), node->dtype, out, as, node->numel());
 }

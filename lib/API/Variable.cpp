@@ -76,21 +76,24 @@ Tensor Variable::read(SourceLocation where) const {
 
 void Variable::assign(const Tensor &value, SourceLocation where) {
   if (!state)
-    throw Error("assign", "the Variable is empty (default-constructed or "
-                          "moved from)",
+    throw Error("assign",
+                "the Variable is empty (default-constructed or "
+                "moved from)",
                 where);
   if (!value.defined())
     throw Error("assign", "the new value is an empty Tensor", where);
   const Tensor &old = state->value;
-  std::string who = state->name.empty() ? "a variable" : "variable '" +
-                                                             state->name + "'";
+  std::string who =
+      state->name.empty() ? "a variable" : "variable '" + state->name + "'";
   if (value.shape() != old.shape())
     throw Error("assign",
-                "cannot assign a value of shape " + detail::shapeText(value.shape()) +
-                    " to " + who + " of shape " + detail::shapeText(old.shape()),
+                "cannot assign a value of shape " +
+                    detail::shapeText(value.shape()) + " to " + who +
+                    " of shape " + detail::shapeText(old.shape()),
                 where);
-  bool sameKind = isFloatingPoint(value.dtype()) == isFloatingPoint(old.dtype()) &&
-                  (value.dtype() == DType::Bool) == (old.dtype() == DType::Bool);
+  bool sameKind =
+      isFloatingPoint(value.dtype()) == isFloatingPoint(old.dtype()) &&
+      (value.dtype() == DType::Bool) == (old.dtype() == DType::Bool);
   if (!sameKind)
     throw Error("assign",
                 std::string("cannot assign a ") + dtypeName(value.dtype()) +

@@ -92,10 +92,12 @@ void checkGradient(const Function &f, const std::vector<Input> &inputs,
 
 TEST(AutodiffTest, ArithmeticWithBroadcasting) {
   Input a = sample({2, 3}, 0.5, 2, 1);
-  checkGradient([](auto &x) { return x[0] + x[1]; }, {a, sample({3}, 0.5, 2, 2)});
+  checkGradient([](auto &x) { return x[0] + x[1]; },
+                {a, sample({3}, 0.5, 2, 2)});
   checkGradient([](auto &x) { return x[0] - x[1]; },
                 {sample({2, 1}, 0.5, 2, 3), sample({1, 3}, 0.5, 2, 4)});
-  checkGradient([](auto &x) { return x[0] * x[1]; }, {a, sample({}, 0.5, 2, 5)});
+  checkGradient([](auto &x) { return x[0] * x[1]; },
+                {a, sample({}, 0.5, 2, 5)});
   checkGradient([](auto &x) { return x[0] / x[1]; },
                 {sample({3}, 0.5, 2, 6), a});
   checkGradient([](auto &x) { return pow(x[0], x[1]); },

@@ -124,12 +124,17 @@ TEST_F(BadInputTest, InvalidReshapesAndSlices) {
               "reshape", "only one dimension may be -1 in [-1, -1]");
   expectError([&](unsigned &l) { l = __LINE__, (void)reshape(a, {-2, -3}); },
               "reshape", "negative dimension in shape [-2, -3]");
-  expectError([&](unsigned &l) { l = __LINE__, (void)reshape(a, {4, -1}); },
-              "reshape", "cannot reshape [2, 3] (6 elements) to [4, -1]");
+  expectError(
+      [&](unsigned &l) {
+        l = __LINE__, (void)reshape(a, {4, -1});
+      },
+      "reshape", "cannot reshape [2, 3] (6 elements) to [4, -1]");
   expectError([&](unsigned &l) { l = __LINE__, (void)slice(a, {0}, {1}); },
               "slice", "one start, limit and step per dimension of [2, 3]");
   expectError(
-      [&](unsigned &l) { l = __LINE__, (void)slice(a, {0, 0}, {2, 3}, {1, 0}); },
+      [&](unsigned &l) {
+        l = __LINE__, (void)slice(a, {0, 0}, {2, 3}, {1, 0});
+      },
       "slice", "step 0 in dimension 1 must be at least 1");
 }
 
