@@ -345,13 +345,14 @@ Value impl::evaluateSoftmax(const Node &node, const Value &input) {
     for (int64_t in = 0; in < inner; ++in) {
       auto at = [&](int64_t j) { return (o * length + j) * inner + in; };
       double m = -INFINITY, delta = 0;
-      bool finite = true;
       for (int64_t j = 0; j < length; ++j) {
         double x = input.floats[at(j)];
         m = (std::isnan(m) || std::isnan(x)) ? NAN : std::max(m, x);
         delta = std::max(delta, input.tolerance[at(j)]);
-        finite &= std::isfinite(x);
       }
+      // A NaN or +inf in the row (or a row of -inf) makes it NaN; a -inf
+      // entry of a finite row is just a term exp(-inf) = 0.
+      bool finite = std::isfinite(m);
       double s = 0;
       for (int64_t j = 0; j < length; ++j)
         s += std::exp(input.floats[at(j)] - m);
@@ -366,6 +367,9 @@ Value impl::evaluateSoftmax(const Node &node, const Value &input) {
         if (!finite || std::isinf(delta)) {
           // Infinities and NaNs in the row decide it when they are exact.
           tolerance = delta == 0 ? 0 : kAnyValue;
+        } else if (std::isinf(input.floats[i])) {
+          // exp(-inf) = 0 exactly: softmax 0, log-softmax -inf.
+          tolerance = input.tolerance[i] == 0 ? 0 : kAnyValue;
         } else if (isLog) {
           double logSum = std::log(s);
           double logError = isF64 ? 4 * numerics::ulp(logSum, DType::Float64)

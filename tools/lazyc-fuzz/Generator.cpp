@@ -81,6 +81,7 @@ private:
   double randomFloat();
   int64_t randomInteger(DType dtype);
   double randomConstant(ScalarType type);
+  double drawConstant(ScalarType type);
   Step input(DType dtype, std::vector<int64_t> shape);
 
   // Picking operands.
@@ -103,8 +104,10 @@ private:
 };
 
 int64_t Generator::randomDim() {
-  static const std::vector<int64_t> dims = {1, 1, 1, 2, 2, 3, 3, 4,
-                                            4, 5, 6, 7, 8, 9, 16};
+  // Few distinct sizes: eager mode compiles broadcasts, reshapes and
+  // slices once per shape, and a small vocabulary lets its cache hit.
+  static const std::vector<int64_t> dims = {1, 1, 1, 2, 2, 3, 3,
+                                            4, 5, 7, 16};
   if (random.chance(0.04))
     return 0;
   return random.pick(dims);
@@ -174,6 +177,14 @@ int64_t Generator::randomInteger(DType dtype) {
 }
 
 double Generator::randomConstant(ScalarType type) {
+  double value = drawConstant(type);
+  if (type == ScalarType::Double &&
+      options.exclusions.promotedNarrowLiteralDoubleRounding)
+    value = static_cast<float>(value);
+  return value;
+}
+
+double Generator::drawConstant(ScalarType type) {
   switch (type) {
   case ScalarType::Bool:
     return static_cast<double>(random.below(2));
@@ -294,6 +305,9 @@ bool Generator::addRandomOp() {
       leaf.dtype = random.pick(kAllDTypes);
       leaf.hasDType = random.chance(0.6);
       setConstants(leaf, static_cast<ScalarType>(random.below(5)));
+      if (options.exclusions.literalCastSkipsRounding)
+        for (double &constant : leaf.constants)
+          constant = static_cast<double>(random.below(2));
     } else if (kind == 2) {
       leaf.kind = StepKind::Arange;
       leaf.start = static_cast<double>(random.between(-5, 5)) / 2;

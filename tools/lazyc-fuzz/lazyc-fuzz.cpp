@@ -19,6 +19,7 @@
 
 #include "Runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -43,6 +44,9 @@ struct Options {
   bool keepGoing = false;
   bool verbose = false;
   std::vector<Mode> modes = {Mode::Lazy, Mode::Eager};
+  /// Eager runs only every this many programs (eager mode compiles each op
+  /// per shape, several times slower than lazy mode; CI samples it).
+  int64_t eagerEvery = 1;
   GeneratorOptions generator;
 };
 
@@ -58,7 +62,12 @@ void usage() {
          "  --max-ops M      at most M ops per program (default 60)\n"
          "  --mode lazy|eager|both   which compiled runs to check (default "
          "both)\n"
+         "  --eager-every K  check eager mode on every K-th program only "
+         "(default 1)\n"
          "  --print          print each program as C++\n"
+         "  --no-exclusions  also generate the cases of known bugs outside "
+         "the compiler\n"
+         "                   (Exclusions in tools/lazyc-fuzz/Program.h)\n"
          "  --no-minimize    report failures without shrinking them\n"
          "  --keep-going     continue after a failure (exit status 1 at the "
          "end)\n"
@@ -97,8 +106,13 @@ bool parse(int argc, char **argv, Options &options) {
         options.modes = {Mode::Lazy, Mode::Eager};
       else
         return false;
-    } else if (arg == "--print")
+    } else if (arg == "--eager-every")
+      options.eagerEvery =
+          std::max<int64_t>(1, std::strtoll(value(), nullptr, 10));
+    else if (arg == "--print")
       options.print = true;
+    else if (arg == "--no-exclusions")
+      options.generator.exclusions = Exclusions{false, false};
     else if (arg == "--no-minimize")
       options.minimize = false;
     else if (arg == "--keep-going")
@@ -156,6 +170,9 @@ int main(int argc, char **argv) {
     usage();
     return 2;
   }
+  // Eager mode compiles one function per op and shape: a larger function
+  // cache than the default 1024 keeps them across programs.
+  setenv("LAZYC_CACHE_SIZE", "2048", /*overwrite=*/0);
   for (int signal : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL})
     std::signal(signal, onCrash);
 
@@ -176,7 +193,11 @@ int main(int argc, char **argv) {
     Program program = generate(seed, options.generator);
     if (options.print)
       std::cout << print(program, false) << std::endl;
-    Outcome outcome = run(program, options.modes);
+    std::vector<Mode> modes;
+    for (Mode mode : options.modes)
+      if (mode != Mode::Eager || i % options.eagerEvery == 0)
+        modes.push_back(mode);
+    Outcome outcome = run(program, modes);
     ++programs;
     iterations += program.iterations;
     values += outcome.valuesChecked;
