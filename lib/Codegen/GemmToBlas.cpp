@@ -10,9 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/Passes.h"
+#include "lazyc/Runtime/Runtime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -41,7 +43,7 @@ static func::FuncOp getOrDeclareGemm(ModuleOp module, Type element) {
   MemRefType matrix = dynamicMatrixType(element);
   auto function = func::FuncOp::create(
       b, module.getLoc(), name,
-      b.getFunctionType({matrix, matrix, matrix}, {}));
+      b.getFunctionType({matrix, matrix, matrix, b.getI32Type()}, {}));
   function.setPrivate();
   // Pass descriptors by pointer (_mlir_ciface_*), as the runtime expects.
   function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
@@ -71,6 +73,37 @@ static Value matrixView(OpBuilder &b, Location loc, Value matrix,
                                 dynamicMatrixType(type.getElementType()), view);
 }
 
+/// The runtime's transpose flags for `op`'s operand indexing, or nothing
+/// for an indexing BLAS cannot do.
+static std::optional<int32_t> transposeFlags(linalg::LinalgOp op) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+  if (!matmul) // batch_matmul: plain indexing only.
+    return cast<linalg::BatchMatmulOp>(op.getOperation()).hasUserDefinedMaps()
+               ? std::nullopt
+               : std::optional<int32_t>(0);
+  if (!matmul.hasUserDefinedMaps())
+    return 0;
+  MLIRContext *context = op.getContext();
+  AffineExpr m, n, k;
+  bindDims(context, m, n, k);
+  auto map = [&](AffineExpr a, AffineExpr b) {
+    return AffineMap::get(3, 0, {a, b}, context);
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[2] != map(m, n))
+    return std::nullopt;
+  int32_t flags = 0;
+  if (maps[0] == map(k, m))
+    flags |= LAZYRT_GEMM_TRANSPOSE_A;
+  else if (maps[0] != map(m, k))
+    return std::nullopt;
+  if (maps[1] == map(n, k))
+    flags |= LAZYRT_GEMM_TRANSPOSE_B;
+  else if (maps[1] != map(k, n))
+    return std::nullopt;
+  return flags;
+}
+
 namespace {
 struct LazyCpuGemmToBlasPass
     : mlir::lazy::impl::LazyCpuGemmToBlasPassBase<LazyCpuGemmToBlasPass> {
@@ -89,24 +122,30 @@ struct LazyCpuGemmToBlasPass
         products.push_back(op);
     });
     for (linalg::LinalgOp op : products) {
-      // Only the plain (untransposed, unbroadcast) operand indexing.
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
-        if (matmul.hasUserDefinedMaps())
-          continue;
-      if (auto batched = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
-        if (batched.hasUserDefinedMaps())
-          continue;
+      // Plain operand indexing, or (2-D only) A or B read transposed.
+      std::optional<int32_t> flags = transposeFlags(op);
+      if (!flags)
+        continue;
+      // A zero fill of C just before: BLAS overwrites C instead.
+      Value c = op.getDpsInitOperand(0)->get();
+      if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
+        if (fill.getDpsInitOperand(0)->get() == c &&
+            matchPattern(fill.getDpsInputOperand(0)->get(), m_PosZeroFloat())) {
+          fill->erase();
+          *flags |= LAZYRT_GEMM_OVERWRITE;
+        }
       OpBuilder b(op);
       Location loc = op.getLoc();
-      Value a = op->getOperand(0), bMatrix = op->getOperand(1),
-            c = op->getOperand(2);
+      Value a = op->getOperand(0), bMatrix = op->getOperand(1);
       func::FuncOp gemm =
           getOrDeclareGemm(module, getElementTypeOrSelf(a.getType()));
+      Value flagValue = arith::ConstantIntOp::create(b, loc, *flags, 32);
       auto call = [&](OpBuilder &builder, Value batch) {
         func::CallOp::create(builder, loc, gemm,
                              ValueRange{matrixView(builder, loc, a, batch),
                                         matrixView(builder, loc, bMatrix, batch),
-                                        matrixView(builder, loc, c, batch)});
+                                        matrixView(builder, loc, c, batch),
+                                        flagValue});
       };
       if (isa<linalg::MatmulOp>(op.getOperation())) {
         call(b, Value());

@@ -49,6 +49,7 @@ using namespace mlir;
 void lazyc::buildCpuFusePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(mlir::lazy::createLazyFuseElementwisePass());
+  pm.addPass(mlir::lazy::createLazyFoldTransposeIntoMatmulPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -2,20 +2,21 @@
 
 // f32 and f64 matmuls on buffers become calls of the runtime's GEMM
 // (C += A * B), which takes every operand as a rank-2 memref of any sizes,
-// strides and offset and is called through its C interface; batched matmuls
-// call it once per batch element. Other element types, tensors and
-// transposed operands stay linalg.
+// strides and offset, plus flags (1: A stored transposed, 2: B stored
+// transposed, 4: overwrite C), and is called through its C interface;
+// batched matmuls call it once per batch element. Other element types,
+// tensors and other indexing maps stay linalg.
 
 // A static f32 matmul: three casts to the fully dynamic strided type, one
 // call, and a private declaration with llvm.emit_c_interface.
-//       CHECK: func.func private @lazyrt_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>)
+//       CHECK: func.func private @lazyrt_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32)
 //  CHECK-SAME:   attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @matmul_f32
 //  CHECK-SAME:   (%[[A:.*]]: memref<8x16xf32>, %[[B:.*]]: memref<16x4xf32>, %[[C:.*]]: memref<8x4xf32>)
 //   CHECK-DAG:   %[[CA:.*]] = memref.cast %[[A]] : memref<8x16xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
 //   CHECK-DAG:   %[[CB:.*]] = memref.cast %[[B]] : memref<16x4xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
 //   CHECK-DAG:   %[[CC:.*]] = memref.cast %[[C]] : memref<8x4xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
-//       CHECK:   call @lazyrt_matmul_f32(%[[CA]], %[[CB]], %[[CC]])
+//       CHECK:   call @lazyrt_matmul_f32(%[[CA]], %[[CB]], %[[CC]], %{{.*}})
 //   CHECK-NOT:   linalg.matmul
 //       CHECK:   return
 func.func @matmul_f32(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>) {
@@ -26,7 +27,7 @@ func.func @matmul_f32(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4
 // -----
 
 // f64 (here with dynamic sizes) calls the f64 entry point.
-//       CHECK: func.func private @lazyrt_matmul_f64(memref<?x?xf64, strided<[?, ?], offset: ?>>, memref<?x?xf64, strided<[?, ?], offset: ?>>, memref<?x?xf64, strided<[?, ?], offset: ?>>)
+//       CHECK: func.func private @lazyrt_matmul_f64(memref<?x?xf64, strided<[?, ?], offset: ?>>, memref<?x?xf64, strided<[?, ?], offset: ?>>, memref<?x?xf64, strided<[?, ?], offset: ?>>, i32)
 //  CHECK-SAME:   attributes {llvm.emit_c_interface}
 //   CHECK-NOT: @lazyrt_matmul_f32
 // CHECK-LABEL: func.func @matmul_f64
@@ -34,7 +35,7 @@ func.func @matmul_f32(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4
 //   CHECK-DAG:   %[[CA:.*]] = memref.cast %[[A]] : memref<?x?xf64> to memref<?x?xf64, strided<[?, ?], offset: ?>>
 //   CHECK-DAG:   %[[CB:.*]] = memref.cast %[[B]] : memref<?x?xf64> to memref<?x?xf64, strided<[?, ?], offset: ?>>
 //   CHECK-DAG:   %[[CC:.*]] = memref.cast %[[C]] : memref<?x?xf64> to memref<?x?xf64, strided<[?, ?], offset: ?>>
-//       CHECK:   call @lazyrt_matmul_f64(%[[CA]], %[[CB]], %[[CC]])
+//       CHECK:   call @lazyrt_matmul_f64(%[[CA]], %[[CB]], %[[CC]], %{{.*}})
 //   CHECK-NOT:   linalg.matmul
 //       CHECK:   return
 func.func @matmul_f64(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>) {
@@ -51,9 +52,9 @@ func.func @matmul_f64(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
 // CHECK-LABEL: func.func @strided_views
 //  CHECK-SAME:   (%[[A:.*]]: memref<8x16xf32, strided<[32, 1], offset: ?>>, %{{.*}}: memref<16x4xf32>, %{{.*}}: memref<8x4xf32>, %{{.*}}: memref<8x4xf32>)
 //       CHECK:   %[[CA:.*]] = memref.cast %[[A]] : memref<8x16xf32, strided<[32, 1], offset: ?>> to memref<?x?xf32, strided<[?, ?], offset: ?>>
-//       CHECK:   call @lazyrt_matmul_f32(%[[CA]], %{{.*}}, %{{.*}})
+//       CHECK:   call @lazyrt_matmul_f32(%[[CA]], %{{.*}}, %{{.*}}, %{{.*}})
 //       CHECK:   %[[CA2:.*]] = memref.cast %[[A]] : memref<8x16xf32, strided<[32, 1], offset: ?>> to memref<?x?xf32, strided<[?, ?], offset: ?>>
-//       CHECK:   call @lazyrt_matmul_f32(%[[CA2]], %{{.*}}, %{{.*}})
+//       CHECK:   call @lazyrt_matmul_f32(%[[CA2]], %{{.*}}, %{{.*}}, %{{.*}})
 func.func @strided_views(%a: memref<8x16xf32, strided<[32, 1], offset: ?>>, %b: memref<16x4xf32>, %c: memref<8x4xf32>, %d: memref<8x4xf32>) {
   linalg.matmul ins(%a, %b : memref<8x16xf32, strided<[32, 1], offset: ?>>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
   linalg.matmul ins(%a, %b : memref<8x16xf32, strided<[32, 1], offset: ?>>, memref<16x4xf32>) outs(%d : memref<8x4xf32>)
@@ -76,7 +77,7 @@ func.func @strided_views(%a: memref<8x16xf32, strided<[32, 1], offset: ?>>, %b: 
 //       CHECK:     %[[CB:.*]] = memref.cast %[[SB]]
 //       CHECK:     %[[SC:.*]] = memref.subview %[[C]][%[[I]], 0, 0] [1, 8, 4] [1, 1, 1] : memref<3x8x4xf32> to memref<8x4xf32, strided<[4, 1], offset: ?>>
 //       CHECK:     %[[CC:.*]] = memref.cast %[[SC]]
-//       CHECK:     func.call @lazyrt_matmul_f32(%[[CA]], %[[CB]], %[[CC]])
+//       CHECK:     func.call @lazyrt_matmul_f32(%[[CA]], %[[CB]], %[[CC]], %{{.*}})
 //       CHECK:   }
 //   CHECK-NOT:   linalg.batch_matmul
 //       CHECK:   return
@@ -124,14 +125,56 @@ func.func @matmul_tensor(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<
 
 // -----
 
-// A matmul with user-defined indexing maps (A transposed) stays: the runtime
-// takes only the plain A * B.
+// Transposed operands (user-defined maps: A read as (d2, d0), B as
+// (d1, d2)) pass the stored buffers with flags 1 and 2; the flags of a plain
+// product are 0.
+// CHECK-LABEL: func.func @matmul_transposed
+//       CHECK:   %[[F1:.*]] = arith.constant 1 : i32
+//       CHECK:   call @lazyrt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[F1]])
+//       CHECK:   %[[F3:.*]] = arith.constant 3 : i32
+//       CHECK:   call @lazyrt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[F3]])
+//       CHECK:   %[[F0:.*]] = arith.constant 0 : i32
+//       CHECK:   call @lazyrt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[F0]])
+//   CHECK-NOT:   linalg.matmul
+func.func @matmul_transposed(%at: memref<16x8xf32>, %b: memref<16x4xf32>, %bt: memref<4x16xf32>, %a: memref<8x16xf32>, %c: memref<8x4xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%at, %b : memref<16x8xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%at, %bt : memref<16x8xf32>, memref<4x16xf32>) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  return
+}
+
+// -----
+
+// Other indexing maps (here C written transposed) stay linalg.
 //   CHECK-NOT: lazyrt_matmul
-// CHECK-LABEL: func.func @matmul_transposed_a
+// CHECK-LABEL: func.func @matmul_transposed_c
 //       CHECK:   linalg.matmul indexing_maps =
 //   CHECK-NOT:   call
-func.func @matmul_transposed_a(%a: memref<16x8xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>) {
-  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-      ins(%a, %b : memref<16x8xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+func.func @matmul_transposed_c(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<4x8xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>]
+      ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// A zero fill of C right before the product is dropped: flag 4, C = A * B.
+// A fill of another value, or not right before, stays (flags 0).
+// CHECK-LABEL: func.func @fill_then_matmul
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   %[[F4:.*]] = arith.constant 4 : i32
+//       CHECK:   call @lazyrt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[F4]])
+//       CHECK:   linalg.fill
+//       CHECK:   %[[F0:.*]] = arith.constant 0 : i32
+//       CHECK:   call @lazyrt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[F0]])
+func.func @fill_then_matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>, %d: memref<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  linalg.fill ins(%one : f32) outs(%d : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%d : memref<8x4xf32>)
   return
 }

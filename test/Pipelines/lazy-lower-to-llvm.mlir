@@ -80,8 +80,8 @@ func.func @softmax(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
 // the three expanded descriptors), whose generated wrapper passes them by
 // pointer to the runtime's @_mlir_ciface_lazyrt_matmul_f32.
 //       CHECK: llvm.func private @lazyrt_matmul_f32(
-//       CHECK:   llvm.call @_mlir_ciface_lazyrt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
-//       CHECK: llvm.func @_mlir_ciface_lazyrt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
+//       CHECK:   llvm.call @_mlir_ciface_lazyrt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32) -> ()
+//       CHECK: llvm.func @_mlir_ciface_lazyrt_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32)
 // CHECK-LABEL: llvm.func @matmul(
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,

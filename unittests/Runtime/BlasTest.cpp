@@ -5,7 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Calls _mlir_ciface_lazyrt_matmul_f32/f64 (C += A * B) on hand-built memref
+// Calls _mlir_ciface_lazyrt_matmul_f32/f64 (C += A * B; with flags, A or B
+// stored transposed, or C overwritten) on hand-built memref
 // descriptors: row-major, sub-matrices of larger buffers (leading dimension
 // larger than the row), offsets, and non-unit inner strides (the plain-loop
 // fallback). Every result is compared with a naive triple loop in double.
@@ -36,11 +37,11 @@ struct MemrefOf<double> {
 
 void matmul(lazyrt_memref2d_f32 *a, lazyrt_memref2d_f32 *b,
             lazyrt_memref2d_f32 *c) {
-  _mlir_ciface_lazyrt_matmul_f32(a, b, c);
+  _mlir_ciface_lazyrt_matmul_f32(a, b, c, 0);
 }
 void matmul(lazyrt_memref2d_f64 *a, lazyrt_memref2d_f64 *b,
             lazyrt_memref2d_f64 *c) {
-  _mlir_ciface_lazyrt_matmul_f64(a, b, c);
+  _mlir_ciface_lazyrt_matmul_f64(a, b, c, 0);
 }
 
 /// A strided 2-D view into a buffer the test owns.
@@ -240,3 +241,66 @@ TYPED_TEST(BlasTest, EmptyDimensionsLeaveCUnchanged) {
 }
 
 } // namespace
+
+TYPED_TEST(BlasTest, TransposedOperandsAndOverwrite) {
+  // Every combination of the flags, through BLAS (unit inner strides) and
+  // through the loop fallback (inner stride 2). A transposed operand is
+  // stored transposed: `a` holds the k x m matrix A^T.
+  using T = TypeParam;
+  constexpr int64_t m = 6, k = 5, n = 4;
+  for (int32_t flags = 0; flags < 8; ++flags) {
+    for (int64_t inner : {1, 2}) {
+      bool ta = flags & LAZYRT_GEMM_TRANSPOSE_A;
+      bool tb = flags & LAZYRT_GEMM_TRANSPOSE_B;
+      bool overwrite = flags & LAZYRT_GEMM_OVERWRITE;
+      int64_t aRows = ta ? k : m, aCols = ta ? m : k;
+      int64_t bRows = tb ? n : k, bCols = tb ? k : n;
+      std::vector<T> sa = randomBuffer<T>(aRows * aCols * inner, 20 + flags),
+                     sb = randomBuffer<T>(bRows * bCols * inner, 30 + flags),
+                     sc = randomBuffer<T>(m * n * inner, 40 + flags);
+      auto a = [&](int64_t i, int64_t p) {
+        return ta ? sa[(p * aCols + i) * inner] : sa[(i * aCols + p) * inner];
+      };
+      auto b = [&](int64_t p, int64_t j) {
+        return tb ? sb[(j * bCols + p) * inner] : sb[(p * bCols + j) * inner];
+      };
+      std::vector<double> expected(m * n);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = overwrite ? 0.0 : double(sc[(i * n + j) * inner]);
+          for (int64_t p = 0; p < k; ++p)
+            sum += double(a(i, p)) * double(b(p, j));
+          expected[i * n + j] = sum;
+        }
+      typename MemrefOf<T>::type ma{sa.data(), sa.data(), 0, {aRows, aCols},
+                                    {aCols * inner, inner}};
+      typename MemrefOf<T>::type mb{sb.data(), sb.data(), 0, {bRows, bCols},
+                                    {bCols * inner, inner}};
+      typename MemrefOf<T>::type mc{sc.data(), sc.data(), 0, {m, n},
+                                    {n * inner, inner}};
+      if constexpr (sizeof(T) == 4)
+        _mlir_ciface_lazyrt_matmul_f32(&ma, &mb, &mc, flags);
+      else
+        _mlir_ciface_lazyrt_matmul_f64(&ma, &mb, &mc, flags);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          EXPECT_NEAR(double(sc[(i * n + j) * inner]), expected[i * n + j],
+                      tolerance<T>())
+              << "flags " << flags << ", inner stride " << inner << ", C["
+              << i << ", " << j << "]";
+    }
+  }
+}
+
+TYPED_TEST(BlasTest, OverwriteWithEmptyInnerDimensionZeroesC) {
+  using T = TypeParam;
+  std::vector<T> sa(1), sb(1), sc = {5, 6, 7, 8};
+  typename MemrefOf<T>::type a{sa.data(), sa.data(), 0, {2, 0}, {0, 1}};
+  typename MemrefOf<T>::type b{sb.data(), sb.data(), 0, {0, 2}, {2, 1}};
+  typename MemrefOf<T>::type c{sc.data(), sc.data(), 0, {2, 2}, {2, 1}};
+  if constexpr (sizeof(T) == 4)
+    _mlir_ciface_lazyrt_matmul_f32(&a, &b, &c, LAZYRT_GEMM_OVERWRITE);
+  else
+    _mlir_ciface_lazyrt_matmul_f64(&a, &b, &c, LAZYRT_GEMM_OVERWRITE);
+  EXPECT_EQ(sc, (std::vector<T>{0, 0, 0, 0}));
+}

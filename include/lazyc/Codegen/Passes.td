@@ -95,13 +95,30 @@ def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
   ];
 }
 
+def LazyFoldTransposeIntoMatmulPass
+    : Pass<"lazy-fold-transpose-into-matmul"> {
+  let summary = "Read a transposed matmul operand in place, not from a copy";
+  let description = [{
+    A `linalg.matmul` operand made by a 2-D transpose (a `linalg.generic`
+    that only copies its input through the map `(d0, d1) -> (d1, d0)`)
+    becomes an operand read through a transposed indexing map, and the copy
+    goes away when nothing else reads it. Backward passes are full of these
+    (`dW = X^T dY`, `dX = dY W^T`); lazy-cpu-gemm-to-blas then hands the
+    original buffer to BLAS with its transpose flag.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
   let summary = "Run f32/f64 matmuls on buffers through the runtime's BLAS";
   let description = [{
     Rewrites `linalg.matmul` and `linalg.batch_matmul` on f32 or f64 memrefs
     (after bufferization) into calls of `lazyrt_matmul_f32` /
-    `lazyrt_matmul_f64` (C += A * B through OpenBLAS on the calling thread),
-    one per matrix of a batch. The threads come from the surrounding
+    `lazyrt_matmul_f64` (C = A * B, or C += A * B, through OpenBLAS on the
+    calling thread), one per matrix of a batch. A `linalg.matmul` reading A
+    or B through a transposed map (from lazy-fold-transpose-into-matmul)
+    passes BLAS the transpose flag; a zero fill of C just before the product
+    is dropped and BLAS overwrites C instead of adding to it. The threads come from the surrounding
     `scf.forall`, which lazy-cpu-tile-and-vectorize created by splitting the
     GEMM (and its fused epilogue) by rows. Other element types stay loops.
   }];

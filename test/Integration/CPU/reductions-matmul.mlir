@@ -308,6 +308,31 @@ func.func @matmul_square_transposed(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>
 
 // -----
 
+// Transposed operands read in place by BLAS (lazy-fold-transpose-into-matmul
+// and the runtime's transpose flags), large enough to be split over threads,
+// with the transposed matrix also returned in the second function, and in
+// f64; one operand transposed at a time, as backward passes do.
+// ARG: x f32 [70, 130]
+// ARG: g f32 [70, 33]
+// ARG: w f32 [29, 130]
+// ARG: y f64 [40, 25]
+// ARG: v f64 [40, 12]
+// OUT: x.T.astype(np.float64) @ g ; rtol=1e-5, atol=1e-4
+// OUT: x.astype(np.float64) @ w.T ; rtol=1e-5, atol=1e-4
+// OUT: y.T @ v ; rtol=1e-12, atol=1e-12
+// OUT: y.T
+func.func @matmul_transposed_operands(%x: tensor<70x130xf32>, %g: tensor<70x33xf32>, %w: tensor<29x130xf32>, %y: tensor<40x25xf64>, %v: tensor<40x12xf64>) -> (tensor<130x33xf32>, tensor<70x29xf32>, tensor<25x12xf64>, tensor<25x40xf64>) {
+  %xt = lazy.transpose %x [1, 0] : tensor<70x130xf32>
+  %0 = lazy.matmul %xt, %g : tensor<130x70xf32>, tensor<70x33xf32>
+  %wt = lazy.transpose %w [1, 0] : tensor<29x130xf32>
+  %1 = lazy.matmul %x, %wt : tensor<70x130xf32>, tensor<130x29xf32>
+  %yt = lazy.transpose %y [1, 0] : tensor<40x25xf64>
+  %2 = lazy.matmul %yt, %v : tensor<25x40xf64>, tensor<40x12xf64>
+  return %0, %1, %2, %yt : tensor<130x33xf32>, tensor<70x29xf32>, tensor<25x12xf64>, tensor<25x40xf64>
+}
+
+// -----
+
 // matmul rank 3 (batched) and rank 4 (two batch dims).
 // ARG: a f32 [3, 7, 13]
 // ARG: b f32 [3, 13, 5]

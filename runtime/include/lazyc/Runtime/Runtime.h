@@ -102,15 +102,26 @@ typedef struct lazyrt_memref2d_f64 {
   int64_t strides[2];
 } lazyrt_memref2d_f64;
 
-/// C += A * B on row-major (or any unit-inner-stride) matrices, through
-/// OpenBLAS on the calling thread: generated code splits a GEMM over threads
-/// itself, so BLAS and the fused loops share one thread pool.
+/// Flags of the GEMM entry points.
+enum {
+  /// `a` holds A transposed (its sizes are [k, m]).
+  LAZYRT_GEMM_TRANSPOSE_A = 1,
+  /// `b` holds B transposed (its sizes are [n, k]).
+  LAZYRT_GEMM_TRANSPOSE_B = 2,
+  /// C = A * B instead of C += A * B (C need not be initialized).
+  LAZYRT_GEMM_OVERWRITE = 4,
+};
+
+/// C += A * B (or, with flags, C = A * B, with A or B stored transposed) on
+/// row-major (or any unit-inner-stride) matrices, through OpenBLAS on the
+/// calling thread: generated code splits a GEMM over threads itself, so
+/// BLAS and the fused loops share one thread pool.
 void _mlir_ciface_lazyrt_matmul_f32(lazyrt_memref2d_f32 *a,
                                     lazyrt_memref2d_f32 *b,
-                                    lazyrt_memref2d_f32 *c);
+                                    lazyrt_memref2d_f32 *c, int32_t flags);
 void _mlir_ciface_lazyrt_matmul_f64(lazyrt_memref2d_f64 *a,
                                     lazyrt_memref2d_f64 *b,
-                                    lazyrt_memref2d_f64 *c);
+                                    lazyrt_memref2d_f64 *c, int32_t flags);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -1,0 +1,76 @@
+// RUN: lazyc-opt %s -split-input-file --lazy-fold-transpose-into-matmul | FileCheck %s
+
+// A matmul operand made by a 2-D transpose is read through a transposed
+// indexing map instead, and the transpose (a copy) goes away.
+//   CHECK-DAG: #[[AT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+//   CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+//   CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+//   CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+//   CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @transposed_operands
+//  CHECK-SAME:   (%[[X:.*]]: tensor<128x512xf32>, %[[G:.*]]: tensor<128x256xf32>, %[[W:.*]]: tensor<256x512xf32>)
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   linalg.matmul indexing_maps = [#[[AT]], #[[B]], #[[C]]] ins(%[[X]], %[[G]] : tensor<128x512xf32>, tensor<128x256xf32>)
+//       CHECK:   linalg.matmul indexing_maps = [#[[A]], #[[BT]], #[[C]]] ins(%[[X]], %[[W]] : tensor<128x512xf32>, tensor<256x512xf32>)
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transposed_operands(%x: tensor<128x512xf32>, %g: tensor<128x256xf32>, %w: tensor<256x512xf32>) -> (tensor<512x256xf32>, tensor<128x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<512x128xf32>
+  %xt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<128x512xf32>) outs(%e0 : tensor<512x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<512x128xf32>
+  %e1 = tensor.empty() : tensor<512x256xf32>
+  %c1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %dw = linalg.matmul ins(%xt, %g : tensor<512x128xf32>, tensor<128x256xf32>) outs(%c1 : tensor<512x256xf32>) -> tensor<512x256xf32>
+  %e2 = tensor.empty() : tensor<512x256xf32>
+  %wt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<256x512xf32>) outs(%e2 : tensor<512x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<512x256xf32>
+  %e3 = tensor.empty() : tensor<128x256xf32>
+  %c3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<128x256xf32>) -> tensor<128x256xf32>
+  %dx = linalg.matmul ins(%x, %wt : tensor<128x512xf32>, tensor<512x256xf32>) outs(%c3 : tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %dw, %dx : tensor<512x256xf32>, tensor<128x256xf32>
+}
+
+// -----
+
+// A generic that computes something (here a negation) while transposing is
+// not a plain transpose: it stays, and so does the plain matmul.
+// CHECK-LABEL: func.func @not_a_plain_transpose
+//       CHECK:   linalg.generic
+//       CHECK:   linalg.matmul ins(
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @not_a_plain_transpose(%x: tensor<4x8xf32>, %g: tensor<4x2xf32>, %c: tensor<8x2xf32>) -> tensor<8x2xf32> {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %xt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<8x4xf32>
+  %r = linalg.matmul ins(%xt, %g : tensor<8x4xf32>, tensor<4x2xf32>) outs(%c : tensor<8x2xf32>) -> tensor<8x2xf32>
+  return %r : tensor<8x2xf32>
+}
+
+// -----
+
+// A transpose that is also returned stays (the matmul reads the original
+// anyway).
+// CHECK-LABEL: func.func @transpose_with_other_uses
+//       CHECK:   %[[T:.*]] = linalg.generic
+//       CHECK:   linalg.matmul indexing_maps =
+//       CHECK:   return %[[T]],
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transpose_with_other_uses(%x: tensor<4x8xf32>, %g: tensor<4x2xf32>, %c: tensor<8x2xf32>) -> (tensor<8x4xf32>, tensor<8x2xf32>) {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %xt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x4xf32>
+  %r = linalg.matmul ins(%xt, %g : tensor<8x4xf32>, tensor<4x2xf32>) outs(%c : tensor<8x2xf32>) -> tensor<8x2xf32>
+  return %xt, %r : tensor<8x4xf32>, tensor<8x2xf32>
+}
