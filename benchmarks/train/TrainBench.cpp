@@ -29,7 +29,10 @@
 // run that measured it.
 //
 //   lazyc-bench-train [--rounds N] [--block N] [--optimizer sgd|adam]
-//                     [--policy both|current]
+//                     [--threads N] [--policy both|current]
+//
+// --threads sets lazyc's OpenMP threads, libtorch's intra-op threads and
+// OpenBLAS's threads (default: OpenMP's default, all cores).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +48,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <memory>
@@ -54,7 +58,10 @@
 
 #include <unistd.h> // readlink: lazyc::sync() is spelled out below
 
-extern "C" int omp_get_max_threads();
+extern "C" {
+int omp_get_max_threads();
+void omp_set_num_threads(int threads);
+}
 
 using namespace lazyc;
 using Clock = std::chrono::steady_clock;
@@ -67,12 +74,20 @@ struct Settings {
   int pauseMs = 300; // libomp's default spin time is 200 ms
   std::string optimizer = "sgd";
   std::string policy = "both";
+  int threads = 0; ///< 0: OpenMP's default
   bool child = false;
 };
 
 const std::vector<int64_t> layerSizes = {784, 512, 512, 10};
 const int64_t batchSize = 128;
 const int batchCount = 8;
+
+/// CPU time of the whole process (every thread), in milliseconds.
+double processCpuMs() {
+  timespec now;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return now.tv_sec * 1e3 + now.tv_nsec * 1e-6;
+}
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -87,6 +102,7 @@ struct Variant {
   std::string name;
   std::function<float()> step;
   std::vector<double> stepMs;
+  std::vector<double> cpuMs; ///< process CPU time: all threads, spinning too
   float lastLoss = NAN;
 };
 
@@ -200,6 +216,8 @@ int runChild(const Settings &settings) {
     EagerScope scope;
     eager = std::make_unique<LazycTrainer>(setup, seed);
   }
+  if (settings.threads > 0)
+    omp_set_num_threads(settings.threads);
   int threads = omp_get_max_threads();
   bench::setTorchThreads(threads);
   std::function<float()> torchStep = bench::makeTorchTrainStep(setup);
@@ -244,11 +262,13 @@ int runChild(const Settings &settings) {
       Variant &variant = variants[(v + round) % variants.size()];
       std::this_thread::sleep_for(std::chrono::milliseconds(settings.pauseMs));
       for (int i = 0; i < settings.block; ++i) {
+        double cpuStart = processCpuMs();
         auto start = Clock::now();
         variant.lastLoss = variant.step();
         variant.stepMs.push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - start)
                 .count());
+        variant.cpuMs.push_back(processCpuMs() - cpuStart);
       }
     }
   Metrics after = metrics();
@@ -264,15 +284,17 @@ int runChild(const Settings &settings) {
               settings.rounds, settings.block, warmUp);
   double lazyMs = median(variants[0].stepMs);
   double floorMs = median(variants.back().stepMs);
-  std::printf("| variant | median step | min | max | vs lazyc lazy | "
-              "loss after %d steps |\n| --- | --- | --- | --- | --- | --- |\n",
+  std::printf("| variant | median step | min | max | vs lazyc lazy | CPU time "
+              "per step (median, all threads) | loss after %d steps |\n"
+              "| --- | --- | --- | --- | --- | --- | --- |\n",
               warmUp + settings.rounds * settings.block);
   for (Variant &variant : variants) {
     double ms = median(variant.stepMs);
     auto [low, high] =
         std::minmax_element(variant.stepMs.begin(), variant.stepMs.end());
-    std::printf("| %s | %.3f ms | %.3f | %.3f | %.2fx | %s |\n",
+    std::printf("| %s | %.3f ms | %.3f | %.3f | %.2fx | %.3f ms | %s |\n",
                 variant.name.c_str(), ms, *low, *high, ms / lazyMs,
+                median(variant.cpuMs),
                 std::isnan(variant.lastLoss)
                     ? ""
                     : std::to_string(variant.lastLoss).c_str());
@@ -295,10 +317,10 @@ std::map<std::string, double> runWithPolicy(const std::string &self,
                                             const char *policy) {
   std::string command = policy ? std::string("OMP_WAIT_POLICY=") + policy + " "
                                : std::string("env -u OMP_WAIT_POLICY ");
-  command += "'" + self + "' --child --rounds " +
-             std::to_string(settings.rounds) + " --block " +
-             std::to_string(settings.block) + " --optimizer " +
-             settings.optimizer;
+  command +=
+      "'" + self + "' --child --rounds " + std::to_string(settings.rounds) +
+      " --block " + std::to_string(settings.block) + " --optimizer " +
+      settings.optimizer + " --threads " + std::to_string(settings.threads);
   std::map<std::string, double> results;
   FILE *pipe = popen(command.c_str(), "r");
   if (!pipe)
@@ -340,6 +362,8 @@ int main(int argc, char **argv) {
       settings.block = std::max(1, std::atoi(value().c_str()));
     else if (flag == "--optimizer")
       settings.optimizer = value() == "adam" ? "adam" : "sgd";
+    else if (flag == "--threads")
+      settings.threads = std::max(0, std::atoi(value().c_str()));
     else if (flag == "--policy")
       settings.policy = value();
     else if (flag == "--child")
@@ -347,7 +371,7 @@ int main(int argc, char **argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--rounds N] [--block N] [--optimizer sgd|adam]"
-                   " [--policy both|current]\n",
+                   " [--threads N] [--policy both|current]\n",
                    argv[0]);
       return 2;
     }

@@ -18,5 +18,13 @@ execute_process(COMMAND "${WORK_DIR}/build/tour" OUTPUT_VARIABLE printed
 if(NOT printed MATCHES "^\\[\\[4, 4\\], \\[4, 4\\]\\]\n3\n.*traces compiled")
   message(FATAL_ERROR "the tour program printed:\n${printed}")
 endif()
+# A tiny model on synthetic data: it exits non-zero if a step after the
+# second compiled anything.
+execute_process(COMMAND "${WORK_DIR}/build/mnist_mlp" --epochs 2
+                        --examples 256 --batch 32 --hidden 32
+                OUTPUT_VARIABLE printed COMMAND_ERROR_IS_FATAL ANY)
+if(NOT printed MATCHES "epoch 2/2: mean loss [0-9.]+.*steps compiled 0 traces")
+  message(FATAL_ERROR "the mnist_mlp program printed:\n${printed}")
+endif()
 execute_process(COMMAND "${WORK_DIR}/prefix/bin/lazyc-opt" --version
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
