@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Ops.h"
+#include "Convert.h"
 #include "Engine.h"
 #include "ShapeCheck.h"
 #include "Tape.h"
@@ -77,7 +78,12 @@ NodePtr literal(double value, DType dtype, Where where, Shape shape = {}) {
   node->kind = OpKind::Literal;
   node->dtype = dtype;
   node->shape = std::move(shape);
-  node->scalar = value;
+  // The value as `dtype` holds it (rounded, truncated toward zero, 0 or 1),
+  // so that casting a literal converts its value as lazy.cast would, and a
+  // baked and a promoted literal are the same number.
+  uint8_t stored[8];
+  convert::storeScalar(value, dtype, stored);
+  node->scalar = convert::loadScalar(stored, dtype);
   node->loc = {where.file_name(), where.line(), where.function_name()};
   node->computeContentHash();
   return node;

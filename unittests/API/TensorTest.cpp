@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <thread>
 
 using namespace lazyc;
@@ -486,4 +487,38 @@ TEST(ScalarTest, IntegersThatDoNotFitAreErrorsNotWrapArounds) {
             (std::vector<bool>{true, true}));
   EXPECT_EQ((ints > int64_t(-3000000000)).toVector<bool>(),
             (std::vector<bool>{true, true}));
+}
+
+TEST(LiteralTest, NarrowLiteralsRoundOnceBakedOrPromoted) {
+  // 1 + 2^-11 + 2^-30 lies just above the midpoint of 1 and the next
+  // Float16, 1 + 2^-10: rounded once it is 1.0009765625. Rounded through
+  // float first, 2^-30 is lost and the tie goes to even: 1. The third run
+  // passes the scalar as an argument (constant promotion).
+  Tensor x = zeros({1}, DType::Float16);
+  std::vector<float> got;
+  for (double c : {0.5, 0.25, 1 + 0x1p-11 + 0x1p-30})
+    got.push_back((x + c).item<float>());
+  EXPECT_EQ(got, (std::vector<float>{0.5f, 0.25f, 1.0009765625f}));
+  // Baked, the same value rounds the same way.
+  EXPECT_EQ((x + (1 + 0x1p-11 + 0x1p-30)).item<float>(), 1.0009765625f);
+}
+
+TEST(LiteralTest, CastsOfLiteralsConvertTheValue) {
+  // 0.335 as a Float16 is 0.3349609375 (1.33984375 * 2^-2, 10-bit mantissa).
+  for (bool eager : {false, true}) {
+    std::optional<EagerScope> scope;
+    if (eager)
+      scope.emplace();
+    EXPECT_EQ(cast(full({1}, 0.335f, DType::Float16), DType::Float32)
+                  .item<float>(),
+              0.3349609375f)
+        << (eager ? "eager" : "lazy");
+    EXPECT_EQ(cast(cast(full({1, 3}, -1.223), DType::Bool), DType::Float32)
+                  .toVector<float>(),
+              (std::vector<float>{1, 1, 1}))
+        << (eager ? "eager" : "lazy");
+    EXPECT_EQ(cast(full({2}, 2.9f), DType::Int32).toVector<int32_t>(),
+              (std::vector<int32_t>{2, 2}))
+        << (eager ? "eager" : "lazy");
+  }
 }
