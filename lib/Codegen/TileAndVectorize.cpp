@@ -94,6 +94,23 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   }
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
+  // A contraction (a GEMM) is fused into the tile of its only consumer (an
+  // epilogue), never into one of several: each would compute its own copy
+  // (a training step's pre-activations feed the ReLU, its mask and the
+  // weight gradient's transpose). Left alone, it becomes a root of its own
+  // and is computed once, split over the threads.
+  Operation *rootOp = root.getOperation();
+  options.setFusionControlFn(
+      [rootOp](tensor::ExtractSliceOp slice, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer.getOwner());
+        if (!linalgProducer || !isContraction(linalgProducer))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        for (Operation *user : producer.getUsers())
+          if (user != slice.getOperation() && user != rootOp)
+            return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
 
   rewriter.setInsertionPoint(root);
   FailureOr<scf::SCFTileAndFuseResult> result =

@@ -1,0 +1,52 @@
+// RUN: lazyc-opt %s --lazy-cpu-tile-and-vectorize="num-threads=2" | FileCheck %s
+
+// A GEMM with two consumers is computed once: it is not fused into either
+// consumer's thread tile (each would compute its own copy) but split over
+// the threads as a root of its own; the consumers read its result.
+// CHECK-LABEL: func.func @multi_use_gemm
+//       CHECK:   %[[H:.*]] = scf.forall
+//       CHECK:     linalg.matmul
+//       CHECK:   scf.forall {{.*}} shared_outs
+//   CHECK-NOT:     linalg.matmul
+//       CHECK:     tensor.extract_slice %[[H]]
+//       CHECK:   scf.forall {{.*}} shared_outs
+//   CHECK-NOT:     linalg.matmul
+//       CHECK:     tensor.extract_slice %[[H]]
+//       CHECK:   return
+func.func @multi_use_gemm(%x: tensor<512x256xf32>, %w: tensor<256x512xf32>, %b: tensor<512x512xf32>) -> (tensor<512x512xf32>, tensor<512x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<512x256xf32>, tensor<256x512xf32>) outs(%c : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<512x512xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%h, %b : tensor<512x512xf32>, tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %m = arith.mulf %in, %in2 : f32
+    linalg.yield %m : f32
+  } -> tensor<512x512xf32>
+  return %r, %s : tensor<512x512xf32>, tensor<512x512xf32>
+}
+
+// With one consumer, the GEMM is fused into its tile (an epilogue).
+// CHECK-LABEL: func.func @single_use_gemm
+//       CHECK:   scf.forall
+//       CHECK:     linalg.matmul
+//       CHECK:     vector.transfer_write
+//   CHECK-NOT:   linalg.matmul
+//       CHECK:   return
+func.func @single_use_gemm(%x: tensor<512x256xf32>, %w: tensor<256x512xf32>) -> tensor<512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<512x256xf32>, tensor<256x512xf32>) outs(%c : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<512x512xf32>
+  return %r : tensor<512x512xf32>
+}
