@@ -284,6 +284,14 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
       x = roundToOddF32(b, loc, x);
     return arith::TruncFOp::create(b, loc, to, x);
   }
+  if (toFloat && !fromBool && to.getIntOrFloatBitWidth() == 16) {
+    // To f16/bf16 through f64 (exact for i32) and f32 rounded to odd: one
+    // rounding. A direct sitofp is computed as sitofp to f32 then truncf,
+    // two roundings: 2^24 + 2^16 + 1 became bf16 2^24, not 2^24 + 2^17.
+    // (i64 beyond 2^53 still rounds once more in sitofp to f64.)
+    Value wide = arith::SIToFPOp::create(b, loc, b.getF64Type(), x);
+    return arith::TruncFOp::create(b, loc, to, roundToOddF32(b, loc, wide));
+  }
   if (toFloat)
     return fromBool ? arith::UIToFPOp::create(b, loc, to, x).getResult()
                     : arith::SIToFPOp::create(b, loc, to, x).getResult();

@@ -1250,3 +1250,22 @@ func.func @matmul_rank4_mixed_batch(%a: tensor<2x?x8x16xf32>, %b: tensor<?x3x16x
   %0 = lazy.matmul %a, %b : tensor<2x?x8x16xf32>, tensor<?x3x16x4xf32>
   return %0 : tensor<2x3x8x4xf32>
 }
+
+// -----
+
+// Integer to f16/bf16 converts exactly to f64, rounds to odd in f32 and then
+// to nearest in the narrow type: one correct rounding. Regression (found by
+// lazyc-fuzz): sitofp straight to bf16 was emulated as sitofp to f32 then
+// truncf, so 2^24 + 2^16 + 1 gave 2^24 instead of 2^24 + 2^17.
+// CHECK-LABEL: func.func @cast_i32_to_bf16
+//       CHECK:   ^bb0(%[[X:.*]]: i32, %{{.*}}: bf16):
+//       CHECK:     %[[WIDE:.*]] = arith.sitofp %[[X]] : i32 to f64
+//       CHECK:     arith.truncf %[[WIDE]] : f64 to f32
+//       CHECK:     arith.ori
+//       CHECK:     %[[ODD:.*]] = arith.bitcast %{{.*}} : i32 to f32
+//  CHECK-NEXT:     %[[R:.*]] = arith.truncf %[[ODD]] : f32 to bf16
+//  CHECK-NEXT:     linalg.yield %[[R]] : bf16
+func.func @cast_i32_to_bf16(%x: tensor<4xi32>) -> tensor<4xbf16> {
+  %0 = lazy.cast %x : tensor<4xi32> to tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}

@@ -101,3 +101,12 @@ func.func @f16_ops_round_each(%a: tensor<6xf16>, %b: tensor<6xf16>) -> tensor<6x
   %0 = lazy.div %q, %k : tensor<6xf16>
   return %0 : tensor<6xf16>
 }
+// -----
+
+// Was a bug (found by lazyc-fuzz): int to bf16 rounded twice (sitofp to f32, then to bf16): 2^24 + 2^16 + 1 = 16842753 gave 2^24, not the nearest bf16 2^24 + 2^17 = 16908288. Expected values by exact rational rounding (Python fractions); bf16 outputs are read back as f32.
+// ARG: a i32 [8] values([16842753, 16842752, -16842753, 3, 257, 259, 2147483647, -2147483648])
+// OUT: np.array([16908288.0, 16777216.0, -16908288.0, 3.0, 256.0, 260.0, 2147483648.0, -2147483648.0], dtype=np.float32) ; rtol=0, atol=0
+func.func @cast_i32_to_bf16_rounds_once(%a: tensor<8xi32>) -> tensor<8xbf16> {
+  %0 = lazy.cast %a : tensor<8xi32> to tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
