@@ -81,7 +81,6 @@ private:
   double randomFloat();
   int64_t randomInteger(DType dtype);
   double randomConstant(ScalarType type);
-  double drawConstant(ScalarType type);
   Step input(DType dtype, std::vector<int64_t> shape);
 
   // Picking operands.
@@ -177,14 +176,6 @@ int64_t Generator::randomInteger(DType dtype) {
 }
 
 double Generator::randomConstant(ScalarType type) {
-  double value = drawConstant(type);
-  if (type == ScalarType::Double &&
-      options.exclusions.promotedNarrowLiteralDoubleRounding)
-    value = static_cast<float>(value);
-  return value;
-}
-
-double Generator::drawConstant(ScalarType type) {
   switch (type) {
   case ScalarType::Bool:
     return static_cast<double>(random.below(2));
@@ -305,9 +296,6 @@ bool Generator::addRandomOp() {
       leaf.dtype = random.pick(kAllDTypes);
       leaf.hasDType = random.chance(0.6);
       setConstants(leaf, static_cast<ScalarType>(random.below(5)));
-      if (options.exclusions.literalCastSkipsRounding)
-        for (double &constant : leaf.constants)
-          constant = static_cast<double>(random.below(2));
     } else if (kind == 2) {
       leaf.kind = StepKind::Arange;
       leaf.start = static_cast<double>(random.between(-5, 5)) / 2;

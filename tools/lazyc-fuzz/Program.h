@@ -97,30 +97,10 @@ struct Program {
   }
 };
 
-/// Known bugs outside the compiler (in lib/API or lib/Trace) that the
-/// generator steers around, each until its fix lands; --no-exclusions
-/// turns them all off. docs/Testing.md lists them with their reproducers.
-struct Exclusions {
-  /// A promoted Float16/BFloat16 literal is converted double -> float ->
-  /// half (lib/API/Convert.cpp, storeScalar), rounding twice, while the
-  /// baked literal rounds once. When set, double constants are drawn
-  /// exactly representable as float, where the two agree.
-  bool promotedNarrowLiteralDoubleRounding = true;
-  /// Lazily, a cast of a literal (a full() value, explicitly or by
-  /// promotion) makes a new literal from the original double
-  /// (lib/API/Ops.cpp, castTo), skipping the conversion:
-  /// cast(full({1}, 0.335f, DType::Float16), DType::Float32) is 0.335f, not
-  /// the Float16 value 0.3349609375 that eager mode gives, and
-  /// cast(cast(full({1}, -1.5), DType::Bool), DType::Float32) is -1.5, not
-  /// 1. When set, full() values are 0 or 1, which every dtype holds.
-  bool literalCastSkipsRounding = true;
-};
-
 /// Options of the generator.
 struct GeneratorOptions {
   int maxOps = 60;
   int64_t maxElements = 512;
-  Exclusions exclusions;
 };
 
 /// A random, valid program (every call is checked by recording it lazily;

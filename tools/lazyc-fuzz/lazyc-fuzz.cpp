@@ -65,9 +65,6 @@ void usage() {
          "  --eager-every K  check eager mode on every K-th program only "
          "(default 1)\n"
          "  --print          print each program as C++\n"
-         "  --no-exclusions  also generate the cases of known bugs outside "
-         "the compiler\n"
-         "                   (Exclusions in tools/lazyc-fuzz/Program.h)\n"
          "  --no-minimize    report failures without shrinking them\n"
          "  --keep-going     continue after a failure (exit status 1 at the "
          "end)\n"
@@ -111,8 +108,6 @@ bool parse(int argc, char **argv, Options &options) {
           std::max<int64_t>(1, std::strtoll(value(), nullptr, 10));
     else if (arg == "--print")
       options.print = true;
-    else if (arg == "--no-exclusions")
-      options.generator.exclusions = Exclusions{false, false};
     else if (arg == "--no-minimize")
       options.minimize = false;
     else if (arg == "--keep-going")
