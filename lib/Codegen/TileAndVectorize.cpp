@@ -354,7 +354,10 @@ struct LazyCpuTileAndVectorizePass
       bool feedsUntiledLinalg = llvm::any_of(op->getUsers(), [](Operation *u) {
         return isa<linalg::LinalgOp>(u) && !u->getParentOfType<scf::ForallOp>();
       });
-      if (feedsUntiledLinalg)
+      // A GEMM is worth the threads whatever reads it: a small untiled
+      // consumer (a loss over 10 classes) must not leave the forward
+      // pass's GEMMs, one after the other, on one thread.
+      if (feedsUntiledLinalg && !isContraction(op))
         continue;
       (void)distributeOverThreads(rewriter, op, threads, vectorWidth);
     }

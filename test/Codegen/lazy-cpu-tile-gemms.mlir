@@ -1,4 +1,5 @@
-// RUN: lazyc-opt %s --lazy-cpu-tile-and-vectorize="num-threads=2" | FileCheck %s
+// RUN: lazyc-opt %s -split-input-file --lazy-cpu-tile-and-vectorize="num-threads=2" \
+// RUN:   | FileCheck %s
 
 // A GEMM with two consumers is computed once: it is not fused into either
 // consumer's thread tile (each would compute its own copy) but split over
@@ -31,6 +32,8 @@ func.func @multi_use_gemm(%x: tensor<512x256xf32>, %w: tensor<256x512xf32>, %b: 
   return %r, %s : tensor<512x512xf32>, tensor<512x512xf32>
 }
 
+// -----
+
 // With one consumer, the GEMM is fused into its tile (an epilogue).
 // CHECK-LABEL: func.func @single_use_gemm
 //       CHECK:   scf.forall
@@ -49,4 +52,26 @@ func.func @single_use_gemm(%x: tensor<512x256xf32>, %w: tensor<256x512xf32>) -> 
     linalg.yield %m : f32
   } -> tensor<512x512xf32>
   return %r : tensor<512x512xf32>
+}
+
+// -----
+
+// A GEMM whose consumer is too small to split (128x10 outputs) is still
+// split over the threads: its work is the product's, not the consumer's.
+// CHECK-LABEL: func.func @gemm_feeding_small_consumer
+//       CHECK:   scf.forall
+//       CHECK:     linalg.matmul
+//       CHECK:   scf.forall.in_parallel
+//       CHECK:   return
+func.func @gemm_feeding_small_consumer(%x: tensor<128x512xf32>, %w: tensor<512x10xf32>) -> tensor<128x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x10xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<128x10xf32>) -> tensor<128x10xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<128x512xf32>, tensor<512x10xf32>) outs(%c : tensor<128x10xf32>) -> tensor<128x10xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<128x10xf32>) outs(%e : tensor<128x10xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<128x10xf32>
+  return %r : tensor<128x10xf32>
 }
