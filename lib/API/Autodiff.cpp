@@ -558,6 +558,19 @@ GradientTape::gradient(const Tensor &target,
   return result;
 }
 
+std::vector<Tensor>
+GradientTape::gradient(const Tensor &target,
+                       const std::vector<Variable *> &sources,
+                       SourceLocation where) {
+  std::vector<VariableRef> refs;
+  for (Variable *source : sources) {
+    if (!source)
+      throw Error("gradient", "a source is a null Variable pointer", where);
+    refs.emplace_back(*source);
+  }
+  return gradient(target, refs, where);
+}
+
 Tensor GradientTape::gradient(const Tensor &target, const Tensor &source,
                               SourceLocation where) {
   return gradient(target, std::vector<Tensor>{source}, where).front();

@@ -472,12 +472,29 @@ Tensor lazyc::arange(double start, double stop, double step, DType dtype,
   if (step == 0 || !std::isfinite(start) || !std::isfinite(stop) ||
       !std::isfinite(step))
     fail("arange", "needs finite bounds and a nonzero step", where);
-  int64_t count = std::max<int64_t>(
-      0, static_cast<int64_t>(std::ceil((stop - start) / step)));
-  std::vector<double> values(count);
+  double steps = std::ceil((stop - start) / step);
+  if (steps > static_cast<double>(detail::kMaxElements))
+    fail("arange", "gives more than 2^59 elements", where);
+  int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
+  // The values, written straight in `dtype` (no Float64 buffer and cast).
+  NodePtr node = makeNode();
+  node->kind = OpKind::Buffer;
+  node->dtype = dtype;
+  node->shape = {count};
+  node->loc = {where.file_name(), where.line(), where.function_name()};
+  node->computeContentHash();
+  try {
+    node->value = std::make_shared<trace::Buffer>(dtype, count);
+  } catch (const std::bad_alloc &) {
+    fail("arange", "cannot allocate " + std::to_string(count) + " elements",
+         where);
+  }
+  auto *bytes = static_cast<uint8_t *>(node->value->data());
   for (int64_t i = 0; i < count; ++i)
-    values[i] = start + static_cast<double>(i) * step;
-  return cast(Tensor::fromVector<double>(values, {count}, where), dtype, where);
+    convert::storeScalar(start + static_cast<double>(i) * step, dtype,
+                         bytes + i * sizeOf(dtype));
+  engine::countOp();
+  return detail::TensorAccess::wrap(std::move(node));
 }
 
 Tensor lazyc::randomUniform(Shape shape, double low, double high, int64_t seed,

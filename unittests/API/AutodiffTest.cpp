@@ -254,6 +254,19 @@ TEST(AutodiffTest, VariablesAreWatchedWhenRead) {
   EXPECT_EQ(grads[1].toVector<double>(), (std::vector<double>{0}));
 }
 
+TEST(AutodiffTest, ParameterListsOfVariablePointers) {
+  Variable w(Tensor::fromVector<double>({2, 3}, {2}), "w");
+  Variable b(Tensor::fromVector<double>({1}, {1}), "b");
+  std::vector<Variable *> parameters = {&w, &b};
+  GradientTape tape;
+  Tensor loss = sum(w.read() * w.read()) + sum(b.read() * 4.0);
+  std::vector<Tensor> grads = tape.gradient(loss, parameters);
+  EXPECT_EQ(grads[0].toVector<double>(), (std::vector<double>{4, 6}));
+  EXPECT_EQ(grads[1].toVector<double>(), (std::vector<double>{4}));
+  std::vector<Variable *> withNull = {&w, nullptr};
+  EXPECT_THROW((void)tape.gradient(loss, withNull), Error);
+}
+
 TEST(AutodiffTest, VariableUpdatesKeepProgramOrder) {
   Variable v(Tensor::fromVector<float>({1, 2}, {2}), "v");
   Tensor before = v.read();

@@ -522,3 +522,18 @@ TEST(LiteralTest, CastsOfLiteralsConvertTheValue) {
         << (eager ? "eager" : "lazy");
   }
 }
+
+TEST(CreationTest, ArangeWritesItsDtypeDirectly) {
+  resetMetrics();
+  Tensor ints = arange(0, 5, 1, DType::Int32);
+  EXPECT_TRUE(ints.isMaterialized()); // A buffer: no cast node to compute.
+  EXPECT_EQ(ints.dtype(), DType::Int32);
+  EXPECT_EQ(ints.toVector<int32_t>(), (std::vector<int32_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(arange(1, 0, -0.25, DType::Float64).toVector<double>(),
+            (std::vector<double>{1, 0.75, 0.5, 0.25}));
+  // Float16: 0.1 rounds to 0.0999755859375 (1638.4 / 16384 -> 1638).
+  EXPECT_EQ(arange(0, 0.2, 0.1, DType::Float16).toVector<float>(),
+            (std::vector<float>{0.0f, 0.0999755859375f}));
+  EXPECT_EQ(arange(3, 3).numel(), 0);
+  EXPECT_EQ(metrics().tracesCompiled, 0u);
+}

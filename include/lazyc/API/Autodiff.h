@@ -64,6 +64,10 @@ public:
   std::vector<Tensor>
   gradient(const Tensor &target, const std::vector<VariableRef> &sources,
            SourceLocation where = SourceLocation::current());
+  /// For parameter lists (`std::vector<Variable *>`) as optimizers hold them.
+  std::vector<Tensor>
+  gradient(const Tensor &target, const std::vector<Variable *> &sources,
+           SourceLocation where = SourceLocation::current());
   Tensor gradient(const Tensor &target, const Tensor &source,
                   SourceLocation where = SourceLocation::current());
   Tensor gradient(const Tensor &target, const Variable &source,
