@@ -21,6 +21,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
+#include <limits>
 #include <thread>
 
 namespace mlir::lazy {
@@ -41,13 +42,19 @@ static bool isContraction(linalg::LinalgOp op) {
          linalg::isaContractionOpInterface(op);
 }
 
-/// The number of iterations of `op`'s loop nest, or nullopt if dynamic.
+/// The number of iterations of `op`'s loop nest (saturated at INT64_MAX), or
+/// nullopt if it depends on a dynamic range. A static range of 0 makes it 0
+/// whatever the dynamic ones are.
 static std::optional<int64_t> staticTripCount(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::is_contained(ranges, 0))
+    return 0;
   int64_t count = 1;
-  for (int64_t range : op.getStaticLoopRanges()) {
+  for (int64_t range : ranges) {
     if (ShapedType::isDynamic(range))
       return std::nullopt;
-    count *= range;
+    if (__builtin_mul_overflow(count, range, &count))
+      count = std::numeric_limits<int64_t>::max();
   }
   return count;
 }
@@ -271,6 +278,8 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
     return;
   if (tileReductionByPartials(rewriter, op, vectorWidth))
     return;
+  // Read before tiling: tileWithFor erases `op`.
+  bool reduces = op.getNumReductionLoops() > 0;
 
   // Tile sizes: 1 on parallel dimensions, the vector width on an innermost
   // parallel one, 0 (whole) on reductions.
@@ -303,7 +312,7 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
       continue;
     }
     // Masked reductions are not reliable in the vectorizer: stay scalar.
-    if (tileSizes[d] == 0 || op.getNumReductionLoops() > 0)
+    if (tileSizes[d] == 0 || reduces)
       return;
     isDynamic = true;
     vectorSizes.push_back(tileSizes[d]);
@@ -314,8 +323,7 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t elements = 1;
   for (int64_t size : vectorSizes)
     elements *= size;
-  int64_t limit = op.getNumReductionLoops() > 0 ? 4 * vectorWidth
-                                                : 16 * vectorWidth;
+  int64_t limit = reduces ? 4 * vectorWidth : 16 * vectorWidth;
   if (elements > limit)
     return;
   vectorizeTile(rewriter, tiled,

@@ -172,3 +172,21 @@ func.func @bool_result(%a: tensor<1048576xf32>, %b: tensor<1048576xf32>) -> tens
   %0 = lazy.compare lt, %a, %b : tensor<1048576xf32>
   return %0 : tensor<1048576xi1>
 }
+
+// -----
+
+// A loop nest with a static range of 0 and a dynamic one (a max over an
+// empty dimension): no iterations, so the reduction is neither split over
+// threads nor vectorized (its -inf fill is). Splitting the dynamic
+// dimension over the threads crashed in the tiler (linalg::computeTileSizes);
+// found feeding lazyc-opt edge-case shapes.
+// CHECK-LABEL: func.func @empty_dynamic_reduction
+//   CHECK-NOT:   scf.forall
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     iterator_types = ["reduction", "parallel"]
+//  CHECK-SAME:     ins(%{{.*}} : tensor<0x?xf32>)
+//       CHECK:   return
+func.func @empty_dynamic_reduction(%x: tensor<0x?xf32>) -> tensor<?xf32> {
+  %0 = lazy.reduce_max %x [0] : tensor<0x?xf32>
+  return %0 : tensor<?xf32>
+}
