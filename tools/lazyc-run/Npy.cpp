@@ -13,8 +13,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cctype>
 #include <cstring>
-#include <regex>
+#include <optional>
 
 using namespace lazyc;
 
@@ -46,6 +47,58 @@ static std::optional<DType> fromDescriptor(llvm::StringRef text) {
     if (text == descriptor(dtype))
       return dtype;
   return std::nullopt;
+}
+
+/// The text of `key`'s value in a .npy header, a Python dict literal such as
+/// `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`: a quoted
+/// string, a parenthesized tuple or a bare word. None if `key` is missing or
+/// its value is none of these.
+static std::optional<llvm::StringRef> dictValue(llvm::StringRef header,
+                                               llvm::StringRef key) {
+  std::string quoted = ("'" + key + "'").str();
+  size_t at = header.find(quoted);
+  if (at == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef rest = header.drop_front(at + quoted.size()).ltrim();
+  if (!rest.consume_front(":"))
+    return std::nullopt;
+  rest = rest.ltrim();
+  size_t end;
+  if (rest.starts_with("'"))
+    end = rest.find('\'', 1);
+  else if (rest.starts_with("("))
+    end = rest.find(')');
+  else if (llvm::StringRef word =
+               rest.take_while([](char c) { return std::isalpha(c); });
+           !word.empty())
+    return word;
+  else
+    return std::nullopt;
+  if (end == llvm::StringRef::npos)
+    return std::nullopt;
+  return rest.take_front(end + 1);
+}
+
+/// Parses a tuple of non-negative dimensions: `()`, `(4,)`, `(2, 3)`.
+static std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text) {
+  if (!text.consume_front("(") || !text.consume_back(")"))
+    return std::nullopt;
+  std::vector<int64_t> shape;
+  if (text.trim().empty())
+    return shape;
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ',');
+  // One trailing comma is allowed, and needed for rank 1: `(4,)`.
+  if (parts.size() > 1 && parts.back().trim().empty())
+    parts.pop_back();
+  for (llvm::StringRef part : parts) {
+    int64_t dim;
+    // getAsInteger with radix 10 takes digits and a leading '-' only.
+    if (part.trim().getAsInteger(10, dim) || dim < 0)
+      return std::nullopt;
+    shape.push_back(dim);
+  }
+  return shape;
 }
 
 static uint16_t floatToBFloat16(float value) {
@@ -88,32 +141,35 @@ llvm::Expected<npy::Array> npy::read(llvm::StringRef path, bool wantBFloat16) {
   }
   if (headerStart + headerLength > data.size())
     return fail("truncated header");
-  std::string header = data.substr(headerStart, headerLength).str();
+  llvm::StringRef header = data.substr(headerStart, headerLength);
 
-  std::smatch match;
-  if (!std::regex_search(header, match,
-                         std::regex("'descr'\\s*:\\s*'([^']*)'")))
+  std::optional<llvm::StringRef> descr = dictValue(header, "descr");
+  if (!descr || !descr->consume_front("'") || !descr->consume_back("'"))
     return fail("header has no 'descr'");
-  std::optional<DType> dtype = fromDescriptor(match[1].str());
+  std::optional<DType> dtype = fromDescriptor(*descr);
   if (!dtype)
-    return fail("unsupported element type '" + match[1].str() +
+    return fail("unsupported element type '" + *descr +
                 "' (supported: <f4 <f8 <f2 <i4 <i8 |b1)");
-  if (std::regex_search(header, std::regex("'fortran_order'\\s*:\\s*True")))
+  std::optional<llvm::StringRef> fortranOrder =
+      dictValue(header, "fortran_order");
+  if (fortranOrder && *fortranOrder == "True")
     return fail("Fortran-order arrays are not supported");
-  if (!std::regex_search(header, match,
-                         std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
-    return fail("header has no 'shape'");
-  Array array{*dtype, {}, {}};
-  std::string dims = match[1].str();
-  std::regex number("[0-9]+");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number);
-       it != std::sregex_iterator(); ++it)
-    array.shape.push_back(std::stoll(it->str()));
+  std::optional<llvm::StringRef> shapeText = dictValue(header, "shape");
+  if (!shapeText)
+    return fail("header has no 'shape' tuple");
+  std::optional<std::vector<int64_t>> shape = parseShape(*shapeText);
+  if (!shape)
+    return fail("bad shape " + *shapeText +
+                " (expected a tuple of non-negative integers)");
+  Array array{*dtype, std::move(*shape), {}};
 
-  size_t elements = 1;
+  // The element count and byte size, refused where they overflow.
+  size_t elements = 1, bytes;
   for (int64_t dim : array.shape)
-    elements *= static_cast<size_t>(dim);
-  size_t bytes = elements * sizeOf(*dtype);
+    if (__builtin_mul_overflow(elements, static_cast<size_t>(dim), &elements))
+      return fail("shape " + *shapeText + " has too many elements");
+  if (__builtin_mul_overflow(elements, sizeOf(*dtype), &bytes))
+    return fail("shape " + *shapeText + " has too many elements");
   size_t payload = headerStart + headerLength;
   if (data.size() - payload < bytes)
     return fail("holds " + llvm::Twine(data.size() - payload) +

@@ -18,6 +18,7 @@
 
 #include "Npy.h"
 
+#include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
@@ -43,6 +44,8 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace lazyc;
@@ -147,6 +150,58 @@ static std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text) {
   return shape;
 }
 
+/// Checks that `module` is a trace: functions with a body of lazy ops and a
+/// func.return, nothing else. The CPU pipeline is written for those; other
+/// ops (a call, a loop, an upstream op on tensors) get a diagnostic here
+/// instead of whatever the pipeline or the generated code makes of them.
+static LogicalResult checkIsTrace(ModuleOp module) {
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto function = dyn_cast<func::FuncOp>(op);
+    if (!function)
+      return op.emitOpError("is not a function: lazyc-run compiles modules "
+                            "of functions of lazy ops");
+    if (function.isExternal())
+      return function.emitOpError("has no body");
+    if (!llvm::hasSingleElement(function.getBody()))
+      return function.emitOpError("has several blocks");
+    for (Operation &inner : function.front()) {
+      if (!isa<lazy::LazyDialect>(inner.getDialect()) &&
+          !isa<func::ReturnOp>(inner))
+        return inner.emitOpError(
+            "is not a lazy op: lazyc-run compiles functions of lazy ops");
+    }
+  }
+  return success();
+}
+
+/// The byte size of a `dtype` tensor of `shape`, or an error if it overflows
+/// or exceeds this machine's memory: a std::vector that large cannot be
+/// allocated, which would abort instead of saying so.
+static llvm::Expected<size_t> byteSize(llvm::ArrayRef<int64_t> shape,
+                                       DType dtype,
+                                       const llvm::Twine &what) {
+  std::string text;
+  for (int64_t dim : shape)
+    text += (text.empty() ? "" : "x") +
+            (dim == jit::kDynamic ? std::string("?") : std::to_string(dim));
+  size_t bytes = sizeOf(dtype);
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return llvm::createStringError(what + " has a dynamic shape (" + text +
+                                     ")");
+    if (__builtin_mul_overflow(bytes, static_cast<size_t>(dim), &bytes))
+      return llvm::createStringError(what + " of shape " + text +
+                                     " has too many elements");
+  }
+  uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (bytes > memory)
+    return llvm::createStringError(
+        what + " of shape " + text + " needs " + llvm::Twine(bytes) +
+        " bytes, more than this machine's memory (" + llvm::Twine(memory) +
+        ")");
+  return bytes;
+}
+
 /// Prints up to 8 leading elements of `array`.
 static void printSummary(llvm::raw_ostream &os, const npy::Array &array) {
   size_t count = array.bytes.size() / sizeOf(array.dtype);
@@ -209,6 +264,8 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  if (failed(checkIsTrace(*module)))
+    return 1;
 
   // The function to run.
   func::FuncOp function;
@@ -253,10 +310,11 @@ int main(int argc, char **argv) {
                     " has dynamic dimensions: give a .npy file or "
                     "--input=random:AxB");
       }
-      size_t elements = 1;
-      for (int64_t dim : shape)
-        elements *= dim;
-      array = {*dtype, shape, std::vector<uint8_t>(elements * sizeOf(*dtype))};
+      llvm::Expected<size_t> bytes =
+          byteSize(shape, *dtype, "argument #" + llvm::Twine(index));
+      if (!bytes)
+        return fail(llvm::toString(bytes.takeError()));
+      array = {*dtype, shape, std::vector<uint8_t>(*bytes)};
       fillRandom(array, engine);
     } else {
       auto read = npy::read(spec, *dtype == DType::BFloat16);
@@ -287,14 +345,15 @@ int main(int argc, char **argv) {
 
   // Outputs, allocated once.
   std::vector<npy::Array> results;
-  for (const jit::TensorSpec &spec : (*compiled)->outputs()) {
-    size_t elements = 1;
-    for (int64_t dim : spec.shape)
-      elements *= dim;
+  for (auto [index, spec] : llvm::enumerate((*compiled)->outputs())) {
+    llvm::Expected<size_t> bytes =
+        byteSize(spec.shape, spec.dtype, "result #" + llvm::Twine(index));
+    if (!bytes)
+      return fail(llvm::toString(bytes.takeError()));
     results.push_back({spec.dtype,
                        std::vector<int64_t>(spec.shape.begin(),
                                             spec.shape.end()),
-                       std::vector<uint8_t>(elements * sizeOf(spec.dtype))});
+                       std::vector<uint8_t>(*bytes)});
   }
   std::vector<jit::BufferView> inputViews, outputViews;
   for (npy::Array &array : arguments)

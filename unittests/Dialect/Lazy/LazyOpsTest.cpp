@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+#include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 #include "lazyc/InitAll.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -154,6 +155,34 @@ TEST_F(LazyOpsTest, ValidModuleVerifies) {
                                                              &context);
   ASSERT_TRUE(parsed);
   EXPECT_TRUE(succeeded(verify(*parsed)));
+}
+
+/// refineArgumentTypes on functions it cannot refine: a declaration (its
+/// entry block was read although it has none) and several blocks. Each is a
+/// diagnostic, not a crash.
+TEST_F(LazyOpsTest, RefineArgumentTypesNeedsOneBlock) {
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(R"mlir(
+    func.func private @declaration(%x: tensor<?xf32>) -> tensor<?xf32>
+    func.func @blocks(%x: tensor<?xf32>) -> tensor<?xf32> {
+      cf.br ^bb1
+    ^bb1:
+      return %x : tensor<?xf32>
+    })mlir",
+                                                             &context);
+  ASSERT_TRUE(parsed);
+  std::vector<std::string> messages;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    messages.push_back(diag.str());
+    return success();
+  });
+  SmallVector<Type> refined = {tensor({4})};
+  for (auto function : parsed->getOps<func::FuncOp>())
+    EXPECT_TRUE(failed(refineArgumentTypes(function, refined)));
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0], "'func.func' op has 0 blocks: only a function of "
+                         "one block can be refined");
+  EXPECT_EQ(messages[1], "'func.func' op has 2 blocks: only a function of "
+                         "one block can be refined");
 }
 
 } // namespace

@@ -21,6 +21,12 @@ using namespace mlir::lazy;
 
 LogicalResult mlir::lazy::refineArgumentTypes(func::FuncOp function,
                                               TypeRange argumentTypes) {
+  // A declaration has no entry block; a branch would need its successors'
+  // arguments refined too.
+  if (!llvm::hasSingleElement(function.getBody()))
+    return function.emitOpError("has ")
+           << function.getBody().getBlocks().size()
+           << " blocks: only a function of one block can be refined";
   Block &entry = function.front();
   if (entry.getNumArguments() != argumentTypes.size())
     return function.emitOpError("expects ")
@@ -67,7 +73,9 @@ LogicalResult mlir::lazy::refineArgumentTypes(func::FuncOp function,
   });
   if (walk.wasInterrupted())
     return failure();
-  auto terminator = cast<func::ReturnOp>(entry.getTerminator());
+  auto terminator = dyn_cast<func::ReturnOp>(entry.getTerminator());
+  if (!terminator)
+    return function.emitOpError("does not end in func.return");
   function.setType(FunctionType::get(function.getContext(), argumentTypes,
                                      terminator.getOperandTypes()));
   return success();
