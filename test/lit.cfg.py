@@ -17,9 +17,13 @@ config.excludes = ["Unit", "Install", "CMakeLists.txt", "lit.cfg.py", "lit.site.
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# OpenMP settings reach the tools (scripts/sanitize sets them for TSan).
+llvm_config.with_system_environment(
+    ["OMP_NUM_THREADS", "OMP_TOOL_LIBRARIES", "ARCHER_OPTIONS"])
 
 tool_dirs = [config.lazyc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["lazyc-opt", "lazyc-run"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["lazyc-opt", "lazyc-run", "lazyc-opt-fuzz-replay"], tool_dirs)
 
 # Runs the cases of a file with lazyc-run and checks them against numpy.
 config.substitutions.append((

@@ -1,7 +1,9 @@
 # Installs the build tree into a scratch prefix, builds the consumer project
 # against the installed CMake package, and runs it (ctest: install-package).
-# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, CXX_COMPILER.
+# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, CXX_COMPILER, SANITIZE_FLAGS (a
+# sanitized lazyc needs its consumers built with the same -fsanitize flags).
 file(REMOVE_RECURSE "${WORK_DIR}")
+string(REPLACE ";" " " SANITIZE_FLAGS "${SANITIZE_FLAGS}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}"
                         --prefix "${WORK_DIR}/prefix"
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
@@ -9,6 +11,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -G Ninja -S "${SOURCE_DIR}"
                         -B "${WORK_DIR}/build"
                         "-Dlazyc_DIR=${WORK_DIR}/prefix/lib/cmake/lazyc"
                         "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+                        "-DCMAKE_CXX_FLAGS=${SANITIZE_FLAGS}"
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${CMAKE_COMMAND} --build "${WORK_DIR}/build"
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
