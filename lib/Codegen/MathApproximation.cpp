@@ -92,6 +92,29 @@ static void keepErfSign(Operation *root) {
   }
 }
 
+/// The exp polynomials convert x * log2(e) to an integer with fptosi,
+/// which is poison for NaN: when LLVM sees the NaN (folded from constants,
+/// as -inf / -inf after an empty max), the whole result is poison and comes
+/// out as garbage. A NaN input selects itself instead.
+static void keepExpNaN(Operation *root) {
+  SmallVector<Operation *> exps;
+  root->walk([&](Operation *op) {
+    if (isa<math::ExpOp, math::ExpM1Op>(op) &&
+        getElementTypeOrSelf(op->getResultTypes().front()).isF32())
+      exps.push_back(op);
+  });
+  for (Operation *op : exps) {
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    Location loc = op->getLoc();
+    Value x = op->getOperand(0), result = op->getResult(0);
+    Value isNaN =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    auto selected = arith::SelectOp::create(b, loc, isNaN, x, result);
+    result.replaceAllUsesExcept(selected, selected);
+  }
+}
+
 namespace {
 struct LazyTreeReductionsPass
     : mlir::lazy::impl::LazyTreeReductionsPassBase<LazyTreeReductionsPass> {
@@ -142,6 +165,7 @@ struct LazyMathApproximationPass
     // sin/cos (their f32 range reduction loses ~5.5e-8 * |x|: libm stays).
     scaleSubnormalLogarithms(getOperation());
     keepErfSign(getOperation());
+    keepExpNaN(getOperation());
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) {

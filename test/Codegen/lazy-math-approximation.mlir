@@ -7,6 +7,9 @@
 
 // exp: clamp, n = floor(x log2(e) + 1/2), a polynomial in the remainder,
 // times 2^n built from n's bits (an i32 shifted into the exponent field).
+// A NaN input is selected as the result: fptosi of NaN is poison, and when
+// LLVM could see the NaN the result came out as garbage (regression, found
+// by lazyc-fuzz: sigmoid(-inf / -inf) after an empty max gave 0).
 // CHECK-LABEL: func.func @exp_f32
 //  CHECK-SAME:   (%[[X:.*]]: f32)
 //   CHECK-NOT:   math.exp
@@ -16,8 +19,10 @@
 //       CHECK:   %[[SHIFTED:.*]] = arith.shli %{{.*}}, %{{.*}} : i32
 //       CHECK:   %[[POW2:.*]] = arith.bitcast %[[SHIFTED]] : i32 to f32
 //       CHECK:   %[[R:.*]] = arith.mulf %{{.*}}, %[[POW2]] : f32
+//       CHECK:   %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+//       CHECK:   %[[S:.*]] = arith.select %[[NAN]], %[[X]], %{{.*}} : f32
 //   CHECK-NOT:   math.exp
-//       CHECK:   return %[[R]] : f32
+//       CHECK:   return %[[S]] : f32
 func.func @exp_f32(%x: f32) -> f32 {
   %0 = math.exp %x : f32
   return %0 : f32
@@ -33,8 +38,10 @@ func.func @exp_f32(%x: f32) -> f32 {
 //       CHECK:   arith.fptosi %{{.*}} : vector<16xf32> to vector<16xi32>
 //       CHECK:   %[[POW2:.*]] = arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
 //       CHECK:   %[[R:.*]] = arith.mulf %{{.*}}, %[[POW2]] : vector<16xf32>
+//       CHECK:   %[[NAN:.*]] = arith.cmpf uno, %{{.*}} : vector<16xf32>
+//       CHECK:   %[[S:.*]] = arith.select %[[NAN]], %{{.*}} : vector<16xi1>, vector<16xf32>
 //   CHECK-NOT:   math.exp
-//       CHECK:   return %[[R]] : vector<16xf32>
+//       CHECK:   return %[[S]] : vector<16xf32>
 func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
   %0 = math.exp %x : vector<16xf32>
   return %0 : vector<16xf32>

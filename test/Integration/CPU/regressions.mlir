@@ -110,3 +110,15 @@ func.func @cast_i32_to_bf16_rounds_once(%a: tensor<8xi32>) -> tensor<8xbf16> {
   %0 = lazy.cast %a : tensor<8xi32> to tensor<8xbf16>
   return %0 : tensor<8xbf16>
 }
+// -----
+
+// Was a bug (found by lazyc-fuzz): the exp polynomial turns x * log2(e) into an integer with fptosi, poison for NaN; with the NaN visible to LLVM (-inf / -inf after a max over an empty axis, all constant) sigmoid's exp returned garbage: 0, 1.4e-42, -0.11 from run to run instead of NaN.
+// ARG: x f32 [16, 0]
+// OUT: np.full(7, np.nan, dtype=np.float32) ; rtol=0, atol=0
+func.func @exp_of_constant_nan(%x: tensor<16x0xf32>) -> tensor<7xf32> {
+  %m = lazy.reduce_max %x [1] : tensor<16x0xf32>
+  %s = lazy.slice %m [5] to [12] step [1] : tensor<16xf32>
+  %d = lazy.div %s, %s : tensor<7xf32>
+  %g = lazy.sigmoid %d : tensor<7xf32>
+  return %g : tensor<7xf32>
+}
