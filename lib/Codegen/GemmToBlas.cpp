@@ -17,6 +17,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYCPUGEMMTOBLASPASS
@@ -126,9 +127,14 @@ struct LazyCpuGemmToBlasPass
       std::optional<int32_t> flags = transposeFlags(op);
       if (!flags)
         continue;
-      // A zero fill of C just before: BLAS overwrites C instead.
+      // A zero fill of C just before (past ops without memory effects:
+      // views, casts, constants): BLAS overwrites C instead.
       Value c = op.getDpsInitOperand(0)->get();
-      if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
+      Operation *previous = op->getPrevNode();
+      while (previous && !isa<linalg::FillOp>(previous) &&
+             isMemoryEffectFree(previous))
+        previous = previous->getPrevNode();
+      if (auto fill = dyn_cast_or_null<linalg::FillOp>(previous))
         if (fill.getDpsInitOperand(0)->get() == c &&
             matchPattern(fill.getDpsInputOperand(0)->get(), m_PosZeroFloat())) {
           fill->erase();

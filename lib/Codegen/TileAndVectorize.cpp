@@ -372,8 +372,18 @@ struct LazyCpuTileAndVectorizePass
 
     // Vectors: every linalg op left, inside the thread loops or not.
     ops.clear();
+    // A fill that only initializes GEMMs stays a linalg.fill: on buffers,
+    // lazy-cpu-gemm-to-blas turns fill-then-GEMM into one overwriting GEMM.
+    auto initializesGemmsOnly = [](linalg::LinalgOp op) {
+      return isa<linalg::FillOp>(op.getOperation()) &&
+             llvm::all_of(op->getUsers(), [](Operation *user) {
+               auto consumer = dyn_cast<linalg::LinalgOp>(user);
+               return consumer && isContraction(consumer);
+             });
+    };
     function.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !isContraction(op))
+      if (op.hasPureTensorSemantics() && !isContraction(op) &&
+          !initializesGemmsOnly(op))
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops)

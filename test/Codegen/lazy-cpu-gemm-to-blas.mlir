@@ -160,8 +160,9 @@ func.func @matmul_transposed_c(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: m
 
 // -----
 
-// A zero fill of C right before the product is dropped: flag 4, C = A * B.
-// A fill of another value, or not right before, stays (flags 0).
+// A zero fill of C right before the product (or separated from it only by
+// ops without memory effects, here a view) is dropped: flag 4, C = A * B.
+// A fill of another value stays (flags 0).
 // CHECK-LABEL: func.func @fill_then_matmul
 //   CHECK-NOT:   linalg.fill
 //       CHECK:   %[[F4:.*]] = arith.constant 4 : i32
@@ -173,7 +174,8 @@ func.func @fill_then_matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memr
   %zero = arith.constant 0.0 : f32
   %one = arith.constant 1.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<8x4xf32>)
-  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  %view = memref.subview %a[0, 0] [8, 16] [1, 1] : memref<8x16xf32> to memref<8x16xf32, strided<[16, 1]>>
+  linalg.matmul ins(%view, %b : memref<8x16xf32, strided<[16, 1]>>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
   linalg.fill ins(%one : f32) outs(%d : memref<8x4xf32>)
   linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%d : memref<8x4xf32>)
   return

@@ -34,10 +34,13 @@ func.func @multi_use_gemm(%x: tensor<512x256xf32>, %w: tensor<256x512xf32>, %b: 
 
 // -----
 
-// With one consumer, the GEMM is fused into its tile (an epilogue).
+// With one consumer, the GEMM is fused into its tile (an epilogue). The
+// zero fill of its accumulator stays a linalg.fill (not vectorized), for
+// lazy-cpu-gemm-to-blas to fold into the GEMM.
 // CHECK-LABEL: func.func @single_use_gemm
 //       CHECK:   scf.forall
-//       CHECK:     linalg.matmul
+//       CHECK:     linalg.fill
+//  CHECK-NEXT:     linalg.matmul
 //       CHECK:     vector.transfer_write
 //   CHECK-NOT:   linalg.matmul
 //       CHECK:   return
