@@ -14,6 +14,7 @@
 
 #include "Program.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -574,10 +575,14 @@ std::string fuzz::print(const Program &program, bool eager) {
     }
     if (step.kind != StepKind::Read)
       os << indent << "Tensor t" << i << " = " << expression << ";\n";
-    // Drop handles whose last use this was.
+    // Drop handles whose last use this was (once: `t2 / t2` uses t2 twice).
+    std::vector<int> dropped;
     for (int operand : step.operands)
-      if (lastUse[operand] == i && !program.steps[operand].output)
+      if (lastUse[operand] == i && !program.steps[operand].output &&
+          std::find(dropped.begin(), dropped.end(), operand) == dropped.end()) {
+        dropped.push_back(operand);
         os << indent << "t" << operand << " = Tensor();\n";
+      }
   }
   for (size_t i = 0; i < program.steps.size(); ++i)
     if (program.steps[i].output)
