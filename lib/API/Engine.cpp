@@ -220,6 +220,9 @@ namespace {
 
 /// What a cache key maps to.
 struct CacheEntry {
+  /// The structure compiled (Trace::signature): a trace with the same key
+  /// but another signature is a hash collision, not a hit.
+  std::vector<uint64_t> signature;
   /// Compiled with every literal baked in, at these values.
   std::vector<double> bakedLiterals;
   std::shared_ptr<jit::CompiledFunction> baked;
@@ -233,7 +236,7 @@ struct CacheEntry {
 /// A bounded, thread-safe LRU map from trace keys to compiled functions.
 class FunctionCache {
 public:
-  std::mutex mutex; ///< Held while looking up, compiling and calling.
+  std::mutex mutex; ///< Held while looking up and compiling.
 
   /// The entry of `key`, created empty if missing; marks it most recent.
   CacheEntry &lookup(uint64_t key, bool &existed) {
@@ -452,6 +455,11 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
     std::lock_guard<std::mutex> lock(functions.mutex);
     bool existed;
     CacheEntry &entry = functions.lookup(trace.key, existed);
+    if (existed && entry.signature != trace.signature) {
+      // Another structure with the same key: this one replaces it.
+      entry = CacheEntry();
+      existed = false;
+    }
     if (!existed || !entry.baked) {
       ++c.cacheMisses;
       if (explain::enabled()) {
@@ -463,6 +471,7 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
       }
       entry.baked = compile(trace, {}, dynamic);
       entry.bakedLiterals = literals;
+      entry.signature = trace.signature;
       function = entry.baked;
     } else if (sameBits(literals, entry.bakedLiterals)) {
       ++c.cacheHits;

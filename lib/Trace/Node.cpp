@@ -217,9 +217,14 @@ int64_t Node::numel() const {
   return count;
 }
 
-/// FNV-1a style mixing of 64-bit words.
+/// Mixes a 64-bit word into `hash` (both halves of every input bit reach
+/// every output bit: sequences of small numbers, as shapes and axes are,
+/// must not collide).
 static void mix(uint64_t &hash, uint64_t value) {
-  hash ^= value + 0x9E3779B97F4A7C15ULL + (hash << 6) + (hash >> 2);
+  value *= 0x9E3779B97F4A7C15ULL;
+  value ^= value >> 32;
+  hash = (hash ^ value) * 0xBF58476D1CE4E5B9ULL;
+  hash ^= hash >> 31;
 }
 
 void Node::computeContentHash() {

@@ -18,8 +18,12 @@
 using namespace lazyc;
 using namespace lazyc::trace;
 
+/// The same mixing as Node.cpp's content hashes.
 static void mix(uint64_t &hash, uint64_t value) {
-  hash ^= value + 0x9E3779B97F4A7C15ULL + (hash << 6) + (hash >> 2);
+  value *= 0x9E3779B97F4A7C15ULL;
+  value ^= value >> 32;
+  hash = (hash ^ value) * 0xBF58476D1CE4E5B9ULL;
+  hash ^= hash >> 31;
 }
 
 /// A node's content hash with every dimension size replaced by its rank.
@@ -120,24 +124,30 @@ void trace::extractTrace(const std::vector<Node *> &requested,
       trace.outputs.push_back(static_cast<int32_t>(i));
   }
 
-  uint64_t key = 0x84222325CBF29CE4ULL;
-  mix(key, dynamicShapes);
+  // The signature lists the structure word by word; the key hashes it.
+  std::vector<uint64_t> &signature = trace.signature;
+  signature.clear();
+  signature.push_back(dynamicShapes);
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
     const Node &node = *trace.nodes[i];
     if (node.isMaterialized()) {
       // An argument is its type, whatever op once produced it.
-      mix(key, static_cast<uint64_t>(node.dtype));
-      mix(key, node.shape.size());
+      signature.push_back(static_cast<uint64_t>(node.dtype));
+      signature.push_back(node.shape.size());
       if (!dynamicShapes)
         for (int64_t dim : node.shape)
-          mix(key, static_cast<uint64_t>(dim));
+          signature.push_back(static_cast<uint64_t>(dim));
       continue;
     }
-    mix(key, dynamicShapes ? rankOnlyHash(node) : node.contentHash);
+    signature.push_back(dynamicShapes ? rankOnlyHash(node) : node.contentHash);
     for (int32_t operand : trace.operands(i))
-      mix(key, static_cast<uint64_t>(operand));
+      signature.push_back(static_cast<uint64_t>(operand));
   }
+  signature.push_back(~uint64_t(0)); // Outputs follow.
   for (int32_t output : trace.outputs)
-    mix(key, static_cast<uint64_t>(output));
+    signature.push_back(static_cast<uint64_t>(output));
+  uint64_t key = 0x84222325CBF29CE4ULL;
+  for (uint64_t word : signature)
+    mix(key, word);
   trace.key = key;
 }

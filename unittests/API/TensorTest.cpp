@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 #include <thread>
 
 using namespace lazyc;
@@ -536,4 +537,38 @@ TEST(CreationTest, ArangeWritesItsDtypeDirectly) {
             (std::vector<float>{0.0f, 0.0999755859375f}));
   EXPECT_EQ(arange(3, 3).numel(), 0);
   EXPECT_EQ(metrics().tracesCompiled, 0u);
+}
+
+TEST(TraceTest, KeysOfSmallShapesDoNotCollide) {
+  // Shapes and axes are sequences of small numbers, which a weak mix
+  // (boost's hash_combine) maps to colliding keys; the function cache would
+  // then run the wrong function. Every trace below differs in structure.
+  using namespace lazyc::trace;
+  std::set<uint64_t> keys;
+  size_t traces = 0;
+  for (int64_t rows = 0; rows < 24; ++rows)
+    for (int64_t cols = 0; cols < 24; ++cols)
+      for (bool dynamic : {false, true}) {
+        if (dynamic && (rows > 0 || cols > 0))
+          continue; // Dynamic keys ignore sizes: one per rank below.
+        for (size_t rank : {size_t(2), size_t(3)}) {
+          NodePtr leaf = makeNode();
+          leaf->kind = OpKind::Buffer;
+          leaf->dtype = DType::Float64;
+          leaf->shape = rank == 2 ? std::vector<int64_t>{rows, cols}
+                                  : std::vector<int64_t>{rows, cols, 1};
+          leaf->value = std::make_shared<trace::Buffer>(DType::Float64, 1);
+          NodePtr min = makeNode();
+          min->kind = OpKind::ReduceMin;
+          min->dtype = DType::Float64;
+          min->shape = {rows};
+          min->ints = rank == 2 ? std::vector<int64_t>{1}
+                                : std::vector<int64_t>{1, 2};
+          min->inputs = {leaf};
+          min->computeContentHash();
+          keys.insert(extractTrace({min.get()}, dynamic).key);
+          ++traces;
+        }
+      }
+  EXPECT_EQ(keys.size(), traces);
 }

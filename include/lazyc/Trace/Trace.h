@@ -45,8 +45,12 @@ struct Trace {
   std::vector<int32_t> literals;
   /// Values the trace must produce (positions in `nodes`), in order.
   std::vector<int32_t> outputs;
-  /// Structure: ops, attributes, types and wiring, but not literal values.
-  /// Two traces with the same key differ at most in their literals.
+  /// Structure: ops, attributes, types and wiring, but not literal values,
+  /// word by word (node content as its content hash). Two traces with the
+  /// same signature differ at most in their literals.
+  std::vector<uint64_t> signature;
+  /// A hash of the signature: what the function cache looks traces up by
+  /// (it compares signatures too: two structures may share a key).
   uint64_t key = 0;
 };
 
