@@ -51,13 +51,13 @@ const NodePtr &use(const Tensor &tensor, const char *op, Where where) {
 }
 
 /// Creates and records a node.
-NodePtr record(OpKind kind, DType dtype, Shape shape, NodeInputs inputs,
-               Where where,
+NodePtr record(OpKind kind, DType dtype, const Shape &shape,
+               NodeInputs inputs, Where where,
                llvm::function_ref<void(Node &)> setAttributes = nullptr) {
   NodePtr node = makeNode();
   node->kind = kind;
   node->dtype = dtype;
-  node->shape = std::move(shape);
+  node->shape.assign(shape.begin(), shape.end()); // Into a recycled buffer.
   node->inputs = std::move(inputs);
   node->loc = {where.file_name(), where.line(), where.function_name()};
   if (setAttributes)
@@ -73,11 +73,12 @@ NodePtr record(OpKind kind, DType dtype, Shape shape, NodeInputs inputs,
 /// operand becomes one node of the other operand's shape (not a literal
 /// and its broadcast); eager mode keeps scalars rank 0 so that one compiled
 /// op serves every size.
-NodePtr literal(double value, DType dtype, Where where, Shape shape = {}) {
+NodePtr literal(double value, DType dtype, Where where,
+                const Shape &shape = Shape()) {
   NodePtr node = makeNode();
   node->kind = OpKind::Literal;
   node->dtype = dtype;
-  node->shape = std::move(shape);
+  node->shape.assign(shape.begin(), shape.end()); // Into a recycled buffer.
   // The value as `dtype` holds it (rounded, truncated toward zero, 0 or 1),
   // so that casting a literal converts its value as lazy.cast would, and a
   // baked and a promoted literal are the same number.
@@ -94,9 +95,8 @@ NodePtr castTo(NodePtr node, DType dtype, Where where) {
     return node;
   if (node->kind == OpKind::Literal)
     return literal(node->scalar, dtype, where, node->shape);
-  Shape shape = node->shape;
-  return record(OpKind::Cast, dtype, std::move(shape), {std::move(node)},
-                where);
+  const Node &input = *node;
+  return record(OpKind::Cast, dtype, input.shape, {std::move(node)}, where);
 }
 
 bool isBroadcastable(const Shape &from, const Shape &to) {
@@ -142,6 +142,19 @@ Shape broadcastShapes(const Shape &a, const Shape &b, const char *op,
     result[result.size() - 1 - i] = da == 1 ? db : da;
   }
   return result;
+}
+
+/// broadcastShapes into a per-thread buffer that keeps its capacity: the
+/// shape of a binary op, valid until the next binary op of this thread
+/// (recording one allocates nothing once warm).
+const Shape &resultShape(const Shape &a, const Shape &b, const char *op,
+                         Where where) {
+  static thread_local Shape scratch;
+  if (a == b)
+    scratch.assign(a.begin(), a.end());
+  else
+    scratch = broadcastShapes(a, b, op, where);
+  return scratch;
 }
 
 bool isFloat(DType dtype) { return isFloatingPoint(dtype); }
@@ -234,11 +247,11 @@ Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
   // True division of integers gives floats, as in numpy.
   if (op == Arith::Div && !isFloat(dtype))
     dtype = DType::Float64;
-  Shape shape = broadcastShapes(lhs->shape, rhs->shape, name, where);
+  const Shape &shape = resultShape(lhs->shape, rhs->shape, name, where);
   lhs = broadcastNode(castTo(std::move(lhs), dtype, where), shape, where);
   rhs = broadcastNode(castTo(std::move(rhs), dtype, where), shape, where);
   return detail::TensorAccess::wrap(
-      record(kindOf(op), dtype, std::move(shape),
+      record(kindOf(op), dtype, shape,
              binaryInputs(std::move(lhs), std::move(rhs)), where));
 }
 
@@ -262,11 +275,11 @@ Tensor arithmetic(Arith op, const Tensor &tensor, const Scalar &scalar,
 
 Tensor compare(Predicate predicate, NodePtr lhs, NodePtr rhs, DType dtype,
                Where where) {
-  Shape shape = broadcastShapes(lhs->shape, rhs->shape, "compare", where);
+  const Shape &shape = resultShape(lhs->shape, rhs->shape, "compare", where);
   lhs = broadcastNode(castTo(std::move(lhs), dtype, where), shape, where);
   rhs = broadcastNode(castTo(std::move(rhs), dtype, where), shape, where);
   return detail::TensorAccess::wrap(
-      record(OpKind::Compare, DType::Bool, std::move(shape),
+      record(OpKind::Compare, DType::Bool, shape,
              binaryInputs(std::move(lhs), std::move(rhs)), where,
              [&](Node &n) { n.predicate = predicate; }));
 }

@@ -97,8 +97,26 @@ void drain(std::vector<NodePtr> &pending) {
 }
 } // namespace
 
+namespace {
+/// Shape buffers of dead nodes, handed to new ones (most nodes have a
+/// shape of a few dimensions; reusing its buffer saves an allocation and a
+/// free per recorded op).
+struct ShapeBuffers {
+  std::vector<std::vector<int64_t>> spare;
+  ~ShapeBuffers();
+};
+thread_local ShapeBuffers shapeBuffers;
+/// Set once this thread's buffers are gone (see releaserGone).
+thread_local bool shapeBuffersGone = false;
+ShapeBuffers::~ShapeBuffers() { shapeBuffersGone = true; }
+constexpr size_t kMaxSpareShapes = 4096;
+} // namespace
+
 Node::~Node() {
   --nodesAlive;
+  if (!shapeBuffersGone && shape.capacity() && shape.capacity() <= 8 &&
+      shapeBuffers.spare.size() < kMaxSpareShapes)
+    shapeBuffers.spare.push_back(std::move(shape));
   if (inputs.empty())
     return;
   if (releaserGone) {
@@ -207,7 +225,13 @@ template <typename T> struct PoolAllocator {
 } // namespace
 
 NodePtr trace::makeNode() {
-  return std::allocate_shared<Node>(PoolAllocator<Node>());
+  NodePtr node = std::allocate_shared<Node>(PoolAllocator<Node>());
+  if (!shapeBuffersGone && !shapeBuffers.spare.empty()) {
+    node->shape = std::move(shapeBuffers.spare.back());
+    shapeBuffers.spare.pop_back();
+    node->shape.clear();
+  }
+  return node;
 }
 
 int64_t Node::numel() const {
@@ -228,29 +252,37 @@ static void mix(uint64_t &hash, uint64_t value) {
 }
 
 void Node::computeContentHash() {
+  // The small fields and the list lengths in one word; then only the
+  // values present (most ops have a short shape and no attributes: this
+  // runs for every recorded op).
   uint64_t hash = 0xCBF29CE484222325ULL;
-  mix(hash, static_cast<uint64_t>(kind));
-  mix(hash, static_cast<uint64_t>(dtype));
-  mix(hash, shape.size());
+  mix(hash, static_cast<uint64_t>(kind) |
+                static_cast<uint64_t>(dtype) << 8 |
+                static_cast<uint64_t>(predicate) << 16 |
+                static_cast<uint64_t>(flag) << 24 |
+                static_cast<uint64_t>(shape.size() & 0xFF) << 32 |
+                static_cast<uint64_t>(ints.size() & 0xFF) << 40 |
+                static_cast<uint64_t>(ints2.size() & 0xFF) << 48 |
+                static_cast<uint64_t>(ints3.size() & 0xFF) << 56);
   for (int64_t dim : shape)
     mix(hash, static_cast<uint64_t>(dim));
-  for (const std::vector<int64_t> *list : {&ints, &ints2, &ints3}) {
-    mix(hash, list->size());
+  for (const std::vector<int64_t> *list : {&ints, &ints2, &ints3})
     for (int64_t value : *list)
       mix(hash, static_cast<uint64_t>(value));
-  }
   // Literal values are deliberately left out (constant promotion); random
-  // parameters and other scalars are structure.
+  // parameters and other scalars are structure. Zero words are skipped:
+  // the kind says which fields an op uses.
   if (kind != OpKind::Literal) {
-    uint64_t bits;
-    static_assert(sizeof(bits) == sizeof(scalar));
-    __builtin_memcpy(&bits, &scalar, sizeof(bits));
-    mix(hash, bits);
-    __builtin_memcpy(&bits, &scalar2, sizeof(bits));
-    mix(hash, bits);
+    uint64_t bits[2];
+    static_assert(sizeof(bits[0]) == sizeof(scalar));
+    __builtin_memcpy(&bits[0], &scalar, sizeof(scalar));
+    __builtin_memcpy(&bits[1], &scalar2, sizeof(scalar2));
+    if (bits[0] | bits[1]) {
+      mix(hash, bits[0]);
+      mix(hash, bits[1]);
+    }
   }
-  mix(hash, static_cast<uint64_t>(integer));
-  mix(hash, flag);
-  mix(hash, static_cast<uint64_t>(predicate));
+  if (integer)
+    mix(hash, static_cast<uint64_t>(integer));
   contentHash = hash;
 }
