@@ -44,6 +44,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 using namespace mlir;
 
@@ -85,7 +86,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Diagnostics are the expected outcome for most inputs: drop them.
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
 
-  StringRef source(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads up to a NUL after the text (a MemoryBuffer's, as
+  // lazyc-opt reads a file): without one it runs past the end of libFuzzer's
+  // exact-size copy of the input.
+  std::string source(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
   if (!module)
     return 0;
