@@ -276,6 +276,15 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   // Nothing to vectorize without loops, or without iterations.
   if (loops == 0 || llvm::is_contained(ranges, 0))
     return;
+  // A reduction whose body reads no input element (it adds a constant per
+  // iteration, as `mean(cos(x - x))` folds to) is miscompiled by upstream
+  // vectorization: it adds the constant once instead of once per
+  // iteration. It stays a scalar loop.
+  if (op.getNumReductionLoops() > 0 &&
+      llvm::none_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+        return !op.getMatchingBlockArgument(input).use_empty();
+      }))
+    return;
   if (tileReductionByPartials(rewriter, op, vectorWidth))
     return;
   // Read before tiling: tileWithFor erases `op`.

@@ -121,6 +121,10 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   pm.addPass(mlir::lazy::createLazyTreeReductionsPass());
+  // One-element transfers (a broadcast scalar, possibly in a strided view)
+  // as plain loads and stores.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyScalarVectorTransfersPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createCanonicalizerPass());
   // Threads: scf.parallel (from scf.forall, at bufferization) -> OpenMP.

@@ -127,6 +127,22 @@ def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LazyScalarVectorTransfersPass : Pass<"lazy-scalar-vector-transfers"> {
+  let summary = "Scalar vector transfers on buffers as loads and stores";
+  let description = [{
+    Rewrites transfers that touch a single element on memrefs into
+    `memref.load`/`store`: reads whose every vector dimension broadcasts
+    (a permutation map of zeros) become a load and a `vector.broadcast`,
+    and 0-d or one-element transfers go through upstream's scalar transfer
+    lowering. Vectorized code reads a broadcast scalar this way; when that
+    scalar lives in a strided view (a slice with a step) no later pass
+    lowered the transfer, and the LLVM translation failed on the casts left
+    behind.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def LazyTreeReductionsPass : Pass<"lazy-tree-reductions"> {
   let summary = "Let horizontal vector sums combine lanes as a tree";
   let description = [{

@@ -122,3 +122,33 @@ func.func @exp_of_constant_nan(%x: tensor<16x0xf32>) -> tensor<7xf32> {
   %g = lazy.sigmoid %d : tensor<7xf32>
   return %g : tensor<7xf32>
 }
+// -----
+
+// Was a bug (found by lazyc-fuzz, seed 400106): an element of a stepped
+// slice broadcast into a vectorized op was read by a broadcasting
+// vector.transfer_read of a strided view, which nothing lowered: the LLVM
+// translation failed on the casts left behind (lazy-scalar-vector-transfers).
+// ARG: x f32 [4, 4] uniform(0.5, 2)
+// ARG: e f32 [2] values([1.5, -2.75])
+// OUT: np.power(x.astype(np.float64), 1.5) ; rtol=1e-5, atol=1e-6
+func.func @broadcast_of_a_stepped_slice(%x: tensor<4x4xf32>, %e: tensor<2xf32>) -> tensor<4x4xf32> {
+  %s = lazy.slice %e [0] to [1] step [3] : tensor<2xf32>
+  %b = lazy.broadcast %s to [4, 4] : tensor<1xf32>
+  %p = lazy.pow %x, %b : tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}
+// -----
+
+// Was a bug (found by lazyc-fuzz, seed 400488): x - x folds to zeros, cos of
+// them to ones, and the reduction's body then adds a constant without reading
+// its input; upstream vectorization added it once instead of 14 times
+// (mean 1/14). Such reductions stay scalar loops.
+// ARG: x i32 [7, 2]
+// OUT: np.array(1.0) ; rtol=0, atol=0
+func.func @reduction_of_a_folded_constant(%x: tensor<7x2xi32>) -> tensor<f64> {
+  %0 = lazy.sub %x, %x : tensor<7x2xi32>
+  %1 = lazy.cast %0 : tensor<7x2xi32> to tensor<7x2xf64>
+  %2 = lazy.cos %1 : tensor<7x2xf64>
+  %3 = lazy.reduce_mean %2 [0, 1] : tensor<7x2xf64>
+  return %3 : tensor<f64>
+}
