@@ -186,8 +186,9 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
                 "cannot allocate " + std::to_string(elements) + " elements",
                 where);
   }
-  std::memcpy(node->value->data(), data,
-              static_cast<size_t>(elements) * sizeOf(dtype));
+  if (elements != 0) // An empty vector's data() may be null.
+    std::memcpy(node->value->data(), data,
+                static_cast<size_t>(elements) * sizeOf(dtype));
   engine::countOp();
   return detail::TensorAccess::wrap(std::move(node));
 }

@@ -572,3 +572,12 @@ TEST(TraceTest, KeysOfSmallShapesDoNotCollide) {
       }
   EXPECT_EQ(keys.size(), traces);
 }
+
+TEST(CreationTest, EmptyVectorsMakeZeroElementTensors) {
+  // An empty std::vector's data() may be null: nothing is copied from it
+  // (UBSan found memcpy(dst, nullptr, 0)).
+  Tensor empty = Tensor::fromVector<float>({}, {0, 3});
+  EXPECT_EQ(empty.numel(), 0);
+  EXPECT_EQ((empty * 2.0f).toVector<float>(), std::vector<float>{});
+  EXPECT_EQ(sum(empty, {0}).toVector<float>(), (std::vector<float>{0, 0, 0}));
+}
