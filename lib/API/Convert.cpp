@@ -173,6 +173,8 @@ void convert::storeScalar(double value, DType dtype, void *target) {
 
 void convert::elements(const void *source, DType from, void *target,
                        DType to, int64_t count) {
+  if (count == 0) // An empty std::vector's data() may be null.
+    return;
   if (from == to) {
     std::memcpy(target, source, static_cast<size_t>(count) * sizeOf(from));
     return;
