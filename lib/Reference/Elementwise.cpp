@@ -333,26 +333,9 @@ int64_t integerUnary(OpKind kind, int64_t x, DType dtype) {
 // Compare, select, cast
 //===----------------------------------------------------------------------===//
 
-bool comparePredicate(Predicate predicate, double a, double b) {
-  // Ordered comparisons: false on NaN, except `ne`.
-  switch (predicate) {
-  case Predicate::Eq:
-    return a == b;
-  case Predicate::Ne:
-    return a != b;
-  case Predicate::Lt:
-    return a < b;
-  case Predicate::Le:
-    return a <= b;
-  case Predicate::Gt:
-    return a > b;
-  case Predicate::Ge:
-    return a >= b;
-  }
-  return false;
-}
-
-bool compareIntegers(Predicate predicate, int64_t a, int64_t b) {
+/// `a <predicate> b`. On doubles the comparisons are ordered: false on NaN,
+/// except `ne`.
+template <typename T> bool compare(Predicate predicate, T a, T b) {
   switch (predicate) {
   case Predicate::Eq:
     return a == b;
@@ -376,14 +359,14 @@ Value evaluateCompare(const Node &node, const Value &lhs, const Value &rhs) {
     double tolerance = lhs.tolerance[i] + rhs.tolerance[i];
     if (lhs.isFloat()) {
       double a = lhs.floats[i], b = rhs.floats[i];
-      out.ints[i] = comparePredicate(node.predicate, a, b);
+      out.ints[i] = compare<double>(node.predicate, a, b);
       // Decided only if the inputs' intervals do not touch.
       bool decided = tolerance == 0 ||
                      (std::isfinite(tolerance) && !std::isnan(a) &&
                       !std::isnan(b) && std::fabs(a - b) > tolerance);
       out.tolerance[i] = decided ? 0 : kAnyValue;
     } else {
-      out.ints[i] = compareIntegers(node.predicate, lhs.ints[i], rhs.ints[i]);
+      out.ints[i] = compare<int64_t>(node.predicate, lhs.ints[i], rhs.ints[i]);
       out.tolerance[i] = tolerance == 0 ? 0 : kAnyValue;
     }
   }
