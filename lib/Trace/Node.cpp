@@ -241,22 +241,13 @@ int64_t Node::numel() const {
   return count;
 }
 
-/// Mixes a 64-bit word into `hash` (both halves of every input bit reach
-/// every output bit: sequences of small numbers, as shapes and axes are,
-/// must not collide).
-static void mix(uint64_t &hash, uint64_t value) {
-  value *= 0x9E3779B97F4A7C15ULL;
-  value ^= value >> 32;
-  hash = (hash ^ value) * 0xBF58476D1CE4E5B9ULL;
-  hash ^= hash >> 31;
-}
 
 void Node::computeContentHash() {
   // The small fields and the list lengths in one word; then only the
   // values present (most ops have a short shape and no attributes: this
   // runs for every recorded op).
   uint64_t hash = 0xCBF29CE484222325ULL;
-  mix(hash, static_cast<uint64_t>(kind) |
+  mixHash(hash, static_cast<uint64_t>(kind) |
                 static_cast<uint64_t>(dtype) << 8 |
                 static_cast<uint64_t>(predicate) << 16 |
                 static_cast<uint64_t>(flag) << 24 |
@@ -265,10 +256,10 @@ void Node::computeContentHash() {
                 static_cast<uint64_t>(ints2.size() & 0xFF) << 48 |
                 static_cast<uint64_t>(ints3.size() & 0xFF) << 56);
   for (int64_t dim : shape)
-    mix(hash, static_cast<uint64_t>(dim));
+    mixHash(hash, static_cast<uint64_t>(dim));
   for (const std::vector<int64_t> *list : {&ints, &ints2, &ints3})
     for (int64_t value : *list)
-      mix(hash, static_cast<uint64_t>(value));
+      mixHash(hash, static_cast<uint64_t>(value));
   // Literal values are deliberately left out (constant promotion); random
   // parameters and other scalars are structure. Zero words are skipped:
   // the kind says which fields an op uses.
@@ -278,11 +269,11 @@ void Node::computeContentHash() {
     __builtin_memcpy(&bits[0], &scalar, sizeof(scalar));
     __builtin_memcpy(&bits[1], &scalar2, sizeof(scalar2));
     if (bits[0] | bits[1]) {
-      mix(hash, bits[0]);
-      mix(hash, bits[1]);
+      mixHash(hash, bits[0]);
+      mixHash(hash, bits[1]);
     }
   }
   if (integer)
-    mix(hash, static_cast<uint64_t>(integer));
+    mixHash(hash, static_cast<uint64_t>(integer));
   contentHash = hash;
 }

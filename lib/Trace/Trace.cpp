@@ -18,13 +18,6 @@
 using namespace lazyc;
 using namespace lazyc::trace;
 
-/// The same mixing as Node.cpp's content hashes.
-static void mix(uint64_t &hash, uint64_t value) {
-  value *= 0x9E3779B97F4A7C15ULL;
-  value ^= value >> 32;
-  hash = (hash ^ value) * 0xBF58476D1CE4E5B9ULL;
-  hash ^= hash >> 31;
-}
 
 /// A node's content hash with every dimension size replaced by its rank.
 static uint64_t rankOnlyHash(const Node &node) {
@@ -148,6 +141,6 @@ void trace::extractTrace(const std::vector<Node *> &requested,
     signature.push_back(static_cast<uint64_t>(output));
   uint64_t key = 0x84222325CBF29CE4ULL;
   for (uint64_t word : signature)
-    mix(key, word);
+    mixHash(key, word);
   trace.key = key;
 }

@@ -44,6 +44,16 @@ enum class OpKind : uint8_t {
   RandomUniform, RandomNormal,
 };
 
+/// Mixes a 64-bit word into `hash`, for content hashes and trace keys
+/// (every input bit reaches every output bit: sequences of small numbers, as
+/// shapes and axes are, must not collide).
+inline void mixHash(uint64_t &hash, uint64_t value) {
+  value *= 0x9E3779B97F4A7C15ULL;
+  value ^= value >> 32;
+  hash = (hash ^ value) * 0xBF58476D1CE4E5B9ULL;
+  hash ^= hash >> 31;
+}
+
 /// The name of an op kind as the user knows it ("add", "matmul", ...).
 const char *opName(OpKind kind);
 
