@@ -18,7 +18,6 @@
 using namespace lazyc;
 using namespace lazyc::trace;
 
-
 /// A node's content hash with every dimension size replaced by its rank.
 static uint64_t rankOnlyHash(const Node &node) {
   Node copy; // Only the content fields: no inputs, no value.
