@@ -74,52 +74,49 @@ int64_t trace::liveNodeCount() { return nodesAlive.load(); }
 Node::Node() { ++nodesAlive; }
 
 namespace {
-/// The inputs of dying nodes, released one at a time: a chain of a million
-/// pending ops must not be destroyed by a million nested destructor calls.
-struct Releaser {
+/// Fixed-size node blocks (see PoolAllocator). A block freed on another
+/// thread joins that thread's cache; every block is its own operator new
+/// allocation, so any thread may return it to the system.
+constexpr size_t kBlockSize = 320;
+constexpr size_t kMaxCachedBlocks = 1 << 14;
+constexpr size_t kMaxSpareShapes = 4096;
+
+struct FreeBlock {
+  FreeBlock *next;
+};
+
+/// What each thread keeps for its nodes: so that recording and releasing a
+/// graph allocates nothing once warm, and releasing a million-node chain
+/// needs no recursion.
+struct ThreadState {
+  /// Inputs of dying nodes, released one at a time by the outermost ~Node.
   std::vector<NodePtr> pending;
   bool draining = false;
-  ~Releaser();
+  /// Shape buffers of dead nodes, handed to new ones.
+  std::vector<std::vector<int64_t>> spareShapes;
+  /// Free node blocks.
+  FreeBlock *freeBlocks = nullptr;
+  size_t freeBlockCount = 0;
+  ~ThreadState();
 };
-thread_local Releaser releaser;
-/// Set once this thread's releaser is gone (thread exit; a static Tensor
-/// may die later). Trivially destructible, so it outlives the releaser.
-thread_local bool releaserGone = false;
-Releaser::~Releaser() { releaserGone = true; }
+thread_local ThreadState threadState;
+/// Set once this thread's state is gone (thread exit; a static Tensor may
+/// die later). Trivially destructible, so it outlives the state.
+thread_local bool threadStateGone = false;
 
-/// Releases `pending` and everything only it keeps alive, iteratively.
-void drain(std::vector<NodePtr> &pending) {
-  while (!pending.empty()) {
-    NodePtr node = std::move(pending.back());
-    pending.pop_back();
-    node.reset(); // May run ~Node, which queues that node's inputs.
+ThreadState::~ThreadState() {
+  threadStateGone = true;
+  while (freeBlocks) {
+    FreeBlock *block = freeBlocks;
+    freeBlocks = block->next;
+    ::operator delete(block);
   }
 }
 } // namespace
 
-namespace {
-/// Shape buffers of dead nodes, handed to new ones (most nodes have a
-/// shape of a few dimensions; reusing its buffer saves an allocation and a
-/// free per recorded op).
-struct ShapeBuffers {
-  std::vector<std::vector<int64_t>> spare;
-  ~ShapeBuffers();
-};
-thread_local ShapeBuffers shapeBuffers;
-/// Set once this thread's buffers are gone (see releaserGone).
-thread_local bool shapeBuffersGone = false;
-ShapeBuffers::~ShapeBuffers() { shapeBuffersGone = true; }
-constexpr size_t kMaxSpareShapes = 4096;
-} // namespace
-
 Node::~Node() {
   --nodesAlive;
-  if (!shapeBuffersGone && shape.capacity() && shape.capacity() <= 8 &&
-      shapeBuffers.spare.size() < kMaxSpareShapes)
-    shapeBuffers.spare.push_back(std::move(shape));
-  if (inputs.empty())
-    return;
-  if (releaserGone) {
+  if (threadStateGone) {
     // Past thread exit: the last owner takes a node's inputs over first.
     std::vector<NodePtr> pending(std::make_move_iterator(inputs.begin()),
                                  std::make_move_iterator(inputs.end()));
@@ -132,15 +129,22 @@ Node::~Node() {
     }
     return;
   }
-  Releaser &r = releaser;
+  ThreadState &state = threadState;
+  if (shape.capacity() && shape.capacity() <= 8 &&
+      state.spareShapes.size() < kMaxSpareShapes)
+    state.spareShapes.push_back(std::move(shape));
   for (NodePtr &input : inputs)
-    r.pending.push_back(std::move(input));
+    state.pending.push_back(std::move(input));
   // A destructor that runs while an outer one drains leaves its inputs to it.
-  if (r.draining)
+  if (state.draining)
     return;
-  r.draining = true;
-  drain(r.pending);
-  r.draining = false;
+  state.draining = true;
+  while (!state.pending.empty()) {
+    NodePtr node = std::move(state.pending.back());
+    state.pending.pop_back();
+    node.reset(); // May run ~Node, which queues that node's inputs.
+  }
+  state.draining = false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -148,55 +152,26 @@ Node::~Node() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Fixed-size blocks, cached per thread. A block freed on another thread
-/// joins that thread's cache; every block is its own operator new
-/// allocation, so any thread may return it to the system.
-constexpr size_t kBlockSize = 320;
-constexpr size_t kMaxCachedBlocks = 1 << 14;
-
-struct FreeBlock {
-  FreeBlock *next;
-};
-
-struct BlockCache {
-  FreeBlock *head = nullptr;
-  size_t count = 0;
-  ~BlockCache();
-};
-thread_local BlockCache blockCache;
-/// Set once this thread's cache is gone (thread exit): frees go straight
-/// to the system. Trivially destructible, so it outlives the cache.
-thread_local bool blockCacheGone = false;
-
-BlockCache::~BlockCache() {
-  blockCacheGone = true;
-  while (head) {
-    FreeBlock *block = head;
-    head = head->next;
-    ::operator delete(block);
-  }
-}
-
 void *allocateBlock() {
-  BlockCache &cache = blockCache;
-  if (!cache.head)
+  if (threadStateGone || !threadState.freeBlocks)
     return ::operator new(kBlockSize);
-  FreeBlock *block = cache.head;
-  cache.head = block->next;
-  --cache.count;
+  ThreadState &state = threadState;
+  FreeBlock *block = state.freeBlocks;
+  state.freeBlocks = block->next;
+  --state.freeBlockCount;
   return block;
 }
 
 void freeBlock(void *pointer) {
-  if (blockCacheGone || blockCache.count >= kMaxCachedBlocks) {
+  if (threadStateGone || threadState.freeBlockCount >= kMaxCachedBlocks) {
     ::operator delete(pointer);
     return;
   }
-  BlockCache &cache = blockCache;
+  ThreadState &state = threadState;
   auto *block = static_cast<FreeBlock *>(pointer);
-  block->next = cache.head;
-  cache.head = block;
-  ++cache.count;
+  block->next = state.freeBlocks;
+  state.freeBlocks = block;
+  ++state.freeBlockCount;
 }
 
 /// The allocator std::allocate_shared uses for a node and its control
@@ -226,9 +201,10 @@ template <typename T> struct PoolAllocator {
 
 NodePtr trace::makeNode() {
   NodePtr node = std::allocate_shared<Node>(PoolAllocator<Node>());
-  if (!shapeBuffersGone && !shapeBuffers.spare.empty()) {
-    node->shape = std::move(shapeBuffers.spare.back());
-    shapeBuffers.spare.pop_back();
+  if (!threadStateGone && !threadState.spareShapes.empty()) {
+    ThreadState &state = threadState;
+    node->shape = std::move(state.spareShapes.back());
+    state.spareShapes.pop_back();
     node->shape.clear();
   }
   return node;
