@@ -13,6 +13,7 @@
 
 #include "lazyc/Codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -59,6 +60,24 @@ static std::optional<int64_t> staticTripCount(linalg::LinalgOp op) {
   return count;
 }
 
+/// `threads` if `root` iterates at least kMinParallelWork times, else 1.
+static Value chunkCount(RewriterBase &rewriter, linalg::LinalgOp root,
+                        int64_t threads) {
+  Location loc = root.getLoc();
+  Value work = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  for (Range range : root.createLoopRanges(rewriter, loc))
+    work = arith::MulIOp::create(
+        rewriter, loc, work,
+        getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+  Value enough = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::sge, work,
+      arith::ConstantIndexOp::create(rewriter, loc, kMinParallelWork));
+  return arith::SelectOp::create(
+      rewriter, loc, enough,
+      arith::ConstantIndexOp::create(rewriter, loc, threads),
+      arith::ConstantIndexOp::create(rewriter, loc, 1));
+}
+
 /// Tiles `root` into an scf.forall with one chunk per thread along its first
 /// parallel dimension that can use them, fusing its producers in.
 static LogicalResult distributeOverThreads(RewriterBase &rewriter,
@@ -84,10 +103,13 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
 
   scf::SCFTilingOptions tiling;
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  rewriter.setInsertionPoint(root);
   if (ShapedType::isDynamic(ranges[*splitDim])) {
+    // Known only at run time: one chunk when the work is small, which
+    // lazy-serial-single-chunk-parallel then runs on the calling thread.
     SmallVector<OpFoldResult> numThreads(iterators.size(),
                                          rewriter.getIndexAttr(0));
-    numThreads[*splitDim] = rewriter.getIndexAttr(threads);
+    numThreads[*splitDim] = chunkCount(rewriter, root, threads);
     tiling.setNumThreads(numThreads);
   } else {
     // Static chunks; along the vectorized (innermost) dimension a multiple
@@ -119,7 +141,6 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
 
-  rewriter.setInsertionPoint(root);
   FailureOr<scf::SCFTileAndFuseResult> result =
       scf::tileConsumerAndFuseProducersUsingSCF(
           rewriter, cast<TilingInterface>(root.getOperation()), options);

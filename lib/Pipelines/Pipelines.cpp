@@ -129,6 +129,7 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // Threads: scf.parallel (from scf.forall, at bufferization) -> OpenMP.
   pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(mlir::lazy::createLazySerialSingleChunkParallelPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToFuncs());

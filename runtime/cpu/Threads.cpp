@@ -13,6 +13,9 @@
 
 #include "lazyc/Runtime/Runtime.h"
 
-#include <omp.h>
+// From omp.h, which is not on the include path: the headers of LLVM 22's
+// libomp live among clang 22's own, and the compiler building lazyc may
+// be another.
+extern "C" int omp_get_max_threads(void);
 
 extern "C" int lazyrt_get_num_threads(void) { return omp_get_max_threads(); }

@@ -123,10 +123,17 @@ func.func @matmul_bias_relu(%a: tensor<512x256xf32>, %b: tensor<256x128xf32>, %b
 
 // -----
 
-// A dynamic size: the last 64-element tile of a chunk is partial, so the
-// reads and the write are masked by a mask of the tile's size.
+// A dynamic size: one chunk per thread if the op has at least 2^15
+// elements, else one chunk; the last 64-element tile of a chunk is partial,
+// so the reads and the write are masked by a mask of the tile's size.
 // CHECK-LABEL: func.func @dynamic_elementwise
-//       CHECK:   scf.forall (%{{.*}}) in (2)
+//   CHECK-DAG:   %[[TWO:.*]] = arith.constant 2 : index
+//   CHECK-DAG:   %[[ONE:.*]] = arith.constant 1 : index
+//   CHECK-DAG:   %[[MIN:.*]] = arith.constant 32768 : index
+//       CHECK:   %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?xf32>
+//       CHECK:   %[[BIG:.*]] = arith.cmpi sge, %[[N]], %[[MIN]] : index
+//       CHECK:   %[[CHUNKS:.*]] = arith.select %[[BIG]], %[[TWO]], %[[ONE]] : index
+//       CHECK:   scf.forall (%{{.*}}) in (%[[CHUNKS]])
 //       CHECK:     scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}}
 //       CHECK:       %[[SIZE:.*]] = affine.min #{{.*}}(%[[I]])
 //       CHECK:       %[[MASK:.*]] = vector.create_mask %[[SIZE]] : vector<64xi1>

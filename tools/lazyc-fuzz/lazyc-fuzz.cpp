@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iomanip>
 #include <iostream>
 #include <string>
 #include <unistd.h>
@@ -218,7 +219,8 @@ int main(int argc, char **argv) {
             << elements << " elements checked ("
             << unconstrained << " unconstrained), " << failed << " failed, in "
             << static_cast<int64_t>(elapsed()) << " s; " << m.tracesCompiled
-            << " traces compiled, " << m.cacheHits << " cache hits, "
+            << " traces compiled (" << std::fixed << std::setprecision(1)
+            << m.compileMs / 1000 << " s), " << m.cacheHits << " cache hits, "
             << m.constantsPromoted << " constants promoted\n";
   if (notIndependent)
     std::cout << "lazyc-fuzz: note: " << notIndependent

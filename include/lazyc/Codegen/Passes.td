@@ -143,6 +143,22 @@ def LazyScalarVectorTransfersPass : Pass<"lazy-scalar-vector-transfers"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def LazySerialSingleChunkParallelPass
+    : Pass<"lazy-serial-single-chunk-parallel"> {
+  let summary = "Run a parallel loop of one iteration without a thread team";
+  let description = [{
+    Gives each `omp.parallel` that convert-scf-to-openmp made of a loop the
+    clause `if(iterations > 1)`, so a loop of one chunk runs on the calling
+    thread instead of waking the team (a fork and join cost microseconds,
+    and much more on a busy machine). lazy-cpu-tile-and-vectorize makes one
+    chunk of a dynamically shaped op whose work turns out small at run time.
+    Loops whose bounds are constants and have several iterations are left
+    alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::omp::OpenMPDialect"];
+}
+
 def LazyTreeReductionsPass : Pass<"lazy-tree-reductions"> {
   let summary = "Let horizontal vector sums combine lanes as a tree";
   let description = [{
