@@ -76,3 +76,63 @@ func.func @chain(%x: tensor<64xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
   %2 = lazy.add %1, %x : tensor<64xf32>
   return %2 : tensor<64xf32>
 }
+
+// -----
+
+// An SGD-with-momentum update: the new velocity is both a function result
+// and the input of the weight update. It is computed once, in one op with
+// two results (not recomputed by the update), and the gradient's GEMM then
+// has that op as its only consumer.
+// CHECK-LABEL: func.func @stored_producer
+//       CHECK:   %[[G:.*]] = linalg.matmul
+//       CHECK:   %[[R:.*]]:2 = linalg.generic
+//  CHECK-SAME:     ins(%{{.*}}, %{{.*}}, %[[G]] :
+//       CHECK:     %[[M:.*]] = arith.mulf
+//       CHECK:     %[[V:.*]] = arith.addf %[[M]]
+//       CHECK:     %[[S:.*]] = arith.mulf %[[V]]
+//       CHECK:     %[[W:.*]] = arith.subf %{{.*}}, %[[S]]
+//       CHECK:     linalg.yield %[[V]], %[[W]]
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[R]]#0, %[[R]]#1
+func.func @stored_producer(%w: tensor<64x32xf32>, %v: tensor<64x32xf32>, %a: tensor<64x16xf32>, %b: tensor<16x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xf32>) {
+  %m = lazy.constant dense<0.9> : tensor<64x32xf32>
+  %lr = lazy.constant dense<0.01> : tensor<64x32xf32>
+  %g = lazy.matmul %a, %b : tensor<64x16xf32>, tensor<16x32xf32>
+  %0 = lazy.mul %v, %m : tensor<64x32xf32>
+  %1 = lazy.add %0, %g : tensor<64x32xf32>
+  %2 = lazy.mul %1, %lr : tensor<64x32xf32>
+  %3 = lazy.sub %w, %2 : tensor<64x32xf32>
+  return %1, %3 : tensor<64x32xf32>, tensor<64x32xf32>
+}
+
+// -----
+
+// A producer whose other user comes before the consumer stays separate:
+// the fused op would be defined after that user.
+// CHECK-LABEL: func.func @user_before_consumer
+//       CHECK:   %[[P:.*]] = linalg.generic
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[P]] :
+//       CHECK:   linalg.generic {{.*}} ins(%[[P]] :
+func.func @user_before_consumer(%x: tensor<64x32xf32>) -> (tensor<64xf32>, tensor<64x32xf32>) {
+  %0 = lazy.exp %x : tensor<64x32xf32>
+  %1 = lazy.reduce_sum %0 [1] : tensor<64x32xf32>
+  %2 = lazy.log %0 : tensor<64x32xf32>
+  return %1, %2 : tensor<64xf32>, tensor<64x32xf32>
+}
+
+// -----
+
+// A consumer that reads the producer twice (x + x): canonicalization first
+// makes it read one operand twice, and the exponential is then computed
+// once and stored as a second result.
+// CHECK-LABEL: func.func @consumer_reads_producer_twice
+//       CHECK:   %[[R:.*]]:2 = linalg.generic
+//       CHECK:     %[[E:.*]] = math.exp
+//       CHECK:     %[[S:.*]] = arith.addf %[[E]], %[[E]]
+//       CHECK:     linalg.yield %[[E]], %[[S]]
+//       CHECK:   return %[[R]]#0, %[[R]]#1
+func.func @consumer_reads_producer_twice(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %0 = lazy.exp %x : tensor<64xf32>
+  %1 = lazy.add %0, %0 : tensor<64xf32>
+  return %0, %1 : tensor<64xf32>, tensor<64xf32>
+}
