@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFUSEELEMENTWISEPASS
@@ -103,14 +104,14 @@ struct FuseStoredProducer : OpRewritePattern<linalg::GenericOp> {
         continue;
       // Ops the driver has not erased yet (a consumer fused a moment ago)
       // are not users.
-      SmallVector<Operation *> deadUsers;
+      llvm::SetVector<Operation *> deadUsers;
       bool stored = false, otherUsersAfter = true;
       for (OpOperand &use : producer->getUses()) {
         Operation *user = use.getOwner();
         if (user == consumer.getOperation())
           continue;
         if (isOpTriviallyDead(user)) {
-          deadUsers.push_back(user);
+          deadUsers.insert(user);
           continue;
         }
         stored |= !isa<linalg::GenericOp>(user) ||
@@ -119,13 +120,12 @@ struct FuseStoredProducer : OpRewritePattern<linalg::GenericOp> {
       }
       if (!stored || !otherUsersAfter)
         continue;
-      for (Operation *dead : llvm::make_early_inc_range(deadUsers))
-        if (dead->use_empty())
-          rewriter.eraseOp(dead);
+      for (Operation *dead : deadUsers)
+        rewriter.eraseOp(dead);
       FailureOr<linalg::ElementwiseOpFusionResult> fused =
           linalg::fuseElementwiseOps(rewriter, operand);
       if (failed(fused))
-        continue;
+        return success(!deadUsers.empty());
       for (auto [original, replacement] : fused->replacements)
         rewriter.replaceAllUsesWith(original, replacement);
       rewriter.eraseOp(consumer);
