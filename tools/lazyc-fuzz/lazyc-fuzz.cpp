@@ -126,7 +126,7 @@ volatile uint64_t currentSeed = 0;
 
 /// A crash inside lazyc (which no check can report) still names the seed.
 extern "C" void onCrash(int signal) {
-  char text[96];
+  char text[192];
   int length = std::snprintf(
       text, sizeof text,
       "\nlazyc-fuzz: crashed (signal %d) in program with seed %llu "
@@ -134,7 +134,8 @@ extern "C" void onCrash(int signal) {
       signal, static_cast<unsigned long long>(currentSeed),
       static_cast<unsigned long long>(currentSeed));
   if (length > 0)
-    (void)!write(2, text, static_cast<size_t>(length));
+    (void)!write(2, text,
+                 std::min(static_cast<size_t>(length), sizeof text - 1));
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
