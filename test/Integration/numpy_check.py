@@ -95,7 +95,7 @@ def check_case(index, text, lazyc_run, workdir):
     with open(mlir_path, "w") as f:
         f.write(text)
     rng = np.random.default_rng(1234 + index)
-    env = {"np": np, "math": math}
+    env = {"np": np, "math": math, "round_to_bf16": round_to_bf16}
     command = [lazyc_run, mlir_path, "--output-dir", case_dir]
     for name, dtype, shape, dist in args:
         array = make_input(rng, dtype, shape, dist)

@@ -152,11 +152,19 @@ static Value scalar(TanhOp, OpBuilder &b, Location loc, ValueRange args) {
 }
 static Value scalar(SigmoidOp, OpBuilder &b, Location loc, ValueRange args) {
   // 1 / (1 + exp(-x)): exp overflows to +inf for very negative x, giving 0.
-  Value one = constantLike(b, loc, args[0], 1);
-  Value negated = arith::NegFOp::create(b, loc, args[0]);
+  // f16/bf16 compute in f32 and round once, as every other function does
+  // (three roundings to bf16 were off by 2 ulps).
+  Value x = args[0];
+  Type type = x.getType();
+  bool narrow = type.getIntOrFloatBitWidth() < 32;
+  if (narrow)
+    x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  Value one = constantLike(b, loc, x, 1);
+  Value negated = arith::NegFOp::create(b, loc, x);
   Value denominator = arith::AddFOp::create(
       b, loc, one, math::ExpOp::create(b, loc, negated));
-  return arith::DivFOp::create(b, loc, one, denominator);
+  Value result = arith::DivFOp::create(b, loc, one, denominator);
+  return narrow ? arith::TruncFOp::create(b, loc, type, result) : result;
 }
 static Value scalar(SqrtOp, OpBuilder &b, Location loc, ValueRange args) {
   return math::SqrtOp::create(b, loc, args[0]);

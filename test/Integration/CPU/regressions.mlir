@@ -152,3 +152,12 @@ func.func @reduction_of_a_folded_constant(%x: tensor<7x2xi32>) -> tensor<f64> {
   %3 = lazy.reduce_mean %2 [0, 1] : tensor<7x2xf64>
   return %3 : tensor<f64>
 }
+// -----
+
+// Was a bug (lazyc-fuzz seed 1000248): bf16 sigmoid rounded to bf16 after each of exp, 1 + e and 1 / d: sigmoid(-0.13671875) gave 0.462890625, 2 bf16 ulps below 0.466796875. Like every f16/bf16 function it now computes in f32 and rounds once. Tolerance: 1 bf16 ulp (rtol 2^-8), which the old code exceeded.
+// ARG: x bf16 [8] values([-0.13671875, 0.4265, -3.75, 2.625, -1.7109375, 0.0, 9.5, -12.0])
+// OUT: round_to_bf16((1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32)) ; rtol=0.0039, atol=0
+func.func @bf16_sigmoid_rounds_once(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  %0 = lazy.sigmoid %x : tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
