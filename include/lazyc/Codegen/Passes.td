@@ -17,10 +17,15 @@ include "mlir/Pass/PassBase.td"
 def LazyFuseElementwisePass : Pass<"lazy-fuse-elementwise"> {
   let summary = "Fuse elementwise linalg ops without recomputing work";
   let description = [{
-    Upstream's elementwise fusion (`linalg-fuse-elementwise-ops`) with three
+    Upstream's elementwise fusion (`linalg-fuse-elementwise-ops`) with four
     differences. A producer with several uses is fused into each of them if
     its body is at most two cheap arithmetic ops (recomputing `x - mean`
-    costs less than storing and reloading it). A producer is fused into a
+    costs less than storing and reloading it). A producer with several uses
+    whose result must be stored anyway (a function result, the input of a
+    matmul or a reduction) is fused into its first elementwise consumer,
+    which yields it as an extra result for the other users (computed once,
+    not recomputed: an SGD step's new velocity and new weight become one
+    op). A producer is fused into a
     consumer only when the consumer reads it through a permutation map: a producer read through a broadcast
     (for example a per-row `rsqrt(var + eps)` read by every element of the
     row) would be recomputed for every element, so it stays a separate op,
