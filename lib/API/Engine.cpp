@@ -59,7 +59,7 @@ namespace {
 struct Counters {
   std::atomic<uint64_t> opsRecorded{0}, materializations{0}, tracesCompiled{0},
       cacheHits{0}, cacheMisses{0}, kernelsRun{0}, constantsPromoted{0},
-      compileMicros{0};
+      compileMicros{0}, updatedInPlace{0};
   /// Materializations, indexed by Cause.
   std::atomic<uint64_t> byCause[static_cast<int>(Cause::Eager) + 1] = {};
 };
@@ -90,6 +90,7 @@ Metrics lazyc::metrics() {
   m.compileMs = c.compileMicros / 1000.0;
   m.kernelsRun = c.kernelsRun;
   m.constantsPromoted = c.constantsPromoted;
+  m.updatedInPlace = c.updatedInPlace;
   return m;
 }
 
@@ -97,7 +98,8 @@ void lazyc::resetMetrics() {
   Counters &c = counters();
   for (std::atomic<uint64_t> *counter :
        {&c.opsRecorded, &c.materializations, &c.tracesCompiled, &c.cacheHits,
-        &c.cacheMisses, &c.kernelsRun, &c.constantsPromoted, &c.compileMicros})
+        &c.cacheMisses, &c.kernelsRun, &c.constantsPromoted, &c.compileMicros,
+        &c.updatedInPlace})
     *counter = 0;
   for (std::atomic<uint64_t> &counter : c.byCause)
     counter = 0;
@@ -115,7 +117,8 @@ std::ostream &lazyc::operator<<(std::ostream &os, const Metrics &m) {
      << "\n"
      << "  compile time        " << m.compileMs << " ms\n"
      << "  kernels run         " << m.kernelsRun << "\n"
-     << "  constants promoted  " << m.constantsPromoted;
+     << "  constants promoted  " << m.constantsPromoted << "\n"
+     << "  updated in place    " << m.updatedInPlace;
   return os;
 }
 
@@ -430,10 +433,16 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
   for (int32_t index : trace.literals)
     literals.push_back(trace.nodes[index]->scalar);
 
-  // Outputs are allocated before taking the lock.
+  // Outputs are allocated before taking the lock; an output tied to a
+  // donated argument is computed in that argument's buffer.
   std::vector<std::shared_ptr<Buffer>> results;
-  for (int32_t index : trace.outputs) {
+  for (auto [output, index] : llvm::enumerate(trace.outputs)) {
     const Node &node = *trace.nodes[index];
+    if (int32_t slot = trace.tiedArguments[output]; slot >= 0) {
+      results.push_back(trace.nodes[trace.arguments[slot]]->value);
+      ++c.updatedInPlace;
+      continue;
+    }
     try {
       results.push_back(std::make_shared<Buffer>(node.dtype, node.numel()));
     } catch (const std::bad_alloc &) {

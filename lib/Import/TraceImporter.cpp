@@ -246,6 +246,11 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   for (int32_t index : trace.outputs)
     results.push_back(values[index]);
   func::ReturnOp::create(b, unknown, results);
+  // Results computed over a donated argument's buffer.
+  for (auto [result, slot] : llvm::enumerate(trace.tiedArguments))
+    if (slot >= 0)
+      function.setResultAttr(result, "lazy.tied_argument",
+                             b.getI64IntegerAttr(slot));
   // With dynamic shapes, ops may still know some result dimensions
   // statically (a reduction's kept dimensions are 1): the results are
   // typed as the ops infer them.

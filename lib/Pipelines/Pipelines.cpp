@@ -52,6 +52,8 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm) {
   pm.addPass(mlir::lazy::createLazyFoldTransposeIntoMatmulPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Results tied to donated arguments are computed over them.
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
 }
 
 void lazyc::buildCpuTilePipeline(OpPassManager &pm) {
@@ -63,6 +65,7 @@ void lazyc::buildCpuTilePipeline(OpPassManager &pm) {
 }
 
 void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
   // Write results straight into their destinations where possible; the
   // tensor.empty ops left become allocations.
@@ -76,6 +79,8 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
   // Folds loop results into the buffers they write, so that a returned
   // buffer is visibly the allocation (and becomes the out-parameter).
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyMaterializeTiedResultsPass());
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
   // Results become out-parameters the caller allocates; statically shaped
   // results are computed in place instead of being copied there.
@@ -84,6 +89,7 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyCheckOutputShapesPass());
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazySkipSelfCopiesPass());
   pm.addPass(createCanonicalizerPass());
   // Per-row temporaries (a softmax row's exponentials, partial sums) leave
   // their loops and live on the stack, not in the allocator.

@@ -13,6 +13,7 @@
 
 #include "lazyc/Trace/Trace.h"
 
+#include <algorithm>
 #include <atomic>
 
 using namespace lazyc;
@@ -38,6 +39,113 @@ static uint64_t rankOnlyHash(const Node &node) {
 
 static bool isLeaf(const Node &node) {
   return node.isMaterialized() || node.kind == OpKind::Literal;
+}
+
+/// Kinds whose inputs have the result's shape and whose element i reads
+/// their elements i (broadcasts are nodes of their own).
+static bool isElementwise(OpKind kind) {
+  return kind >= OpKind::Add && kind <= OpKind::Cast;
+}
+
+/// Fills trace.tiedArguments: donates each argument nothing can read after
+/// the trace to an output of its dtype and shape that reads it elementwise
+/// (the nearest first), so the output is computed over it.
+///
+/// An argument is dead after the trace if no handle holds it, nothing else
+/// shares its buffer, every owner of its node is a node of this trace, and
+/// none of its readers outlives the trace with its inputs: outputs drop
+/// their inputs once computed, other nodes die with the trace unless
+/// something outside it (a pending node, a tape) holds them.
+static void tieDeadArguments(Trace &trace) {
+  const size_t size = trace.nodes.size();
+  trace.tiedArguments.assign(trace.outputs.size(), -1);
+  // How many times the trace reads each node, and how many pointers to it
+  // exist (read off a reader's input slot).
+  static thread_local std::vector<long> readers, owners;
+  readers.assign(size, 0);
+  owners.assign(size, 0);
+  for (size_t i = 0; i < size; ++i) {
+    std::span<const int32_t> operands = trace.operands(i);
+    const NodeInputs &inputs = trace.nodes[i]->inputs;
+    for (size_t k = 0; k < operands.size(); ++k) {
+      ++readers[operands[k]];
+      owners[operands[k]] = inputs[k].use_count();
+    }
+  }
+  auto unshared = [&](int32_t index) {
+    const Node &node = *trace.nodes[index];
+    return node.handles.load() == 0 && node.value.use_count() == 1 &&
+           readers[index] > 0 && owners[index] == readers[index];
+  };
+  if (std::none_of(trace.arguments.begin(), trace.arguments.end(), unshared))
+    return;
+
+  // Nodes that outlive the trace with their inputs, and what they read.
+  static thread_local std::vector<char> isOutput, readLater;
+  isOutput.assign(size, 0);
+  readLater.assign(size, 0);
+  for (int32_t output : trace.outputs)
+    isOutput[output] = 1;
+  for (size_t i = size; i-- > 0;) {
+    if (isOutput[i] || isLeaf(*trace.nodes[i]))
+      continue;
+    if (readLater[i] || owners[i] > readers[i])
+      for (int32_t operand : trace.operands(i))
+        readLater[operand] = 1;
+  }
+  static thread_local std::vector<int32_t> donated;
+  donated.assign(size, -1); // Node position -> argument slot.
+  for (size_t slot = 0; slot < trace.arguments.size(); ++slot) {
+    int32_t index = trace.arguments[slot];
+    if (unshared(index) && !readLater[index])
+      donated[index] = static_cast<int32_t>(slot);
+  }
+
+  // Candidate pairs by distance: breadth-first from each output through
+  // elementwise nodes.
+  struct Candidate {
+    int depth;
+    int32_t output, slot;
+  };
+  std::vector<Candidate> candidates;
+  static thread_local std::vector<int32_t> seenBy;
+  seenBy.assign(size, -1);
+  std::vector<std::pair<int32_t, int>> queue;
+  constexpr size_t kSearchLimit = 64;
+  for (size_t output = 0; output < trace.outputs.size(); ++output) {
+    const Node &result = *trace.nodes[trace.outputs[output]];
+    if (!isElementwise(result.kind) || isLeaf(result))
+      continue;
+    queue.assign(1, {trace.outputs[output], 0});
+    seenBy[trace.outputs[output]] = static_cast<int32_t>(output);
+    for (size_t next = 0; next < queue.size() && queue.size() < kSearchLimit;
+         ++next) {
+      auto [index, depth] = queue[next];
+      const Node &node = *trace.nodes[index];
+      if (donated[index] >= 0 && node.dtype == result.dtype &&
+          node.shape == result.shape)
+        candidates.push_back(
+            {depth, static_cast<int32_t>(output), donated[index]});
+      if (isLeaf(node) || !isElementwise(node.kind))
+        continue;
+      for (int32_t operand : trace.operands(index))
+        if (seenBy[operand] != static_cast<int32_t>(output)) {
+          seenBy[operand] = static_cast<int32_t>(output);
+          queue.push_back({operand, depth + 1});
+        }
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate &a, const Candidate &b) {
+                     return a.depth < b.depth;
+                   });
+  std::vector<char> slotTaken(trace.arguments.size(), 0);
+  for (const Candidate &candidate : candidates)
+    if (trace.tiedArguments[candidate.output] < 0 &&
+        !slotTaken[candidate.slot]) {
+      trace.tiedArguments[candidate.output] = candidate.slot;
+      slotTaken[candidate.slot] = 1;
+    }
 }
 
 Trace trace::extractTrace(const std::vector<Node *> &requested,
@@ -116,6 +224,10 @@ void trace::extractTrace(const std::vector<Node *> &requested,
       trace.outputs.push_back(static_cast<int32_t>(i));
   }
 
+  trace.tiedArguments.assign(trace.outputs.size(), -1);
+  if (!dynamicShapes)
+    tieDeadArguments(trace);
+
   // The signature lists the structure word by word; the key hashes it.
   std::vector<uint64_t> &signature = trace.signature;
   signature.clear();
@@ -138,6 +250,12 @@ void trace::extractTrace(const std::vector<Node *> &requested,
   signature.push_back(~uint64_t(0)); // Outputs follow.
   for (int32_t output : trace.outputs)
     signature.push_back(static_cast<uint64_t>(output));
+  if (std::any_of(trace.tiedArguments.begin(), trace.tiedArguments.end(),
+                  [](int32_t slot) { return slot >= 0; })) {
+    signature.push_back(~uint64_t(1)); // Ties follow.
+    for (int32_t slot : trace.tiedArguments)
+      signature.push_back(static_cast<uint64_t>(slot));
+  }
   uint64_t key = 0x84222325CBF29CE4ULL;
   for (uint64_t word : signature)
     mixHash(key, word);

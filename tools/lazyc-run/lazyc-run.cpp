@@ -9,7 +9,9 @@
 // trace dumped by LAZYC_DUMP_TRACES) with the CPU pipeline, runs it on inputs
 // read from .npy files or generated from a seed, and writes the outputs as
 // .npy files. With --bench it prints the compile time and the median run
-// time.
+// time. A result tied to an argument (`lazy.tied_argument`) is computed in
+// that argument's buffer, as lazyc's engine calls such functions (with
+// --bench, each run updates it again).
 //
 //   lazyc-run trace.mlir --input=x.npy --input=random:4x8 --output-dir=out
 //   lazyc-run trace.mlir --bench --runs=50
@@ -339,6 +341,13 @@ int main(int argc, char **argv) {
   if (failed(mlir::lazy::refineArgumentTypes(function, argumentTypes)))
     return fail("the inputs' shapes do not fit the function (see above)");
   std::string name = function.getSymName().str();
+  // (Read before compiling: the module is lowered in place.)
+  std::vector<int64_t> tiedArguments;
+  for (unsigned index = 0, e = function.getNumResults(); index < e; ++index) {
+    auto tie = function.getResultAttrOfType<IntegerAttr>(index,
+                                                         "lazy.tied_argument");
+    tiedArguments.push_back(tie ? tie.getInt() : -1);
+  }
   auto compiled = jit::CompiledFunction::compile(*module, name);
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()));
@@ -358,8 +367,11 @@ int main(int argc, char **argv) {
   std::vector<jit::BufferView> inputViews, outputViews;
   for (npy::Array &array : arguments)
     inputViews.push_back({array.bytes.data(), array.shape});
-  for (npy::Array &array : results)
-    outputViews.push_back({array.bytes.data(), array.shape});
+  for (auto [index, array] : llvm::enumerate(results))
+    outputViews.push_back(tiedArguments[index] >= 0
+                              ? inputViews[tiedArguments[index]]
+                              : jit::BufferView{array.bytes.data(),
+                                                array.shape});
 
   using Clock = std::chrono::steady_clock;
   std::vector<double> times;
@@ -372,6 +384,10 @@ int main(int argc, char **argv) {
         std::chrono::duration<double, std::milli>(Clock::now() - start)
             .count());
   }
+
+  for (auto [index, array] : llvm::enumerate(results))
+    if (tiedArguments[index] >= 0)
+      array.bytes = arguments[tiedArguments[index]].bytes;
 
   if (!outputDir.empty()) {
     if (std::error_code error = llvm::sys::fs::create_directories(outputDir))

@@ -26,6 +26,9 @@ struct Metrics {
   double compileMs = 0;
   uint64_t kernelsRun = 0;
   uint64_t constantsPromoted = 0;
+  /// Values computed in the buffer of a dead argument they replace (a
+  /// variable's new value over its old one), instead of a new buffer.
+  uint64_t updatedInPlace = 0;
 };
 
 /// A snapshot of the counters.

@@ -219,4 +219,57 @@ def LazyUniqueResultsPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LazyUpdateInPlacePass : Pass<"lazy-update-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Compute results tied to an argument over that argument";
+  let description = [{
+    A function result with `lazy.tied_argument = i` shares argument i's
+    buffer: the caller passes the same buffer for both (the engine donates a
+    value nothing can read after the call, such as a variable's old value).
+    An elementwise `linalg.generic` computing such a result (the update
+    `w - lr * g`, alone or fused with others) is rewritten to write into the
+    argument and to read the old value through its own output (once tiled,
+    each thread reads the slice it writes, which one-shot bufferization
+    accepts in place), and moved after every other reader of the argument
+    when its users allow. (Only this pass makes an argument the destination
+    of an op: the others stay read-only.)
+
+    Runs on linalg on tensors after fusion, and again after tiling
+    (tile-and-fuse can move a reader of the argument into a later loop:
+    the op computing the result is moved after it again).
+    `lazy-materialize-tied-results` completes the tie after bufferization.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def LazyMaterializeTiedResultsPass
+    : Pass<"lazy-materialize-tied-results", "::mlir::func::FuncOp"> {
+  let summary = "Return tied results in their argument's buffer";
+  let description = [{
+    After one-shot bufferization, each result with `lazy.tied_argument = i`
+    is returned as argument i's buffer. If bufferization computed it
+    elsewhere (a later read of the old value forbade writing over it), it is
+    copied into the argument just before the return, after every read.
+    Runs before `buffer-results-to-out-params`, which would otherwise make
+    the result's allocation the caller's out-parameter, the very buffer the
+    function still reads as the argument.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def LazySkipSelfCopiesPass
+    : Pass<"lazy-skip-self-copies", "::mlir::func::FuncOp"> {
+  let summary = "Skip copying a parameter onto itself";
+  let description = [{
+    After `buffer-results-to-out-params`, a result that lives in an
+    argument's buffer (see `lazy-update-in-place`) is copied from that
+    argument to its out-parameter. The caller passes the same buffer for
+    both, so each `memref.copy` between two function parameters is guarded
+    by a comparison of their pointers and runs only when they differ.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // LAZYC_CODEGEN_PASSES_TD

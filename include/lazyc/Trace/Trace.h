@@ -45,6 +45,11 @@ struct Trace {
   std::vector<int32_t> literals;
   /// Values the trace must produce (positions in `nodes`), in order.
   std::vector<int32_t> outputs;
+  /// For each output, the argument (a position in `arguments`) whose buffer
+  /// it is computed in, or -1. An argument is donated when nothing can read
+  /// it after the trace (no handle, no other node, no other owner of its
+  /// buffer): a variable's old value becomes its new value in place.
+  std::vector<int32_t> tiedArguments;
   /// Structure: ops, attributes, types and wiring, but not literal values,
   /// word by word (node content as its content hash). Two traces with the
   /// same signature differ at most in their literals.
@@ -58,7 +63,8 @@ struct Trace {
 /// unbounded). Nodes already materialized are arguments; unmaterialized
 /// nodes still held by a Tensor handle become outputs too. If `dynamicShapes`
 /// is set, the key ignores dimension sizes (eager mode compiles one function
-/// per op and rank).
+/// per op and rank); otherwise dead arguments are donated to outputs
+/// (`tiedArguments`, part of the key).
 Trace extractTrace(const std::vector<Node *> &requested,
                    bool dynamicShapes = false);
 

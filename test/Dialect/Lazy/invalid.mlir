@@ -650,3 +650,34 @@ func.func @broadcast_min_int_size(%a: tensor<3xf32>) {
   return
 }
 
+
+// -----
+
+// `lazy.tied_argument`: a result lives in an argument of its own type.
+// expected-error @+1 {{result 0 is tied to argument 1, but the function has 1 arguments}}
+func.func @tied_argument_out_of_range(%a: tensor<4xf32>) -> (tensor<4xf32> {lazy.tied_argument = 1 : i64}) {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result 0 of type 'tensor<4xf32>' is tied to argument 0 of type 'tensor<4xf64>': the types must be equal}}
+func.func @tied_argument_type_mismatch(%a: tensor<4xf64>) -> (tensor<4xf32> {lazy.tied_argument = 0 : i64}) {
+  %0 = lazy.cast %a : tensor<4xf64> to tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{results 0 and 1 are both tied to argument 0}}
+func.func @tied_argument_twice(%a: tensor<4xf32>) -> (tensor<4xf32> {lazy.tied_argument = 0 : i64}, tensor<4xf32> {lazy.tied_argument = 0 : i64}) {
+  %0 = lazy.neg %a : tensor<4xf32>
+  return %0, %0 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown lazy result attribute 'lazy.tied'}}
+func.func @unknown_result_attribute(%a: tensor<4xf32>) -> (tensor<4xf32> {lazy.tied = 0 : i64}) {
+  return %a : tensor<4xf32>
+}

@@ -44,8 +44,16 @@ def Lazy_Dialect : Dialect {
 
     Integer ops are signed: `i32` and `i64` are two's-complement signed values,
     `i1` is a boolean.
+
+    A function result may carry `lazy.tied_argument = i`: it lives in
+    argument i's buffer (same type), which the caller passes for both and
+    whose old value the function may overwrite. lazyc's engine ties a new
+    value to an argument it donates (a variable's old value that nothing can
+    read after the call); `lazy-update-in-place` then computes the result
+    over the argument.
   }];
   let hasConstantMaterializer = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//
