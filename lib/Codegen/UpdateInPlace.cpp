@@ -5,24 +5,26 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements lazy-update-in-place and lazy-skip-self-copies.
+// This file implements lazy-update-in-place, lazy-materialize-tied-results
+// and lazy-skip-self-copies.
 //
 // A result marked `lazy.tied_argument = i` lives in argument i's buffer: the
-// caller passes that buffer as both (a variable's old value, dead after the
-// step, becomes its new value). On tensors the result is materialized in the
-// argument, so one-shot bufferization either computes it there or, when a
-// later read of the old value forbids that, copies it there at the end:
-// correct either way. The pass makes the first case happen for the common
-// one, an elementwise update `w - lr * g`: the update writes into the
-// argument, reads the old value through its own output (the tiled loop then
-// reads the slice it writes, which bufferization accepts in place), and runs
-// after every other reader of the argument.
+// caller passes that buffer for both (a variable's old value, dead after the
+// step, becomes its new value). On tensors, an elementwise update `w - lr *
+// g` is made to write into the argument, read the old value through its own
+// output (the tiled loop then reads the slice it writes, which one-shot
+// bufferization accepts in place) and run after every other reader of the
+// argument. On buffers, a tied result bufferization had to compute elsewhere
+// is copied over the argument last, and the copy from the argument to the
+// out-parameter is skipped when they are the same buffer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/Passes.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYUPDATEINPLACEPASS
@@ -155,7 +157,10 @@ struct LazyMaterializeTiedResultsPass
     auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
     if (!ret)
       return;
-    OpBuilder b(ret);
+    // Tied results computed elsewhere (a later read of the old value forbade
+    // writing over it) are copied over their arguments last.
+    SmallVector<std::pair<unsigned, Value>> copiesOver;
+    llvm::SmallPtrSet<Value, 4> overwritten;
     for (unsigned result = 0, e = function.getNumResults(); result < e;
          ++result) {
       auto attr =
@@ -166,11 +171,41 @@ struct LazyMaterializeTiedResultsPass
       Value value = ret.getOperand(result);
       if (value == argument || !isa<MemRefType>(value.getType()))
         continue;
-      // Computed elsewhere (a later read of the old value forbade writing
-      // over it): copied over it last.
-      memref::CopyOp::create(b, ret.getLoc(), value, argument);
+      copiesOver.push_back({result, argument});
+      overwritten.insert(argument);
+    }
+    if (copiesOver.empty())
+      return;
+    // A returned buffer that is (a view of) an argument about to be
+    // overwritten is copied out first: the old value of `max(w, w)`, which
+    // folded to w, or the source of another tied result.
+    OpBuilder b(ret);
+    Location loc = ret.getLoc();
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value root = operand.get();
+      while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+        root = view.getViewSource();
+      if (overwritten.contains(root))
+        operand.set(snapshot(b, loc, operand.get()));
+    }
+    for (auto [result, argument] : copiesOver) {
+      memref::CopyOp::create(b, loc, ret.getOperand(result), argument);
       ret.setOperand(result, argument);
     }
+  }
+
+  /// A copy of `value` in a new buffer, made now.
+  static Value snapshot(OpBuilder &b, Location loc, Value value) {
+    auto type = cast<MemRefType>(value.getType());
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0, e = type.getRank(); d < e; ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(memref::DimOp::create(b, loc, value, d));
+    Value copy = memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        dynamicSizes);
+    memref::CopyOp::create(b, loc, value, copy);
+    return copy;
   }
 };
 

@@ -133,6 +133,27 @@ func.func @tied_results_on_buffers(%a: memref<4xf32>, %b: memref<4xf32>) -> (mem
 
 // -----
 
+// The old value is also returned (itself and through a view): it is copied
+// out before the tied result is copied over it.
+// MATERIALIZE-LABEL: func.func @old_value_also_returned
+//  MATERIALIZE-SAME:     (%[[W:.*]]: memref<4xf32>)
+//       MATERIALIZE:   %[[NEW:.*]] = memref.alloc() : memref<4xf32>
+//       MATERIALIZE:   %[[VIEW:.*]] = memref.expand_shape %[[W]]
+//       MATERIALIZE:   %[[OLD:.*]] = memref.alloc() : memref<4xf32>
+//  MATERIALIZE-NEXT:   memref.copy %[[W]], %[[OLD]]
+//  MATERIALIZE-NEXT:   %[[OLDVIEW:.*]] = memref.alloc() : memref<2x2xf32>
+//  MATERIALIZE-NEXT:   memref.copy %[[VIEW]], %[[OLDVIEW]]
+//  MATERIALIZE-NEXT:   memref.copy %[[NEW]], %[[W]]
+//  MATERIALIZE-NEXT:   return %[[W]], %[[OLD]], %[[OLDVIEW]]
+func.func @old_value_also_returned(%w: memref<4xf32>) -> (memref<4xf32> {lazy.tied_argument = 0 : i64}, memref<4xf32>, memref<2x2xf32>) {
+  %new = memref.alloc() : memref<4xf32>
+  linalg.add ins(%w, %w : memref<4xf32>, memref<4xf32>) outs(%new : memref<4xf32>)
+  %view = memref.expand_shape %w [[0, 1]] output_shape [2, 2] : memref<4xf32> into memref<2x2xf32>
+  return %new, %w, %view : memref<4xf32>, memref<4xf32>, memref<2x2xf32>
+}
+
+// -----
+
 // A copy from a parameter to a parameter (a tied result to its
 // out-parameter, which the engine makes the same buffer) runs only if their
 // pointers differ; other copies stay as they are.

@@ -167,4 +167,28 @@ TEST_F(InPlaceUpdateTest, OnlyElementwiseReadersGetTheBuffer) {
   EXPECT_EQ(metrics().updatedInPlace, inPlace);
 }
 
+// Regressions found by lazyc-fuzz (seeds 2000171 and 2000020): a value that
+// another output of the same trace returns unchanged (`maximum(t, t)` folds
+// to t; a mean over one element) was read after the dead value's buffer
+// had been overwritten by the output it was donated to.
+TEST_F(InPlaceUpdateTest, AnOutputEqualToTheOldValueKeepsIt) {
+  Tensor flags = Tensor::fromBools({false, true}, {2});
+  Tensor less = flags < Tensor::fromBools({false}, {1});
+  Tensor same = maximum(flags, flags);
+  flags = Tensor(); // dead: donated to `less`
+  lazyc::sync();
+  std::vector<bool> sameValues = same.toVector<bool>();
+  std::vector<bool> lessValues = less.toVector<bool>();
+  EXPECT_EQ(sameValues, (std::vector<bool>{false, true}));
+  EXPECT_EQ(lessValues, (std::vector<bool>{false, false}));
+
+  Tensor x = Tensor::fromVector<float>({-2.5f}, {1});
+  Tensor mean1 = mean(x, {0}, /*keepDims=*/true);
+  Tensor negated = -x;
+  x = Tensor();
+  lazyc::sync();
+  EXPECT_EQ(mean1.item<float>(), -2.5f);
+  EXPECT_EQ(negated.item<float>(), 2.5f);
+}
+
 } // namespace

@@ -238,8 +238,7 @@ def LazyUpdateInPlacePass : Pass<"lazy-update-in-place", "::mlir::func::FuncOp">
     the op computing the result is moved after it again).
     `lazy-materialize-tied-results` completes the tie after bufferization.
   }];
-  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
-                           "::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def LazyMaterializeTiedResultsPass
@@ -249,7 +248,10 @@ def LazyMaterializeTiedResultsPass
     After one-shot bufferization, each result with `lazy.tied_argument = i`
     is returned as argument i's buffer. If bufferization computed it
     elsewhere (a later read of the old value forbade writing over it), it is
-    copied into the argument just before the return, after every read.
+    copied into the argument just before the return, after every read. A
+    returned buffer that is, or views, an argument overwritten this way (an
+    old value returned unchanged, say `maximum(w, w)` folded to `w`) is
+    first copied to a buffer of its own.
     Runs before `buffer-results-to-out-params`, which would otherwise make
     the result's allocation the caller's out-parameter, the very buffer the
     function still reads as the argument.

@@ -83,3 +83,35 @@ func.func @bias_update_beside_a_gemm_reading_it(%b: tensor<48xf32>, %x: tensor<3
   %g = lazy.matmul %ht, %dy : tensor<48x32xf32>, tensor<32x16xf32>
   return %bn, %g : tensor<48xf32>, tensor<48x16xf32>
 }
+// -----
+
+// Another result is the old value itself (`maximum(w, w)` folds to w) and
+// a view of it (a reshape): both are copied out before w is overwritten
+// (was a bug: they were copied to their out-parameters after it).
+// ARG: w f32 [4, 6]
+// OUT: np.tanh(w.astype(np.float64)) ; rtol=1e-6, atol=1e-6
+// OUT: w ; rtol=0, atol=0
+// OUT: w.reshape(24) ; rtol=0, atol=0
+func.func @old_value_also_returned(%w: tensor<4x6xf32>) -> (tensor<4x6xf32> {lazy.tied_argument = 0 : i64}, tensor<4x6xf32>, tensor<24xf32>) {
+  %t = lazy.tanh %w : tensor<4x6xf32>
+  %same = lazy.max %w, %w : tensor<4x6xf32>
+  %flat = lazy.reshape %w to [24] : tensor<4x6xf32>
+  return %t, %same, %flat : tensor<4x6xf32>, tensor<4x6xf32>, tensor<24xf32>
+}
+// -----
+
+// A tied result whose value is another tied argument (x * 0 + y folds to y
+// for integers), whose own update is copied over it first: y's old value is
+// copied out before.
+// ARG: x i32 [8]
+// ARG: y i32 [8]
+// OUT: y + 1 ; rtol=0, atol=0
+// OUT: y ; rtol=0, atol=0
+func.func @tied_result_reads_another_tied_argument(%x: tensor<8xi32>, %y: tensor<8xi32>) -> (tensor<8xi32> {lazy.tied_argument = 1 : i64}, tensor<8xi32> {lazy.tied_argument = 0 : i64}) {
+  %zero = lazy.constant dense<0> : tensor<8xi32>
+  %one = lazy.constant dense<1> : tensor<8xi32>
+  %x0 = lazy.mul %x, %zero : tensor<8xi32>
+  %xn = lazy.add %x0, %y : tensor<8xi32>
+  %yn = lazy.add %y, %one : tensor<8xi32>
+  return %yn, %xn : tensor<8xi32>, tensor<8xi32>
+}
