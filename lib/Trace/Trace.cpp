@@ -111,7 +111,11 @@ static void tieDeadArguments(Trace &trace) {
   static thread_local std::vector<int32_t> seenBy;
   seenBy.assign(size, -1);
   std::vector<std::pair<int32_t, int>> queue;
+  // Updates read their old value a few ops up (Adam's `w - lr * m / (sqrt(v)
+  // + eps)` at depth 1, `b1 * m + (1 - b1) * g` at 2): a bounded search
+  // keeps long elementwise chains cheap to extract.
   constexpr size_t kSearchLimit = 64;
+  constexpr int kDepthLimit = 8;
   for (size_t output = 0; output < trace.outputs.size(); ++output) {
     const Node &result = *trace.nodes[trace.outputs[output]];
     if (!isElementwise(result.kind) || isLeaf(result))
@@ -126,7 +130,7 @@ static void tieDeadArguments(Trace &trace) {
           node.shape == result.shape)
         candidates.push_back(
             {depth, static_cast<int32_t>(output), donated[index]});
-      if (isLeaf(node) || !isElementwise(node.kind))
+      if (isLeaf(node) || !isElementwise(node.kind) || depth == kDepthLimit)
         continue;
       for (int32_t operand : trace.operands(index))
         if (seenBy[operand] != static_cast<int32_t>(output)) {

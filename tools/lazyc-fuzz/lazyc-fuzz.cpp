@@ -222,7 +222,8 @@ int main(int argc, char **argv) {
             << static_cast<int64_t>(elapsed()) << " s; " << m.tracesCompiled
             << " traces compiled (" << std::fixed << std::setprecision(1)
             << m.compileMs / 1000 << " s), " << m.cacheHits << " cache hits, "
-            << m.constantsPromoted << " constants promoted\n";
+            << m.constantsPromoted << " constants promoted, "
+            << m.updatedInPlace << " values updated in place\n";
   if (notIndependent)
     std::cout << "lazyc-fuzz: note: " << notIndependent
               << " programs had a reference fed by computed values (trace "
