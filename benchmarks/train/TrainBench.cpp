@@ -38,6 +38,7 @@
 
 #include "TorchTrain.h"
 
+#include <lazyc/Runtime/Runtime.h>
 #include <lazyc/nn.h>
 
 #include <cblas.h>
@@ -273,6 +274,20 @@ int runChild(const Settings &settings) {
     }
   Metrics after = metrics();
 
+  // One more lazy step, for its memory: what it allocates beyond the state
+  // that exists before it (the new parameters and optimizer state are
+  // written over the old ones).
+  uint64_t stateBytes = 0;
+  for (Variable *parameter : lazy.parameters)
+    stateBytes += parameter->numel() * sizeof(float);
+  uint64_t inPlaceBefore = metrics().updatedInPlace;
+  uint64_t bytesBefore = lazyrt_get_allocator_stats().bytes_in_use;
+  lazyrt_reset_peak_bytes_in_use();
+  variants[0].step();
+  uint64_t stepPeak = lazyrt_get_allocator_stats().peak_bytes_in_use -
+                      bytesBefore;
+  uint64_t updatedInPlace = metrics().updatedInPlace - inPlaceBefore;
+
   const char *policy = std::getenv("OMP_WAIT_POLICY");
   std::printf("\nOMP_WAIT_POLICY=%s; %d OpenMP threads (lazyc), OpenBLAS %d "
               "threads (libtorch, floor), %s; %s; %d rounds x %d steps per "
@@ -307,6 +322,11 @@ int runChild(const Settings &settings) {
                                               beforeTiming.tracesCompiled),
               static_cast<unsigned long long>(after.cacheHits -
                                               beforeTiming.cacheHits));
+  std::printf("Memory of one lazyc lazy step: it allocates at most %.2f MB "
+              "beyond what exists before it (the parameters alone are "
+              "%.2f MB); %llu values updated in place.\n",
+              stepPeak / 1e6, stateBytes / 1e6,
+              static_cast<unsigned long long>(updatedInPlace));
   return 0;
 }
 

@@ -136,6 +136,11 @@ public:
     return stats;
   }
 
+  void resetPeak() {
+    std::lock_guard<std::mutex> lock(mutex);
+    stats.peak_bytes_in_use = stats.bytes_in_use;
+  }
+
 private:
   void recordAllocation(size_t classBytes) {
     ++stats.allocations;
@@ -184,6 +189,8 @@ void lazyrt_free(void *block) { allocator().release(block); }
 lazyrt_allocator_stats lazyrt_get_allocator_stats(void) {
   return allocator().getStats();
 }
+
+void lazyrt_reset_peak_bytes_in_use(void) { allocator().resetPeak(); }
 
 void lazyrt_trim_cache(void) { allocator().trim(); }
 

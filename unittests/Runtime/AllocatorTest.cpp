@@ -225,6 +225,20 @@ TEST_F(AllocatorTest, BytesInUseAndPeak) {
   EXPECT_EQ(end.bytes_cached, documentedClass(3000) + documentedClass(big));
 }
 
+TEST_F(AllocatorTest, PeakRestartsFromBytesInUse) {
+  void *a = lazyrt_alloc(1 << 20);
+  ASSERT_NE(a, nullptr);
+  lazyrt_free(a);
+  lazyrt_reset_peak_bytes_in_use();
+  lazyrt_allocator_stats reset = lazyrt_get_allocator_stats();
+  EXPECT_EQ(reset.peak_bytes_in_use, reset.bytes_in_use);
+  void *b = lazyrt_alloc(1000);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(lazyrt_get_allocator_stats().peak_bytes_in_use,
+            reset.bytes_in_use + documentedClass(1000));
+  lazyrt_free(b);
+}
+
 TEST_F(AllocatorTest, TrimEmptiesTheCache) {
   std::vector<void *> blocks;
   for (size_t size : {100, 1000, 10000, 100000})

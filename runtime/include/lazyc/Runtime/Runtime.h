@@ -50,6 +50,10 @@ typedef struct lazyrt_allocator_stats {
 /// Returns the allocator's counters.
 lazyrt_allocator_stats lazyrt_get_allocator_stats(void);
 
+/// Restarts peak_bytes_in_use from the bytes in use now (to measure the
+/// peak of one phase, such as a training step).
+void lazyrt_reset_peak_bytes_in_use(void);
+
 /// Releases every cached block to the system.
 void lazyrt_trim_cache(void);
 
