@@ -57,8 +57,15 @@ static bool isElementwise(OpKind kind) {
 /// their inputs once computed, other nodes die with the trace unless
 /// something outside it (a pending node, a tape) holds them.
 static void tieDeadArguments(Trace &trace) {
+  // Most traces read only values the program holds: a cheap test first.
+  if (std::none_of(trace.arguments.begin(), trace.arguments.end(),
+                   [&](int32_t index) {
+                     const Node &node = *trace.nodes[index];
+                     return node.handles.load() == 0 &&
+                            node.value.use_count() == 1;
+                   }))
+    return;
   const size_t size = trace.nodes.size();
-  trace.tiedArguments.assign(trace.outputs.size(), -1);
   // How many times the trace reads each node, and how many pointers to it
   // exist (read off a reader's input slot).
   static thread_local std::vector<long> readers, owners;
