@@ -36,11 +36,15 @@ bool lazyc::isExplaining() { return explainFlag(); }
 bool explain::enabled() { return explainFlag(); }
 
 TraceSummary explain::summarize(const trace::Trace &trace) {
-  std::vector<bool> isArgument(trace.nodes.size()), isOutput(isArgument);
+  std::vector<bool> isArgument(trace.nodes.size()), isOutput(isArgument),
+      isDonated(isArgument);
   for (int32_t index : trace.arguments)
     isArgument[index] = true;
   for (int32_t index : trace.outputs)
     isOutput[index] = true;
+  for (int32_t slot : trace.tiedArguments)
+    if (slot >= 0)
+      isDonated[trace.arguments[slot]] = true;
   TraceSummary summary;
   summary.reserve(trace.nodes.size());
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
@@ -51,7 +55,7 @@ TraceSummary explain::summarize(const trace::Trace &trace) {
                        literal ? 0.0 : node.scalar, node.scalar2, node.integer,
                        node.flag, node.predicate,
                        {trace.operands(i).begin(), trace.operands(i).end()},
-                       isOutput[i], node.loc});
+                       isOutput[i], isDonated[i], node.loc});
   }
   return summary;
 }
@@ -85,6 +89,14 @@ static std::string difference(const NodeSummary &now, const NodeSummary &cached,
       (!dynamicShapes && now.shape != cached.shape))
     return self + " has shape " + detail::shapeText(now.shape) +
            ", the cached one " + detail::shapeText(cached.shape);
+  if (now.isArgument && now.isDonated != cached.isDonated)
+    return self +
+           (now.isDonated
+                ? " is dead (nothing can read it afterwards), so the new "
+                  "value is written over it"
+                : " can still be read afterwards (a Tensor, a pending op or "
+                  "a tape holds it), so it is not overwritten") +
+           ", unlike in the cached trace";
   if (now.isArgument)
     return "";
   if (now.ints != cached.ints || now.ints2 != cached.ints2 ||

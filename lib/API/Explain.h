@@ -35,6 +35,8 @@ struct NodeSummary {
   trace::Predicate predicate;
   std::vector<int32_t> operands;
   bool isOutput;
+  /// An argument whose buffer an output is computed in (it is dead).
+  bool isDonated;
   trace::SourceLoc loc;
 };
 

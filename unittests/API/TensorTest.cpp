@@ -367,6 +367,23 @@ TEST_F(ExplainTest, ShapeChange) {
   }
 }
 
+TEST_F(ExplainTest, AHeldOldValueIsNotOverwritten) {
+  Variable w(Tensor::fromVector<float>({1, 2}, {2}), "w");
+  int line = __LINE__ + 1; // makes the value the second step reads
+  w.assignAdd(ones({2}));
+  lazyc::sync();
+  (void)explained();
+  Tensor old = w.read();
+  w.assignAdd(ones({2}));
+  lazyc::sync();
+  std::string text = explained();
+  EXPECT_NE(text.find("an argument (made at " + at(line) +
+                      ") can still be read afterwards (a Tensor, a pending "
+                      "op or a tape holds it), so it is not overwritten, "
+                      "unlike in the cached trace"),
+            std::string::npos) << text;
+}
+
 TEST_F(ExplainTest, OpChange) {
   Tensor x = Tensor::fromVector<float>({1, 2}, {2});
   (void)(x + x).toVector<float>();
