@@ -48,8 +48,11 @@ using namespace mlir;
 
 void lazyc::buildCpuFusePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(mlir::lazy::createLazyFuseElementwisePass());
+  // Before fusion: a transposed GEMM operand that elementwise fusion would
+  // recompute into a transposed copy (`relu(x @ w + b)^T` for a weight
+  // gradient) is read in place from the stored value instead.
   pm.addPass(mlir::lazy::createLazyFoldTransposeIntoMatmulPass());
+  pm.addPass(mlir::lazy::createLazyFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Results tied to donated arguments are computed over them.
