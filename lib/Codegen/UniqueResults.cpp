@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferCopies.h"
 #include "lazyc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -43,16 +44,8 @@ struct LazyUniqueResultsPass
                                                 type.getElementType());
           operand.set(
               linalg::CopyOp::create(b, loc, value, empty).getResult(0));
-        } else if (auto type = dyn_cast<MemRefType>(value.getType())) {
-          SmallVector<Value> dynamicSizes;
-          for (int64_t d = 0, e = type.getRank(); d < e; ++d)
-            if (type.isDynamicDim(d))
-              dynamicSizes.push_back(memref::DimOp::create(b, loc, value, d));
-          Value copy = memref::AllocOp::create(
-              b, loc, MemRefType::get(type.getShape(), type.getElementType()),
-              dynamicSizes);
-          memref::CopyOp::create(b, loc, value, copy);
-          operand.set(copy);
+        } else if (isa<MemRefType>(value.getType())) {
+          operand.set(mlir::lazy::copyToNewBuffer(b, loc, value));
         }
       }
     });

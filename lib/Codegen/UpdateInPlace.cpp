@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferCopies.h"
 #include "lazyc/Codegen/Passes.h"
 
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -115,23 +116,31 @@ static void writeIntoArgument(OpResult result, BlockArgument argument) {
   rewriter.replaceOp(generic, updated.getResults());
 }
 
+/// The return of `function` and its results tied to an argument, or null
+/// if `function` has no body or its body is not a single block.
+static func::ReturnOp
+tiedResults(func::FuncOp function,
+            SmallVectorImpl<std::pair<unsigned, BlockArgument>> &ties) {
+  if (function.isExternal())
+    return nullptr;
+  Block &entry = function.front();
+  auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
+  if (!ret)
+    return nullptr;
+  for (unsigned result = 0, e = function.getNumResults(); result < e;
+       ++result)
+    if (auto attr =
+            function.getResultAttrOfType<IntegerAttr>(result, kTiedArgument))
+      ties.push_back({result, entry.getArgument(attr.getInt())});
+  return ret;
+}
+
 namespace {
 struct LazyUpdateInPlacePass
     : mlir::lazy::impl::LazyUpdateInPlacePassBase<LazyUpdateInPlacePass> {
   void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    if (function.isExternal())
-      return;
-    Block &entry = function.front();
-    auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
-    if (!ret)
-      return;
     SmallVector<std::pair<unsigned, BlockArgument>> ties;
-    for (unsigned result = 0, e = function.getNumResults(); result < e;
-         ++result)
-      if (auto attr =
-              function.getResultAttrOfType<IntegerAttr>(result, kTiedArgument))
-        ties.push_back({result, entry.getArgument(attr.getInt())});
+    func::ReturnOp ret = tiedResults(getOperation(), ties);
     for (auto [result, argument] : ties) {
       auto value = dyn_cast<OpResult>(ret.getOperand(result));
       // (Ops on buffers have effects: they stay where they are.)
@@ -150,24 +159,13 @@ struct LazyMaterializeTiedResultsPass
     : mlir::lazy::impl::LazyMaterializeTiedResultsPassBase<
           LazyMaterializeTiedResultsPass> {
   void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    if (function.isExternal())
-      return;
-    Block &entry = function.front();
-    auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
-    if (!ret)
-      return;
+    SmallVector<std::pair<unsigned, BlockArgument>> ties;
+    func::ReturnOp ret = tiedResults(getOperation(), ties);
     // Tied results computed elsewhere (a later read of the old value forbade
     // writing over it) are copied over their arguments last.
-    SmallVector<std::pair<unsigned, Value>> copiesOver;
+    SmallVector<std::pair<unsigned, BlockArgument>> copiesOver;
     llvm::SmallPtrSet<Value, 4> overwritten;
-    for (unsigned result = 0, e = function.getNumResults(); result < e;
-         ++result) {
-      auto attr =
-          function.getResultAttrOfType<IntegerAttr>(result, kTiedArgument);
-      if (!attr)
-        continue;
-      Value argument = entry.getArgument(attr.getInt());
+    for (auto [result, argument] : ties) {
       Value value = ret.getOperand(result);
       if (value == argument || !isa<MemRefType>(value.getType()))
         continue;
@@ -186,26 +184,12 @@ struct LazyMaterializeTiedResultsPass
       while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
         root = view.getViewSource();
       if (overwritten.contains(root))
-        operand.set(snapshot(b, loc, operand.get()));
+        operand.set(mlir::lazy::copyToNewBuffer(b, loc, operand.get()));
     }
     for (auto [result, argument] : copiesOver) {
       memref::CopyOp::create(b, loc, ret.getOperand(result), argument);
       ret.setOperand(result, argument);
     }
-  }
-
-  /// A copy of `value` in a new buffer, made now.
-  static Value snapshot(OpBuilder &b, Location loc, Value value) {
-    auto type = cast<MemRefType>(value.getType());
-    SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0, e = type.getRank(); d < e; ++d)
-      if (type.isDynamicDim(d))
-        dynamicSizes.push_back(memref::DimOp::create(b, loc, value, d));
-    Value copy = memref::AllocOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        dynamicSizes);
-    memref::CopyOp::create(b, loc, value, copy);
-    return copy;
   }
 };
 
