@@ -22,6 +22,7 @@
 
 #include "BufferCopies.h"
 #include "lazyc/Codegen/Passes.h"
+#include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
 
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -35,8 +36,6 @@ namespace mlir::lazy {
 } // namespace mlir::lazy
 
 using namespace mlir;
-
-static constexpr StringLiteral kTiedArgument = "lazy.tied_argument";
 
 /// Moves `update` after every other op of its block that reads `argument`,
 /// if its own users all come after them. Returns false if it cannot.
@@ -130,7 +129,7 @@ tiedResults(func::FuncOp function,
   for (unsigned result = 0, e = function.getNumResults(); result < e;
        ++result)
     if (auto attr =
-            function.getResultAttrOfType<IntegerAttr>(result, kTiedArgument))
+            function.getResultAttrOfType<IntegerAttr>(result, lazy::kTiedArgumentAttrName))
       ties.push_back({result, entry.getArgument(attr.getInt())});
   return ret;
 }

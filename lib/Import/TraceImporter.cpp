@@ -8,6 +8,7 @@
 #include "lazyc/Import/TraceImporter.h"
 
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+#include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -249,7 +250,7 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   // Results computed over a donated argument's buffer.
   for (auto [result, slot] : llvm::enumerate(trace.tiedArguments))
     if (slot >= 0)
-      function.setResultAttr(result, "lazy.tied_argument",
+      function.setResultAttr(result, lazy::kTiedArgumentAttrName,
                              b.getI64IntegerAttr(slot));
   // With dynamic shapes, ops may still know some result dimensions
   // statically (a reduction's kept dimensions are 1): the results are

@@ -21,6 +21,7 @@
 #include "Npy.h"
 
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
@@ -344,8 +345,8 @@ int main(int argc, char **argv) {
   // (Read before compiling: the module is lowered in place.)
   std::vector<int64_t> tiedArguments;
   for (unsigned index = 0, e = function.getNumResults(); index < e; ++index) {
-    auto tie = function.getResultAttrOfType<IntegerAttr>(index,
-                                                         "lazy.tied_argument");
+    auto tie = function.getResultAttrOfType<IntegerAttr>(
+        index, mlir::lazy::kTiedArgumentAttrName);
     tiedArguments.push_back(tie ? tie.getInt() : -1);
   }
   auto compiled = jit::CompiledFunction::compile(*module, name);

@@ -12,6 +12,7 @@
 
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+#include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -41,7 +42,7 @@ LogicalResult LazyDialect::verifyRegionResultAttribute(Operation *op,
                                                        unsigned region,
                                                        unsigned result,
                                                        NamedAttribute attr) {
-  if (attr.getName() != "lazy.tied_argument")
+  if (attr.getName() != kTiedArgumentAttrName)
     return op->emitError() << "unknown lazy result attribute '"
                            << attr.getName().getValue() << "'";
   auto function = dyn_cast<FunctionOpInterface>(op);
