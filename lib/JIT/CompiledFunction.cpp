@@ -228,12 +228,6 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
   if (!machineBuilder)
     return machineBuilder.takeError();
   machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  // bf16 conversions are integer code (lazy-expand-bf16), so the CPU's bf16
-  // instructions are never needed; with them enabled, LLVM 22's x86 backend
-  // aborts on some vectorized bf16 selects and shuffles ("Cannot select:
-  // v16bf16 = X86ISD::VPERM2X128").
-  machineBuilder->getFeatures().AddFeature("avx512bf16", false);
-  machineBuilder->getFeatures().AddFeature("avxneconvert", false);
   auto targetMachine = machineBuilder->createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
