@@ -114,10 +114,11 @@ static void tieDeadArguments(Trace &trace) {
     int depth;
     int32_t output, slot;
   };
-  std::vector<Candidate> candidates;
+  static thread_local std::vector<Candidate> candidates;
   static thread_local std::vector<int32_t> seenBy;
+  static thread_local std::vector<std::pair<int32_t, int>> queue;
+  candidates.clear();
   seenBy.assign(size, -1);
-  std::vector<std::pair<int32_t, int>> queue;
   // Updates read their old value a few ops up (Adam's `w - lr * m / (sqrt(v)
   // + eps)` at depth 1, `b1 * m + (1 - b1) * g` at 2): a bounded search
   // keeps long elementwise chains cheap to extract.
@@ -150,7 +151,8 @@ static void tieDeadArguments(Trace &trace) {
                    [](const Candidate &a, const Candidate &b) {
                      return a.depth < b.depth;
                    });
-  std::vector<char> slotTaken(trace.arguments.size(), 0);
+  static thread_local std::vector<char> slotTaken;
+  slotTaken.assign(trace.arguments.size(), 0);
   for (const Candidate &candidate : candidates)
     if (trace.tiedArguments[candidate.output] < 0 &&
         !slotTaken[candidate.slot]) {
