@@ -33,6 +33,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -140,28 +141,38 @@ bool lazyc::isEager() { return eagerMode; }
 EagerScope::EagerScope() : previous(eagerMode) { eagerMode = true; }
 EagerScope::~EagerScope() { eagerMode = previous; }
 
-/// The nodes recorded on this thread that may still be pending (alive and
-/// not materialized); pruned when it grows past `nextCheck`.
-static thread_local std::vector<std::weak_ptr<Node>> pendingNodes;
-static thread_local size_t nextCheck = 0;
+/// A node recorded on this thread that may still be pending (alive and not
+/// materialized), and how many trace nodes it stands for: itself and the
+/// literal operands no handle holds, which are not registered (one literal
+/// node may serve many ops; each use is a trace node).
+struct PendingNode {
+  std::weak_ptr<Node> node;
+  size_t traceNodes;
+};
+static thread_local std::vector<PendingNode> pendingNodes;
+/// The trace nodes of pendingNodes: at most what the next trace would be.
+static thread_local size_t pendingTraceNodes = 0;
 
-/// Drops the entries of nodes that were freed or computed.
+/// Drops the entries of nodes that were freed or computed. Entries are
+/// pruned often: an entry keeps its node's memory (and control block) from
+/// returning to the node pool.
 static void prunePendingNodes() {
-  std::vector<std::weak_ptr<Node>> kept;
-  kept.reserve(pendingNodes.size());
-  for (const std::weak_ptr<Node> &weak : pendingNodes) {
-    NodePtr node = weak.lock();
+  size_t kept = 0;
+  for (PendingNode &pending : pendingNodes) {
+    NodePtr node = pending.node.lock();
     if (node && !node->isMaterialized())
-      kept.push_back(weak);
+      pendingNodes[kept++] = std::move(pending);
+    else
+      pendingTraceNodes -= pending.traceNodes;
   }
-  pendingNodes = std::move(kept);
+  pendingNodes.resize(kept);
 }
 
 /// The pending nodes a handle holds (call after pruning).
 static std::vector<Node *> heldPendingNodes() {
   std::vector<Node *> live;
-  for (const std::weak_ptr<Node> &weak : pendingNodes) {
-    NodePtr node = weak.lock();
+  for (const PendingNode &pending : pendingNodes) {
+    NodePtr node = pending.node.lock();
     if (node && node->handles.load() > 0)
       live.push_back(node.get());
   }
@@ -189,30 +200,34 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
     materialize({node.get()}, Cause::Eager, where);
     return;
   }
-  pendingNodes.push_back(node);
-  // Literals are nodes too. A literal some handle holds came from full(),
-  // which recorded it already.
+  size_t traceNodes = 1;
   for (const NodePtr &input : node->inputs)
-    if (input->kind == OpKind::Literal && input->handles.load() == 0 &&
-        !input->isMaterialized())
-      pendingNodes.push_back(input);
+    traceNodes += input->kind == OpKind::Literal &&
+                  input->handles.load() == 0 && !input->isMaterialized();
+  pendingNodes.push_back({node, traceNodes});
+  pendingTraceNodes += traceNodes;
+  // Pruning is linear: at most every other registration on average.
+  static thread_local size_t nextPrune = 0;
+  if (pendingNodes.size() >= nextPrune) {
+    prunePendingNodes();
+    nextPrune = std::max<size_t>(256, 2 * pendingNodes.size());
+  }
+  // Checking the size limit prunes too: at least limit / 8 trace nodes
+  // apart (a trace may thus exceed the limit by an eighth).
+  static thread_local size_t nextCheck = 0;
   size_t limit = maxPendingNodes();
-  if (pendingNodes.size() <= std::max(limit, nextCheck))
+  if (pendingTraceNodes <= std::max(limit, nextCheck))
     return;
   // Every pending node that still exists is reachable from a handle (or
   // from `node`): together they are what the next trace would compile.
   prunePendingNodes();
-  if (pendingNodes.size() > limit) {
+  if (pendingTraceNodes > limit) {
     std::vector<Node *> requested = heldPendingNodes();
     requested.push_back(node.get());
     materialize(requested, Cause::SizeLimit, where);
     prunePendingNodes();
   }
-  // Pruning is linear: space the checks at least limit / 8 records apart
-  // (a trace may thus exceed the limit by an eighth).
-  nextCheck =
-      pendingNodes.size() +
-      std::max(limit - std::min(limit, pendingNodes.size()) + 1, limit / 8);
+  nextCheck = pendingTraceNodes + limit / 8;
 }
 
 //===----------------------------------------------------------------------===//
@@ -429,13 +444,19 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
   ++c.materializations;
   ++c.byCause[static_cast<int>(cause)];
 
-  std::vector<double> literals;
+  // Per-call lists in per-thread storage: a cached trace's host cost
+  // matters (no allocation per materialization once warm). Nothing below
+  // materializes recursively.
+  static thread_local std::vector<double> literals;
+  literals.clear();
   for (int32_t index : trace.literals)
     literals.push_back(trace.nodes[index]->scalar);
 
   // Outputs are allocated before taking the lock; an output tied to a
   // donated argument is computed in that argument's buffer.
-  std::vector<std::shared_ptr<Buffer>> results;
+  static thread_local std::vector<std::shared_ptr<Buffer>> results;
+  results.clear();
+  auto releaseResults = llvm::make_scope_exit([] { results.clear(); });
   for (auto [output, index] : llvm::enumerate(trace.outputs)) {
     const Node &node = *trace.nodes[index];
     if (int32_t slot = trace.tiedArguments[output]; slot >= 0) {
@@ -518,12 +539,15 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
   }
 
   // Arguments: the trace's buffers, then its promoted literals.
-  std::vector<jit::BufferView> inputs, outputs;
+  static thread_local std::vector<jit::BufferView> inputs, outputs;
+  inputs.clear();
+  outputs.clear();
   for (int32_t index : trace.arguments) {
     const Node &node = *trace.nodes[index];
     inputs.push_back({node.value->data(), node.shape});
   }
-  std::vector<std::array<uint8_t, 8>> literalStorage(literals.size());
+  static thread_local std::vector<std::array<uint8_t, 8>> literalStorage;
+  literalStorage.resize(literals.size());
   for (size_t i = 0; i < mask.size(); ++i) {
     if (!mask[i])
       continue;
@@ -544,7 +568,7 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
   // Memoize, and release the graph above the computed values.
   for (size_t i = 0; i < trace.outputs.size(); ++i) {
     Node &node = *trace.nodes[trace.outputs[i]];
-    node.value = results[i];
+    node.value = std::move(results[i]);
     node.inputs.clear();
   }
 }

@@ -24,6 +24,8 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -49,6 +51,14 @@ const NodePtr &use(const Tensor &tensor, const char *op, Where where) {
   return detail::TensorAccess::node(tensor);
 }
 
+/// Copies a shape into a node's (recycled) shape buffer: element by
+/// element, as shapes are short (no library call per op).
+void copyShape(const Shape &from, Shape &to) {
+  to.resize(from.size());
+  for (size_t d = 0; d < from.size(); ++d)
+    to[d] = from[d];
+}
+
 /// Creates and records a node.
 NodePtr record(OpKind kind, DType dtype, const Shape &shape,
                NodeInputs inputs, Where where,
@@ -56,7 +66,7 @@ NodePtr record(OpKind kind, DType dtype, const Shape &shape,
   NodePtr node = makeNode();
   node->kind = kind;
   node->dtype = dtype;
-  node->shape.assign(shape.begin(), shape.end()); // Into a recycled buffer.
+  copyShape(shape, node->shape);
   node->inputs = std::move(inputs);
   node->loc = {where.file_name(), where.line(), where.function_name()};
   if (setAttributes)
@@ -77,7 +87,7 @@ NodePtr literal(double value, DType dtype, Where where,
   NodePtr node = makeNode();
   node->kind = OpKind::Literal;
   node->dtype = dtype;
-  node->shape.assign(shape.begin(), shape.end()); // Into a recycled buffer.
+  copyShape(shape, node->shape);
   // The value as `dtype` holds it (rounded, truncated toward zero, 0 or 1),
   // so that casting a literal converts its value as lazy.cast would, and a
   // baked and a promoted literal are the same number.
@@ -89,11 +99,52 @@ NodePtr literal(double value, DType dtype, Where where,
   return node;
 }
 
+/// The shape of a scalar operand next to a tensor of `shape`: the same
+/// lazily (no broadcast node), rank 0 in eager mode (see literal()).
+const Shape &scalarShape(const Shape &shape) {
+  static const Shape rankZero;
+  return isEager() ? rankZero : shape;
+}
+
+/// The literal operand `value` of an op at `where`, as literal() makes it.
+/// Programs record the same scalar at the same line over and over (each
+/// step of a loop, each op of an unrolled chain): while an earlier such
+/// node lives, it is reused instead of allocating another. Traces cannot
+/// tell: a literal no handle holds is a trace node once per use
+/// (trace::extractTrace). Only for operands: a literal a Tensor holds is
+/// never shared.
+NodePtr operandLiteral(double value, DType dtype, Where where,
+                       const Shape &shape) {
+  struct Slot {
+    std::weak_ptr<Node> node;
+    uint64_t bits = 0;
+    const char *file = nullptr;
+    const char *function = nullptr;
+    unsigned line = 0;
+    DType dtype = DType::Float32;
+  };
+  static thread_local std::array<Slot, 64> slots;
+  uint64_t bits = std::bit_cast<uint64_t>(value);
+  uint64_t hash = reinterpret_cast<uintptr_t>(where.file_name());
+  mixHash(hash, bits ^ (uint64_t(where.line()) << 8 | uint64_t(dtype)));
+  Slot &slot = slots[hash % slots.size()];
+  if (slot.bits == bits && slot.line == where.line() &&
+      slot.file == where.file_name() &&
+      slot.function == where.function_name() && slot.dtype == dtype)
+    if (NodePtr node = slot.node.lock();
+        node && !node->isMaterialized() && node->shape == shape)
+      return node;
+  NodePtr node = literal(value, dtype, where, shape);
+  slot = {node, bits, where.file_name(), where.function_name(), where.line(),
+          dtype};
+  return node;
+}
+
 NodePtr castTo(NodePtr node, DType dtype, Where where) {
   if (node->dtype == dtype)
     return node;
   if (node->kind == OpKind::Literal)
-    return literal(node->scalar, dtype, where, node->shape);
+    return operandLiteral(node->scalar, dtype, where, node->shape);
   const Node &input = *node;
   return record(OpKind::Cast, dtype, input.shape, {std::move(node)}, where);
 }
@@ -266,8 +317,8 @@ Tensor arithmetic(Arith op, const Tensor &tensor, const Scalar &scalar,
   const NodePtr &t = use(tensor, name, scalar.where);
   DType dtype = withScalar(t->dtype, scalar);
   checkScalarFits(scalar, dtype, name);
-  NodePtr s = literal(scalar.value, dtype, scalar.where,
-                      isEager() ? Shape{} : t->shape);
+  NodePtr s = operandLiteral(scalar.value, dtype, scalar.where,
+                             scalarShape(t->shape));
   return scalarFirst ? arithmetic(op, std::move(s), t, dtype, scalar.where)
                      : arithmetic(op, t, std::move(s), dtype, scalar.where);
 }
@@ -298,7 +349,7 @@ Tensor compare(Predicate predicate, const At &lhs, const Scalar &rhs) {
     dtype = DType::Int64;
   return compare(
       predicate, a,
-      literal(rhs.value, dtype, lhs.where, isEager() ? Shape{} : a->shape),
+      operandLiteral(rhs.value, dtype, lhs.where, scalarShape(a->shape)),
       dtype, lhs.where);
 }
 
@@ -669,8 +720,15 @@ Tensor lazyc::where(const Tensor &condition, const Tensor &onTrue,
 }
 
 Tensor lazyc::cast(const Tensor &x, DType dtype, Where where) {
-  return detail::TensorAccess::wrap(
-      castTo(use(x, "cast", where), dtype, where));
+  const NodePtr &node = use(x, "cast", where);
+  if (node->kind == OpKind::Literal && node->dtype != dtype) {
+    // A literal of its own, recorded like full()'s (castTo's literals are
+    // operands, which may be shared).
+    NodePtr converted = literal(node->scalar, dtype, where, node->shape);
+    engine::recorded(converted, where);
+    return detail::TensorAccess::wrap(std::move(converted));
+  }
+  return detail::TensorAccess::wrap(castTo(node, dtype, where));
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,8 @@
 #include "lazyc/Trace/Node.h"
 #include "lazyc/Runtime/Runtime.h"
 
+#include <algorithm>
+#include <mutex>
 #include <new>
 #include <type_traits>
 
@@ -67,11 +69,6 @@ Buffer::Buffer(DType dtype, int64_t elements)
 
 Buffer::~Buffer() { lazyrt_free(bytes); }
 
-static std::atomic<int64_t> nodesAlive{0};
-
-int64_t trace::liveNodeCount() { return nodesAlive.load(); }
-
-Node::Node() { ++nodesAlive; }
 
 namespace {
 /// Fixed-size node blocks (see PoolAllocator). A block freed on another
@@ -85,6 +82,22 @@ struct FreeBlock {
   FreeBlock *next;
 };
 
+/// Nodes alive: each thread counts the nodes it creates and frees in its
+/// own counter, which only it writes (recording an op creates and frees
+/// nodes: no shared cache line, no locked instruction); liveNodeCount()
+/// adds them up.
+struct NodeCounter {
+  std::atomic<int64_t> count{0};
+  void add(int64_t delta) {
+    count.store(count.load(std::memory_order_relaxed) + delta,
+                std::memory_order_relaxed);
+  }
+};
+std::mutex nodeCountersMutex;
+std::vector<const NodeCounter *> nodeCounters; ///< Of the running threads.
+/// Of exited threads, and of nodes made or freed during a thread's exit.
+std::atomic<int64_t> otherNodes{0};
+
 /// What each thread keeps for its nodes: so that recording and releasing a
 /// graph allocates nothing once warm, and releasing a million-node chain
 /// needs no recursion.
@@ -97,15 +110,42 @@ struct ThreadState {
   /// Free node blocks.
   FreeBlock *freeBlocks = nullptr;
   size_t freeBlockCount = 0;
+  NodeCounter nodes;
+  ThreadState();
   ~ThreadState();
 };
-thread_local ThreadState threadState;
-/// Set once this thread's state is gone (thread exit; a static Tensor may
-/// die later). Trivially destructible, so it outlives the state.
+/// This thread's state once made, null before and after (thread exit; a
+/// static Tensor may die later). Trivially constructible and destructible:
+/// reading it is one load, no initialization check.
+thread_local ThreadState *currentState = nullptr;
+/// Set once this thread's state is gone.
 thread_local bool threadStateGone = false;
 
+/// This thread's state, made on first use; null during and after thread
+/// exit.
+ThreadState *threadState() {
+  if (currentState) [[likely]]
+    return currentState;
+  if (threadStateGone)
+    return nullptr;
+  thread_local ThreadState state;
+  currentState = &state;
+  return currentState;
+}
+
+ThreadState::ThreadState() {
+  std::lock_guard<std::mutex> lock(nodeCountersMutex);
+  nodeCounters.push_back(&nodes);
+}
+
 ThreadState::~ThreadState() {
+  currentState = nullptr;
   threadStateGone = true;
+  {
+    std::lock_guard<std::mutex> lock(nodeCountersMutex);
+    std::erase(nodeCounters, &nodes);
+    otherNodes += nodes.count.load();
+  }
   while (freeBlocks) {
     FreeBlock *block = freeBlocks;
     freeBlocks = block->next;
@@ -114,9 +154,25 @@ ThreadState::~ThreadState() {
 }
 } // namespace
 
+int64_t trace::liveNodeCount() {
+  std::lock_guard<std::mutex> lock(nodeCountersMutex);
+  int64_t count = otherNodes.load();
+  for (const NodeCounter *counter : nodeCounters)
+    count += counter->count.load(std::memory_order_relaxed);
+  return count;
+}
+
+Node::Node() {
+  if (ThreadState *state = threadState())
+    state->nodes.add(1);
+  else
+    ++otherNodes;
+}
+
 Node::~Node() {
-  --nodesAlive;
-  if (threadStateGone) {
+  ThreadState *current = threadState();
+  if (!current) {
+    --otherNodes;
     // Past thread exit: the last owner takes a node's inputs over first.
     std::vector<NodePtr> pending(std::make_move_iterator(inputs.begin()),
                                  std::make_move_iterator(inputs.end()));
@@ -129,7 +185,8 @@ Node::~Node() {
     }
     return;
   }
-  ThreadState &state = threadState;
+  ThreadState &state = *current;
+  state.nodes.add(-1);
   if (shape.capacity() && shape.capacity() <= 8 &&
       state.spareShapes.size() < kMaxSpareShapes)
     state.spareShapes.push_back(std::move(shape));
@@ -153,9 +210,10 @@ Node::~Node() {
 
 namespace {
 void *allocateBlock() {
-  if (threadStateGone || !threadState.freeBlocks)
+  ThreadState *current = threadState();
+  if (!current || !current->freeBlocks)
     return ::operator new(kBlockSize);
-  ThreadState &state = threadState;
+  ThreadState &state = *current;
   FreeBlock *block = state.freeBlocks;
   state.freeBlocks = block->next;
   --state.freeBlockCount;
@@ -163,11 +221,12 @@ void *allocateBlock() {
 }
 
 void freeBlock(void *pointer) {
-  if (threadStateGone || threadState.freeBlockCount >= kMaxCachedBlocks) {
+  ThreadState *current = threadState();
+  if (!current || current->freeBlockCount >= kMaxCachedBlocks) {
     ::operator delete(pointer);
     return;
   }
-  ThreadState &state = threadState;
+  ThreadState &state = *current;
   auto *block = static_cast<FreeBlock *>(pointer);
   block->next = state.freeBlocks;
   state.freeBlocks = block;
@@ -201,10 +260,10 @@ template <typename T> struct PoolAllocator {
 
 NodePtr trace::makeNode() {
   NodePtr node = std::allocate_shared<Node>(PoolAllocator<Node>());
-  if (!threadStateGone && !threadState.spareShapes.empty()) {
-    ThreadState &state = threadState;
-    node->shape = std::move(state.spareShapes.back());
-    state.spareShapes.pop_back();
+  ThreadState *state = threadState();
+  if (state && !state->spareShapes.empty()) {
+    node->shape = std::move(state->spareShapes.back());
+    state->spareShapes.pop_back();
     node->shape.clear();
   }
   return node;

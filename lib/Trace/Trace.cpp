@@ -13,6 +13,8 @@
 
 #include "lazyc/Trace/Trace.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <algorithm>
 #include <atomic>
 
@@ -182,13 +184,53 @@ void trace::extractTrace(const std::vector<Node *> &requested,
   trace.arguments.clear();
   trace.literals.clear();
   trace.outputs.clear();
+  // The signature lists the structure word by word (the key hashes it),
+  // written as the nodes are emitted: one pass over the graph.
+  std::vector<uint64_t> &signature = trace.signature;
+  signature.clear();
+  signature.push_back(dynamicShapes);
+
+  // A literal no handle holds is a trace node once per use, emitted just
+  // before its reader: the program may share one literal node between many
+  // ops (see lazyc::Tensor's scalar operands), and the trace must not depend
+  // on that.
+  auto isPerUse = [](const Node *node) {
+    return node->kind == OpKind::Literal && !node->isMaterialized() &&
+           node->handles.load(std::memory_order_relaxed) == 0;
+  };
+  // Appends a node (its operands follow in operandList and the signature).
+  auto emit = [&](Node *node) {
+    int32_t index = static_cast<int32_t>(trace.nodes.size());
+    trace.nodes.push_back(node);
+    if (node->isMaterialized()) {
+      // An argument is its type, whatever op once produced it.
+      trace.arguments.push_back(index);
+      signature.push_back(static_cast<uint64_t>(node->dtype));
+      signature.push_back(node->shape.size());
+      if (!dynamicShapes)
+        for (int64_t dim : node->shape)
+          signature.push_back(static_cast<uint64_t>(dim));
+      return index;
+    }
+    if (node->kind == OpKind::Literal)
+      trace.literals.push_back(index);
+    signature.push_back(dynamicShapes ? rankOnlyHash(*node)
+                                      : node->contentHash);
+    // Outputs: every value a handle still holds (a literal too:
+    // `full({}, 2.0f)` is a tensor whose value is a literal); the requested
+    // values are added below.
+    if (node->handles.load(std::memory_order_relaxed) > 0)
+      trace.outputs.push_back(index);
+    return index;
+  };
+
   struct Frame {
     Node *node;
     size_t nextInput;
   };
   static thread_local std::vector<Frame> stack;
   stack.clear();
-
+  static thread_local llvm::SmallVector<int32_t, 4> operandPositions;
   for (Node *root : requested) {
     if (visited(root))
       continue;
@@ -198,68 +240,48 @@ void trace::extractTrace(const std::vector<Node *> &requested,
       size_t &next = stack.back().nextInput;
       if (!isLeaf(*node) && next < node->inputs.size()) {
         Node *input = node->inputs[next++].get();
-        if (!visited(input))
+        if (!visited(input) && !isPerUse(input))
           stack.push_back({input, 0});
         continue;
       }
       stack.pop_back();
       if (visited(node))
         continue;
-      int32_t index = static_cast<int32_t>(trace.nodes.size());
-      node->visitedBy = visit;
-      node->position = index;
-      trace.nodes.push_back(node);
+      operandPositions.clear();
       if (!isLeaf(*node))
-        for (const NodePtr &input : node->inputs)
-          trace.operandList.push_back(input->position);
+        for (const NodePtr &input : node->inputs) {
+          if (!isPerUse(input.get())) {
+            operandPositions.push_back(input->position);
+            continue;
+          }
+          operandPositions.push_back(emit(input.get()));
+          trace.operandStart.push_back(
+              static_cast<int32_t>(trace.operandList.size()));
+        }
+      node->visitedBy = visit;
+      node->position = emit(node);
+      for (int32_t position : operandPositions) {
+        trace.operandList.push_back(position);
+        signature.push_back(static_cast<uint64_t>(position));
+      }
       trace.operandStart.push_back(
           static_cast<int32_t>(trace.operandList.size()));
-      if (node->isMaterialized())
-        trace.arguments.push_back(index);
-      else if (node->kind == OpKind::Literal)
-        trace.literals.push_back(index);
     }
   }
-
-  // Outputs: what was asked for, and every value a handle still holds
-  // (a literal too: `full({}, 2.0f)` is a tensor whose value is a literal).
-  // Requested values are marked by a negative position for the moment.
-  for (Node *root : requested)
-    if (!root->isMaterialized() && root->position >= 0)
-      root->position = -2 - root->position;
-  for (size_t i = 0; i < trace.nodes.size(); ++i) {
-    Node *node = trace.nodes[i];
-    bool isRequested = node->position < -1;
-    if (isRequested)
-      node->position = static_cast<int32_t>(i);
-    if (isRequested ||
-        (!node->isMaterialized() && node->handles.load() > 0))
-      trace.outputs.push_back(static_cast<int32_t>(i));
+  // The requested values no handle holds, in trace order.
+  for (Node *root : requested) {
+    if (root->isMaterialized() || !visited(root))
+      continue;
+    auto at = std::lower_bound(trace.outputs.begin(), trace.outputs.end(),
+                               root->position);
+    if (at == trace.outputs.end() || *at != root->position)
+      trace.outputs.insert(at, root->position);
   }
 
   trace.tiedArguments.assign(trace.outputs.size(), -1);
   if (!dynamicShapes)
     tieDeadArguments(trace);
 
-  // The signature lists the structure word by word; the key hashes it.
-  std::vector<uint64_t> &signature = trace.signature;
-  signature.clear();
-  signature.push_back(dynamicShapes);
-  for (size_t i = 0; i < trace.nodes.size(); ++i) {
-    const Node &node = *trace.nodes[i];
-    if (node.isMaterialized()) {
-      // An argument is its type, whatever op once produced it.
-      signature.push_back(static_cast<uint64_t>(node.dtype));
-      signature.push_back(node.shape.size());
-      if (!dynamicShapes)
-        for (int64_t dim : node.shape)
-          signature.push_back(static_cast<uint64_t>(dim));
-      continue;
-    }
-    signature.push_back(dynamicShapes ? rankOnlyHash(node) : node.contentHash);
-    for (int32_t operand : trace.operands(i))
-      signature.push_back(static_cast<uint64_t>(operand));
-  }
   signature.push_back(~uint64_t(0)); // Outputs follow.
   for (int32_t output : trace.outputs)
     signature.push_back(static_cast<uint64_t>(output));
@@ -269,8 +291,19 @@ void trace::extractTrace(const std::vector<Node *> &requested,
     for (int32_t slot : trace.tiedArguments)
       signature.push_back(static_cast<uint64_t>(slot));
   }
-  uint64_t key = 0x84222325CBF29CE4ULL;
-  for (uint64_t word : signature)
-    mixHash(key, word);
+  // Four independent lanes: each word's mix waits for the previous word of
+  // its lane only, not for every word before it.
+  uint64_t lanes[4] = {0x84222325CBF29CE4ULL, 0x9E3779B97F4A7C15ULL,
+                       0xBF58476D1CE4E5B9ULL, 0x94D049BB133111EBULL};
+  size_t at = 0;
+  for (; at + 4 <= signature.size(); at += 4)
+    for (int lane = 0; lane < 4; ++lane)
+      mixHash(lanes[lane], signature[at + lane]);
+  for (; at < signature.size(); ++at)
+    mixHash(lanes[at % 4], signature[at]);
+  uint64_t key = lanes[0];
+  for (int lane = 1; lane < 4; ++lane)
+    mixHash(key, lanes[lane]);
+  mixHash(key, signature.size());
   trace.key = key;
 }

@@ -27,7 +27,9 @@ namespace lazyc::trace {
 /// A trace: the nodes to compute, in an order where inputs come first.
 struct Trace {
   /// Every node of the trace (arguments and literals included), inputs
-  /// before users; the order is a deterministic function of the graph.
+  /// before users; the order is a deterministic function of the graph. A
+  /// literal no handle holds appears once per use (one literal node may
+  /// serve many ops: the trace does not depend on that sharing).
   std::vector<Node *> nodes;
   /// The positions in `nodes` of nodes[i]'s inputs.
   std::span<const int32_t> operands(size_t i) const {
