@@ -141,46 +141,8 @@ bool lazyc::isEager() { return eagerMode; }
 EagerScope::EagerScope() : previous(eagerMode) { eagerMode = true; }
 EagerScope::~EagerScope() { eagerMode = previous; }
 
-/// A node recorded on this thread that may still be pending (alive and not
-/// materialized), and how many trace nodes it stands for: itself and the
-/// literal operands no handle holds, which are not registered (one literal
-/// node may serve many ops; each use is a trace node).
-struct PendingNode {
-  std::weak_ptr<Node> node;
-  size_t traceNodes;
-};
-static thread_local std::vector<PendingNode> pendingNodes;
-/// The trace nodes of pendingNodes: at most what the next trace would be.
-static thread_local size_t pendingTraceNodes = 0;
-
-/// Drops the entries of nodes that were freed or computed. Entries are
-/// pruned often: an entry keeps its node's memory (and control block) from
-/// returning to the node pool.
-static void prunePendingNodes() {
-  size_t kept = 0;
-  for (PendingNode &pending : pendingNodes) {
-    NodePtr node = pending.node.lock();
-    if (node && !node->isMaterialized())
-      pendingNodes[kept++] = std::move(pending);
-    else
-      pendingTraceNodes -= pending.traceNodes;
-  }
-  pendingNodes.resize(kept);
-}
-
-/// The pending nodes a handle holds (call after pruning).
-static std::vector<Node *> heldPendingNodes() {
-  std::vector<Node *> live;
-  for (const PendingNode &pending : pendingNodes) {
-    NodePtr node = pending.node.lock();
-    if (node && node->handles.load() > 0)
-      live.push_back(node.get());
-  }
-  return live;
-}
-
 std::vector<Node *> engine::liveNodes() {
-  prunePendingNodes();
+  prunePending();
   return heldPendingNodes();
 }
 
@@ -200,34 +162,36 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
     materialize({node.get()}, Cause::Eager, where);
     return;
   }
+  // A node stands for itself and the literal operands no handle holds,
+  // which are not on the list (one literal node may serve many ops; each
+  // use is a trace node).
   size_t traceNodes = 1;
   for (const NodePtr &input : node->inputs)
     traceNodes += input->kind == OpKind::Literal &&
                   input->handles.load() == 0 && !input->isMaterialized();
-  pendingNodes.push_back({node, traceNodes});
-  pendingTraceNodes += traceNodes;
+  addPending(node, traceNodes);
   // Pruning is linear: at most every other registration on average.
   static thread_local size_t nextPrune = 0;
-  if (pendingNodes.size() >= nextPrune) {
-    prunePendingNodes();
-    nextPrune = std::max<size_t>(256, 2 * pendingNodes.size());
+  if (pendingEntries() >= nextPrune) {
+    prunePending();
+    nextPrune = std::max<size_t>(256, 2 * pendingEntries());
   }
   // Checking the size limit prunes too: at least limit / 8 trace nodes
   // apart (a trace may thus exceed the limit by an eighth).
   static thread_local size_t nextCheck = 0;
   size_t limit = maxPendingNodes();
-  if (pendingTraceNodes <= std::max(limit, nextCheck))
+  if (pendingTraceNodes() <= std::max(limit, nextCheck))
     return;
   // Every pending node that still exists is reachable from a handle (or
   // from `node`): together they are what the next trace would compile.
-  prunePendingNodes();
-  if (pendingTraceNodes > limit) {
+  prunePending();
+  if (pendingTraceNodes() > limit) {
     std::vector<Node *> requested = heldPendingNodes();
     requested.push_back(node.get());
     materialize(requested, Cause::SizeLimit, where);
-    prunePendingNodes();
+    prunePending();
   }
-  nextCheck = pendingTraceNodes + limit / 8;
+  nextCheck = pendingTraceNodes() + limit / 8;
 }
 
 //===----------------------------------------------------------------------===//

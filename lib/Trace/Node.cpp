@@ -98,12 +98,23 @@ std::vector<const NodeCounter *> nodeCounters; ///< Of the running threads.
 /// Of exited threads, and of nodes made or freed during a thread's exit.
 std::atomic<int64_t> otherNodes{0};
 
+/// An entry of a thread's pending list: the node, and the trace nodes it
+/// stands for. `node` is null once the entry is cleared.
+struct PendingEntry {
+  std::weak_ptr<Node> weak;
+  const Node *node;
+  size_t traceNodes;
+};
+
 /// What each thread keeps for its nodes: so that recording and releasing a
 /// graph allocates nothing once warm, and releasing a million-node chain
 /// needs no recursion.
 struct ThreadState {
   /// Inputs of dying nodes, released one at a time by the outermost ~Node.
-  std::vector<NodePtr> pending;
+  std::vector<NodePtr> dying;
+  /// The pending list (see addPending).
+  std::vector<PendingEntry> pendingNodes;
+  size_t pendingTraceNodes = 0;
   bool draining = false;
   /// Shape buffers of dead nodes, handed to new ones.
   std::vector<std::vector<int64_t>> spareShapes;
@@ -187,18 +198,31 @@ Node::~Node() {
   }
   ThreadState &state = *current;
   state.nodes.add(-1);
+  // Leave this thread's pending list now, while the entry is in cache (the
+  // list's reference is a weak one: clearing it here lets the node's memory
+  // go back to the pool as soon as this destructor returns). A node
+  // recorded on another thread is dropped there, at its next prune.
+  if (pendingList.load(std::memory_order_relaxed) == &state &&
+      pendingIndex < state.pendingNodes.size()) {
+    PendingEntry &entry = state.pendingNodes[pendingIndex];
+    if (entry.node == this) {
+      state.pendingTraceNodes -= entry.traceNodes;
+      entry.node = nullptr;
+      entry.weak.reset();
+    }
+  }
   if (shape.capacity() && shape.capacity() <= 8 &&
       state.spareShapes.size() < kMaxSpareShapes)
     state.spareShapes.push_back(std::move(shape));
   for (NodePtr &input : inputs)
-    state.pending.push_back(std::move(input));
+    state.dying.push_back(std::move(input));
   // A destructor that runs while an outer one drains leaves its inputs to it.
   if (state.draining)
     return;
   state.draining = true;
-  while (!state.pending.empty()) {
-    NodePtr node = std::move(state.pending.back());
-    state.pending.pop_back();
+  while (!state.dying.empty()) {
+    NodePtr node = std::move(state.dying.back());
+    state.dying.pop_back();
     node.reset(); // May run ~Node, which queues that node's inputs.
   }
   state.draining = false;
@@ -311,4 +335,68 @@ void Node::computeContentHash() {
   if (integer)
     mixHash(hash, static_cast<uint64_t>(integer));
   contentHash = hash;
+}
+
+//===----------------------------------------------------------------------===//
+// The pending list
+//===----------------------------------------------------------------------===//
+
+void trace::addPending(const NodePtr &node, size_t traceNodes) {
+  ThreadState *state = threadState();
+  if (!state)
+    return; // Thread exit: nothing can sync() any more.
+  node->pendingList.store(state, std::memory_order_relaxed);
+  node->pendingIndex = static_cast<uint32_t>(state->pendingNodes.size());
+  state->pendingNodes.push_back({node, node.get(), traceNodes});
+  state->pendingTraceNodes += traceNodes;
+}
+
+void trace::prunePending() {
+  ThreadState *state = threadState();
+  if (!state)
+    return;
+  std::vector<PendingEntry> &entries = state->pendingNodes;
+  size_t kept = 0;
+  for (PendingEntry &entry : entries) {
+    if (!entry.node)
+      continue; // Cleared by its node's destructor.
+    NodePtr node = entry.weak.lock();
+    if (node && !node->isMaterialized()) {
+      node->pendingIndex = static_cast<uint32_t>(kept);
+      // Not onto itself: a self-move empties a std::weak_ptr.
+      if (&entries[kept] != &entry)
+        entries[kept] = std::move(entry);
+      ++kept;
+      continue;
+    }
+    if (node)
+      node->pendingList.store(nullptr, std::memory_order_relaxed);
+    state->pendingTraceNodes -= entry.traceNodes;
+  }
+  entries.resize(kept);
+}
+
+size_t trace::pendingEntries() {
+  ThreadState *state = threadState();
+  return state ? state->pendingNodes.size() : 0;
+}
+
+size_t trace::pendingTraceNodes() {
+  ThreadState *state = threadState();
+  return state ? state->pendingTraceNodes : 0;
+}
+
+std::vector<Node *> trace::heldPendingNodes() {
+  std::vector<Node *> held;
+  ThreadState *state = threadState();
+  if (!state)
+    return held;
+  for (const PendingEntry &entry : state->pendingNodes) {
+    if (!entry.node)
+      continue;
+    NodePtr node = entry.weak.lock();
+    if (node && !node->isMaterialized() && node->handles.load() > 0)
+      held.push_back(node.get());
+  }
+  return held;
 }

@@ -124,6 +124,11 @@ struct Node {
   /// How many Tensor handles refer to this node (the live-tensor rule).
   std::atomic<int> handles{0};
 
+  /// The pending list this node is on (see addPending; opaque), and its
+  /// entry there; only that list's thread reads the entry.
+  std::atomic<const void *> pendingList{nullptr};
+  uint32_t pendingIndex = 0;
+
   /// The computed value, once materialized.
   std::shared_ptr<Buffer> value;
 
@@ -145,6 +150,24 @@ struct Node {
 /// records and frees hundreds of nodes per step, and the general-purpose
 /// allocator's small-object caches are far smaller than that.
 NodePtr makeNode();
+
+/// Puts `node` on this thread's pending list: the nodes the thread
+/// recorded that may not be computed yet (what sync() materializes), each
+/// with the number of trace nodes it stands for. A node leaves the list when
+/// it dies or, at the next prune, once computed.
+void addPending(const NodePtr &node, size_t traceNodes);
+
+/// Drops computed and dead nodes from this thread's pending list.
+void prunePending();
+
+/// Entries on this thread's pending list (computed or dead ones too until
+/// the next prune), and the trace nodes they stand for.
+size_t pendingEntries();
+size_t pendingTraceNodes();
+
+/// The nodes on this thread's pending list that a handle holds and that
+/// are not computed, in recording order.
+std::vector<Node *> heldPendingNodes();
 
 /// How many nodes exist now, in every thread (for tests and diagnostics:
 /// a loop that holds only its latest values must keep this bounded).
