@@ -7,6 +7,8 @@
 
 #include "Convert.h"
 
+#include "lazyc/Runtime/NarrowFloats.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -54,21 +56,6 @@ static uint16_t floatToHalf(float value) {
   uint32_t abs = bits & 0x7FFFFFFF;
   uint32_t rounded = abs + 0xFFF + ((abs >> 13) & 1);
   return sign | static_cast<uint16_t>((rounded >> 13) - (112 << 10));
-}
-
-/// `value` as a float rounded to odd (toward zero, then the last bit set if
-/// anything was dropped): rounding that float again to a narrower type
-/// (Float16, BFloat16) gives what rounding `value` directly would, which
-/// rounding to nearest twice does not. The same scheme as the compiler's
-/// f64 -> f16/bf16 conversions.
-static float toFloatRoundedToOdd(double value) {
-  float nearest = static_cast<float>(value);
-  if (!std::isfinite(value) || static_cast<double>(nearest) == value)
-    return nearest;
-  float truncated = std::fabs(static_cast<double>(nearest)) > std::fabs(value)
-                        ? std::nextafter(nearest, 0.0f)
-                        : nearest;
-  return bitsToFloat(floatToBits(truncated) | 1);
 }
 
 static bool isInteger(DType dtype) {
@@ -152,11 +139,7 @@ void convert::storeScalar(double value, DType dtype, void *target) {
     return;
   }
   case DType::BFloat16: {
-    uint32_t bits = floatToBits(toFloatRoundedToOdd(value));
-    uint16_t v = std::isnan(value)
-                     ? static_cast<uint16_t>((bits >> 16) | 0x40)
-                     : static_cast<uint16_t>(
-                           (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+    uint16_t v = toBFloat16Bits(value);
     std::memcpy(target, &v, 2);
     return;
   }

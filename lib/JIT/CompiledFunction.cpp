@@ -20,6 +20,7 @@
 
 #include "lazyc/JIT/CompiledFunction.h"
 #include "lazyc/Pipelines/Pipelines.h"
+#include "lazyc/Runtime/NarrowFloats.h"
 #include "lazyc/Runtime/Runtime.h"
 
 #include "lazyc/Conversion/Passes.h"
@@ -46,6 +47,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <bit>
 #include <chrono>
 #include <mutex>
 
@@ -162,6 +164,35 @@ static llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name,
   return llvm::Error::success();
 }
 
+//===----------------------------------------------------------------------===//
+// bf16 without the CPU's bf16 instructions
+//===----------------------------------------------------------------------===//
+//
+// LLVM 22's x86 backend aborts on some `bfloat` vector code when the CPU has
+// AVX512-BF16 ("Cannot select: v16bf16 = X86ISD::VPERM2X128", "Do not know
+// how to soft promote this operator's operand!"; lazyc-fuzz seeds 2300537,
+// 2300915, 2400429), and vcvtneps2bf16 flushes subnormals to zero. The JIT
+// compiles without those instructions; the few conversions to bf16 that
+// reach LLVM (lazy-expand-bf16 rewrites the others into integer code) then
+// call these routines, rounded like the expanded ones (NarrowFloats.h).
+
+// The libcalls return a bf16 in the low 16 bits of xmm0. (The host compiler
+// may lack a 16-bit float type: a float whose bits are the bf16's lands
+// there too; only its bits move, no float operation touches it.)
+static float inXmm0LowBits(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits));
+}
+static float truncateFloatToBFloat16(float value) {
+  return inXmm0LowBits(toBFloat16Bits(value));
+}
+static float truncateDoubleToBFloat16(double value) {
+  return inXmm0LowBits(toBFloat16Bits(value));
+}
+
+/// The CPU features that make LLVM emit bf16 instructions.
+static constexpr const char *kBFloat16Features[] = {"avx512bf16",
+                                                    "avxneconvert", "amx-bf16"};
+
 static void initializeLLVMOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -228,6 +259,8 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
   if (!machineBuilder)
     return machineBuilder.takeError();
   machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  for (const char *feature : kBFloat16Features)
+    machineBuilder->getFeatures().AddFeature(feature, false);
   auto targetMachine = machineBuilder->createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
@@ -260,6 +293,19 @@ CompiledFunction::compile(ModuleOp module, llvm::StringRef name) {
   if (!processSymbols)
     return processSymbols.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*processSymbols));
+  llvm::orc::SymbolMap bf16Routines;
+  auto routine = [](auto *function) {
+    return llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(function),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  };
+  bf16Routines[(*jit)->mangleAndIntern("__truncsfbf2")] =
+      routine(&truncateFloatToBFloat16);
+  bf16Routines[(*jit)->mangleAndIntern("__truncdfbf2")] =
+      routine(&truncateDoubleToBFloat16);
+  if (llvm::Error error = (*jit)->getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(bf16Routines))))
+    return std::move(error);
   if (llvm::Error error = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(
           std::move(llvmModule), std::move(llvmContext))))
     return std::move(error);

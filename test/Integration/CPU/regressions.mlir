@@ -70,6 +70,19 @@ func.func @bf16_broadcast_9(%b: tensor<9xbf16>) -> tensor<2x9xbf16> {
 }
 // -----
 
+// Was a bug (lazyc-fuzz seed 2300537): a bf16 matmul of f64 -> bf16 casts aborted the process in LLVM 22's x86 instruction selection on AVX512-BF16 CPUs ("Cannot select: v16bf16 = X86ISD::VPERM2X128"); the JIT now compiles without the bf16 instructions. Inputs are bf16-exact, so only the products' f32 sums and the final bf16 rounding differ from numpy's f64.
+// ARG: x f64 [16, 3] values([[-3.0, -2.875, -2.75], [-2.625, -2.5, -2.375], [-2.25, -2.125, -2.0], [-1.875, -1.75, -1.625], [-1.5, -1.375, -1.25], [-1.125, -1.0, -0.875], [-0.75, -0.625, -0.5], [-0.375, -0.25, -0.125], [0.0, 0.125, 0.25], [0.375, 0.5, 0.625], [0.75, 0.875, 1.0], [1.125, 1.25, 1.375], [1.5, 1.625, 1.75], [1.875, 2.0, 2.125], [2.25, 2.375, 2.5], [2.625, 2.75, 2.875]])
+// ARG: y f32 [3, 1] values([[0.5], [-1.25], [2.0]])
+// OUT: round_to_bf16(x @ y.astype(np.float64)) ; rtol=8e-3, atol=1e-6
+func.func @bf16_matmul_of_f64_casts(%x: tensor<16x3xf64>, %y: tensor<3x1xf32>) -> tensor<16x1xf32> {
+  %0 = lazy.cast %x : tensor<16x3xf64> to tensor<16x3xbf16>
+  %1 = lazy.cast %y : tensor<3x1xf32> to tensor<3x1xbf16>
+  %2 = lazy.matmul %0, %1 : tensor<16x3xbf16>, tensor<3x1xbf16>
+  %3 = lazy.cast %2 : tensor<16x1xbf16> to tensor<16x1xf32>
+  return %3 : tensor<16x1xf32>
+}
+// -----
+
 // PERFORMANCE (passes, but takes ~90 s to compile): a 1-D reduction of 4096 f32 elements is vectorized as one vector<4096xf32> and LLVM's compile time explodes (LLVM 87 s; 1000 elements 1.8 s, 512 0.4 s, 64 0.05 s; 65536 elements 0.03 s). lazyc-run --bench: "compile: 87841.7 ms (MLIR pipeline 764.0 ms, LLVM 87077.6 ms)".
 // ARG: x f32 [4096]
 // OUT: x.astype(np.float64).sum() ; rtol=1e-5, atol=1e-4
