@@ -54,9 +54,9 @@ const NodePtr &use(const Tensor &tensor, const char *op, Where where) {
 /// Copies a shape into a node's (recycled) shape buffer: element by
 /// element, as shapes are short (no library call per op).
 void copyShape(const Shape &from, Shape &to) {
-  to.resize(from.size());
-  for (size_t d = 0; d < from.size(); ++d)
-    to[d] = from[d];
+  to.clear();
+  for (int64_t dim : from)
+    to.push_back(dim);
 }
 
 /// Creates and records a node.
@@ -201,7 +201,7 @@ const Shape &resultShape(const Shape &a, const Shape &b, const char *op,
                          Where where) {
   static thread_local Shape scratch;
   if (a == b)
-    scratch.assign(a.begin(), a.end());
+    copyShape(a, scratch);
   else
     scratch = broadcastShapes(a, b, op, where);
   return scratch;

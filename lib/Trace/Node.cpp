@@ -316,9 +316,10 @@ void Node::computeContentHash() {
                 static_cast<uint64_t>(ints3.size() & 0xFF) << 56);
   for (int64_t dim : shape)
     mixHash(hash, static_cast<uint64_t>(dim));
-  for (const std::vector<int64_t> *list : {&ints, &ints2, &ints3})
-    for (int64_t value : *list)
-      mixHash(hash, static_cast<uint64_t>(value));
+  if (!ints.empty() || !ints2.empty() || !ints3.empty())
+    for (const std::vector<int64_t> *list : {&ints, &ints2, &ints3})
+      for (int64_t value : *list)
+        mixHash(hash, static_cast<uint64_t>(value));
   // Literal values are deliberately left out (constant promotion); random
   // parameters and other scalars are structure. Zero words are skipped:
   // the kind says which fields an op uses.

@@ -260,10 +260,16 @@ void trace::extractTrace(const std::vector<Node *> &requested,
         }
       node->visitedBy = visit;
       node->position = emit(node);
-      for (int32_t position : operandPositions) {
-        trace.operandList.push_back(position);
-        signature.push_back(static_cast<uint64_t>(position));
+      // Operand positions two to a word (most ops have one or two).
+      for (size_t k = 0; k < operandPositions.size(); k += 2) {
+        uint64_t second = k + 1 < operandPositions.size()
+                              ? static_cast<uint32_t>(operandPositions[k + 1])
+                              : ~uint32_t(0);
+        signature.push_back(static_cast<uint32_t>(operandPositions[k]) |
+                            second << 32);
       }
+      for (int32_t position : operandPositions)
+        trace.operandList.push_back(position);
       trace.operandStart.push_back(
           static_cast<int32_t>(trace.operandList.size()));
     }
