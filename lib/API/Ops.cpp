@@ -68,7 +68,7 @@ NodePtr record(OpKind kind, DType dtype, const Shape &shape,
   node->dtype = dtype;
   copyShape(shape, node->shape);
   node->inputs = std::move(inputs);
-  node->loc = {where.file_name(), where.line(), where.function_name()};
+  node->loc = {where.file_name(), where.line()};
   if (setAttributes)
     setAttributes(*node);
   node->computeContentHash();
@@ -94,7 +94,7 @@ NodePtr literal(double value, DType dtype, Where where,
   uint8_t stored[8];
   convert::storeScalar(value, dtype, stored);
   node->scalar = convert::loadScalar(stored, dtype);
-  node->loc = {where.file_name(), where.line(), where.function_name()};
+  node->loc = {where.file_name(), where.line()};
   node->computeContentHash();
   return node;
 }
@@ -544,7 +544,7 @@ Tensor lazyc::arange(double start, double stop, double step, DType dtype,
   node->kind = OpKind::Buffer;
   node->dtype = dtype;
   node->shape = {count};
-  node->loc = {where.file_name(), where.line(), where.function_name()};
+  node->loc = {where.file_name(), where.line()};
   node->computeContentHash();
   try {
     node->value = std::make_shared<trace::Buffer>(dtype, count);

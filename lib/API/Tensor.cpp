@@ -177,7 +177,7 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
   node->kind = OpKind::Buffer;
   node->dtype = dtype;
   node->shape = std::move(shape);
-  node->loc = {where.file_name(), where.line(), where.function_name()};
+  node->loc = {where.file_name(), where.line()};
   node->computeContentHash();
   try {
     node->value = std::make_shared<trace::Buffer>(dtype, elements);

@@ -74,7 +74,7 @@ namespace {
 /// Fixed-size node blocks (see PoolAllocator). A block freed on another
 /// thread joins that thread's cache; every block is its own operator new
 /// allocation, so any thread may return it to the system.
-constexpr size_t kBlockSize = 320;
+constexpr size_t kBlockSize = 256;
 constexpr size_t kMaxCachedBlocks = 1 << 14;
 constexpr size_t kMaxSpareShapes = 4096;
 

@@ -469,7 +469,7 @@ TEST(TraceTest, CompileErrorsBlameTheNodeThatFailed) {
   bad->shape = {2};
   bad->inputs = {detail::TensorAccess::node(ints)};
   unsigned line = __LINE__;
-  bad->loc = {__FILE__, line, ""};
+  bad->loc = {__FILE__, line};
   bad->computeContentHash();
   Tensor result = detail::TensorAccess::wrap(bad) + 1;
   try {

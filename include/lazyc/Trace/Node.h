@@ -64,7 +64,6 @@ enum class Predicate : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 struct SourceLoc {
   const char *file = "";
   unsigned line = 0;
-  const char *function = "";
 };
 
 /// A buffer owned by the runtime allocator (freed when the last owner goes).
@@ -94,8 +93,16 @@ using NodeInputs = llvm::SmallVector<NodePtr, 2>;
 /// drops its inputs (the graph above it is released) and keeps `value`.
 /// Create nodes with makeNode().
 struct Node {
+  // Fields are ordered to leave no padding: a node and its reference count
+  // fill one 256-byte pool block (four cache lines), and a cached trace
+  // creates and frees a node per op.
   OpKind kind;
   DType dtype;
+  bool flag = false; ///< Attribute: keep_dims.
+  Predicate predicate = Predicate::Eq; ///< Attribute: the comparison.
+  /// Scratch for extractTrace: the node's position in the trace that last
+  /// visited it (see visitedBy).
+  int32_t position = -1;
   std::vector<int64_t> shape;
   NodeInputs inputs;
 
@@ -106,8 +113,6 @@ struct Node {
   double scalar = 0;           ///< Literal value; random low / mean.
   double scalar2 = 0;          ///< Random high / stddev.
   int64_t integer = 0;         ///< Axis (concat, softmax), seed.
-  bool flag = false;           ///< keep_dims.
-  Predicate predicate = Predicate::Eq;
 
   SourceLoc loc;
 
@@ -117,17 +122,16 @@ struct Node {
   uint64_t contentHash = 0;
 
   /// Scratch for extractTrace: the extraction that last visited this node
-  /// and the node's position in that trace (no hash map on the hot path).
+  /// (no hash map on the hot path).
   uint64_t visitedBy = 0;
-  int32_t position = -1;
 
   /// How many Tensor handles refer to this node (the live-tensor rule).
   std::atomic<int> handles{0};
 
   /// The pending list this node is on (see addPending; opaque), and its
   /// entry there; only that list's thread reads the entry.
-  std::atomic<const void *> pendingList{nullptr};
   uint32_t pendingIndex = 0;
+  std::atomic<const void *> pendingList{nullptr};
 
   /// The computed value, once materialized.
   std::shared_ptr<Buffer> value;
