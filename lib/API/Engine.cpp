@@ -170,7 +170,8 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
     traceNodes += input->kind == OpKind::Literal &&
                   input->handles.load() == 0 && !input->isMaterialized();
   addPending(node, traceNodes);
-  // Pruning is linear: at most every other registration on average.
+  // Pruning is linear in the list: prune when the list has doubled since
+  // the last prune (and has 256 entries), a constant cost per registration.
   static thread_local size_t nextPrune = 0;
   if (pendingEntries() >= nextPrune) {
     prunePending();

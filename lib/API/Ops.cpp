@@ -119,7 +119,6 @@ NodePtr operandLiteral(double value, DType dtype, Where where,
     std::weak_ptr<Node> node;
     uint64_t bits = 0;
     const char *file = nullptr;
-    const char *function = nullptr;
     unsigned line = 0;
     DType dtype = DType::Float32;
   };
@@ -129,14 +128,12 @@ NodePtr operandLiteral(double value, DType dtype, Where where,
   mixHash(hash, bits ^ (uint64_t(where.line()) << 8 | uint64_t(dtype)));
   Slot &slot = slots[hash % slots.size()];
   if (slot.bits == bits && slot.line == where.line() &&
-      slot.file == where.file_name() &&
-      slot.function == where.function_name() && slot.dtype == dtype)
+      slot.file == where.file_name() && slot.dtype == dtype)
     if (NodePtr node = slot.node.lock();
         node && !node->isMaterialized() && node->shape == shape)
       return node;
   NodePtr node = literal(value, dtype, where, shape);
-  slot = {node, bits, where.file_name(), where.function_name(), where.line(),
-          dtype};
+  slot = {node, bits, where.file_name(), where.line(), dtype};
   return node;
 }
 

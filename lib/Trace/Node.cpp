@@ -69,7 +69,6 @@ Buffer::Buffer(DType dtype, int64_t elements)
 
 Buffer::~Buffer() { lazyrt_free(bytes); }
 
-
 namespace {
 /// Fixed-size node blocks (see PoolAllocator). A block freed on another
 /// thread joins that thread's cache; every block is its own operator new
