@@ -162,13 +162,11 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
     materialize({node.get()}, Cause::Eager, where);
     return;
   }
-  // A node stands for itself and the literal operands no handle holds,
-  // which are not on the list (one literal node may serve many ops; each
-  // use is a trace node).
+  // A node stands for itself and its per-use literal operands, which are
+  // not on the list (one literal node may serve many ops).
   size_t traceNodes = 1;
   for (const NodePtr &input : node->inputs)
-    traceNodes += input->kind == OpKind::Literal &&
-                  input->handles.load() == 0 && !input->isMaterialized();
+    traceNodes += isPerUseLiteral(*input);
   addPending(node, traceNodes);
   // Pruning is linear in the list: prune when the list has doubled since
   // the last prune (and has 256 entries), a constant cost per registration.

@@ -190,14 +190,6 @@ void trace::extractTrace(const std::vector<Node *> &requested,
   signature.clear();
   signature.push_back(dynamicShapes);
 
-  // A literal no handle holds is a trace node once per use, emitted just
-  // before its reader: the program may share one literal node between many
-  // ops (see lazyc::Tensor's scalar operands), and the trace must not depend
-  // on that.
-  auto isPerUse = [](const Node *node) {
-    return node->kind == OpKind::Literal && !node->isMaterialized() &&
-           node->handles.load(std::memory_order_relaxed) == 0;
-  };
   // Appends a node (its operands follow in operandList and the signature).
   auto emit = [&](Node *node) {
     int32_t index = static_cast<int32_t>(trace.nodes.size());
@@ -240,17 +232,18 @@ void trace::extractTrace(const std::vector<Node *> &requested,
       size_t &next = stack.back().nextInput;
       if (!isLeaf(*node) && next < node->inputs.size()) {
         Node *input = node->inputs[next++].get();
-        if (!visited(input) && !isPerUse(input))
+        if (!visited(input) && !isPerUseLiteral(*input))
           stack.push_back({input, 0});
         continue;
       }
       stack.pop_back();
       if (visited(node))
         continue;
+      // Per-use literals are emitted just before their reader.
       operandPositions.clear();
       if (!isLeaf(*node))
         for (const NodePtr &input : node->inputs) {
-          if (!isPerUse(input.get())) {
+          if (!isPerUseLiteral(*input)) {
             operandPositions.push_back(input->position);
             continue;
           }

@@ -61,6 +61,14 @@ struct Trace {
   uint64_t key = 0;
 };
 
+/// Whether `node` is a literal no handle holds: a trace node once per use,
+/// not once (one literal node may serve many ops; the trace must not depend
+/// on that sharing).
+inline bool isPerUseLiteral(const Node &node) {
+  return node.kind == OpKind::Literal && !node.isMaterialized() &&
+         node.handles.load(std::memory_order_relaxed) == 0;
+}
+
 /// Extracts the trace computing `requested` (iteratively: graph depth is
 /// unbounded). Nodes already materialized are arguments; unmaterialized
 /// nodes still held by a Tensor handle become outputs too. If `dynamicShapes`
