@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/InitAll.h"
+#include "lazyc/Codegen/CPU/Passes.h"
 #include "lazyc/Codegen/Passes.h"
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
@@ -86,6 +87,7 @@ void lazyc::registerAllPasses() {
   mlir::lazy::registerLazyPasses();
   mlir::lazy::registerLazycConversionPasses();
   mlir::lazy::registerLazycCodegenPasses();
+  mlir::lazy::registerLazycCodegenCPUPasses();
   lazyc::registerPipelines();
 
   // The upstream passes the pipelines are made of, so every stage can be

@@ -15,11 +15,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Autodiff.h"
-#include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
 
 #include "lazyc/API/Ops.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -368,15 +368,20 @@ void Backward::vjpReduction(const Node &node, const NodeInputs &in,
     accumulate(in[0], At(spread, where) / static_cast<double>(count));
     return;
   }
-  default: {
-    // Max and min: the elements equal to the extreme share its gradient
-    // evenly.
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin: {
+    // The elements equal to the extreme share its gradient evenly.
     Tensor x = wrap(in[0]);
     Tensor hits = indicator(At(x, where) == unreduce(out, input, node), x);
     Tensor count = lazyc::sum(hits, node.ints, true, where);
     accumulate(in[0], div(mul(hits, spread), count));
     return;
   }
+  // Not reductions (vjp() sends only reductions here).
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_REDUCE_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    llvm_unreachable("not a reduction");
   }
 }
 
@@ -483,7 +488,7 @@ void checkTarget(const Tensor &target, SourceLocation where) {
                 std::string("the target must be floating point to have a "
                             "gradient; it is ") +
                     dtypeName(target.dtype()) + " of shape " +
-                    detail::shapeText(target.shape()),
+                    shapeText(target.shape()),
                 where);
 }
 
@@ -491,6 +496,8 @@ void checkTarget(const Tensor &target, SourceLocation where) {
 Backward backwardFrom(TapeState &state, const Tensor &target,
                       SourceLocation where) {
   checkTarget(target, where);
+  // The backward pass's constants (the seed, zeros) live with the target.
+  DeviceScope onTargetDevice(target.device());
   Backward backward(state, where);
   backward.run(detail::TensorAccess::node(target),
                lazyc::ones(target.shape(), target.dtype(), where));

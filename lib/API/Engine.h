@@ -1,27 +1,33 @@
-//===- Engine.h - Materialization: trace, cache, compile, run ---*- C++ -*-===//
+//===- Engine.h - Recording, materialization, device buffers ----*- C++ -*-===//
 //
 // Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycAPI: turns requested values into computed buffers.
+// Internal to LazycAPI: what the ops and Tensor call below them. Recording
+// (Recording.cpp) registers nodes; materialization (Materialize.cpp) turns
+// requested values into computed buffers through the function cache and
+// the targets; buffers on devices other than the host are reached through
+// their target.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LAZYC_LIB_API_ENGINE_H
 #define LAZYC_LIB_API_ENGINE_H
 
+#include "lazyc/API/SourceLocation.h"
 #include "lazyc/API/Tensor.h"
 #include "lazyc/Trace/Node.h"
 
-#include "lazyc/API/SourceLocation.h"
+#include <memory>
 #include <vector>
 
 namespace lazyc::engine {
 
 /// Computes `requested` (and every other value a handle holds in their
-/// trace) with one compiled trace, then releases the graph above them.
+/// trace) with one compiled trace per device, then releases the graph
+/// above them.
 void materialize(const std::vector<trace::Node *> &requested, Cause cause,
                  SourceLocation where);
 
@@ -34,6 +40,25 @@ std::vector<trace::Node *> liveNodes();
 
 /// Counts an op for metrics().
 void countOp();
+
+/// Throws a lazyc::Error at `where` about `op` if traces cannot run on
+/// `device` in this process (saying why: a backend not built, no device).
+void checkAvailable(Device device, const char *op, SourceLocation where);
+
+/// A buffer of `elements` `dtype` values on `device`; a lazyc::Error about
+/// `op` at `where` if the device is unavailable or out of memory.
+std::shared_ptr<trace::Buffer> newBuffer(DType dtype, int64_t elements,
+                                         Device device, const char *op,
+                                         SourceLocation where);
+
+/// Fills `buffer` from host memory.
+void copyFromHost(trace::Buffer &buffer, const void *host, const char *op,
+                  SourceLocation where);
+
+/// The computed value of `node` as host memory: its buffer on the CPU, a
+/// copy in `staging` from other devices.
+const void *hostData(const trace::Node &node, std::vector<uint8_t> &staging,
+                     const char *op, SourceLocation where);
 
 } // namespace lazyc::engine
 

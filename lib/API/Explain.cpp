@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Explain.h"
-#include "ShapeCheck.h"
 
 #include "lazyc/API/Metrics.h"
 #include "lazyc/API/Tensor.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include <algorithm>
 #include <atomic>
@@ -87,8 +87,8 @@ static std::string difference(const NodeSummary &now, const NodeSummary &cached,
            dtypeName(cached.dtype);
   if (now.shape.size() != cached.shape.size() ||
       (!dynamicShapes && now.shape != cached.shape))
-    return self + " has shape " + detail::shapeText(now.shape) +
-           ", the cached one " + detail::shapeText(cached.shape);
+    return self + " has shape " + shapeText(now.shape) + ", the cached one " +
+           shapeText(cached.shape);
   if (now.isArgument && now.isDonated != cached.isDonated)
     return self +
            (now.isDonated

@@ -33,8 +33,6 @@
 using namespace lazyc;
 using namespace lazyc::trace;
 
-using detail::shapeText;
-
 namespace {
 
 [[noreturn]] void fail(const char *op, const std::string &message,
@@ -59,13 +57,38 @@ void copyShape(const Shape &from, Shape &to) {
     to.push_back(dim);
 }
 
-/// Creates and records a node.
+/// Throws for operands on different devices: nothing moves implicitly.
+void checkSameDevice(const char *op, std::initializer_list<const Node *> nodes,
+                     Where where) {
+  Device device = (*nodes.begin())->device;
+  for (const Node *node : nodes)
+    if (node->device != device)
+      fail(op,
+           "operands live on different devices, " + device.str() + " and " +
+               node->device.str() + " (move one with a copy to the other)",
+           where);
+}
+
+/// Creates and records a node. It lives where its operands live; a node
+/// without operands, on the default device.
 NodePtr record(OpKind kind, DType dtype, const Shape &shape,
                NodeInputs inputs, Where where,
                llvm::function_ref<void(Node &)> setAttributes = nullptr) {
+  Device device;
+  if (inputs.empty()) {
+    device = defaultDevice();
+    engine::checkAvailable(device, opName(kind), where);
+  } else {
+    device = inputs.front()->device;
+    for (const NodePtr &input : inputs)
+      if (input->device != device)
+        checkSameDevice(opName(kind), {inputs.front().get(), input.get()},
+                        where);
+  }
   NodePtr node = makeNode();
   node->kind = kind;
   node->dtype = dtype;
+  node->device = device;
   copyShape(shape, node->shape);
   node->inputs = std::move(inputs);
   node->loc = {where.file_name(), where.line()};
@@ -82,11 +105,12 @@ NodePtr record(OpKind kind, DType dtype, const Shape &shape,
 /// operand becomes one node of the other operand's shape (not a literal
 /// and its broadcast); eager mode keeps scalars rank 0 so that one compiled
 /// op serves every size.
-NodePtr literal(double value, DType dtype, Where where,
+NodePtr literal(double value, DType dtype, Device device, Where where,
                 const Shape &shape = Shape()) {
   NodePtr node = makeNode();
   node->kind = OpKind::Literal;
   node->dtype = dtype;
+  node->device = device;
   copyShape(shape, node->shape);
   // The value as `dtype` holds it (rounded, truncated toward zero, 0 or 1),
   // so that casting a literal converts its value as lazy.cast would, and a
@@ -113,7 +137,7 @@ const Shape &scalarShape(const Shape &shape) {
 /// tell: a literal no handle holds is a trace node once per use
 /// (trace::extractTrace). Only for operands: a literal a Tensor holds is
 /// never shared.
-NodePtr operandLiteral(double value, DType dtype, Where where,
+NodePtr operandLiteral(double value, DType dtype, Device device, Where where,
                        const Shape &shape) {
   struct Slot {
     std::weak_ptr<Node> node;
@@ -130,9 +154,10 @@ NodePtr operandLiteral(double value, DType dtype, Where where,
   if (slot.bits == bits && slot.line == where.line() &&
       slot.file == where.file_name() && slot.dtype == dtype)
     if (NodePtr node = slot.node.lock();
-        node && !node->isMaterialized() && node->shape == shape)
+        node && !node->isMaterialized() && node->shape == shape &&
+        node->device == device)
       return node;
-  NodePtr node = literal(value, dtype, where, shape);
+  NodePtr node = literal(value, dtype, device, where, shape);
   slot = {node, bits, where.file_name(), where.line(), dtype};
   return node;
 }
@@ -141,7 +166,8 @@ NodePtr castTo(NodePtr node, DType dtype, Where where) {
   if (node->dtype == dtype)
     return node;
   if (node->kind == OpKind::Literal)
-    return operandLiteral(node->scalar, dtype, where, node->shape);
+    return operandLiteral(node->scalar, dtype, node->device, where,
+                          node->shape);
   const Node &input = *node;
   return record(OpKind::Cast, dtype, input.shape, {std::move(node)}, where);
 }
@@ -254,24 +280,18 @@ DType floatResult(DType dtype) {
   return dtype == DType::Bool ? DType::Float16 : DType::Float64;
 }
 
-enum class Arith { Add, Sub, Mul, Div, Pow, Max, Min };
+/// The binary elementwise ops (the binary rows of lazyc/Trace/Ops.def).
+enum class Arith {
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr) Kind,
+#include "lazyc/Trace/Ops.def"
+};
 
 OpKind kindOf(Arith op) {
   switch (op) {
-  case Arith::Add:
-    return OpKind::Add;
-  case Arith::Sub:
-    return OpKind::Sub;
-  case Arith::Mul:
-    return OpKind::Mul;
-  case Arith::Div:
-    return OpKind::Div;
-  case Arith::Pow:
-    return OpKind::Pow;
-  case Arith::Max:
-    return OpKind::Max;
-  case Arith::Min:
-    return OpKind::Min;
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)                                 \
+  case Arith::Kind:                                                            \
+    return OpKind::Kind;
+#include "lazyc/Trace/Ops.def"
   }
   return OpKind::Add;
 }
@@ -305,6 +325,7 @@ Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
 Tensor arithmetic(Arith op, const Tensor &lhs, const Tensor &rhs, Where where) {
   const char *name = opName(kindOf(op));
   const NodePtr &a = use(lhs, name, where), &b = use(rhs, name, where);
+  checkSameDevice(name, {a.get(), b.get()}, where);
   return arithmetic(op, a, b, promoteTypes(a->dtype, b->dtype), where);
 }
 
@@ -314,7 +335,7 @@ Tensor arithmetic(Arith op, const Tensor &tensor, const Scalar &scalar,
   const NodePtr &t = use(tensor, name, scalar.where);
   DType dtype = withScalar(t->dtype, scalar);
   checkScalarFits(scalar, dtype, name);
-  NodePtr s = operandLiteral(scalar.value, dtype, scalar.where,
+  NodePtr s = operandLiteral(scalar.value, dtype, t->device, scalar.where,
                              scalarShape(t->shape));
   return scalarFirst ? arithmetic(op, std::move(s), t, dtype, scalar.where)
                      : arithmetic(op, t, std::move(s), dtype, scalar.where);
@@ -334,6 +355,7 @@ Tensor compare(Predicate predicate, NodePtr lhs, NodePtr rhs, DType dtype,
 Tensor compare(Predicate predicate, const At &lhs, const Tensor &rhs) {
   const NodePtr &a = use(lhs.tensor, "compare", lhs.where);
   const NodePtr &b = use(rhs, "compare", lhs.where);
+  checkSameDevice("compare", {a.get(), b.get()}, lhs.where);
   return compare(predicate, a, b, promoteTypes(a->dtype, b->dtype), lhs.where);
 }
 
@@ -346,7 +368,8 @@ Tensor compare(Predicate predicate, const At &lhs, const Scalar &rhs) {
     dtype = DType::Int64;
   return compare(
       predicate, a,
-      operandLiteral(rhs.value, dtype, lhs.where, scalarShape(a->shape)),
+      operandLiteral(rhs.value, dtype, a->device, lhs.where,
+                     scalarShape(a->shape)),
       dtype, lhs.where);
 }
 
@@ -509,13 +532,16 @@ Tensor lazyc::full(Shape shape, Scalar value) {
 Tensor lazyc::full(Shape shape, Scalar value, DType dtype) {
   checkScalarFits(value, dtype, "full");
   detail::checkedElements(shape, "full", value.where);
+  Device device = defaultDevice();
+  engine::checkAvailable(device, "full", value.where);
   if (shape.empty() || !isEager()) {
     // The tensor is the literal itself; it is recorded like an op.
-    NodePtr node = literal(value.value, dtype, value.where, std::move(shape));
+    NodePtr node =
+        literal(value.value, dtype, device, value.where, std::move(shape));
     engine::recorded(node, value.where);
     return detail::TensorAccess::wrap(node);
   }
-  NodePtr node = literal(value.value, dtype, value.where);
+  NodePtr node = literal(value.value, dtype, device, value.where);
   return detail::TensorAccess::wrap(broadcastNode(node, shape, value.where));
 }
 
@@ -540,19 +566,23 @@ Tensor lazyc::arange(double start, double stop, double step, DType dtype,
   NodePtr node = makeNode();
   node->kind = OpKind::Buffer;
   node->dtype = dtype;
+  node->device = defaultDevice();
   node->shape = {count};
   node->loc = {where.file_name(), where.line()};
   node->computeContentHash();
-  try {
-    node->value = std::make_shared<trace::Buffer>(dtype, count);
-  } catch (const std::bad_alloc &) {
-    fail("arange", "cannot allocate " + std::to_string(count) + " elements",
-         where);
-  }
+  node->value = engine::newBuffer(dtype, count, node->device, "arange", where);
+  // On the CPU, in place; elsewhere through a host copy.
+  std::vector<uint8_t> staging;
   auto *bytes = static_cast<uint8_t *>(node->value->data());
+  if (node->device != Device::cpu()) {
+    staging.resize(static_cast<size_t>(count) * sizeOf(dtype));
+    bytes = staging.data();
+  }
   for (int64_t i = 0; i < count; ++i)
     convert::storeScalar(start + static_cast<double>(i) * step, dtype,
                          bytes + i * sizeOf(dtype));
+  if (!staging.empty())
+    engine::copyFromHost(*node->value, staging.data(), "arange", where);
   engine::countOp();
   return detail::TensorAccess::wrap(std::move(node));
 }
@@ -705,6 +735,7 @@ Tensor lazyc::where(const Tensor &condition, const Tensor &onTrue,
                     const Tensor &onFalse, Where where) {
   NodePtr c = use(condition, "where", where);
   NodePtr a = use(onTrue, "where", where), b = use(onFalse, "where", where);
+  checkSameDevice("where", {c.get(), a.get(), b.get()}, where);
   DType dtype = promoteTypes(a->dtype, b->dtype);
   Shape shape =
       broadcastShapes(broadcastShapes(c->shape, a->shape, "where", where),
@@ -721,7 +752,8 @@ Tensor lazyc::cast(const Tensor &x, DType dtype, Where where) {
   if (node->kind == OpKind::Literal && node->dtype != dtype) {
     // A literal of its own, recorded like full()'s (castTo's literals are
     // operands, which may be shared).
-    NodePtr converted = literal(node->scalar, dtype, where, node->shape);
+    NodePtr converted =
+        literal(node->scalar, dtype, node->device, where, node->shape);
     engine::recorded(converted, where);
     return detail::TensorAccess::wrap(std::move(converted));
   }
@@ -736,6 +768,7 @@ Tensor lazyc::matmul(const Tensor &lhsTensor, const Tensor &rhsTensor,
                      Where where) {
   NodePtr lhs = use(lhsTensor, "matmul", where);
   NodePtr rhs = use(rhsTensor, "matmul", where);
+  checkSameDevice("matmul", {lhs.get(), rhs.get()}, where);
   if (lhs->shape.empty() || rhs->shape.empty())
     fail("matmul",
          "needs operands of rank 1 or more, got " + shapeText(lhs->shape) +
@@ -944,8 +977,11 @@ Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
   if (tensors.empty())
     fail("concat", "needs at least one tensor", where);
   std::vector<NodePtr> nodes;
-  for (const Tensor &tensor : tensors)
+  for (const Tensor &tensor : tensors) {
     nodes.push_back(use(tensor, "concat", where));
+    checkSameDevice("concat", {nodes.front().get(), nodes.back().get()},
+                    where);
+  }
   int64_t rank = static_cast<int64_t>(nodes.front()->shape.size());
   axis = normalizeAxis(axis, rank, "concat", where);
   DType dtype = nodes.front()->dtype;

@@ -15,19 +15,13 @@
 #define LAZYC_LIB_API_SHAPECHECK_H
 
 #include "lazyc/API/Error.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace lazyc::detail {
-
-inline std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 /// Element counts above this cannot be addressed in bytes for every dtype
 /// (8-byte elements, int64 byte offsets).

@@ -47,25 +47,7 @@ Error::Error(std::string op, const std::string &message, std::string file,
     : std::runtime_error(format(op, message, file, line)),
       opName(std::move(op)), fileName(std::move(file)), lineNumber(line) {}
 
-const char *lazyc::dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::Float32:
-    return "Float32";
-  case DType::Float64:
-    return "Float64";
-  case DType::Float16:
-    return "Float16";
-  case DType::BFloat16:
-    return "BFloat16";
-  case DType::Int32:
-    return "Int32";
-  case DType::Int64:
-    return "Int64";
-  case DType::Bool:
-    return "Bool";
-  }
-  return "?";
-}
+const char *lazyc::dtypeName(DType dtype) { return dtypeInfo(dtype).name; }
 
 //===----------------------------------------------------------------------===//
 // The handle
@@ -161,6 +143,9 @@ DType Tensor::dtype() const {
 int64_t Tensor::numel() const {
   return checked(slot(nodeStorage), "numel").numel();
 }
+Device Tensor::device() const {
+  return checked(slot(nodeStorage), "device").device;
+}
 bool Tensor::isMaterialized() const {
   return checked(slot(nodeStorage), "isMaterialized").isMaterialized();
 }
@@ -176,19 +161,14 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
   NodePtr node = makeNode();
   node->kind = OpKind::Buffer;
   node->dtype = dtype;
+  node->device = defaultDevice();
   node->shape = std::move(shape);
   node->loc = {where.file_name(), where.line()};
   node->computeContentHash();
-  try {
-    node->value = std::make_shared<trace::Buffer>(dtype, elements);
-  } catch (const std::bad_alloc &) {
-    throw Error("fromVector",
-                "cannot allocate " + std::to_string(elements) + " elements",
-                where);
-  }
+  node->value =
+      engine::newBuffer(dtype, elements, node->device, "fromVector", where);
   if (elements != 0) // An empty vector's data() may be null.
-    std::memcpy(node->value->data(), data,
-                static_cast<size_t>(elements) * sizeOf(dtype));
+    engine::copyFromHost(*node->value, data, "fromVector", where);
   engine::countOp();
   return detail::TensorAccess::wrap(std::move(node));
 }
@@ -206,7 +186,10 @@ void Tensor::read(DType as, void *out, Cause cause,
   if (!checked(node, cause == Cause::Item ? "item" : "toVector", where)
            .isMaterialized())
     engine::materialize({node.get()}, cause, where);
-  convert::elements(node->value->data(), node->dtype, out, as, node->numel());
+  std::vector<uint8_t> staging;
+  const char *op = cause == Cause::Item ? "item" : "toVector";
+  convert::elements(engine::hostData(*node, staging, op, where), node->dtype,
+                    out, as, node->numel());
 }
 
 int64_t Tensor::readableNumel(SourceLocation where) const {
@@ -218,15 +201,11 @@ int64_t Tensor::readableNumel(SourceLocation where) const {
 
 void Tensor::checkItem(SourceLocation where) const {
   const Node &n = checked(slot(nodeStorage), "item", where);
-  if (n.numel() != 1) {
-    std::string shape = "[";
-    for (size_t i = 0; i < n.shape.size(); ++i)
-      shape += (i ? ", " : "") + std::to_string(n.shape[i]);
+  if (n.numel() != 1)
     throw Error("item",
-                "needs a tensor of one element, but the shape is " + shape +
-                    "]",
+                "needs a tensor of one element, but the shape is " +
+                    shapeText(n.shape),
                 where);
-  }
 }
 
 Tensor::operator bool() const {
@@ -251,12 +230,14 @@ void lazyc::sync(SourceLocation where) {
 // Printing
 //===----------------------------------------------------------------------===//
 
-/// Prints dimension `dim` of the elements starting at `offset`, numpy-style.
-static void printDim(std::ostream &os, const Node &node, size_t dim,
-                     int64_t offset, const std::vector<int64_t> &strides) {
+/// Prints dimension `dim` of `node`'s elements (at `data`, on the host)
+/// starting at `offset`, numpy-style.
+static void printDim(std::ostream &os, const Node &node, const void *data,
+                     size_t dim, int64_t offset,
+                     const std::vector<int64_t> &strides) {
   if (dim == node.shape.size()) {
-    const uint8_t *bytes = static_cast<const uint8_t *>(node.value->data()) +
-                           offset * sizeOf(node.dtype);
+    const uint8_t *bytes =
+        static_cast<const uint8_t *>(data) + offset * sizeOf(node.dtype);
     if (node.dtype == DType::Bool) {
       os << (*bytes ? "true" : "false");
       return;
@@ -276,7 +257,7 @@ static void printDim(std::ostream &os, const Node &node, size_t dim,
       os << "...";
       i = size - 4;
     } else {
-      printDim(os, node, dim + 1, offset + i * strides[dim], strides);
+      printDim(os, node, data, dim + 1, offset + i * strides[dim], strides);
     }
     if (i + 1 < size)
       os << ", ";
@@ -292,6 +273,8 @@ std::ostream &lazyc::operator<<(std::ostream &os, const Tensor &tensor) {
   std::vector<int64_t> strides(node.shape.size(), 1);
   for (size_t d = node.shape.size(); d-- > 1;)
     strides[d - 1] = strides[d] * node.shape[d];
-  printDim(os, node, 0, 0, strides);
+  std::vector<uint8_t> staging;
+  printDim(os, node, engine::hostData(node, staging, "print", SourceLocation()),
+           0, 0, strides);
   return os;
 }

@@ -88,8 +88,8 @@ void Variable::assign(const Tensor &value, SourceLocation where) {
   if (value.shape() != old.shape())
     throw Error("assign",
                 "cannot assign a value of shape " +
-                    detail::shapeText(value.shape()) + " to " + who +
-                    " of shape " + detail::shapeText(old.shape()),
+                    shapeText(value.shape()) + " to " + who +
+                    " of shape " + shapeText(old.shape()),
                 where);
   bool sameKind =
       isFloatingPoint(value.dtype()) == isFloatingPoint(old.dtype()) &&

@@ -4,6 +4,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
+//
+// This file implements copyToNewBuffer, the copy of a buffer into an
+// allocation of its own that lazy-unique-results and
+// lazy-materialize-tied-results emit.
+//
+//===----------------------------------------------------------------------===//
 
 #include "BufferCopies.h"
 

@@ -4,6 +4,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
+//
+// This file declares the helpers that copy buffers in generated code.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef LAZYC_LIB_CODEGEN_BUFFERCOPIES_H
 #define LAZYC_LIB_CODEGEN_BUFFERCOPIES_H

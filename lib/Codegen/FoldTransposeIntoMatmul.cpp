@@ -1,7 +1,7 @@
 //===- FoldTransposeIntoMatmul.cpp - Transposed matmul operands in place --===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM
-// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //

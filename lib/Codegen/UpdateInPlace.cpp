@@ -5,8 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements lazy-update-in-place, lazy-materialize-tied-results
-// and lazy-skip-self-copies.
+// This file implements lazy-update-in-place.
 //
 // A result marked `lazy.tied_argument = i` lives in argument i's buffer: the
 // caller passes that buffer for both (a variable's old value, dead after the
@@ -14,24 +13,16 @@
 // g` is made to write into the argument, read the old value through its own
 // output (the tiled loop then reads the slice it writes, which one-shot
 // bufferization accepts in place) and run after every other reader of the
-// argument. On buffers, a tied result bufferization had to compute elsewhere
-// is copied over the argument last, and the copy from the argument to the
-// out-parameter is skipped when they are the same buffer.
+// argument. lazy-materialize-tied-results and lazy-skip-self-copies finish
+// the job on buffers.
 //
 //===----------------------------------------------------------------------===//
 
-#include "BufferCopies.h"
+#include "TiedResults.h"
 #include "lazyc/Codegen/Passes.h"
-#include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
-
-#include "mlir/Interfaces/ViewLikeInterface.h"
-
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYUPDATEINPLACEPASS
-#define GEN_PASS_DEF_LAZYSKIPSELFCOPIESPASS
-#define GEN_PASS_DEF_LAZYMATERIALIZETIEDRESULTSPASS
 #include "lazyc/Codegen/Passes.h.inc"
 } // namespace mlir::lazy
 
@@ -115,31 +106,12 @@ static void writeIntoArgument(OpResult result, BlockArgument argument) {
   rewriter.replaceOp(generic, updated.getResults());
 }
 
-/// The return of `function` and its results tied to an argument, or null
-/// if `function` has no body or its body is not a single block.
-static func::ReturnOp
-tiedResults(func::FuncOp function,
-            SmallVectorImpl<std::pair<unsigned, BlockArgument>> &ties) {
-  if (function.isExternal())
-    return nullptr;
-  Block &entry = function.front();
-  auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
-  if (!ret)
-    return nullptr;
-  for (unsigned result = 0, e = function.getNumResults(); result < e;
-       ++result)
-    if (auto attr =
-            function.getResultAttrOfType<IntegerAttr>(result, lazy::kTiedArgumentAttrName))
-      ties.push_back({result, entry.getArgument(attr.getInt())});
-  return ret;
-}
-
 namespace {
 struct LazyUpdateInPlacePass
     : mlir::lazy::impl::LazyUpdateInPlacePassBase<LazyUpdateInPlacePass> {
   void runOnOperation() override {
     SmallVector<std::pair<unsigned, BlockArgument>> ties;
-    func::ReturnOp ret = tiedResults(getOperation(), ties);
+    func::ReturnOp ret = mlir::lazy::tiedResults(getOperation(), ties);
     for (auto [result, argument] : ties) {
       auto value = dyn_cast<OpResult>(ret.getOperand(result));
       // (Ops on buffers have effects: they stay where they are.)
@@ -150,75 +122,6 @@ struct LazyUpdateInPlacePass
       // the argument into a later loop.)
       if (Operation *update = ret.getOperand(result).getDefiningOp())
         runAfterOtherReaders(update, argument);
-    }
-  }
-};
-
-struct LazyMaterializeTiedResultsPass
-    : mlir::lazy::impl::LazyMaterializeTiedResultsPassBase<
-          LazyMaterializeTiedResultsPass> {
-  void runOnOperation() override {
-    SmallVector<std::pair<unsigned, BlockArgument>> ties;
-    func::ReturnOp ret = tiedResults(getOperation(), ties);
-    // Tied results computed elsewhere (a later read of the old value forbade
-    // writing over it) are copied over their arguments last.
-    SmallVector<std::pair<unsigned, BlockArgument>> copiesOver;
-    llvm::SmallPtrSet<Value, 4> overwritten;
-    for (auto [result, argument] : ties) {
-      Value value = ret.getOperand(result);
-      if (value == argument || !isa<MemRefType>(value.getType()))
-        continue;
-      copiesOver.push_back({result, argument});
-      overwritten.insert(argument);
-    }
-    if (copiesOver.empty())
-      return;
-    // A returned buffer that is (a view of) an argument about to be
-    // overwritten is copied out first: the old value of `max(w, w)`, which
-    // folded to w, or the source of another tied result.
-    OpBuilder b(ret);
-    Location loc = ret.getLoc();
-    for (OpOperand &operand : ret->getOpOperands()) {
-      Value root = operand.get();
-      while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
-        root = view.getViewSource();
-      if (overwritten.contains(root))
-        operand.set(mlir::lazy::copyToNewBuffer(b, loc, operand.get()));
-    }
-    for (auto [result, argument] : copiesOver) {
-      memref::CopyOp::create(b, loc, ret.getOperand(result), argument);
-      ret.setOperand(result, argument);
-    }
-  }
-};
-
-struct LazySkipSelfCopiesPass
-    : mlir::lazy::impl::LazySkipSelfCopiesPassBase<LazySkipSelfCopiesPass> {
-  void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    if (function.isExternal())
-      return;
-    Block &entry = function.front();
-    auto isParameter = [&](Value value) {
-      auto argument = dyn_cast<BlockArgument>(value);
-      return argument && argument.getOwner() == &entry;
-    };
-    SmallVector<memref::CopyOp> copies;
-    function.walk([&](memref::CopyOp copy) {
-      if (isParameter(copy.getSource()) && isParameter(copy.getTarget()))
-        copies.push_back(copy);
-    });
-    for (memref::CopyOp copy : copies) {
-      OpBuilder b(copy);
-      Location loc = copy.getLoc();
-      Value source = memref::ExtractAlignedPointerAsIndexOp::create(
-          b, loc, copy.getSource());
-      Value target = memref::ExtractAlignedPointerAsIndexOp::create(
-          b, loc, copy.getTarget());
-      Value distinct = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ne, source, target);
-      auto guard = scf::IfOp::create(b, loc, distinct);
-      copy->moveBefore(guard.thenBlock()->getTerminator());
     }
   }
 };

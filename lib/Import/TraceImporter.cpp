@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace lazyc;
 using namespace lazyc::trace;
@@ -75,51 +77,66 @@ static lazy::ComparePredicate toPredicate(Predicate predicate) {
   llvm_unreachable("unknown predicate");
 }
 
-/// Builds the lazy op of `node` from its operand values.
+//===----------------------------------------------------------------------===//
+// lazyc/Trace/Ops.def against LazyOps.td
+//===----------------------------------------------------------------------===//
+
+/// Whether `Op` is lazy.constant or the op of a row of Ops.def (a row but a
+/// leaf whose op LazyOps.td lacks does not compile here).
+template <typename Op> static constexpr bool hasOpKind() {
+  return std::is_same_v<Op, lazy::ConstantOp>
+#define LAZYC_OP(Kind, Name, ShapeAttr) || std::is_same_v<Op, lazy::Kind##Op>
+#define LAZYC_LEAF(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+      ;
+}
+
+/// Fails to compile, naming `Op`, if a lazy op has no row in Ops.def: the
+/// trace could not record it, nor the importer build it.
+template <typename Op> static constexpr bool checkOpKind() {
+  static_assert(hasOpKind<Op>(),
+                "this lazy op has no row in lazyc/Trace/Ops.def");
+  return true;
+}
+
+template <typename... Ops> static constexpr bool checkOpKinds() {
+  return (checkOpKind<Ops>() && ...);
+}
+
+static_assert(checkOpKinds<
+#define GET_OP_LIST
+#include "lazyc/Dialect/Lazy/IR/LazyOps.cpp.inc"
+              >());
+
+/// Builds the lazy op of `node` from its operand values: the families of
+/// lazyc/Trace/Ops.def whose ops share one builder are generated, the others
+/// written out.
 static Value buildNode(OpBuilder &b, Location loc, const Node &node,
                        ArrayRef<Value> in, bool dynamicShapes) {
   switch (node.kind) {
-  case OpKind::Buffer:
-  case OpKind::Literal:
+#define LAZYC_LEAF(Kind, Name, ShapeAttr) case OpKind::Kind:
+#include "lazyc/Trace/Ops.def"
     llvm_unreachable("leaves are arguments or constants");
-  case OpKind::Add:
-    return lazy::AddOp::create(b, loc, in[0], in[1]);
-  case OpKind::Sub:
-    return lazy::SubOp::create(b, loc, in[0], in[1]);
-  case OpKind::Mul:
-    return lazy::MulOp::create(b, loc, in[0], in[1]);
-  case OpKind::Div:
-    return lazy::DivOp::create(b, loc, in[0], in[1]);
-  case OpKind::Pow:
-    return lazy::PowOp::create(b, loc, in[0], in[1]);
-  case OpKind::Max:
-    return lazy::MaxOp::create(b, loc, in[0], in[1]);
-  case OpKind::Min:
-    return lazy::MinOp::create(b, loc, in[0], in[1]);
-  case OpKind::Neg:
-    return lazy::NegOp::create(b, loc, in[0]);
-  case OpKind::Abs:
-    return lazy::AbsOp::create(b, loc, in[0]);
-  case OpKind::Relu:
-    return lazy::ReluOp::create(b, loc, in[0]);
-  case OpKind::Exp:
-    return lazy::ExpOp::create(b, loc, in[0]);
-  case OpKind::Log:
-    return lazy::LogOp::create(b, loc, in[0]);
-  case OpKind::Tanh:
-    return lazy::TanhOp::create(b, loc, in[0]);
-  case OpKind::Sigmoid:
-    return lazy::SigmoidOp::create(b, loc, in[0]);
-  case OpKind::Sqrt:
-    return lazy::SqrtOp::create(b, loc, in[0]);
-  case OpKind::Rsqrt:
-    return lazy::RsqrtOp::create(b, loc, in[0]);
-  case OpKind::Sin:
-    return lazy::SinOp::create(b, loc, in[0]);
-  case OpKind::Cos:
-    return lazy::CosOp::create(b, loc, in[0]);
-  case OpKind::Erf:
-    return lazy::ErfOp::create(b, loc, in[0]);
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)                                 \
+  case OpKind::Kind:                                                           \
+    return lazy::Kind##Op::create(b, loc, in[0], in[1]);
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)                                  \
+  case OpKind::Kind:                                                           \
+    return lazy::Kind##Op::create(b, loc, in[0]);
+#define LAZYC_REDUCE_OP(Kind, Name, ShapeAttr)                                 \
+  case OpKind::Kind:                                                           \
+    return lazy::Kind##Op::create(b, loc, in[0], node.ints, node.flag);
+#define LAZYC_SOFTMAX_OP(Kind, Name, ShapeAttr)                                \
+  case OpKind::Kind:                                                           \
+    return lazy::Kind##Op::create(b, loc, in[0],                               \
+                                  static_cast<uint64_t>(node.integer));
+#define LAZYC_RANDOM_OP(Kind, Name, ShapeAttr)                                 \
+  case OpKind::Kind:                                                           \
+    return lazy::Kind##Op::create(                                             \
+        b, loc, tensorType(b, node, /*dynamicShapes=*/false),                  \
+        b.getF64FloatAttr(node.scalar), b.getF64FloatAttr(node.scalar2),       \
+        b.getI64IntegerAttr(node.integer));
+#include "lazyc/Trace/Ops.def"
   case OpKind::Compare:
     return lazy::CompareOp::create(
         b, loc,
@@ -131,7 +148,9 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
   case OpKind::Cast: {
     auto inputType = cast<RankedTensorType>(in[0].getType());
     return lazy::CastOp::create(
-        b, loc, inputType.clone(import::elementType(*b.getContext(), node.dtype)), in[0]);
+        b, loc,
+        inputType.clone(import::elementType(*b.getContext(), node.dtype)),
+        in[0]);
   }
   case OpKind::Broadcast:
     return lazy::BroadcastOp::create(b, loc, in[0], node.ints);
@@ -145,35 +164,29 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
   case OpKind::Concat:
     return lazy::ConcatOp::create(b, loc, in,
                                   static_cast<uint64_t>(node.integer));
-  case OpKind::ReduceSum:
-    return lazy::ReduceSumOp::create(b, loc, in[0], node.ints, node.flag);
-  case OpKind::ReduceMean:
-    return lazy::ReduceMeanOp::create(b, loc, in[0], node.ints, node.flag);
-  case OpKind::ReduceMax:
-    return lazy::ReduceMaxOp::create(b, loc, in[0], node.ints, node.flag);
-  case OpKind::ReduceMin:
-    return lazy::ReduceMinOp::create(b, loc, in[0], node.ints, node.flag);
   case OpKind::Matmul:
     return lazy::MatmulOp::create(b, loc, in[0], in[1]);
-  case OpKind::Softmax:
-    return lazy::SoftmaxOp::create(b, loc, in[0],
-                                   static_cast<uint64_t>(node.integer));
-  case OpKind::LogSoftmax:
-    return lazy::LogSoftmaxOp::create(b, loc, in[0],
-                                      static_cast<uint64_t>(node.integer));
-  case OpKind::RandomUniform:
-    return lazy::RandomUniformOp::create(
-        b, loc, tensorType(b, node, /*dynamicShapes=*/false),
-        b.getF64FloatAttr(node.scalar), b.getF64FloatAttr(node.scalar2),
-        b.getI64IntegerAttr(node.integer));
-  case OpKind::RandomNormal:
-    return lazy::RandomNormalOp::create(
-        b, loc, tensorType(b, node, /*dynamicShapes=*/false),
-        b.getF64FloatAttr(node.scalar), b.getF64FloatAttr(node.scalar2),
-        b.getI64IntegerAttr(node.integer));
   }
   (void)dynamicShapes;
   llvm_unreachable("unknown op kind");
+}
+
+namespace {
+/// Tags the OpaqueLocs that hold a trace position.
+struct TracePositionTag {};
+} // namespace
+
+std::optional<size_t> import::tracePosition(Location location) {
+  std::optional<size_t> position;
+  location->walk([&](Location inner) {
+    auto opaque = dyn_cast<OpaqueLoc>(inner);
+    if (!opaque ||
+        opaque.getUnderlyingTypeID() != TypeID::get<TracePositionTag>())
+      return WalkResult::advance();
+    position = opaque.getUnderlyingLocation();
+    return WalkResult::interrupt();
+  });
+  return position;
 }
 
 OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
@@ -230,14 +243,19 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
     if (values[i])
       continue;
     const Node &node = *trace.nodes[i];
-    // "mul#7" at the user's line: diagnostics name the op, its position in
-    // the trace (errors blame that node) and where the user wrote it.
-    Location loc = NameLoc::get(
+    // "mul#7" at the user's line: printed diagnostics name the op, its
+    // position in the trace and where the user wrote it; the opaque wrapper
+    // carries the position itself, for errors to blame the node
+    // (tracePosition) without reading it back out of text.
+    Location named = NameLoc::get(
         b.getStringAttr(std::string(opName(node.kind)) + "#" +
                         std::to_string(i)),
         node.loc.line ? Location(FileLineColLoc::get(&context, node.loc.file,
                                                      node.loc.line, 0))
                       : Location(UnknownLoc::get(&context)));
+    Location loc =
+        OpaqueLoc::get(static_cast<uintptr_t>(i),
+                       TypeID::get<TracePositionTag>(), named);
     SmallVector<Value> operands;
     for (int32_t operand : trace.operands(i))
       operands.push_back(values[operand]);

@@ -7,6 +7,8 @@
 
 #include "lazyc/NN/Losses.h"
 
+#include "lazyc/Runtime/Shape.h"
+
 #include <string>
 
 using namespace lazyc;
@@ -20,13 +22,6 @@ static bool isFloat(DType dtype) {
          dtype == DType::Float16 || dtype == DType::BFloat16;
 }
 
-static std::string shapeString(const Shape &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 Tensor nn::oneHot(const Tensor &labels, int64_t classes, DType dtype,
                   Where where) {
   if (!labels.defined())
@@ -34,8 +29,7 @@ Tensor nn::oneHot(const Tensor &labels, int64_t classes, DType dtype,
   if (labels.rank() != 1 || !isInteger(labels.dtype()))
     throw Error("oneHot",
                 std::string("needs rank-1 Int32 or Int64 labels, got ") +
-                    dtypeName(labels.dtype()) + " " +
-                    shapeString(labels.shape()),
+                    dtypeName(labels.dtype()) + " " + shapeText(labels.shape()),
                 where);
   if (classes <= 0)
     throw Error("oneHot",
@@ -73,8 +67,7 @@ Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets,
     throw Error("crossEntropy",
                 std::string("needs [batch, classes] floating-point logits, "
                             "got ") +
-                    dtypeName(logits.dtype()) + " " +
-                    shapeString(logits.shape()),
+                    dtypeName(logits.dtype()) + " " + shapeText(logits.shape()),
                 where);
   int64_t batch = logits.shape()[0], classes = logits.shape()[1];
   Tensor targetTable;
@@ -82,8 +75,8 @@ Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets,
     if (targets.shape() != Shape{batch})
       throw Error("crossEntropy",
                   "class-index targets must be [" + std::to_string(batch) +
-                      "] for logits " + shapeString(logits.shape()) + ", got " +
-                      shapeString(targets.shape()),
+                      "] for logits " + shapeText(logits.shape()) + ", got " +
+                      shapeText(targets.shape()),
                   where);
     checkLabelRange(targets, classes, where);
     targetTable = oneHot(targets, classes, logits.dtype(), where);
@@ -91,8 +84,8 @@ Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets,
     if (targets.shape() != logits.shape())
       throw Error("crossEntropy",
                   "probability targets must have the logits' shape " +
-                      shapeString(logits.shape()) + ", got " +
-                      shapeString(targets.shape()),
+                      shapeText(logits.shape()) + ", got " +
+                      shapeText(targets.shape()),
                   where);
     targetTable = cast(targets, logits.dtype(), where);
   } else {
@@ -114,8 +107,8 @@ Tensor nn::mseLoss(const Tensor &prediction, const Tensor &target,
     throw Error("mseLoss", "an operand is an empty Tensor", where);
   if (prediction.shape() != target.shape())
     throw Error("mseLoss",
-                "the prediction " + shapeString(prediction.shape()) +
-                    " and the target " + shapeString(target.shape()) +
+                "the prediction " + shapeText(prediction.shape()) +
+                    " and the target " + shapeText(target.shape()) +
                     " differ in shape",
                 where);
   Tensor error = At(prediction, where) - target;

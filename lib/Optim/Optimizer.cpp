@@ -8,18 +8,12 @@
 #include "lazyc/Optim/Optimizer.h"
 
 #include "lazyc/API/Autodiff.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include <string>
 
 using namespace lazyc;
 using namespace lazyc::optim;
-
-static std::string shapeString(const Shape &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 static std::string parameterName(const Variable &parameter, size_t index) {
   std::string text = "parameter " + std::to_string(index);
@@ -57,8 +51,8 @@ void Optimizer::step(const std::vector<Tensor> &gradients, Where where) {
     if (gradient.shape() != parameter.shape())
       throw Error("step",
                   "the gradient of " + parameterName(parameter, i) +
-                      " has shape " + shapeString(gradient.shape()) +
-                      ", the parameter " + shapeString(parameter.shape()),
+                      " has shape " + shapeText(gradient.shape()) +
+                      ", the parameter " + shapeText(parameter.shape()),
                   where);
     if (gradient.dtype() != parameter.dtype())
       throw Error("step",

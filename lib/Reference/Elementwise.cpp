@@ -86,9 +86,13 @@ double floatBinary(OpKind kind, double a, double b) {
     return maximum(a, b);
   case OpKind::Min:
     return minimum(a, b);
-  default:
-    throw std::logic_error("reference: not a binary op");
+  // Not binary ops.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    break;
   }
+  throw std::logic_error("reference: not a binary op");
 }
 
 double floatUnary(OpKind kind, double x) {
@@ -118,9 +122,13 @@ double floatUnary(OpKind kind, double x) {
     return std::cos(x);
   case OpKind::Erf:
     return std::erf(x);
-  default:
-    throw std::logic_error("reference: not a unary op");
+  // Not unary ops.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    break;
   }
+  throw std::logic_error("reference: not a unary op");
 }
 
 /// The error the compiled op may add to an exactly known input, beyond
@@ -145,41 +153,48 @@ double localError(OpKind kind, double exact, DType dtype) {
   if (!std::isfinite(exact))
     return 0;
   double magnitude = std::fabs(exact);
-  if (dtype == DType::Float64) {
-    switch (kind) {
-    case OpKind::Exp:
-    case OpKind::Log:
-    case OpKind::Tanh:
-    case OpKind::Sigmoid:
-    case OpKind::Erf:
-    case OpKind::Sin:
-    case OpKind::Cos:
-    case OpKind::Pow:
-    case OpKind::Rsqrt:
-      return 4 * numerics::ulp(magnitude, DType::Float64) + DBL_MIN;
-    default:
-      return 0;
-    }
-  }
   double f32Ulp = numerics::ulp(magnitude, DType::Float32);
   const double u = std::ldexp(1.0, -24);
+  double f32Error;
   switch (kind) {
   case OpKind::Exp:
-    return 16 * f32Ulp + FLT_MIN;
+    f32Error = 16 * f32Ulp + FLT_MIN;
+    break;
   case OpKind::Log:
   case OpKind::Tanh:
   case OpKind::Erf:
-    return 16 * f32Ulp + 16 * u;
+    f32Error = 16 * f32Ulp + 16 * u;
+    break;
   case OpKind::Sigmoid:
-    return 19 * f32Ulp + FLT_MIN;
+    f32Error = 19 * f32Ulp + FLT_MIN;
+    break;
   case OpKind::Sin:
   case OpKind::Cos:
   case OpKind::Pow:
   case OpKind::Rsqrt:
-    return 4 * f32Ulp + FLT_MIN;
-  default:
+    f32Error = 4 * f32Ulp + FLT_MIN;
+    break;
+  // IEEE ops (exact, see the file comment), in every dtype.
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Max:
+  case OpKind::Min:
+  case OpKind::Neg:
+  case OpKind::Abs:
+  case OpKind::Relu:
+  case OpKind::Sqrt:
+  // Neither unary nor binary: not computed here.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
     return 0;
   }
+  if (dtype == DType::Float64)
+    return 4 * numerics::ulp(magnitude, DType::Float64) + DBL_MIN;
+  return f32Error;
 }
 
 /// Adds 4 double ulps of slack to a spread computed in double precision.
@@ -227,7 +242,18 @@ double unarySpread(OpKind kind, double exact, double x, double tx) {
   case OpKind::Sin:
   case OpKind::Cos:
     return std::min(tx, 2.0);
-  default:
+  // Monotone: their values at the corners bound them.
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Tanh:
+  case OpKind::Sigmoid:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Erf:
+  // Not unary ops (floatUnary throws).
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
     break;
   }
   double worst = 0;
@@ -310,9 +336,13 @@ bool integerBinary(OpKind kind, int64_t a, int64_t b, DType dtype,
   case OpKind::Min:
     result = std::min(a, b);
     return true;
-  default:
-    throw std::logic_error("reference: not a binary op");
+  // Not binary ops.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    break;
   }
+  throw std::logic_error("reference: not a binary op");
 }
 
 int64_t integerUnary(OpKind kind, int64_t x, DType dtype) {
@@ -323,10 +353,24 @@ int64_t integerUnary(OpKind kind, int64_t x, DType dtype) {
     return x < 0 ? wrap(0 - static_cast<uint64_t>(x), dtype) : x;
   case OpKind::Relu:
     return std::max<int64_t>(x, 0);
-  default:
-    throw std::logic_error(std::string("reference: ") + trace::opName(kind) +
-                           " of an integer tensor is not a lazy op");
+  // Float-only ops (Lazy_FloatTensor in LazyOps.td).
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Tanh:
+  case OpKind::Sigmoid:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Sin:
+  case OpKind::Cos:
+  case OpKind::Erf:
+  // Not unary ops.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    break;
   }
+  throw std::logic_error(std::string("reference: ") + trace::opName(kind) +
+                         " of an integer tensor is not a lazy op");
 }
 
 //===----------------------------------------------------------------------===//
@@ -485,12 +529,26 @@ Value evaluateCast(const Node &node, const Value &input) {
 
 Value impl::evaluateElementwise(const Node &node, const Inputs &inputs) {
   OpKind kind = node.kind;
-  if (kind == OpKind::Compare)
+  switch (kind) {
+  case OpKind::Compare:
     return evaluateCompare(node, *inputs[0], *inputs[1]);
-  if (kind == OpKind::Select)
+  case OpKind::Select:
     return evaluateSelect(node, *inputs[0], *inputs[1], *inputs[2]);
-  if (kind == OpKind::Cast)
+  case OpKind::Cast:
     return evaluateCast(node, *inputs[0]);
+  // Unary and binary ops: below.
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#include "lazyc/Trace/Ops.def"
+    break;
+  // Not elementwise.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
+#define LAZYC_ELEMENTWISE_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    throw std::logic_error("reference: not an elementwise op");
+  }
 
   Value out = makeValue(node.dtype, node.shape);
   int64_t count = out.numel();

@@ -15,6 +15,7 @@
 #include "Internal.h"
 
 #include "API/TensorAccess.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include <cmath>
 #include <cstring>
@@ -366,13 +367,6 @@ Value reference::evaluate(const Tensor &tensor) {
 //===----------------------------------------------------------------------===//
 // Checks
 //===----------------------------------------------------------------------===//
-
-static std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 std::string Mismatch::describe(const Value &reference) const {
   std::ostringstream os;

@@ -162,8 +162,23 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
   std::vector<int64_t> targets = reductionTargets(input.shape, node.ints);
   int64_t reducedCount = outCount ? input.numel() / outCount : 0;
   OpKind kind = node.kind;
+  bool isExtreme = false;
+  switch (kind) {
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+    isExtreme = true;
+    break;
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMean:
+    break;
+  // Not reductions.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_REDUCE_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    throw std::logic_error("reference: not a reduction");
+  }
 
-  if (kind == OpKind::ReduceMax || kind == OpKind::ReduceMin) {
+  if (isExtreme) {
     bool isMax = kind == OpKind::ReduceMax;
     // Empty reductions give the identity: -inf / +inf, or the integer
     // minimum / maximum.
@@ -326,7 +341,19 @@ Value impl::evaluateMatmul(const Node &node, const Value &lhs,
 //   s carries relative error u n / e + r + gamma(n), over s >= 1;
 // - then one more rounding.
 Value impl::evaluateSoftmax(const Node &node, const Value &input) {
-  bool isLog = node.kind == OpKind::LogSoftmax;
+  bool isLog = false;
+  switch (node.kind) {
+  case OpKind::Softmax:
+    break;
+  case OpKind::LogSoftmax:
+    isLog = true;
+    break;
+  // Not softmax ops.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_SOFTMAX_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    throw std::logic_error("reference: not a softmax");
+  }
   Value out = makeValue(node.dtype, node.shape);
   int64_t axis = node.integer;
   int64_t length = input.shape[axis];
@@ -402,6 +429,19 @@ Value impl::evaluateSoftmax(const Node &node, const Value &input) {
 // uniform float takes the top p bits (p = the dtype's precision) times
 // 2^-p. f16 and bf16 are computed in f32 and rounded once.
 Value impl::evaluateRandom(const Node &node) {
+  bool isUniform = false;
+  switch (node.kind) {
+  case OpKind::RandomUniform:
+    isUniform = true;
+    break;
+  case OpKind::RandomNormal:
+    break;
+  // Not random ops.
+#define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_RANDOM_OP(Kind, Name, ShapeAttr)
+#include "lazyc/Trace/Ops.def"
+    throw std::logic_error("reference: not a random op");
+  }
   Value out = makeValue(node.dtype, node.shape);
   DType dtype = node.dtype;
   int p = precision(dtype);
@@ -410,7 +450,7 @@ Value impl::evaluateRandom(const Node &node) {
     uint64_t top = numerics::randomBits(node.integer, counter) >> (64 - p);
     return std::ldexp(static_cast<double>(top), -p); // exact in f32 too
   };
-  if (node.kind == OpKind::RandomUniform) {
+  if (isUniform) {
     double low = node.scalar, high = node.scalar2;
     // low + unit * (high - low) in the compute type (f64, or f32), then
     // rounded to the dtype and clamped below high.

@@ -18,56 +18,23 @@ using namespace lazyc::trace;
 
 const char *trace::opName(OpKind kind) {
   switch (kind) {
-  case OpKind::Buffer: return "buffer";
-  case OpKind::Literal: return "literal";
-  case OpKind::Add: return "add";
-  case OpKind::Sub: return "sub";
-  case OpKind::Mul: return "mul";
-  case OpKind::Div: return "div";
-  case OpKind::Pow: return "pow";
-  case OpKind::Max: return "maximum";
-  case OpKind::Min: return "minimum";
-  case OpKind::Neg: return "neg";
-  case OpKind::Abs: return "abs";
-  case OpKind::Relu: return "relu";
-  case OpKind::Exp: return "exp";
-  case OpKind::Log: return "log";
-  case OpKind::Tanh: return "tanh";
-  case OpKind::Sigmoid: return "sigmoid";
-  case OpKind::Sqrt: return "sqrt";
-  case OpKind::Rsqrt: return "rsqrt";
-  case OpKind::Sin: return "sin";
-  case OpKind::Cos: return "cos";
-  case OpKind::Erf: return "erf";
-  case OpKind::Compare: return "compare";
-  case OpKind::Select: return "where";
-  case OpKind::Cast: return "cast";
-  case OpKind::Broadcast: return "broadcastTo";
-  case OpKind::Reshape: return "reshape";
-  case OpKind::Transpose: return "transpose";
-  case OpKind::Slice: return "slice";
-  case OpKind::Concat: return "concat";
-  case OpKind::ReduceSum: return "sum";
-  case OpKind::ReduceMean: return "mean";
-  case OpKind::ReduceMax: return "max";
-  case OpKind::ReduceMin: return "min";
-  case OpKind::Matmul: return "matmul";
-  case OpKind::Softmax: return "softmax";
-  case OpKind::LogSoftmax: return "logSoftmax";
-  case OpKind::RandomUniform: return "randomUniform";
-  case OpKind::RandomNormal: return "randomNormal";
+#define LAZYC_OP(Kind, Name, ShapeAttr)                                        \
+  case OpKind::Kind:                                                           \
+    return Name;
+#include "lazyc/Trace/Ops.def"
   }
   return "?";
 }
 
-Buffer::Buffer(DType dtype, int64_t elements)
-    : bytes(lazyrt_alloc(static_cast<size_t>(elements) * sizeOf(dtype))),
-      elements(elements), type(dtype) {
+Buffer::Buffer(DType dtype, int64_t elements, Device device,
+               DeviceAllocator &allocator)
+    : bytes(allocator.allocate(static_cast<size_t>(elements) * sizeOf(dtype))),
+      allocator(&allocator), elements(elements), type(dtype), where(device) {
   if (!bytes)
     throw std::bad_alloc();
 }
 
-Buffer::~Buffer() { lazyrt_free(bytes); }
+Buffer::~Buffer() { allocator->deallocate(bytes); }
 
 namespace {
 /// Fixed-size node blocks (see PoolAllocator). A block freed on another
@@ -315,6 +282,11 @@ void Node::computeContentHash() {
                 static_cast<uint64_t>(ints3.size() & 0xFF) << 56);
   for (int64_t dim : shape)
     mixHash(hash, static_cast<uint64_t>(dim));
+  // The device is structure too (a trace compiles for its device's target);
+  // the CPU, the common case, adds nothing.
+  if (device != Device::cpu())
+    mixHash(hash, static_cast<uint64_t>(device.kind()) << 32 |
+                      static_cast<uint16_t>(device.index()));
   if (!ints.empty() || !ints2.empty() || !ints3.empty())
     for (const std::vector<int64_t> *list : {&ints, &ints2, &ints3})
       for (int64_t value : *list)

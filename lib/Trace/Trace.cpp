@@ -35,6 +35,7 @@ static uint64_t rankOnlyHash(const Node &node) {
   copy.integer = node.integer;
   copy.flag = node.flag;
   copy.predicate = node.predicate;
+  copy.device = node.device;
   copy.computeContentHash();
   return copy.contentHash;
 }
@@ -43,11 +44,6 @@ static bool isLeaf(const Node &node) {
   return node.isMaterialized() || node.kind == OpKind::Literal;
 }
 
-/// Kinds whose inputs have the result's shape and whose element i reads
-/// their elements i (broadcasts are nodes of their own).
-static bool isElementwise(OpKind kind) {
-  return kind >= OpKind::Add && kind <= OpKind::Cast;
-}
 
 /// Fills trace.tiedArguments: donates each argument nothing can read after
 /// the trace to an output of its dtype and shape that reads it elementwise
@@ -128,7 +124,7 @@ static void tieDeadArguments(Trace &trace) {
   constexpr int kDepthLimit = 8;
   for (size_t output = 0; output < trace.outputs.size(); ++output) {
     const Node &result = *trace.nodes[trace.outputs[output]];
-    if (!isElementwise(result.kind) || isLeaf(result))
+    if (!isElementwiseOp(result.kind) || isLeaf(result))
       continue;
     queue.assign(1, {trace.outputs[output], 0});
     seenBy[trace.outputs[output]] = static_cast<int32_t>(output);
@@ -140,7 +136,7 @@ static void tieDeadArguments(Trace &trace) {
           node.shape == result.shape)
         candidates.push_back(
             {depth, static_cast<int32_t>(output), donated[index]});
-      if (isLeaf(node) || !isElementwise(node.kind) || depth == kDepthLimit)
+      if (isLeaf(node) || !isElementwiseOp(node.kind) || depth == kDepthLimit)
         continue;
       for (int32_t operand : trace.operands(index))
         if (seenBy[operand] != static_cast<int32_t>(output)) {
@@ -188,7 +184,14 @@ void trace::extractTrace(const std::vector<Node *> &requested,
   // written as the nodes are emitted: one pass over the graph.
   std::vector<uint64_t> &signature = trace.signature;
   signature.clear();
-  signature.push_back(dynamicShapes);
+  // Every requested value lives on one device (materialize groups them):
+  // the trace runs there, and its key says so.
+  trace.device = requested.empty() ? Device() : requested.front()->device;
+  signature.push_back(static_cast<uint64_t>(dynamicShapes) |
+                      static_cast<uint64_t>(trace.device.kind()) << 8 |
+                      static_cast<uint64_t>(static_cast<uint16_t>(
+                          trace.device.index()))
+                          << 16);
 
   // Appends a node (its operands follow in operandList and the signature).
   auto emit = [&](Node *node) {

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Runtime/Runtime.h"
+#include "lazyc/Runtime/Device.h"
 
 #include <bit>
 #include <cstdint>
@@ -229,3 +230,17 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes) {
 void _mlir_memref_to_llvm_free(void *block) { lazyrt_free(block); }
 
 } // extern "C"
+
+namespace {
+/// The CPU's DeviceAllocator: the caching allocator above.
+class CpuAllocator final : public lazyc::DeviceAllocator {
+public:
+  void *allocate(size_t bytes) override { return lazyrt_alloc(bytes); }
+  void deallocate(void *block) override { lazyrt_free(block); }
+};
+} // namespace
+
+lazyc::DeviceAllocator &lazyc::cpuAllocator() {
+  static CpuAllocator allocator;
+  return allocator;
+}

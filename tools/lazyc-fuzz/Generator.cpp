@@ -316,7 +316,7 @@ bool Generator::addRandomOp() {
   }
   if (choice < 25) {
     step.kind = StepKind::Binary;
-    step.op = static_cast<int>(random.below(7));
+    step.op = static_cast<int>(random.below(kBinaryOps));
     int b = slotOrInput(
         [&](const Tensor &t) { return broadcasts(t.shape(), shape); },
         compatibleShape(shape),
@@ -329,7 +329,7 @@ bool Generator::addRandomOp() {
   }
   if (choice < 37) {
     step.kind = StepKind::BinaryScalar;
-    step.op = static_cast<int>(random.below(5));
+    step.op = static_cast<int>(random.below(kScalarBinaryOps));
     step.flag = step.op != static_cast<int>(BinaryOp::Pow) && random.chance(0.3);
     setConstants(step, static_cast<ScalarType>(random.below(5)));
     return add(step);
@@ -353,7 +353,7 @@ bool Generator::addRandomOp() {
   }
   if (choice < 58) {
     step.kind = StepKind::Unary;
-    step.op = static_cast<int>(random.below(12));
+    step.op = static_cast<int>(random.below(kUnaryOps));
     return add(step);
   }
   if (choice < 62) {
@@ -406,7 +406,7 @@ bool Generator::addRandomOp() {
   }
   if (choice < 82) {
     step.kind = StepKind::Reduce;
-    step.op = static_cast<int>(random.below(4));
+    step.op = static_cast<int>(random.below(kReduceOps));
     step.flag = random.chance(0.4);
     if (rank > 0 && random.chance(0.8)) {
       for (int64_t d = 0; d < rank; ++d)

@@ -23,24 +23,8 @@
 using namespace lazyc;
 using namespace lazyc::fuzz;
 
-const char *fuzz::dtypeSpelling(DType dtype) {
-  switch (dtype) {
-  case DType::Float32:
-    return "DType::Float32";
-  case DType::Float64:
-    return "DType::Float64";
-  case DType::Float16:
-    return "DType::Float16";
-  case DType::BFloat16:
-    return "DType::BFloat16";
-  case DType::Int32:
-    return "DType::Int32";
-  case DType::Int64:
-    return "DType::Int64";
-  case DType::Bool:
-    return "DType::Bool";
-  }
-  return "?";
+std::string fuzz::dtypeSpelling(DType dtype) {
+  return std::string("DType::") + dtypeInfo(dtype).name;
 }
 
 namespace {
@@ -101,9 +85,9 @@ Tensor binary(BinaryOp op, const Tensor &a, const Tensor &b) {
     return a / b;
   case BinaryOp::Pow:
     return pow(a, b);
-  case BinaryOp::Maximum:
+  case BinaryOp::Max:
     return maximum(a, b);
-  case BinaryOp::Minimum:
+  case BinaryOp::Min:
     return minimum(a, b);
   }
   throw std::logic_error("lazyc-fuzz: bad binary op");
@@ -121,9 +105,12 @@ Tensor binaryScalar(BinaryOp op, const Tensor &a, Scalar s, bool scalarFirst) {
     return scalarFirst ? s / a : a / s;
   case BinaryOp::Pow:
     return pow(a, s);
-  default:
-    throw std::logic_error("lazyc-fuzz: bad scalar op");
+  // No scalar form (kScalarBinaryOps).
+  case BinaryOp::Max:
+  case BinaryOp::Min:
+    break;
   }
+  throw std::logic_error("lazyc-fuzz: bad scalar op");
 }
 
 template <typename Rhs>
@@ -179,13 +166,13 @@ Tensor unary(UnaryOp op, const Tensor &a) {
 Tensor reduce(ReduceOp op, const Tensor &a, std::vector<int64_t> axes,
               bool keepDims) {
   switch (op) {
-  case ReduceOp::Sum:
+  case ReduceOp::ReduceSum:
     return sum(a, std::move(axes), keepDims);
-  case ReduceOp::Mean:
+  case ReduceOp::ReduceMean:
     return mean(a, std::move(axes), keepDims);
-  case ReduceOp::Max:
+  case ReduceOp::ReduceMax:
     return max(a, std::move(axes), keepDims);
-  case ReduceOp::Min:
+  case ReduceOp::ReduceMin:
     return min(a, std::move(axes), keepDims);
   }
   throw std::logic_error("lazyc-fuzz: bad reduction");
@@ -389,9 +376,9 @@ const char *binarySymbol(BinaryOp op) {
     return "/";
   case BinaryOp::Pow:
     return "pow";
-  case BinaryOp::Maximum:
+  case BinaryOp::Max:
     return "maximum";
-  case BinaryOp::Minimum:
+  case BinaryOp::Min:
     return "minimum";
   }
   return "?";
@@ -402,17 +389,27 @@ const char *compareSymbol(CompareOp op) {
   return symbols[static_cast<int>(op)];
 }
 
+/// The API function of a unary op (its name in Ops.def; print() writes
+/// neg as `-`).
 const char *unaryName(UnaryOp op) {
-  static const char *const names[] = {"-",    "abs",     "relu", "exp",
-                                      "log",  "tanh",    "sigmoid",
-                                      "sqrt", "rsqrt",   "sin",  "cos",
-                                      "erf"};
-  return names[static_cast<int>(op)];
+  switch (op) {
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)                                  \
+  case UnaryOp::Kind:                                                          \
+    return Name;
+#include "lazyc/Trace/Ops.def"
+  }
+  return "?";
 }
 
+/// The API function of a reduction (its name in Ops.def).
 const char *reduceName(ReduceOp op) {
-  static const char *const names[] = {"sum", "mean", "max", "min"};
-  return names[static_cast<int>(op)];
+  switch (op) {
+#define LAZYC_REDUCE_OP(Kind, Name, ShapeAttr)                                 \
+  case ReduceOp::Kind:                                                         \
+    return Name;
+#include "lazyc/Trace/Ops.def"
+  }
+  return "?";
 }
 
 } // namespace
@@ -485,8 +482,7 @@ std::string fuzz::print(const Program &program, bool eager) {
       break;
     case StepKind::Binary: {
       auto op = static_cast<BinaryOp>(step.op);
-      if (op == BinaryOp::Pow || op == BinaryOp::Maximum ||
-          op == BinaryOp::Minimum)
+      if (op == BinaryOp::Pow || op == BinaryOp::Max || op == BinaryOp::Min)
         expression = std::string(binarySymbol(op)) + "(" + t(0) + ", " + t(1) +
                      ")";
       else

@@ -49,12 +49,39 @@ enum class StepKind {
   Read,          ///< materializes operand 0 (or everything: sync)
 };
 
-enum class BinaryOp { Add, Sub, Mul, Div, Pow, Maximum, Minimum };
+// The binary, unary and reduce rows of lazyc/Trace/Ops.def, in its order:
+// an op added there is generated at once (and the switches of Program.cpp
+// must handle it).
+enum class BinaryOp {
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr) Kind,
+#include "lazyc/Trace/Ops.def"
+};
 enum class UnaryOp {
-  Neg, Abs, Relu, Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt, Sin, Cos, Erf
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr) Kind,
+#include "lazyc/Trace/Ops.def"
+};
+enum class ReduceOp {
+#define LAZYC_REDUCE_OP(Kind, Name, ShapeAttr) Kind,
+#include "lazyc/Trace/Ops.def"
 };
 enum class CompareOp { Lt, Le, Gt, Ge, Eq, Ne };
-enum class ReduceOp { Sum, Mean, Max, Min };
+
+/// How many ops each of those enums has.
+inline constexpr int kBinaryOps = 0
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr) +1
+#include "lazyc/Trace/Ops.def"
+    ;
+inline constexpr int kUnaryOps = 0
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr) +1
+#include "lazyc/Trace/Ops.def"
+    ;
+inline constexpr int kReduceOps = 0
+#define LAZYC_REDUCE_OP(Kind, Name, ShapeAttr) +1
+#include "lazyc/Trace/Ops.def"
+    ;
+/// The binary ops with a scalar operand form (`a + 2`, pow(a, 2)): the
+/// first ones, up to Pow.
+inline constexpr int kScalarBinaryOps = static_cast<int>(BinaryOp::Pow) + 1;
 enum class ReadKind { ToVector, Item, Bool, Sync };
 /// The C++ type of a scalar operand, which decides its dtype (docs/API.md).
 enum class ScalarType { Float, Double, Int, Int64, Bool };
@@ -116,7 +143,8 @@ Tensor apply(const Program &program, size_t index,
 /// The program as C++ (the body of a main() using the public API).
 std::string print(const Program &program, bool eager);
 
-const char *dtypeSpelling(DType dtype);
+/// A dtype as C++ source: "DType::Float32".
+std::string dtypeSpelling(DType dtype);
 
 } // namespace lazyc::fuzz
 

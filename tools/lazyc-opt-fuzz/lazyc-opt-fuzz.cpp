@@ -115,7 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)print(*module, /*generic=*/false);
 
   PassManager lower(&context);
-  lazyc::buildLazyToLLVMPipeline(lower);
+  lazyc::buildCpuPipeline(lower);
   (void)lower.run(*module);
   return 0;
 }

@@ -7,6 +7,8 @@
 
 #include "Npy.h"
 
+#include "lazyc/Runtime/Shape.h"
+
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -21,32 +23,29 @@ using namespace lazyc;
 
 static const char kMagic[] = "\x93NUMPY";
 
-/// The numpy type string of a dtype (bf16 is written as float32).
+/// The numpy type string of a dtype (bf16, which numpy lacks, is written as
+/// float32).
 static const char *descriptor(DType dtype) {
-  switch (dtype) {
-  case DType::Float32:
-  case DType::BFloat16:
-    return "<f4";
-  case DType::Float64:
-    return "<f8";
-  case DType::Float16:
-    return "<f2";
-  case DType::Int32:
-    return "<i4";
-  case DType::Int64:
-    return "<i8";
-  case DType::Bool:
-    return "|b1";
-  }
-  return "?";
+  return dtypeInfo(dtype == DType::BFloat16 ? DType::Float32 : dtype).numpyName;
 }
 
+/// The dtypes numpy has, by type string.
 static std::optional<DType> fromDescriptor(llvm::StringRef text) {
-  for (DType dtype : {DType::Float32, DType::Float64, DType::Float16,
-                      DType::Int32, DType::Int64, DType::Bool})
-    if (text == descriptor(dtype))
+  for (DType dtype : kAllDTypes)
+    if (*dtypeInfo(dtype).numpyName && text == dtypeInfo(dtype).numpyName)
       return dtype;
   return std::nullopt;
+}
+
+/// "<f4 <f8 ...": the type strings fromDescriptor reads.
+static std::string supportedDescriptors() {
+  std::string text;
+  for (DType dtype : kAllDTypes) {
+    const char *name = dtypeInfo(dtype).numpyName;
+    if (*name)
+      text += (text.empty() ? "" : " ") + std::string(name);
+  }
+  return text;
 }
 
 /// The text of `key`'s value in a .npy header, a Python dict literal such as
@@ -149,7 +148,7 @@ llvm::Expected<npy::Array> npy::read(llvm::StringRef path, bool wantBFloat16) {
   std::optional<DType> dtype = fromDescriptor(*descr);
   if (!dtype)
     return fail("unsupported element type '" + *descr +
-                "' (supported: <f4 <f8 <f2 <i4 <i8 |b1)");
+                "' (supported: " + supportedDescriptors() + ")");
   std::optional<llvm::StringRef> fortranOrder =
       dictValue(header, "fortran_order");
   if (fortranOrder && *fortranOrder == "True")
@@ -194,9 +193,7 @@ llvm::Expected<npy::Array> npy::read(llvm::StringRef path, bool wantBFloat16) {
 
 llvm::Error npy::write(llvm::StringRef path, const Array &array) {
   // numpy's spelling: (), (4,), (2, 3).
-  std::string shape;
-  for (auto [index, dim] : llvm::enumerate(array.shape))
-    shape += (index ? ", " : "") + std::to_string(dim);
+  std::string shape = joinDims(array.shape, ", ");
   if (array.shape.size() == 1)
     shape += ",";
   std::string header = std::string("{'descr': '") + descriptor(array.dtype) +

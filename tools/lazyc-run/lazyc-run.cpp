@@ -27,6 +27,7 @@
 #include "lazyc/InitAll.h"
 #include "lazyc/JIT/CompiledFunction.h"
 #include "lazyc/Runtime/Runtime.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -86,9 +87,7 @@ static int fail(const llvm::Twine &message) {
 
 
 static std::optional<DType> dtypeOf(Type type) {
-  for (DType dtype : {DType::Float32, DType::Float64, DType::Float16,
-                      DType::BFloat16, DType::Int32, DType::Int64,
-                      DType::Bool})
+  for (DType dtype : kAllDTypes)
     if (lazyc::import::elementType(*type.getContext(), dtype) == type)
       return dtype;
   return std::nullopt;
@@ -183,10 +182,7 @@ static LogicalResult checkIsTrace(ModuleOp module) {
 static llvm::Expected<size_t> byteSize(llvm::ArrayRef<int64_t> shape,
                                        DType dtype,
                                        const llvm::Twine &what) {
-  std::string text;
-  for (int64_t dim : shape)
-    text += (text.empty() ? "" : "x") +
-            (dim == jit::kDynamic ? std::string("?") : std::to_string(dim));
+  std::string text = mlirShapeText(shape, jit::kDynamic);
   size_t bytes = sizeOf(dtype);
   for (int64_t dim : shape) {
     if (dim < 0)

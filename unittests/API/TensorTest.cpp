@@ -436,7 +436,8 @@ TEST(TraceTest, ExtractionOfAMillionNodeChainIsIterative) {
   leaf->kind = OpKind::Buffer;
   leaf->dtype = DType::Float32;
   leaf->shape = {1};
-  leaf->value = std::make_shared<trace::Buffer>(DType::Float32, 1);
+  leaf->value = std::make_shared<trace::Buffer>(DType::Float32, 1, Device::cpu(),
+                                                 cpuAllocator());
   NodePtr head = leaf;
   for (int i = 0; i < 1000000; ++i) {
     auto node = std::make_shared<Node>();
@@ -574,7 +575,8 @@ TEST(TraceTest, KeysOfSmallShapesDoNotCollide) {
           leaf->dtype = DType::Float64;
           leaf->shape = rank == 2 ? std::vector<int64_t>{rows, cols}
                                   : std::vector<int64_t>{rows, cols, 1};
-          leaf->value = std::make_shared<trace::Buffer>(DType::Float64, 1);
+          leaf->value = std::make_shared<trace::Buffer>(
+              DType::Float64, 1, Device::cpu(), cpuAllocator());
           NodePtr min = makeNode();
           min->kind = OpKind::ReduceMin;
           min->dtype = DType::Float64;

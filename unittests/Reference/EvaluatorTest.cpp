@@ -121,7 +121,8 @@ TEST(ReferenceEvaluator, UnspecifiedResultsAcceptAnything) {
     node->kind = trace::OpKind::Buffer;
     node->dtype = DType::Int32;
     node->shape = {static_cast<int64_t>(data.size())};
-    node->value = std::make_shared<trace::Buffer>(DType::Int32, data.size());
+    node->value = std::make_shared<trace::Buffer>(
+        DType::Int32, data.size(), Device::cpu(), cpuAllocator());
     std::copy(data.begin(), data.end(),
               static_cast<int32_t *>(node->value->data()));
     return node;
@@ -289,7 +290,8 @@ TEST(ReferenceEvaluator, DeepGraphsDoNotRecurse) {
   trace::NodePtr node = trace::makeNode();
   node->kind = trace::OpKind::Buffer;
   node->dtype = DType::Int64;
-  node->value = std::make_shared<trace::Buffer>(DType::Int64, 1);
+  node->value = std::make_shared<trace::Buffer>(DType::Int64, 1, Device::cpu(),
+                                                cpuAllocator());
   *static_cast<int64_t *>(node->value->data()) = 5;
   for (int i = 0; i < 300000; ++i) {
     trace::NodePtr next = trace::makeNode();

@@ -4,34 +4,36 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
+//
+// This file declares how programs choose devices: `Device` itself (shared
+// with every layer, lazyc/Runtime/Device.h) and the default device that
+// creation functions use.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef LAZYC_API_DEVICE_H
 #define LAZYC_API_DEVICE_H
 
-#include <string>
+#include "lazyc/Runtime/Device.h"
 
 namespace lazyc {
 
-/// A device tensors live and run on. Only the CPU exists so far;
-/// `Device::cuda(n)` comes with the GPU backend.
-class Device {
+/// The device creation functions (`zeros`, `randomUniform`, `fromVector`,
+/// ...) put tensors on: the innermost DeviceScope's on this thread, else the
+/// CPU. Every other op runs where its operands live.
+Device defaultDevice();
+
+/// Makes `device` this thread's default device while it lives:
+/// `{ DeviceScope scope(Device::cuda()); Tensor z = zeros({8}); }`.
+class DeviceScope {
 public:
-  enum class Kind { CPU };
-
-  static Device cpu() { return Device(Kind::CPU, 0); }
-
-  Kind kind() const { return deviceKind; }
-  int index() const { return deviceIndex; }
-  std::string str() const { return "cpu"; }
-
-  bool operator==(const Device &other) const {
-    return deviceKind == other.deviceKind && deviceIndex == other.deviceIndex;
-  }
+  explicit DeviceScope(Device device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope &) = delete;
+  DeviceScope &operator=(const DeviceScope &) = delete;
 
 private:
-  Device(Kind kind, int index) : deviceKind(kind), deviceIndex(index) {}
-  Kind deviceKind;
-  int deviceIndex;
+  Device previous;
 };
 
 } // namespace lazyc

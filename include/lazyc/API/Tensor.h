@@ -78,7 +78,8 @@ public:
   DType dtype() const;
   int64_t rank() const { return static_cast<int64_t>(shape().size()); }
   int64_t numel() const;
-  Device device() const { return Device::cpu(); }
+  /// Where the tensor lives (and the ops on it run).
+  Device device() const;
   bool isMaterialized() const;
   /// False for a default-constructed or moved-from handle.
   bool defined() const;

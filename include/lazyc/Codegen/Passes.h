@@ -5,7 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares the passes that turn fused linalg into fast CPU code.
+// This file declares the target-neutral code generation passes (fusion on
+// linalg, and the passes that shape a function's results and
+// out-parameters). The CPU's are in CPU/Passes.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,11 +18,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::lazy {

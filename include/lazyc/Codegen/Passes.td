@@ -1,11 +1,14 @@
-//===- Passes.td - lazyc code generation passes --------------*- tablegen -*-===//
+//===- Passes.td - lazyc code generation passes ------------*- tablegen -*-===//
 //
 // Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares the passes that turn fused linalg into fast CPU code.
+// This file declares the target-neutral code generation passes: fusion on
+// linalg, and the passes that shape a function's results and
+// out-parameters for the JIT's calling convention. The CPU's own passes are
+// in CPU/Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,67 +42,6 @@ def LazyFuseElementwisePass : Pass<"lazy-fuse-elementwise"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-def LazyCpuTileAndVectorizePass
-    : Pass<"lazy-cpu-tile-and-vectorize", "::mlir::func::FuncOp"> {
-  let summary = "Spread linalg ops over threads and vectorize their tiles";
-  let description = [{
-    Works on linalg on tensors after fusion. Every root op (a linalg op whose
-    results no other linalg op reads) is tiled into an `scf.forall` over its
-    outermost parallel dimension, one chunk per thread, and its producers are
-    fused into the loop (a softmax's reductions and exponentials are then
-    computed row block by row block, without leaving the cache). Inside the
-    loop every linalg op is tiled again with `scf.for`: size 1 on its outer
-    parallel dimensions and `vector-width` elements on an innermost parallel
-    dimension (a reduced innermost dimension is kept whole), and each tile is
-    vectorized; tiles of dynamic size use masked vectors.
-  }];
-  let options = [
-    Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
-           "Threads to tile for (0: the machine's hardware threads)">,
-    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"64",
-           "Elements of the innermost dimension per vectorized tile">,
-  ];
-  let dependentDialects = [
-    "::mlir::affine::AffineDialect",
-    "::mlir::arith::ArithDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
-def LazyExactNarrowFloatsPass : Pass<"lazy-exact-narrow-floats"> {
-  let summary = "Keep the rounding of every emulated f16/bf16 op";
-  let description = [{
-    Clears the fast-math flags of `arith.extf` and `arith.truncf`.
-    `arith-emulate-unsupported-floats` computes f16 and bf16 ops in f32 and
-    marks the conversions around each op `contract`, which lets the
-    `extf(truncf(x))` folder drop the rounding between two ops: `(a / b) / c`
-    in f16 would then round once instead of twice. lazyc's ops round their
-    result to the result type, so the pipeline runs this pass right after
-    the emulation.
-  }];
-}
-
-def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
-  let summary = "Replace f32 math functions by vectorizable polynomials";
-  let description = [{
-    Rewrites `math.exp`, `math.log`, `math.tanh`, `math.erf`, `math.expm1`,
-    `math.log1p` and `math.log2` on f32 (scalars and vectors) into MLIR's polynomial approximations, so they
-    vectorize instead of becoming one libm call per element (about 15x
-    slower). Logarithms of subnormal inputs are rescaled first (the
-    polynomials assume normal numbers). Their error against a float64
-    reference is measured in docs/benchmarks.md. `math.sin` and `math.cos`
-    stay libm calls: the polynomial's f32 range reduction loses about
-    5.5e-8 * |x|.
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::math::MathDialect",
-    "::mlir::vector::VectorDialect",
-  ];
-}
-
 def LazyFoldTransposeIntoMatmulPass
     : Pass<"lazy-fold-transpose-into-matmul"> {
   let summary = "Read a transposed matmul operand in place, not from a copy";
@@ -112,79 +54,6 @@ def LazyFoldTransposeIntoMatmulPass
     original buffer to BLAS with its transpose flag.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
-}
-
-def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
-  let summary = "Run f32/f64 matmuls on buffers through the runtime's BLAS";
-  let description = [{
-    Rewrites `linalg.matmul` and `linalg.batch_matmul` on f32 or f64 memrefs
-    (after bufferization) into calls of `lazyrt_matmul_f32` /
-    `lazyrt_matmul_f64` (C = A * B, or C += A * B, through OpenBLAS on the
-    calling thread), one per matrix of a batch. A `linalg.matmul` reading A
-    or B through a transposed map (from lazy-fold-transpose-into-matmul)
-    passes BLAS the transpose flag; a zero fill of C just before the product
-    is dropped and BLAS overwrites C instead of adding to it. The threads come from the surrounding
-    `scf.forall`, which lazy-cpu-tile-and-vectorize created by splitting the
-    GEMM (and its fused epilogue) by rows. Other element types stay loops.
-  }];
-  let dependentDialects = ["::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
-}
-
-def LazyScalarVectorTransfersPass : Pass<"lazy-scalar-vector-transfers"> {
-  let summary = "Scalar vector transfers on buffers as loads and stores";
-  let description = [{
-    Rewrites transfers that touch a single element on memrefs into
-    `memref.load`/`store`: reads whose every vector dimension broadcasts
-    (a permutation map of zeros) become a load and a `vector.broadcast`,
-    and 0-d or one-element transfers go through upstream's scalar transfer
-    lowering. Vectorized code reads a broadcast scalar this way; when that
-    scalar lives in a strided view (a slice with a step) no later pass
-    lowered the transfer, and the LLVM translation failed on the casts left
-    behind.
-  }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect",
-                           "::mlir::vector::VectorDialect"];
-}
-
-def LazySerialSingleChunkParallelPass
-    : Pass<"lazy-serial-single-chunk-parallel"> {
-  let summary = "Run a parallel loop of one iteration without a thread team";
-  let description = [{
-    Gives each `omp.parallel` that convert-scf-to-openmp made of a loop the
-    clause `if(iterations > 1)`, so a loop of one chunk runs on the calling
-    thread instead of waking the team (a fork and join cost microseconds,
-    and much more on a busy machine). lazy-cpu-tile-and-vectorize makes one
-    chunk of a dynamically shaped op whose work turns out small at run time.
-    Loops whose bounds are constants and have several iterations are left
-    alone.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::omp::OpenMPDialect"];
-}
-
-def LazyTreeReductionsPass : Pass<"lazy-tree-reductions"> {
-  let summary = "Let horizontal vector sums combine lanes as a tree";
-  let description = [{
-    Marks float `vector.reduction <add>` / `<mul>` with `fastmath<reassoc>`,
-    so LLVM combines the lanes in log2(n) shuffle steps instead of n
-    dependent scalar additions. Only the summation order changes (lazyc's
-    partial-sum tiling already sums in vector-width stripes); NaN, infinity
-    and signed-zero semantics are untouched: no other fast-math flag is set.
-  }];
-  let dependentDialects = ["::mlir::vector::VectorDialect"];
-}
-
-def LazyExpandBFloat16Pass : Pass<"lazy-expand-bf16"> {
-  let summary = "Convert to and from bf16 with integer code";
-  let description = [{
-    Rewrites `arith.extf` / `arith.truncf` between f32 and bf16 into integer
-    bit manipulation (round to nearest even, NaN kept). LLVM would otherwise
-    use x86's `vcvtneps2bf16`, which flushes subnormal inputs to zero.
-    (Upstream's arith-expand does this too, but also rewrites maximumf and
-    minimumf in a way that loses the sign of zero.)
-  }];
 }
 
 def LazyCheckOutputShapesPass

@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <optional>
 #include <vector>
 
 namespace mlir {
@@ -40,7 +41,14 @@ struct ImportOptions {
 /// The MLIR element type of `dtype` (f32, ..., i1 for Bool).
 mlir::Type elementType(mlir::MLIRContext &context, DType dtype);
 
-/// Builds `func.func @<name>` computing `trace`.
+/// The position in its trace of the node an op was imported from, found in
+/// the op's location (or a location derived from it: a fused op's, a
+/// diagnostic's); none if the location names no node.
+std::optional<size_t> tracePosition(mlir::Location location);
+
+/// Builds `func.func @<name>` computing `trace`. Each op's location names
+/// its node: "mul#7" at the user's file and line, wrapped in an OpaqueLoc
+/// holding the position (tracePosition).
 mlir::OwningOpRef<mlir::ModuleOp> importTrace(const trace::Trace &trace,
                                               mlir::MLIRContext &context,
                                               const ImportOptions &options,

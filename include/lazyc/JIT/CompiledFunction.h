@@ -1,4 +1,4 @@
-//===- CompiledFunction.h - A lazy function JIT-compiled for the CPU -*- C++ -*-===//
+//===- CompiledFunction.h - A compiled lazy function ------------*- C++ -*-===//
 //
 // Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
@@ -6,9 +6,10 @@
 //===----------------------------------------------------------------------===//
 //
 // This file declares CompiledFunction: a function of a `lazy` dialect module
-// compiled once for the host CPU and then called any number of times on new
-// buffers. A call allocates nothing: the caller provides the inputs and the
-// (already allocated) outputs.
+// compiled once by a target (Target.h) and then called any number of times
+// on new buffers of that target's device. A call allocates nothing: the
+// caller provides the inputs and the (already allocated) outputs. Also the
+// structured error a failed compile returns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 #define LAZYC_JIT_COMPILEDFUNCTION_H
 
 #include "lazyc/Runtime/DType.h"
+
+#include "mlir/IR/Location.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -25,15 +28,14 @@
 #include <memory>
 #include <string>
 
-namespace llvm::orc {
-class LLJIT;
-} // namespace llvm::orc
-
 namespace mlir {
 class ModuleOp;
 } // namespace mlir
 
 namespace lazyc::jit {
+
+class Target;
+const Target &cpuTarget();
 
 /// Marks a dimension whose size is only known when the function is called.
 constexpr int64_t kDynamic = -1;
@@ -55,36 +57,67 @@ struct BufferView {
 
 /// Where the time of a compile went.
 struct CompileStats {
-  double pipelineMs = 0; ///< MLIR passes: lazy dialect to LLVM dialect.
-  double codegenMs = 0;  ///< LLVM IR translation, optimization, machine code.
+  double pipelineMs = 0; ///< MLIR passes: lazy dialect to the target's IR.
+  double codegenMs = 0;  ///< Target code generation and loading.
+};
+
+/// A failed compile: the stage that failed and the MLIR diagnostics it
+/// emitted, each with the location of the op it is about (the importer's
+/// locations say which trace node an op came from).
+class CompileError : public llvm::ErrorInfo<CompileError> {
+public:
+  struct Diagnostic {
+    std::string message;
+    mlir::Location location;
+    llvm::SmallVector<std::string, 1> notes;
+  };
+
+  CompileError(std::string stage, llvm::SmallVector<Diagnostic, 1> diagnostics)
+      : stage(std::move(stage)), diagnostics(std::move(diagnostics)) {}
+
+  /// "lazyc JIT: the 'fuse' stage failed:" and a line per diagnostic.
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+
+  std::string stage;
+  llvm::SmallVector<Diagnostic, 1> diagnostics;
+
+  static char ID;
 };
 
 class CompiledFunction {
 public:
-  /// Compiles function `name` of `module` (`lazy` dialect on tensors) with
-  /// the CPU pipeline. The module is lowered in place. Failures carry the
-  /// pipeline stage and the MLIR diagnostics.
+  /// Compiles function `name` of `module` (`lazy` dialect on tensors) for
+  /// `target`; the module is lowered in place. Failures are a CompileError
+  /// when a pipeline stage failed, else a message.
   static llvm::Expected<std::unique_ptr<CompiledFunction>>
-  compile(mlir::ModuleOp module, llvm::StringRef name);
+  compile(mlir::ModuleOp module, llvm::StringRef name,
+          const Target &target = cpuTarget());
 
-  ~CompiledFunction();
+  virtual ~CompiledFunction();
 
   llvm::ArrayRef<TensorSpec> inputs() const { return inputSpecs; }
   llvm::ArrayRef<TensorSpec> outputs() const { return outputSpecs; }
   const CompileStats &stats() const { return compileStats; }
 
   /// Runs the function: reads `inputs`, writes `outputs` (allocated by the
-  /// caller with the output shapes). Checks counts and shapes against the
-  /// signature; an output of dynamic shape that does not match what the
-  /// function computed is left unwritten and reported as an error.
-  llvm::Error call(llvm::ArrayRef<BufferView> inputs,
-                   llvm::ArrayRef<BufferView> outputs) const;
+  /// caller with the output shapes, in the target's memory). Checks counts
+  /// and shapes against the signature; an output of dynamic shape that does
+  /// not match what the function computed is left unwritten and reported as
+  /// an error.
+  virtual llvm::Error call(llvm::ArrayRef<BufferView> inputs,
+                           llvm::ArrayRef<BufferView> outputs) const = 0;
 
-private:
+protected:
   CompiledFunction() = default;
 
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  void (*entry)(void **) = nullptr;
+  /// Fills the signature from function `name` of `module` (before it is
+  /// lowered).
+  llvm::Error readSignature(mlir::ModuleOp module, llvm::StringRef name);
+  /// Checks `inputs` and `outputs` against the signature.
+  llvm::Error checkBuffers(llvm::ArrayRef<BufferView> inputs,
+                           llvm::ArrayRef<BufferView> outputs) const;
+
   llvm::SmallVector<TensorSpec> inputSpecs;
   llvm::SmallVector<TensorSpec> outputSpecs;
   CompileStats compileStats;

@@ -5,22 +5,31 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares the pipeline builders the JIT runs. Each is also
-// registered as a lazyc-opt pipeline, so a dumped trace can be taken through
-// exactly what the JIT does, stage by stage:
+// This file declares the pipeline builders the JIT runs, one options-taking
+// builder per target made of named stages (as MLIR's GPUToNVVMPipeline).
+// Every stage and every whole pipeline is also a lazyc-opt pipeline, so a
+// dumped trace can be taken through exactly what the JIT does, stage by
+// stage:
 //
-//   lazy-decompose          composites -> primitives (a pass)
-//   convert-lazy-to-linalg  lazy -> linalg on tensors (a pass)
+//   lazy-lower-to-linalg    composites -> primitives, lazy -> linalg on
+//                           tensors (target-neutral: every target's first)
 //   lazy-cpu-fuse           elementwise fusion, cleanup
 //   lazy-cpu-tile           thread loops (scf.forall), vectorized tiles
 //   lazy-cpu-bufferize      tensors -> memrefs, results -> out-parameters
 //   lazy-cpu-to-llvm        loops, math, memrefs -> LLVM dialect
-//   lazy-lower-to-llvm      all of the above
+//   lazy-cpu-pipeline       all of the above (CpuPipelineOptions)
+//   lazy-lower-to-llvm      the same, under its first name
+//
+// The GPU target has no stages yet (lib/JIT/GPU is a stub).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LAZYC_PIPELINES_PIPELINES_H
 #define LAZYC_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include "llvm/ADT/ArrayRef.h"
 
 namespace mlir {
 class OpPassManager;
@@ -28,25 +37,73 @@ class OpPassManager;
 
 namespace lazyc {
 
+/// One named stage of a target's pipeline: a lazyc-opt pipeline of its
+/// own, and the unit the JIT reports compile errors by.
+template <typename Options> struct PipelineStage {
+  const char *flag;        ///< The lazyc-opt pipeline, "lazy-cpu-fuse".
+  const char *title;       ///< As errors name it, "fuse".
+  const char *description; ///< For lazyc-opt --help.
+  void (*build)(mlir::OpPassManager &pm, const Options &options);
+};
+
+//===----------------------------------------------------------------------===//
+// Target-neutral
+//===----------------------------------------------------------------------===//
+
+/// Composites become primitives, constants fold, and the `lazy` dialect
+/// becomes linalg on tensors.
+void buildLowerToLinalgPipeline(mlir::OpPassManager &pm);
+
+//===----------------------------------------------------------------------===//
+// CPU
+//===----------------------------------------------------------------------===//
+
+/// The knobs of the CPU pipeline:
+/// `--lazy-cpu-pipeline="num-threads=4 vector-width=32"`.
+struct CpuPipelineOptions : mlir::PassPipelineOptions<CpuPipelineOptions> {
+  Option<int64_t> numThreads{
+      *this, "num-threads",
+      llvm::cl::desc("Chunks a loop nest is split into for the threads (0: "
+                     "one per core of this machine)"),
+      llvm::cl::init(0)};
+  Option<int64_t> vectorWidth{*this, "vector-width",
+                              llvm::cl::desc("Elements per vector tile"),
+                              llvm::cl::init(64)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("f32 transcendentals as vectorizable polynomials (else "
+                     "LLVM's intrinsics, which call libm per element)"),
+      llvm::cl::init(true)};
+};
+
 /// Cleans up and fuses linalg on tensors: after it, every elementwise chain
 /// (broadcasts and transposes included) is one linalg.generic.
-void buildCpuFusePipeline(mlir::OpPassManager &pm);
+void buildCpuFusePipeline(mlir::OpPassManager &pm,
+                          const CpuPipelineOptions &options = {});
 
 /// Tiles fused linalg into one scf.forall chunk per thread and vectorizes
 /// the tiles (see lazy-cpu-tile-and-vectorize).
-void buildCpuTilePipeline(mlir::OpPassManager &pm);
+void buildCpuTilePipeline(mlir::OpPassManager &pm,
+                          const CpuPipelineOptions &options = {});
 
 /// Bufferizes: tensors become memrefs, function results become caller-owned
 /// out-parameters (appended after the inputs), temporaries are freed.
-void buildCpuBufferizePipeline(mlir::OpPassManager &pm);
+void buildCpuBufferizePipeline(mlir::OpPassManager &pm,
+                               const CpuPipelineOptions &options = {});
 
 /// Lowers bufferized linalg to loops and everything to the LLVM dialect.
-void buildCpuToLLVMPipeline(mlir::OpPassManager &pm);
+void buildCpuToLLVMPipeline(mlir::OpPassManager &pm,
+                            const CpuPipelineOptions &options = {});
 
-/// The whole CPU path: `lazy` dialect to LLVM dialect.
-void buildLazyToLLVMPipeline(mlir::OpPassManager &pm);
+/// The CPU pipeline's stages, in order: lower to linalg, fuse, tile and
+/// vectorize, bufferize, lower to LLVM.
+llvm::ArrayRef<PipelineStage<CpuPipelineOptions>> cpuPipelineStages();
 
-/// Registers the pipelines above with the pass registry (for lazyc-opt).
+/// The whole CPU pipeline: `lazy` dialect to the LLVM dialect.
+void buildCpuPipeline(mlir::OpPassManager &pm,
+                      const CpuPipelineOptions &options = {});
+
+/// Registers every pipeline above with the pass registry (for lazyc-opt).
 void registerPipelines();
 
 } // namespace lazyc

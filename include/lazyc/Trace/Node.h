@@ -15,6 +15,7 @@
 #define LAZYC_TRACE_NODE_H
 
 #include "lazyc/Runtime/DType.h"
+#include "lazyc/Runtime/Device.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -27,21 +28,11 @@
 namespace lazyc::trace {
 
 /// What a node computes. Mirrors the `lazy` dialect's ops one to one, plus
-/// the two kinds of leaves.
+/// the two kinds of leaves (a buffer; a literal, which may be promoted).
+/// lazyc/Trace/Ops.def lists them and says where a new one is handled.
 enum class OpKind : uint8_t {
-  // Leaves.
-  Buffer,  ///< A concrete buffer: user data or a materialized value.
-  Literal, ///< A scalar the program wrote (`x * 0.5f`); may be promoted.
-  // Elementwise.
-  Add, Sub, Mul, Div, Pow, Max, Min,
-  Neg, Abs, Relu, Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt, Sin, Cos, Erf,
-  Compare, Select, Cast,
-  // Shapes.
-  Broadcast, Reshape, Transpose, Slice, Concat,
-  // Reductions and linear algebra.
-  ReduceSum, ReduceMean, ReduceMax, ReduceMin, Matmul, Softmax, LogSoftmax,
-  // Random.
-  RandomUniform, RandomNormal,
+#define LAZYC_OP(Kind, Name, ShapeAttr) Kind,
+#include "lazyc/Trace/Ops.def"
 };
 
 /// Mixes a 64-bit word into `hash`, for content hashes and trace keys
@@ -57,6 +48,37 @@ inline void mixHash(uint64_t &hash, uint64_t value) {
 /// The name of an op kind as the user knows it ("add", "matmul", ...).
 const char *opName(OpKind kind);
 
+/// Whether `kind` computes each element from the same element of its
+/// operands (the binary, unary and other elementwise rows of Ops.def).
+constexpr bool isElementwiseOp(OpKind kind) {
+  switch (kind) {
+#define LAZYC_OP(Kind, Name, ShapeAttr)                                        \
+  case OpKind::Kind:                                                           \
+    return false;
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)                                 \
+  case OpKind::Kind:                                                           \
+    return true;
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr) LAZYC_BINARY_OP(Kind, Name, _)
+#define LAZYC_ELEMENTWISE_OP(Kind, Name, ShapeAttr)                            \
+  LAZYC_BINARY_OP(Kind, Name, _)
+#include "lazyc/Trace/Ops.def"
+  }
+  return false;
+}
+
+/// Whether the result shape of `kind` is fixed by its attributes, not only
+/// by its operands' shapes: eager mode compiles such ops once per shape, the
+/// others once per rank.
+constexpr bool shapeIsAttribute(OpKind kind) {
+  switch (kind) {
+#define LAZYC_OP(Kind, Name, ShapeAttr)                                        \
+  case OpKind::Kind:                                                           \
+    return ShapeAttr;
+#include "lazyc/Trace/Ops.def"
+  }
+  return false;
+}
+
 /// The comparison of a Compare node (the `lazy.compare` predicates).
 enum class Predicate : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 
@@ -66,10 +88,13 @@ struct SourceLoc {
   unsigned line = 0;
 };
 
-/// A buffer owned by the runtime allocator (freed when the last owner goes).
+/// A buffer in one device's memory, from that device's allocator (freed
+/// when the last owner goes).
 class Buffer {
 public:
-  Buffer(DType dtype, int64_t elements);
+  /// Throws std::bad_alloc when the allocator has no memory.
+  Buffer(DType dtype, int64_t elements, Device device,
+         DeviceAllocator &allocator);
   ~Buffer();
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
@@ -77,11 +102,14 @@ public:
   void *data() const { return bytes; }
   int64_t size() const { return elements; }
   DType dtype() const { return type; }
+  Device device() const { return where; }
 
 private:
   void *bytes;
+  DeviceAllocator *allocator;
   int64_t elements;
   DType type;
+  Device where;
 };
 
 struct Node;
@@ -100,9 +128,8 @@ struct Node {
   DType dtype;
   bool flag = false; ///< Attribute: keep_dims.
   Predicate predicate = Predicate::Eq; ///< Attribute: the comparison.
-  /// Scratch for extractTrace: the node's position in the trace that last
-  /// visited it (see visitedBy).
-  int32_t position = -1;
+  /// Where the value lives and the op runs (an op's operands share it).
+  Device device;
   std::vector<int64_t> shape;
   NodeInputs inputs;
 
@@ -114,7 +141,12 @@ struct Node {
   double scalar2 = 0;          ///< Random high / stddev.
   int64_t integer = 0;         ///< Axis (concat, softmax), seed.
 
-  SourceLoc loc;
+  /// No unique address: `position` fills the tail padding of `loc`
+  /// (SourceLoc is not trivially constructible, so its padding is reusable).
+  [[no_unique_address]] SourceLoc loc;
+  /// Scratch for extractTrace: the node's position in the trace that last
+  /// visited it (see visitedBy).
+  int32_t position = -1;
 
   /// Hash of this node's own content (kind, attributes, dtype, shape; not
   /// literal values, not inputs), computed once at creation. Trace keys

@@ -59,6 +59,9 @@ struct Trace {
   /// A hash of the signature: what the function cache looks traces up by
   /// (it compares signatures too: two structures may share a key).
   uint64_t key = 0;
+  /// The device every node of the trace lives on: the trace compiles for
+  /// its target (part of the signature).
+  Device device;
 };
 
 /// Whether `node` is a literal no handle holds: a trace node once per use,
@@ -70,7 +73,7 @@ inline bool isPerUseLiteral(const Node &node) {
 }
 
 /// Extracts the trace computing `requested` (iteratively: graph depth is
-/// unbounded). Nodes already materialized are arguments; unmaterialized
+/// unbounded), which must all live on one device. Nodes already materialized are arguments; unmaterialized
 /// nodes still held by a Tensor handle become outputs too. If `dynamicShapes`
 /// is set, the key ignores dimension sizes (eager mode compiles one function
 /// per op and rank); otherwise dead arguments are donated to outputs

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -21,7 +22,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -42,17 +42,7 @@ static LogicalResult emitInferError(std::optional<Location> loc,
 
 /// Formats a shape as `[4, ?, 3]`.
 static std::string formatShape(ArrayRef<int64_t> shape) {
-  SmallString<32> text;
-  llvm::raw_svector_ostream os(text);
-  os << '[';
-  llvm::interleaveComma(shape, os, [&](int64_t dim) {
-    if (ShapedType::isDynamic(dim))
-      os << '?';
-    else
-      os << dim;
-  });
-  os << ']';
-  return std::string(text);
+  return lazyc::shapeText(shape, ShapedType::kDynamic);
 }
 
 /// Two dimensions agree unless both are static and differ.

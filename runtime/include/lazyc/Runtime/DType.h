@@ -20,59 +20,67 @@
 
 namespace lazyc {
 
+/// Every dtype once, in enum order: X(Enum, API name, MLIR name, numpy type
+/// string, bytes per element, floating point). The one place a dtype's
+/// names are written: everything below and every layer's spelling (the
+/// API's dtypeName, the JIT's signatures, lazyc-run's .npy files) come from
+/// here. numpy has no bfloat16 (its entry is "").
+#define LAZYC_DTYPE_TABLE(X)                                                   \
+  X(Float32, "Float32", "f32", "<f4", 4, true)                                 \
+  X(Float64, "Float64", "f64", "<f8", 8, true)                                 \
+  X(Float16, "Float16", "f16", "<f2", 2, true)                                 \
+  X(BFloat16, "BFloat16", "bf16", "", 2, true)                                 \
+  X(Int32, "Int32", "i32", "<i4", 4, false)                                    \
+  X(Int64, "Int64", "i64", "<i8", 8, false)                                    \
+  X(Bool, "Bool", "i1", "|b1", 1, false)
+
 /// The element type of a tensor.
 enum class DType : std::uint8_t {
-  Float32,
-  Float64,
-  Float16,
-  BFloat16,
-  Int32,
-  Int64,
-  Bool,
+#define LAZYC_DTYPE_ENUM(Enum, Name, Mlir, Numpy, Size, IsFloat) Enum,
+  LAZYC_DTYPE_TABLE(LAZYC_DTYPE_ENUM)
+#undef LAZYC_DTYPE_ENUM
 };
 
-/// Bytes per element (a Bool is one byte).
-constexpr std::size_t sizeOf(DType dtype) {
-  switch (dtype) {
-  case DType::Float64:
-  case DType::Int64:
-    return 8;
-  case DType::Float32:
-  case DType::Int32:
-    return 4;
-  case DType::Float16:
-  case DType::BFloat16:
-    return 2;
-  case DType::Bool:
-    return 1;
-  }
-  return 0;
+/// What the table says about one dtype.
+struct DTypeInfo {
+  const char *name;      ///< As the API spells it: "Float32".
+  const char *mlirName;  ///< As MLIR types spell it: "f32", "i1".
+  const char *numpyName; ///< numpy's type string: "<f4"; "" if none.
+  std::size_t size;      ///< Bytes per element (a Bool is one byte).
+  bool isFloatingPoint;
+};
+
+namespace detail {
+inline constexpr DTypeInfo kDTypeInfos[] = {
+#define LAZYC_DTYPE_INFO(Enum, Name, Mlir, Numpy, Size, IsFloat)               \
+  {Name, Mlir, Numpy, Size, IsFloat},
+    LAZYC_DTYPE_TABLE(LAZYC_DTYPE_INFO)
+#undef LAZYC_DTYPE_INFO
+};
+} // namespace detail
+
+/// Every dtype, in enum order (for loops and lookups by name).
+inline constexpr DType kAllDTypes[] = {
+#define LAZYC_DTYPE_VALUE(Enum, Name, Mlir, Numpy, Size, IsFloat) DType::Enum,
+    LAZYC_DTYPE_TABLE(LAZYC_DTYPE_VALUE)
+#undef LAZYC_DTYPE_VALUE
+};
+
+/// The table's entry for `dtype`.
+constexpr const DTypeInfo &dtypeInfo(DType dtype) {
+  return detail::kDTypeInfos[static_cast<std::size_t>(dtype)];
 }
+
+/// Bytes per element (a Bool is one byte).
+constexpr std::size_t sizeOf(DType dtype) { return dtypeInfo(dtype).size; }
 
 /// The MLIR spelling of the element type: f32, f64, f16, bf16, i32, i64, i1.
 constexpr std::string_view mlirName(DType dtype) {
-  switch (dtype) {
-  case DType::Float32:
-    return "f32";
-  case DType::Float64:
-    return "f64";
-  case DType::Float16:
-    return "f16";
-  case DType::BFloat16:
-    return "bf16";
-  case DType::Int32:
-    return "i32";
-  case DType::Int64:
-    return "i64";
-  case DType::Bool:
-    return "i1";
-  }
-  return "?";
+  return dtypeInfo(dtype).mlirName;
 }
 
 constexpr bool isFloatingPoint(DType dtype) {
-  return dtype == DType::Float32 || dtype == DType::Float64 ||
-         dtype == DType::Float16 || dtype == DType::BFloat16;
+  return dtypeInfo(dtype).isFloatingPoint;
 }
 
 } // namespace lazyc

@@ -1,16 +1,17 @@
-//===- Pipelines.cpp - Named lazyc compilation pipelines ------------------===//
+//===- CpuPipeline.cpp - The CPU target's pipeline ------------------------===//
 //
 // Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements the CPU pipeline stages the JIT runs and lazyc-opt
-// exposes.
+// This file implements the CPU pipeline: its stages, as the JIT runs them
+// and lazyc-opt exposes them, and their options.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Pipelines/Pipelines.h"
+#include "lazyc/Codegen/CPU/Passes.h"
 #include "lazyc/Codegen/Passes.h"
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
@@ -45,8 +46,10 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace lazyc;
 
-void lazyc::buildCpuFusePipeline(OpPassManager &pm) {
+void lazyc::buildCpuFusePipeline(OpPassManager &pm,
+                                 const CpuPipelineOptions &) {
   pm.addPass(createCanonicalizerPass());
   // Before fusion: a transposed GEMM operand that elementwise fusion would
   // recompute into a transposed copy (`relu(x @ w + b)^T` for a weight
@@ -59,15 +62,21 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
 }
 
-void lazyc::buildCpuTilePipeline(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyCpuTileAndVectorizePass());
+void lazyc::buildCpuTilePipeline(OpPassManager &pm,
+                                 const CpuPipelineOptions &options) {
+  mlir::lazy::LazyCpuTileAndVectorizePassOptions tiling;
+  tiling.numThreads = options.numThreads;
+  tiling.vectorWidth = options.vectorWidth;
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyCpuTileAndVectorizePass(tiling));
   // Masked transfers become transfers with mask operands, which bufferize.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
-void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
+void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
+                                      const CpuPipelineOptions &) {
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
   // Write results straight into their destinations where possible; the
@@ -109,7 +118,8 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
 }
 
-void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
+void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
+                                   const CpuPipelineOptions &options) {
   // f32/f64 GEMM tiles run on BLAS, on the thread their scf.forall gives.
   pm.addPass(mlir::lazy::createLazyCpuGemmToBlasPass());
   // What was not vectorized runs as scalar loops.
@@ -125,7 +135,8 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   // marks as optional.
   pm.addPass(mlir::lazy::createLazyExactNarrowFloatsPass());
   // f32 transcendentals as polynomials, so vectors stay vectors.
-  pm.addPass(mlir::lazy::createLazyMathApproximationPass());
+  if (options.approximateMath)
+    pm.addPass(mlir::lazy::createLazyMathApproximationPass());
   // Vectors: masks, reductions and transfers to plain vector ops and loops.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
@@ -165,35 +176,33 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void lazyc::buildLazyToLLVMPipeline(OpPassManager &pm) {
-  pm.addPass(mlir::lazy::createLazyDecomposePass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(mlir::lazy::createConvertLazyToLinalgPass());
-  buildCpuFusePipeline(pm);
-  buildCpuTilePipeline(pm);
-  buildCpuBufferizePipeline(pm);
-  buildCpuToLLVMPipeline(pm);
+llvm::ArrayRef<PipelineStage<CpuPipelineOptions>> lazyc::cpuPipelineStages() {
+  using Options = CpuPipelineOptions;
+  static const PipelineStage<Options> stages[] = {
+      {"lazy-lower-to-linalg", "lower to linalg",
+       "Composites to primitives, cleanup, lazy to linalg on tensors",
+       [](OpPassManager &pm, const Options &) {
+         buildLowerToLinalgPipeline(pm);
+       }},
+      {"lazy-cpu-fuse", "fuse",
+       "Fuse linalg-on-tensors (elementwise chains, broadcasts, transposes) "
+       "and clean up",
+       buildCpuFusePipeline},
+      {"lazy-cpu-tile", "tile and vectorize",
+       "Spread linalg over threads and vectorize its tiles",
+       buildCpuTilePipeline},
+      {"lazy-cpu-bufferize", "bufferize",
+       "Bufferize; function results become caller-owned out-parameters",
+       buildCpuBufferizePipeline},
+      {"lazy-cpu-to-llvm", "lower to LLVM",
+       "Lower bufferized linalg and all upstream dialects to the LLVM dialect",
+       buildCpuToLLVMPipeline},
+  };
+  return stages;
 }
 
-void lazyc::registerPipelines() {
-  PassPipelineRegistration<>(
-      "lazy-cpu-fuse", "Fuse linalg-on-tensors (elementwise chains, "
-                       "broadcasts, transposes) and clean up",
-      buildCpuFusePipeline);
-  PassPipelineRegistration<>(
-      "lazy-cpu-tile", "Spread linalg over threads and vectorize its tiles",
-      buildCpuTilePipeline);
-  PassPipelineRegistration<>(
-      "lazy-cpu-bufferize",
-      "Bufferize; function results become caller-owned out-parameters",
-      buildCpuBufferizePipeline);
-  PassPipelineRegistration<>("lazy-cpu-to-llvm",
-                             "Lower bufferized linalg and all upstream "
-                             "dialects to the LLVM dialect",
-                             buildCpuToLLVMPipeline);
-  PassPipelineRegistration<>(
-      "lazy-lower-to-llvm",
-      "The whole CPU path: lazy dialect to the LLVM dialect",
-      buildLazyToLLVMPipeline);
+void lazyc::buildCpuPipeline(OpPassManager &pm,
+                             const CpuPipelineOptions &options) {
+  for (const PipelineStage<CpuPipelineOptions> &stage : cpuPipelineStages())
+    stage.build(pm, options);
 }

@@ -1,7 +1,7 @@
 //===- SerialSingleChunkParallel.cpp - No thread team for one chunk -------===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM
-// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
@@ -9,14 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/Codegen/Passes.h"
+#include "lazyc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYSERIALSINGLECHUNKPARALLELPASS
-#include "lazyc/Codegen/Passes.h.inc"
+#include "lazyc/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::lazy
 
 using namespace mlir;

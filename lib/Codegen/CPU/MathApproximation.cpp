@@ -5,16 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements the passes that make float math fast and exact on
-// x86: lazy-math-approximation, a thin pass over MLIR's polynomial
-// approximation patterns (upstream exposes them only as a test pass),
-// lazy-tree-reductions, lazy-expand-bf16 and lazy-exact-narrow-floats.
+// This file implements lazy-math-approximation, a thin pass over MLIR's
+// polynomial approximation patterns (upstream exposes them only as a test
+// pass), with the fixes that keep the polynomials exact at the edges:
+// subnormal logarithms, the sign of erf(-0) and exp(NaN).
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/Codegen/Passes.h"
+#include "lazyc/Codegen/CPU/Passes.h"
 
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -25,11 +24,8 @@
 #include <limits>
 
 namespace mlir::lazy {
-#define GEN_PASS_DEF_LAZYEXACTNARROWFLOATSPASS
-#define GEN_PASS_DEF_LAZYEXPANDBFLOAT16PASS
-#define GEN_PASS_DEF_LAZYTREEREDUCTIONSPASS
 #define GEN_PASS_DEF_LAZYMATHAPPROXIMATIONPASS
-#include "lazyc/Codegen/Passes.h.inc"
+#include "lazyc/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::lazy
 
 using namespace mlir;
@@ -116,46 +112,6 @@ static void keepExpNaN(Operation *root) {
 }
 
 namespace {
-struct LazyTreeReductionsPass
-    : mlir::lazy::impl::LazyTreeReductionsPassBase<LazyTreeReductionsPass> {
-  void runOnOperation() override {
-    getOperation()->walk([](vector::ReductionOp reduction) {
-      vector::CombiningKind kind = reduction.getKind();
-      if (!isa<FloatType>(reduction.getType()) ||
-          (kind != vector::CombiningKind::ADD &&
-           kind != vector::CombiningKind::MUL))
-        return;
-      reduction.setFastmath(reduction.getFastmath() |
-                            arith::FastMathFlags::reassoc);
-    });
-  }
-};
-
-struct LazyExactNarrowFloatsPass
-    : mlir::lazy::impl::LazyExactNarrowFloatsPassBase<
-          LazyExactNarrowFloatsPass> {
-  void runOnOperation() override {
-    // Without `contract`, extf(truncf(x)) no longer folds to x: each
-    // emulated op keeps its rounding to f16 / bf16.
-    getOperation()->walk([](Operation *op) {
-      if (auto ext = dyn_cast<arith::ExtFOp>(op))
-        ext->removeAttr(ext.getFastmathAttrName());
-      else if (auto trunc = dyn_cast<arith::TruncFOp>(op))
-        trunc->removeAttr(trunc.getFastmathAttrName());
-    });
-  }
-};
-
-struct LazyExpandBFloat16Pass
-    : mlir::lazy::impl::LazyExpandBFloat16PassBase<LazyExpandBFloat16Pass> {
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    arith::populateExpandBFloat16Patterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
-  }
-};
-
 struct LazyMathApproximationPass
     : mlir::lazy::impl::LazyMathApproximationPassBase<
           LazyMathApproximationPass> {

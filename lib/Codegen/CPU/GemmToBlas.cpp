@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/Codegen/Passes.h"
+#include "lazyc/Codegen/CPU/Passes.h"
 #include "lazyc/Runtime/Runtime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,7 +21,7 @@
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYCPUGEMMTOBLASPASS
-#include "lazyc/Codegen/Passes.h.inc"
+#include "lazyc/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::lazy
 
 using namespace mlir;

@@ -1,7 +1,7 @@
 //===- ScalarVectorTransfers.cpp - One-element transfers as loads ---------===//
 //
-// Part of the lazyc project, under the Apache License v2.0 with LLVM
-// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/Codegen/Passes.h"
+#include "lazyc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/AffineExpr.h"
@@ -17,7 +17,7 @@
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYSCALARVECTORTRANSFERSPASS
-#include "lazyc/Codegen/Passes.h.inc"
+#include "lazyc/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::lazy
 
 using namespace mlir;

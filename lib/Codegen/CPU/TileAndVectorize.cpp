@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/Codegen/Passes.h"
+#include "lazyc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,7 +27,7 @@
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYCPUTILEANDVECTORIZEPASS
-#include "lazyc/Codegen/Passes.h.inc"
+#include "lazyc/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::lazy
 
 using namespace mlir;

@@ -1,0 +1,36 @@
+//===- Passes.h - lazyc CPU code generation passes --------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the passes that turn fused linalg into fast x86 CPU
+// code: threads and vectors, GEMMs through BLAS, polynomial math, narrow
+// floats, and the fixes the OpenMP, vector and LLVM lowerings need.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_CODEGEN_CPU_PASSES_H
+#define LAZYC_CODEGEN_CPU_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::lazy {
+
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "lazyc/Codegen/CPU/Passes.h.inc"
+
+} // namespace mlir::lazy
+
+#endif // LAZYC_CODEGEN_CPU_PASSES_H

@@ -1,0 +1,117 @@
+//===- CompileService.cpp - Traces to compiled functions ------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements compiling a trace: import into the shared MLIR
+// context, the optional dump (LAZYC_DUMP_TRACES), the compile by the
+// target of the trace's device, and errors: a CompileError's diagnostics
+// carry the locations the importer gave the ops, which name trace nodes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileService.h"
+#include "Counters.h"
+
+#include "lazyc/API/Error.h"
+#include "lazyc/Import/TraceImporter.h"
+#include "lazyc/InitAll.h"
+#include "lazyc/JIT/Target.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+
+using namespace lazyc;
+using namespace lazyc::trace;
+
+/// The MLIR context compilation uses (guarded by the cache's mutex).
+static mlir::MLIRContext &compileContext() {
+  static mlir::MLIRContext *context = [] {
+    mlir::DialectRegistry registry;
+    lazyc::registerAllDialects(registry);
+    auto *created = new mlir::MLIRContext(registry);
+    created->loadAllAvailableDialects();
+    return created;
+  }();
+  return *context;
+}
+
+[[noreturn]] static void failAt(const Node &node, const std::string &message) {
+  throw Error(opName(node.kind), message, node.loc.line ? node.loc.file : "",
+              node.loc.line);
+}
+
+void engine::failAtOutput(const Trace &trace, const std::string &message) {
+  for (int32_t output : trace.outputs)
+    if (trace.nodes[output]->loc.line)
+      failAt(*trace.nodes[output], message);
+  throw Error("", message, "", 0);
+}
+
+/// Writes the imported module to LAZYC_DUMP_TRACES/trace-<key>[-promoted].
+static void dump(const Trace &trace, mlir::ModuleOp module, bool promoted) {
+  const char *dir = std::getenv("LAZYC_DUMP_TRACES");
+  if (!dir)
+    return;
+  llvm::sys::fs::create_directories(dir);
+  std::string path = std::string(dir) + "/trace-" +
+                     llvm::utohexstr(trace.key) +
+                     (promoted ? "-promoted" : "") + ".mlir";
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (!error)
+    module.print(os);
+}
+
+std::unique_ptr<jit::CompiledFunction>
+engine::compile(const Trace &trace, const std::vector<bool> &promoted,
+                bool dynamicShapes) {
+  auto start = std::chrono::steady_clock::now();
+  import::ImportOptions options;
+  options.dynamicShapes = dynamicShapes;
+  options.promotedLiterals = promoted;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      import::importTrace(trace, compileContext(), options);
+  dump(trace, *module, !promoted.empty());
+
+  const jit::Target &target = jit::targetFor(trace.device.kind());
+  auto compiled = target.compile(*module, "trace");
+  if (!compiled) {
+    // A pipeline failure blames the node its first diagnostic is about;
+    // anything else (code generation, loading) the trace's output.
+    const Node *blamed = nullptr;
+    std::string message;
+    llvm::handleAllErrors(
+        compiled.takeError(),
+        [&](const jit::CompileError &error) {
+          llvm::raw_string_ostream os(message);
+          error.log(os);
+          for (const jit::CompileError::Diagnostic &diagnostic :
+               error.diagnostics)
+            if (std::optional<size_t> position =
+                    import::tracePosition(diagnostic.location);
+                position && *position < trace.nodes.size()) {
+              blamed = trace.nodes[*position];
+              break;
+            }
+        },
+        [&](const llvm::ErrorInfoBase &error) { message = error.message(); });
+    if (blamed)
+      failAt(*blamed, message);
+    failAtOutput(trace, message);
+  }
+  Counters &c = counters();
+  ++c.tracesCompiled;
+  c.compileMicros += std::chrono::duration_cast<std::chrono::microseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  return std::move(*compiled);
+}

@@ -1,0 +1,43 @@
+//===- CompileService.h - Traces to compiled functions ----------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to LazycAPI: compiling a trace for its device's target (import,
+// LAZYC_DUMP_TRACES, the target's pipeline and code generator), and turning
+// what fails into a lazyc::Error about the node that failed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_API_COMPILESERVICE_H
+#define LAZYC_LIB_API_COMPILESERVICE_H
+
+#include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/Trace/Trace.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lazyc::engine {
+
+/// Compiles `trace` for the target of its device, with the literals marked
+/// in `promoted` passed as arguments and, with `dynamicShapes`, dimension
+/// sizes left to the call. Counts the compile in metrics(). Throws a
+/// lazyc::Error naming the node a compile error is about (its op and the
+/// user's line). Call it with the function cache's mutex held: the MLIR
+/// context is shared.
+std::unique_ptr<jit::CompiledFunction>
+compile(const trace::Trace &trace, const std::vector<bool> &promoted,
+        bool dynamicShapes);
+
+/// Throws `message` as a lazyc::Error about the first output of `trace` the
+/// user wrote (for failures no single node explains).
+[[noreturn]] void failAtOutput(const trace::Trace &trace,
+                               const std::string &message);
+
+} // namespace lazyc::engine
+
+#endif // LAZYC_LIB_API_COMPILESERVICE_H

@@ -1,0 +1,94 @@
+//===- FunctionCache.h - Compiled traces by structure -----------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to LazycAPI: the function cache, a bounded LRU map from trace
+// keys to compiled functions, with what constant promotion needs (the
+// literal values a function was compiled with, the promoted variant).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_API_FUNCTIONCACHE_H
+#define LAZYC_LIB_API_FUNCTIONCACHE_H
+
+#include "Explain.h"
+
+#include "lazyc/JIT/CompiledFunction.h"
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace lazyc::engine {
+
+/// What a cache key maps to.
+struct CacheEntry {
+  /// The structure compiled (Trace::signature): a trace with the same key
+  /// but another signature is a hash collision, not a hit.
+  std::vector<uint64_t> signature;
+  /// Compiled with every literal baked in, at these values.
+  std::vector<double> bakedLiterals;
+  std::shared_ptr<jit::CompiledFunction> baked;
+  /// Compiled with the literals marked here passed as arguments.
+  std::vector<bool> promotedMask;
+  std::shared_ptr<jit::CompiledFunction> promoted;
+  /// The trace's structure, kept while misses are explained.
+  explain::TraceSummary summary;
+};
+
+/// A bounded, thread-safe LRU map from trace keys to compiled functions.
+class FunctionCache {
+public:
+  std::mutex mutex; ///< Held while looking up and compiling.
+
+  /// The entry of `key`, created empty if missing; marks it most recent.
+  CacheEntry &lookup(uint64_t key, bool &existed) {
+    auto it = entries.find(key);
+    existed = it != entries.end();
+    if (existed) {
+      order.splice(order.begin(), order, it->second.second);
+      return it->second.first;
+    }
+    order.push_front(key);
+    auto &slot = entries[key];
+    slot.second = order.begin();
+    evict();
+    return slot.first;
+  }
+
+  void clear() {
+    entries.clear();
+    order.clear();
+  }
+
+  /// The structure of every cached trace that has one recorded.
+  std::vector<const explain::TraceSummary *> summaries() const {
+    std::vector<const explain::TraceSummary *> result;
+    for (const auto &[key, slot] : entries)
+      if (!slot.first.summary.empty())
+        result.push_back(&slot.first.summary);
+    return result;
+  }
+
+private:
+  /// Drops the least recently used entries past LAZYC_CACHE_SIZE (1024).
+  void evict();
+
+  std::list<uint64_t> order;
+  std::unordered_map<uint64_t,
+                     std::pair<CacheEntry, std::list<uint64_t>::iterator>>
+      entries;
+};
+
+/// The process's function cache.
+FunctionCache &cache();
+
+} // namespace lazyc::engine
+
+#endif // LAZYC_LIB_API_FUNCTIONCACHE_H

@@ -1,0 +1,301 @@
+//===- Materialize.cpp - Requested values, computed -----------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements materialization, the walk of a requested value down
+// the layers: extract the trace (lib/Trace), look its structural key up in
+// the function cache (FunctionCache.h), compiling on a miss
+// (CompileService.h: lib/Import, then the target of the trace's device,
+// lib/JIT), promote literals that history shows vary, allocate the outputs
+// from the device's allocator, run the compiled function, memoize the
+// outputs and release the graph above them. Also the host's view of
+// buffers on other devices.
+//
+// Constant promotion: a cache entry remembers the literal values it was
+// compiled with. A trace with the same key but other values marks the
+// literals that differ as "promoted" and compiles a second function that
+// takes them as rank-0 arguments; later traces use that function whatever
+// those literals hold. A loop whose scalars change every iteration thus
+// compiles at most twice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileService.h"
+#include "Convert.h"
+#include "Counters.h"
+#include "Engine.h"
+#include "Explain.h"
+#include "FunctionCache.h"
+#include "ShapeCheck.h"
+
+#include "lazyc/JIT/Target.h"
+#include "lazyc/Trace/Trace.h"
+
+#include "llvm/ADT/ScopeExit.h"
+
+#include <array>
+#include <cstring>
+
+using namespace lazyc;
+using namespace lazyc::engine;
+using namespace lazyc::trace;
+
+namespace {
+
+
+/// Literal values compare by bits: -0.0 is not 0.0 (x + -0.0 keeps a -0.0
+/// that x + 0.0 turns into 0.0), and a NaN equals itself.
+bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
+  return a.size() == b.size() &&
+         (a.empty() ||
+          std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+/// "toVector at tour.cpp:35": what asked for a trace, for explanations.
+/// Printing and bool conversions cannot see the user's line: they name the
+/// op that made the value instead.
+std::string causeText(Cause cause, SourceLocation where, const Node &value) {
+  static const char *const names[] = {"item",      "toVector",
+                                      "printing",  "a bool conversion",
+                                      "sync",      "the trace size limit",
+                                      "eager mode"};
+  std::string text = names[static_cast<int>(cause)];
+  if (where.line()) {
+    const char *file = std::strrchr(where.file_name(), '/');
+    text += std::string(" at ") + (file ? file + 1 : where.file_name()) + ":" +
+            std::to_string(where.line());
+  } else if (value.loc.line) {
+    const char *file = std::strrchr(value.loc.file, '/');
+    text += std::string(" of `") + opName(value.kind) + "` at " +
+            (file ? file + 1 : value.loc.file) + ":" +
+            std::to_string(value.loc.line);
+  }
+  return text;
+}
+
+} // namespace
+
+/// Materializes `requested`, which all live on one device.
+static void materializeOn(const std::vector<Node *> &requested, Cause cause,
+                          SourceLocation where) {
+  bool dynamic = cause == Cause::Eager && requested.size() == 1 &&
+                 !shapeIsAttribute(requested.front()->kind);
+  // One trace per thread, reused: extraction allocates nothing once warm.
+  static thread_local Trace trace;
+  extractTrace(requested, dynamic, trace);
+  if (trace.outputs.empty())
+    return;
+
+  const jit::Target &target = jit::targetFor(trace.device.kind());
+  if (trace.device != Device::cpu())
+    if (std::string whyNot; !target.isAvailable(trace.device, whyNot))
+      failAtOutput(trace, whyNot);
+
+  Counters &c = counters();
+  ++c.materializations;
+  ++c.byCause[static_cast<int>(cause)];
+
+  // Per-call lists in per-thread storage: a cached trace's host cost
+  // matters (no allocation per materialization once warm). Nothing below
+  // materializes recursively.
+  static thread_local std::vector<double> literals;
+  literals.clear();
+  for (int32_t index : trace.literals)
+    literals.push_back(trace.nodes[index]->scalar);
+
+  // Outputs are allocated before taking the lock; an output tied to a
+  // donated argument is computed in that argument's buffer.
+  static thread_local std::vector<std::shared_ptr<Buffer>> results;
+  results.clear();
+  auto releaseResults = llvm::make_scope_exit([] { results.clear(); });
+  for (auto [output, index] : llvm::enumerate(trace.outputs)) {
+    const Node &node = *trace.nodes[index];
+    if (int32_t slot = trace.tiedArguments[output]; slot >= 0) {
+      results.push_back(trace.nodes[trace.arguments[slot]]->value);
+      ++c.updatedInPlace;
+      continue;
+    }
+    try {
+      results.push_back(std::make_shared<Buffer>(
+          node.dtype, node.numel(), trace.device,
+          target.allocator(trace.device)));
+    } catch (const std::bad_alloc &) {
+      throw Error(opName(node.kind),
+                  "cannot allocate " + std::to_string(node.numel()) +
+                      " elements of " + dtypeName(node.dtype) + " for shape " +
+                      shapeText(node.shape),
+                  node.loc.file, node.loc.line);
+    }
+  }
+
+  // The cache (and the MLIR context) is locked while looking up and
+  // compiling, not while running: threads run their kernels at once, and a
+  // function evicted meanwhile lives until its last caller returns.
+  std::shared_ptr<jit::CompiledFunction> function;
+  std::vector<bool> mask;
+  {
+    FunctionCache &functions = cache();
+    std::lock_guard<std::mutex> lock(functions.mutex);
+    bool existed;
+    CacheEntry &entry = functions.lookup(trace.key, existed);
+    if (existed && entry.signature != trace.signature) {
+      // Another structure with the same key: this one replaces it.
+      entry = CacheEntry();
+      existed = false;
+    }
+    if (!existed || !entry.baked) {
+      ++c.cacheMisses;
+      if (explain::enabled()) {
+        explain::TraceSummary summary = explain::summarize(trace);
+        explain::report(
+            trace, causeText(cause, where, *requested.front()),
+            explain::structuralMiss(summary, functions.summaries(), dynamic));
+        entry.summary = std::move(summary);
+      }
+      entry.baked = engine::compile(trace, {}, dynamic);
+      entry.bakedLiterals = literals;
+      entry.signature = trace.signature;
+      function = entry.baked;
+    } else if (sameBits(literals, entry.bakedLiterals)) {
+      ++c.cacheHits;
+      function = entry.baked;
+    } else {
+      // History shows these literals vary: pass them as arguments from now on.
+      std::vector<bool> differs(literals.size());
+      for (size_t i = 0; i < literals.size(); ++i)
+        differs[i] = !sameBits({literals[i]}, {entry.bakedLiterals[i]});
+      bool covered = entry.promoted != nullptr;
+      for (size_t i = 0; covered && i < literals.size(); ++i)
+        covered = !differs[i] || entry.promotedMask[i];
+      if (covered) {
+        ++c.cacheHits;
+      } else {
+        ++c.cacheMisses;
+        if (explain::enabled())
+          explain::report(
+              trace, causeText(cause, where, *requested.front()),
+              explain::constantMiss(trace, entry.bakedLiterals, differs));
+        std::vector<bool> union_ = differs;
+        for (size_t i = 0; i < entry.promotedMask.size(); ++i)
+          union_[i] = union_[i] || entry.promotedMask[i];
+        uint64_t newlyPromoted = 0;
+        for (size_t i = 0; i < union_.size(); ++i)
+          newlyPromoted += union_[i] && !(i < entry.promotedMask.size() &&
+                                          entry.promotedMask[i]);
+        entry.promoted = engine::compile(trace, union_, dynamic);
+        entry.promotedMask = union_;
+        c.constantsPromoted += newlyPromoted;
+      }
+      function = entry.promoted;
+      mask = entry.promotedMask;
+    }
+  }
+
+  // Arguments: the trace's buffers, then its promoted literals.
+  static thread_local std::vector<jit::BufferView> inputs, outputs;
+  inputs.clear();
+  outputs.clear();
+  for (int32_t index : trace.arguments) {
+    const Node &node = *trace.nodes[index];
+    inputs.push_back({node.value->data(), node.shape});
+  }
+  static thread_local std::vector<std::array<uint8_t, 8>> literalStorage;
+  literalStorage.resize(literals.size());
+  for (size_t i = 0; i < mask.size(); ++i) {
+    if (!mask[i])
+      continue;
+    const Node &node = *trace.nodes[trace.literals[i]];
+    convert::storeScalar(node.scalar, node.dtype, literalStorage[i].data());
+    inputs.push_back({literalStorage[i].data(), {}});
+  }
+  for (size_t i = 0; i < trace.outputs.size(); ++i)
+    outputs.push_back(
+        {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});
+  if (llvm::Error error = function->call(inputs, outputs))
+    failAtOutput(trace, llvm::toString(std::move(error)));
+  ++c.kernelsRun;
+
+  // Memoize, and release the graph above the computed values.
+  for (size_t i = 0; i < trace.outputs.size(); ++i) {
+    Node &node = *trace.nodes[trace.outputs[i]];
+    node.value = std::move(results[i]);
+    node.inputs.clear();
+  }
+}
+
+void engine::materialize(const std::vector<Node *> &requested, Cause cause,
+                         SourceLocation where) {
+  // An op's operands share its device, so one trace never spans two: values
+  // on several devices (a sync()) are computed a device at a time.
+  bool oneDevice = true;
+  for (const Node *node : requested)
+    oneDevice = oneDevice && node->device == requested.front()->device;
+  if (oneDevice) {
+    materializeOn(requested, cause, where);
+    return;
+  }
+  std::vector<Node *> remaining = requested;
+  while (!remaining.empty()) {
+    Device device = remaining.front()->device;
+    std::vector<Node *> here, elsewhere;
+    for (Node *node : remaining)
+      (node->device == device ? here : elsewhere).push_back(node);
+    materializeOn(here, cause, where);
+    remaining = std::move(elsewhere);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers and the host
+//===----------------------------------------------------------------------===//
+
+void engine::checkAvailable(Device device, const char *op,
+                            SourceLocation where) {
+  if (device == Device::cpu())
+    return;
+  if (std::string whyNot;
+      !jit::targetFor(device.kind()).isAvailable(device, whyNot))
+    throw Error(op, whyNot, where);
+}
+
+std::shared_ptr<Buffer> engine::newBuffer(DType dtype, int64_t elements,
+                                          Device device, const char *op,
+                                          SourceLocation where) {
+  checkAvailable(device, op, where);
+  try {
+    return std::make_shared<Buffer>(
+        dtype, elements, device,
+        jit::targetFor(device.kind()).allocator(device));
+  } catch (const std::bad_alloc &) {
+    throw Error(op,
+                "cannot allocate " + std::to_string(elements) +
+                    " elements of " + dtypeName(dtype) + " on " + device.str(),
+                where);
+  }
+}
+
+void engine::copyFromHost(Buffer &buffer, const void *host, const char *op,
+                          SourceLocation where) {
+  size_t bytes = static_cast<size_t>(buffer.size()) * sizeOf(buffer.dtype());
+  if (llvm::Error error = jit::targetFor(buffer.device().kind())
+                              .copyFromHost(buffer.device(), buffer.data(),
+                                            host, bytes))
+    throw Error(op, llvm::toString(std::move(error)), where);
+}
+
+const void *engine::hostData(const Node &node, std::vector<uint8_t> &staging,
+                             const char *op, SourceLocation where) {
+  const Buffer &buffer = *node.value;
+  if (buffer.device() == Device::cpu())
+    return buffer.data();
+  staging.resize(static_cast<size_t>(buffer.size()) * sizeOf(buffer.dtype()));
+  if (llvm::Error error =
+          jit::targetFor(buffer.device().kind())
+              .copyToHost(buffer.device(), staging.data(), buffer.data(),
+                          staging.size()))
+    throw Error(op, llvm::toString(std::move(error)), where);
+  return staging.data();
+}

@@ -1,0 +1,88 @@
+//===- Recording.cpp - Modes and the pending work -------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements what happens when an op is recorded: eager mode
+// runs it at once; lazily it joins this thread's pending list, and a list
+// grown past the size limit (LAZYC_MAX_TRACE_NODES) is materialized.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Counters.h"
+#include "Engine.h"
+
+#include "lazyc/Trace/Trace.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+using namespace lazyc;
+using namespace lazyc::trace;
+
+static bool eagerByDefault() {
+  const char *mode = std::getenv("LAZYC_MODE");
+  return mode && std::strcmp(mode, "eager") == 0;
+}
+
+static thread_local bool eagerMode = eagerByDefault();
+
+bool lazyc::isEager() { return eagerMode; }
+
+EagerScope::EagerScope() : previous(eagerMode) { eagerMode = true; }
+EagerScope::~EagerScope() { eagerMode = previous; }
+
+std::vector<Node *> engine::liveNodes() {
+  prunePending();
+  return heldPendingNodes();
+}
+
+/// Pending nodes past which a trace is cut (LAZYC_MAX_TRACE_NODES).
+static size_t maxPendingNodes() {
+  static size_t limit = [] {
+    const char *value = std::getenv("LAZYC_MAX_TRACE_NODES");
+    size_t parsed = value ? std::strtoull(value, nullptr, 10) : 0;
+    return parsed ? parsed : size_t(2000);
+  }();
+  return limit;
+}
+
+void engine::recorded(const NodePtr &node, SourceLocation where) {
+  countOp();
+  if (eagerMode) {
+    materialize({node.get()}, Cause::Eager, where);
+    return;
+  }
+  // A node stands for itself and its per-use literal operands, which are
+  // not on the list (one literal node may serve many ops).
+  size_t traceNodes = 1;
+  for (const NodePtr &input : node->inputs)
+    traceNodes += isPerUseLiteral(*input);
+  addPending(node, traceNodes);
+  // Pruning is linear in the list: prune when the list has doubled since
+  // the last prune (and has 256 entries), a constant cost per registration.
+  static thread_local size_t nextPrune = 0;
+  if (pendingEntries() >= nextPrune) {
+    prunePending();
+    nextPrune = std::max<size_t>(256, 2 * pendingEntries());
+  }
+  // Checking the size limit prunes too: at least limit / 8 trace nodes
+  // apart (a trace may thus exceed the limit by an eighth).
+  static thread_local size_t nextCheck = 0;
+  size_t limit = maxPendingNodes();
+  if (pendingTraceNodes() <= std::max(limit, nextCheck))
+    return;
+  // Every pending node that still exists is reachable from a handle (or
+  // from `node`): together they are what the next trace would compile.
+  prunePending();
+  if (pendingTraceNodes() > limit) {
+    std::vector<Node *> requested = heldPendingNodes();
+    requested.push_back(node.get());
+    materialize(requested, Cause::SizeLimit, where);
+    prunePending();
+  }
+  nextCheck = pendingTraceNodes() + limit / 8;
+}

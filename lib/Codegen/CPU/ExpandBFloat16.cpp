@@ -1,0 +1,34 @@
+//===- ExpandBFloat16.cpp - Integer code for bf16 conversions -------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements lazy-expand-bf16.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYEXPANDBFLOAT16PASS
+#include "lazyc/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+
+namespace {
+struct LazyExpandBFloat16Pass
+    : mlir::lazy::impl::LazyExpandBFloat16PassBase<LazyExpandBFloat16Pass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    arith::populateExpandBFloat16Patterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,328 @@
+//===- CpuTarget.cpp - The CPU target: LLVM and ORC's JIT -----------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements the CPU target: the CPU pipeline, stage by stage,
+// then LLVM at -O3 for the host CPU, loaded with ORC's LLJIT. (MLIR's
+// ExecutionEngine would do, but Debian links it against libMLIR.so, which
+// would put a second copy of MLIR into every lazyc program.) Buffers come
+// from the runtime's caching allocator; calls run to completion on the
+// calling thread (and OpenMP's), so there is no stream to wait for.
+//
+// Calling convention: after lowering, every memref argument is passed as its
+// expanded descriptor (allocated pointer, aligned pointer, offset, sizes,
+// strides); results were turned into out-parameters after the inputs. A
+// generated wrapper `void <name>_packed(void **)` takes one pointer per
+// scalar, so one C++ call site serves every signature.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Stages.h"
+#include "lazyc/JIT/Target.h"
+#include "lazyc/Pipelines/Pipelines.h"
+#include "lazyc/Runtime/NarrowFloats.h"
+#include "lazyc/Runtime/Runtime.h"
+#include "lazyc/Runtime/Shape.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+using namespace mlir;
+using namespace lazyc;
+using namespace lazyc::jit;
+
+namespace {
+
+/// A function compiled for the host CPU and loaded into its own LLJIT.
+class CpuFunction final : public CompiledFunction {
+public:
+  static llvm::Expected<std::unique_ptr<CompiledFunction>>
+  compile(ModuleOp module, llvm::StringRef name);
+
+  llvm::Error call(llvm::ArrayRef<BufferView> inputs,
+                   llvm::ArrayRef<BufferView> outputs) const override;
+
+private:
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  void (*entry)(void **) = nullptr;
+};
+
+/// The CPU pipeline's options: the defaults (lazyc-opt takes others).
+const CpuPipelineOptions &pipelineOptions() {
+  static const CpuPipelineOptions options;
+  return options;
+}
+
+} // namespace
+
+/// Adds `void <wrapperName>(void **arguments)` to `module`, calling function
+/// `name` with `*arguments[i]` as its i-th (scalar) argument.
+static llvm::Error addPackedWrapper(llvm::Module &module, llvm::StringRef name,
+                                    llvm::StringRef wrapperName) {
+  llvm::Function *function = module.getFunction(name);
+  if (!function)
+    return llvm::createStringError("lazyc JIT: @" + name.str() +
+                                   " is missing from the LLVM module");
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> builder(context);
+  auto *wrapperType = llvm::FunctionType::get(
+      builder.getVoidTy(), {builder.getPtrTy()}, /*isVarArg=*/false);
+  auto *wrapper = llvm::Function::Create(
+      wrapperType, llvm::GlobalValue::ExternalLinkage, wrapperName, module);
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::Value *slots = wrapper->getArg(0);
+  llvm::SmallVector<llvm::Value *> arguments;
+  for (llvm::Argument &argument : function->args()) {
+    llvm::Value *slot = builder.CreateConstGEP1_64(builder.getPtrTy(), slots,
+                                                   argument.getArgNo());
+    llvm::Value *address = builder.CreateLoad(builder.getPtrTy(), slot);
+    arguments.push_back(builder.CreateLoad(argument.getType(), address));
+  }
+  builder.CreateCall(function, arguments);
+  builder.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// bf16 without the CPU's bf16 instructions
+//===----------------------------------------------------------------------===//
+//
+// LLVM 22's x86 backend aborts on some `bfloat` vector code when the CPU has
+// AVX512-BF16 ("Cannot select: v16bf16 = X86ISD::VPERM2X128", "Do not know
+// how to soft promote this operator's operand!"; lazyc-fuzz seeds 2300537,
+// 2300915, 2400429), and vcvtneps2bf16 flushes subnormals to zero. The JIT
+// compiles without those instructions; the few conversions to bf16 that
+// reach LLVM (lazy-expand-bf16 rewrites the others into integer code) then
+// call these routines, rounded like the expanded ones (NarrowFloats.h).
+
+// The libcalls return a bf16 in the low 16 bits of xmm0. (The host compiler
+// may lack a 16-bit float type: a float whose bits are the bf16's lands
+// there too; only its bits move, no float operation touches it.)
+static float inXmm0LowBits(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits));
+}
+static float truncateFloatToBFloat16(float value) {
+  return inXmm0LowBits(toBFloat16Bits(value));
+}
+static float truncateDoubleToBFloat16(double value) {
+  return inXmm0LowBits(toBFloat16Bits(value));
+}
+
+/// The CPU features that make LLVM emit bf16 instructions.
+static constexpr const char *kBFloat16Features[] = {"avx512bf16",
+                                                    "avxneconvert", "amx-bf16"};
+
+static void initializeLLVMOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+llvm::Expected<std::unique_ptr<CompiledFunction>>
+CpuFunction::compile(ModuleOp module, llvm::StringRef name) {
+  std::unique_ptr<CpuFunction> compiled(new CpuFunction());
+  if (llvm::Error error = compiled->readSignature(module, name))
+    return std::move(error);
+
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  if (llvm::Error error =
+          runPipeline(module, cpuPipelineStages(), pipelineOptions()))
+    return std::move(error);
+  auto lowered = Clock::now();
+
+  initializeLLVMOnce();
+  MLIRContext *context = module.getContext();
+  registerBuiltinDialectTranslation(*context);
+  registerLLVMDialectTranslation(*context);
+  registerOpenMPDialectTranslation(*context);
+
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  for (const char *feature : kBFloat16Features)
+    machineBuilder->getFeatures().AddFeature(feature, false);
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, *llvmContext, name);
+  if (!llvmModule)
+    return llvm::createStringError(
+        "lazyc JIT: translating @" + name.str() + " to LLVM IR failed");
+  llvmModule->setDataLayout((*targetMachine)->createDataLayout());
+  llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
+  std::string wrapperName = (name + "_packed").str();
+  if (llvm::Error error = addPackedWrapper(*llvmModule, name, wrapperName))
+    return std::move(error);
+  if (llvm::Error error = makeOptimizingTransformer(
+          /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get())(
+          llvmModule.get()))
+    return std::move(error);
+
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*machineBuilder))
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  // Generated code calls the runtime (allocator, memrefCopy) and libm.
+  auto processSymbols =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          (*jit)->getDataLayout().getGlobalPrefix());
+  if (!processSymbols)
+    return processSymbols.takeError();
+  (*jit)->getMainJITDylib().addGenerator(std::move(*processSymbols));
+  llvm::orc::SymbolMap bf16Routines;
+  auto routine = [](auto *function) {
+    return llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(function),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  };
+  bf16Routines[(*jit)->mangleAndIntern("__truncsfbf2")] =
+      routine(&truncateFloatToBFloat16);
+  bf16Routines[(*jit)->mangleAndIntern("__truncdfbf2")] =
+      routine(&truncateDoubleToBFloat16);
+  if (llvm::Error error = (*jit)->getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(bf16Routines))))
+    return std::move(error);
+  if (llvm::Error error = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(
+          std::move(llvmModule), std::move(llvmContext))))
+    return std::move(error);
+  auto entry = (*jit)->lookup(wrapperName);
+  if (!entry)
+    return entry.takeError();
+  if (llvm::Error error = (*jit)->initialize((*jit)->getMainJITDylib()))
+    return std::move(error);
+  compiled->entry = entry->toPtr<void (*)(void **)>();
+  compiled->jit = std::move(*jit);
+  auto done = Clock::now();
+
+  using Ms = std::chrono::duration<double, std::milli>;
+  compiled->compileStats.pipelineMs = Ms(lowered - start).count();
+  compiled->compileStats.codegenMs = Ms(done - lowered).count();
+  return std::move(compiled);
+}
+
+llvm::Error CpuFunction::call(llvm::ArrayRef<BufferView> inputs,
+                              llvm::ArrayRef<BufferView> outputs) const {
+  if (llvm::Error error = checkBuffers(inputs, outputs))
+    return error;
+
+  // One 64-bit slot per descriptor field; the wrapper takes their addresses.
+  llvm::SmallVector<int64_t, 64> slots;
+  auto addDescriptor = [&](const BufferView &buffer) {
+    auto address = reinterpret_cast<intptr_t>(buffer.data);
+    slots.push_back(address); // allocated
+    slots.push_back(address); // aligned
+    slots.push_back(0);       // offset
+    slots.append(buffer.shape.begin(), buffer.shape.end());
+    size_t firstStride = slots.size();
+    slots.resize(firstStride + buffer.shape.size());
+    int64_t stride = 1;
+    for (size_t d = buffer.shape.size(); d-- > 0;) {
+      slots[firstStride + d] = stride;
+      stride *= buffer.shape[d];
+    }
+  };
+  for (const BufferView &buffer : inputs)
+    addDescriptor(buffer);
+  for (const BufferView &buffer : outputs)
+    addDescriptor(buffer);
+  llvm::SmallVector<void *, 64> arguments;
+  for (int64_t &slot : slots)
+    arguments.push_back(&slot);
+  lazyrt_take_output_shape_mismatch();
+  entry(arguments.data());
+  // A dynamic output the caller sized wrongly was not written.
+  int64_t mismatch = lazyrt_take_output_shape_mismatch();
+  if (mismatch < 0)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "lazyc JIT: output #" + std::to_string(mismatch) + " has shape " +
+      shapeText(outputs[mismatch].shape) +
+      ", but the function computed a different one for these "
+      "inputs; the output was not written");
+}
+
+//===----------------------------------------------------------------------===//
+// The target
+//===----------------------------------------------------------------------===//
+
+namespace {
+class CpuTarget final : public Target {
+public:
+  Device::Kind kind() const override { return Device::Kind::CPU; }
+
+  bool isAvailable(Device device, std::string &whyNot) const override {
+    if (device.index() == 0)
+      return true;
+    whyNot = "there is one CPU device, cpu (index 0), not index " +
+             std::to_string(device.index());
+    return false;
+  }
+
+  llvm::ArrayRef<const char *> stageNames() const override {
+    static const llvm::SmallVector<const char *> names = [] {
+      llvm::SmallVector<const char *> titles;
+      for (const auto &stage : cpuPipelineStages())
+        titles.push_back(stage.title);
+      return titles;
+    }();
+    return names;
+  }
+
+  llvm::Expected<std::unique_ptr<CompiledFunction>>
+  compile(ModuleOp module, llvm::StringRef name) const override {
+    return CpuFunction::compile(module, name);
+  }
+
+  DeviceAllocator &allocator(Device) const override { return cpuAllocator(); }
+
+  llvm::Error copyFromHost(Device, void *to, const void *from,
+                           size_t bytes) const override {
+    if (bytes)
+      std::memcpy(to, from, bytes);
+    return llvm::Error::success();
+  }
+  llvm::Error copyToHost(Device, void *to, const void *from,
+                         size_t bytes) const override {
+    if (bytes)
+      std::memcpy(to, from, bytes);
+    return llvm::Error::success();
+  }
+
+  llvm::Error synchronize(Device) const override {
+    return llvm::Error::success();
+  }
+};
+} // namespace
+
+const Target &jit::cpuTarget() {
+  static const CpuTarget target;
+  return target;
+}
