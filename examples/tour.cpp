@@ -20,12 +20,12 @@ using namespace lazyc;
 int main() {
   Tensor a = Tensor::fromVector<float>({1, 1, 1, 1}, {2, 2});
   Tensor b = full({2, 2}, 2.0f);
-  Tensor c = matmul(a, b);        // recorded, nothing runs yet
-  std::cout << c << "\n";         // runs: [[4, 4], [4, 4]]
+  Tensor c = matmul(a, b); // recorded, nothing runs yet
+  std::cout << c << "\n";  // runs: [[4, 4], [4, 4]]
 
-  Tensor x = ones({}) * 3.0f;     // a scalar
+  Tensor x = ones({}) * 3.0f; // a scalar
   Tensor counter = zeros({});
-  while (x > 0.0f) {              // a scalar bool tensor converts to bool
+  while (x > 0.0f) { // a scalar bool tensor converts to bool
     x = x - 1.0f;
     counter = counter + 1.0f;
   }

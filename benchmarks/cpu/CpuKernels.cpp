@@ -360,8 +360,8 @@ int main(int argc, char **argv) {
     int64_t aShape[] = {m, k}, bShape[] = {k, n}, cShape[] = {m, n};
     auto gemm = compile(gemmTrace(m, k, n), "gemm");
     auto lazycRun = [&] {
-      llvm::cantFail(gemm->call({{a.data, aShape}, {b.data, bShape}},
-                                {{c.data, cShape}}));
+      llvm::cantFail(
+          gemm->call({{a.data, aShape}, {b.data, bShape}}, {{c.data, cShape}}));
     };
     auto blasRun = [&] {
       // lazyc's runtime keeps OpenBLAS single-threaded; the baseline gets
@@ -382,8 +382,7 @@ int main(int argc, char **argv) {
                        flops / medians[0] / 1e6),
          llvm::formatv("OpenBLAS {0:f2} ms ({1:f0} GFLOP/s)", medians[1],
                        flops / medians[1] / 1e6),
-         llvm::formatv("{0:f2}x OpenBLAS speed", medians[1] / medians[0]),
-         ""});
+         llvm::formatv("{0:f2}x OpenBLAS speed", medians[1] / medians[0]), ""});
   }
 
   // Compile latency of a 20-op trace: parse + MLIR pipeline + LLVM, in a
@@ -404,8 +403,8 @@ int main(int argc, char **argv) {
       });
       times.push_back(ms);
     }
-    rows.push_back({"compile a 20-op trace", llvm::formatv("{0:f1} ms", median(times)),
-                    "", "",
+    rows.push_back({"compile a 20-op trace",
+                    llvm::formatv("{0:f1} ms", median(times)), "", "",
                     llvm::formatv("last: MLIR {0:f1} ms, LLVM {1:f1} ms",
                                   last.pipelineMs, last.codegenMs)});
   }
@@ -417,7 +416,7 @@ int main(int argc, char **argv) {
                   "| --- | --- | --- | --- | --- |\n";
   for (const Row &row : rows)
     llvm::outs() << "| " << row.kernel << " | " << row.lazyc << " | "
-                 << row.reference << " | " << row.ratio << " | "
-                 << row.roofline << " |\n";
+                 << row.reference << " | " << row.ratio << " | " << row.roofline
+                 << " |\n";
   return 0;
 }

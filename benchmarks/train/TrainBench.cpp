@@ -284,8 +284,8 @@ int runChild(const Settings &settings) {
   uint64_t bytesBefore = lazyrt_get_allocator_stats().bytes_in_use;
   lazyrt_reset_peak_bytes_in_use();
   variants[0].step();
-  uint64_t stepPeak = lazyrt_get_allocator_stats().peak_bytes_in_use -
-                      bytesBefore;
+  uint64_t stepPeak =
+      lazyrt_get_allocator_stats().peak_bytes_in_use - bytesBefore;
   uint64_t updatedInPlace = metrics().updatedInPlace - inPlaceBefore;
 
   const char *policy = std::getenv("OMP_WAIT_POLICY");

@@ -201,17 +201,16 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     // d(a^b)/da = b a^(b-1); d(a^b)/db = a^b log a, taken as 0 where a <= 0
     // (the limit at a = 0 for b > 0; undefined below).
     Tensor a = x(0), b = x(1);
-    accumulate(in[0], mul(g, mul(b, lazyc::pow(a, sub(b, lazyc::ones(
-                                                             {}, b.dtype(),
-                                                             where)),
-                                               where))));
+    accumulate(
+        in[0],
+        mul(g, mul(b, lazyc::pow(a, sub(b, lazyc::ones({}, b.dtype(), where)),
+                                 where))));
     Tensor positive = At(a, where) > 0.0;
     Tensor safeLog = lazyc::where(
-        positive, lazyc::log(lazyc::where(positive, a, lazyc::ones(
-                                                           {}, a.dtype(),
-                                                           where),
-                                          where),
-                             where),
+        positive,
+        lazyc::log(
+            lazyc::where(positive, a, lazyc::ones({}, a.dtype(), where), where),
+            where),
         zerosLike(a), where);
     accumulate(in[1], mul(g, mul(out, safeLog)));
     return;
@@ -332,10 +331,10 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     std::vector<int64_t> swap(node.shape.size());
     std::iota(swap.begin(), swap.end(), 0);
     std::swap(swap[swap.size() - 2], swap.back());
-    accumulate(in[0], lazyc::matmul(g, lazyc::transpose(x(1), swap, where),
-                                    where));
-    accumulate(in[1], lazyc::matmul(lazyc::transpose(x(0), swap, where), g,
-                                    where));
+    accumulate(in[0],
+               lazyc::matmul(g, lazyc::transpose(x(1), swap, where), where));
+    accumulate(in[1],
+               lazyc::matmul(lazyc::transpose(x(0), swap, where), g, where));
     return;
   }
   case OpKind::Softmax: {
@@ -405,11 +404,10 @@ Tensor Backward::unslice(const Node &node, const Node &input, Tensor g) {
       gap[d + 1] = step - 1;
       Shape spaced = shape;
       spaced[d] = count * step;
-      g = lazyc::reshape(
-          lazyc::concat({lazyc::reshape(g, column, where),
-                         lazyc::zeros(gap, g.dtype(), where)},
-                        static_cast<int64_t>(d) + 1, where),
-          spaced, where);
+      g = lazyc::reshape(lazyc::concat({lazyc::reshape(g, column, where),
+                                        lazyc::zeros(gap, g.dtype(), where)},
+                                       static_cast<int64_t>(d) + 1, where),
+                         spaced, where);
       shape[d] = (count - 1) * step + 1;
       g = lazyc::slice(g, std::vector<int64_t>(shape.size(), 0), shape, {},
                        where);
@@ -457,8 +455,10 @@ bool GradientTape::isRecording() const {
 
 void GradientTape::watch(const Tensor &x, SourceLocation where) {
   if (!x.defined())
-    throw Error("watch", "the tensor is empty (default-constructed or moved "
-                         "from)", where);
+    throw Error("watch",
+                "the tensor is empty (default-constructed or moved "
+                "from)",
+                where);
   if (!isFloatingPoint(x.dtype()))
     throw Error("watch",
                 std::string("only floating-point tensors have gradients; "
@@ -522,9 +522,8 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target,
   std::vector<Tensor> result;
   for (const Tensor &source : sources) {
     Tensor g = backward.gradientOf(detail::TensorAccess::node(source).get());
-    result.push_back(g.defined()
-                         ? g
-                         : lazyc::zeros(source.shape(), source.dtype(), where));
+    result.push_back(
+        g.defined() ? g : lazyc::zeros(source.shape(), source.dtype(), where));
   }
   return result;
 }
@@ -557,10 +556,9 @@ GradientTape::gradient(const Tensor &target,
         if (g.defined())
           total = total.defined() ? Tensor(At(total, where) + g) : g;
       }
-    result.push_back(total.defined()
-                         ? total
-                         : lazyc::zeros(source->shape(), source->dtype(),
-                                        where));
+    result.push_back(total.defined() ? total
+                                     : lazyc::zeros(source->shape(),
+                                                    source->dtype(), where));
   }
   return result;
 }

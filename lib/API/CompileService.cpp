@@ -62,8 +62,7 @@ static void dump(const Trace &trace, mlir::ModuleOp module, bool promoted) {
   if (!dir)
     return;
   llvm::sys::fs::create_directories(dir);
-  std::string path = std::string(dir) + "/trace-" +
-                     llvm::utohexstr(trace.key) +
+  std::string path = std::string(dir) + "/trace-" + llvm::utohexstr(trace.key) +
                      (promoted ? "-promoted" : "") + ".mlir";
   std::error_code error;
   llvm::raw_fd_ostream os(path, error);

@@ -59,8 +59,7 @@ static uint16_t floatToHalf(float value) {
 }
 
 static bool isInteger(DType dtype) {
-  return dtype == DType::Int32 || dtype == DType::Int64 ||
-         dtype == DType::Bool;
+  return dtype == DType::Int32 || dtype == DType::Int64 || dtype == DType::Bool;
 }
 
 static int64_t loadInteger(const void *source, DType dtype) {
@@ -148,14 +147,14 @@ void convert::storeScalar(double value, DType dtype, void *target) {
     return;
   default:
     // Truncation toward zero, as lazy.cast; NaN and out-of-range give 0.
-    storeInteger(std::isfinite(value) ? static_cast<int64_t>(value) : 0,
-                 dtype, target);
+    storeInteger(std::isfinite(value) ? static_cast<int64_t>(value) : 0, dtype,
+                 target);
     return;
   }
 }
 
-void convert::elements(const void *source, DType from, void *target,
-                       DType to, int64_t count) {
+void convert::elements(const void *source, DType from, void *target, DType to,
+                       int64_t count) {
   if (count == 0) // An empty std::vector's data() may be null.
     return;
   if (from == to) {

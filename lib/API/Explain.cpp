@@ -50,16 +50,25 @@ TraceSummary explain::summarize(const trace::Trace &trace) {
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
     const Node &node = *trace.nodes[i];
     bool literal = node.kind == OpKind::Literal;
-    summary.push_back({node.kind, isArgument[i], node.dtype, node.shape,
-                       node.ints, node.ints2, node.ints3,
-                       literal ? 0.0 : node.scalar, node.scalar2, node.integer,
-                       node.flag, node.predicate,
+    summary.push_back({node.kind,
+                       isArgument[i],
+                       node.dtype,
+                       node.shape,
+                       node.ints,
+                       node.ints2,
+                       node.ints3,
+                       literal ? 0.0 : node.scalar,
+                       node.scalar2,
+                       node.integer,
+                       node.flag,
+                       node.predicate,
                        {trace.operands(i).begin(), trace.operands(i).end()},
-                       isOutput[i], isDonated[i], node.loc});
+                       isOutput[i],
+                       isDonated[i],
+                       node.loc});
   }
   return summary;
 }
-
 
 /// "`mul` at tour.cpp:12", "an argument (fromVector at tour.cpp:3)".
 static std::string describe(const NodeSummary &node) {

@@ -45,7 +45,6 @@ using namespace lazyc::trace;
 
 namespace {
 
-
 /// Literal values compare by bits: -0.0 is not 0.0 (x + -0.0 keeps a -0.0
 /// that x + 0.0 turns into 0.0), and a NaN equals itself.
 bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
@@ -119,9 +118,9 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
       continue;
     }
     try {
-      results.push_back(std::make_shared<Buffer>(
-          node.dtype, node.numel(), trace.device,
-          target.allocator(trace.device)));
+      results.push_back(
+          std::make_shared<Buffer>(node.dtype, node.numel(), trace.device,
+                                   target.allocator(trace.device)));
     } catch (const std::bad_alloc &) {
       throw Error(opName(node.kind),
                   "cannot allocate " + std::to_string(node.numel()) +
@@ -280,9 +279,9 @@ std::shared_ptr<Buffer> engine::newBuffer(DType dtype, int64_t elements,
 void engine::copyFromHost(Buffer &buffer, const void *host, const char *op,
                           SourceLocation where) {
   size_t bytes = static_cast<size_t>(buffer.size()) * sizeOf(buffer.dtype());
-  if (llvm::Error error = jit::targetFor(buffer.device().kind())
-                              .copyFromHost(buffer.device(), buffer.data(),
-                                            host, bytes))
+  if (llvm::Error error =
+          jit::targetFor(buffer.device().kind())
+              .copyFromHost(buffer.device(), buffer.data(), host, bytes))
     throw Error(op, llvm::toString(std::move(error)), where);
 }
 
@@ -292,10 +291,9 @@ const void *engine::hostData(const Node &node, std::vector<uint8_t> &staging,
   if (buffer.device() == Device::cpu())
     return buffer.data();
   staging.resize(static_cast<size_t>(buffer.size()) * sizeOf(buffer.dtype()));
-  if (llvm::Error error =
-          jit::targetFor(buffer.device().kind())
-              .copyToHost(buffer.device(), staging.data(), buffer.data(),
-                          staging.size()))
+  if (llvm::Error error = jit::targetFor(buffer.device().kind())
+                              .copyToHost(buffer.device(), staging.data(),
+                                          buffer.data(), staging.size()))
     throw Error(op, llvm::toString(std::move(error)), where);
   return staging.data();
 }

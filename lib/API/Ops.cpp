@@ -71,8 +71,8 @@ void checkSameDevice(const char *op, std::initializer_list<const Node *> nodes,
 
 /// Creates and records a node. It lives where its operands live; a node
 /// without operands, on the default device.
-NodePtr record(OpKind kind, DType dtype, const Shape &shape,
-               NodeInputs inputs, Where where,
+NodePtr record(OpKind kind, DType dtype, const Shape &shape, NodeInputs inputs,
+               Where where,
                llvm::function_ref<void(Node &)> setAttributes = nullptr) {
   Device device;
   if (inputs.empty()) {
@@ -153,9 +153,9 @@ NodePtr operandLiteral(double value, DType dtype, Device device, Where where,
   Slot &slot = slots[hash % slots.size()];
   if (slot.bits == bits && slot.line == where.line() &&
       slot.file == where.file_name() && slot.dtype == dtype)
-    if (NodePtr node = slot.node.lock();
-        node && !node->isMaterialized() && node->shape == shape &&
-        node->device == device)
+    if (NodePtr node = slot.node.lock(); node && !node->isMaterialized() &&
+                                         node->shape == shape &&
+                                         node->device == device)
       return node;
   NodePtr node = literal(value, dtype, device, where, shape);
   slot = {node, bits, where.file_name(), where.line(), dtype};
@@ -366,11 +366,10 @@ Tensor compare(Predicate predicate, const At &lhs, const Scalar &rhs) {
   // (as in NumPy 2): they compare in Int64.
   if (!fitsIntegerDType(rhs, dtype))
     dtype = DType::Int64;
-  return compare(
-      predicate, a,
-      operandLiteral(rhs.value, dtype, a->device, lhs.where,
-                     scalarShape(a->shape)),
-      dtype, lhs.where);
+  return compare(predicate, a,
+                 operandLiteral(rhs.value, dtype, a->device, lhs.where,
+                                scalarShape(a->shape)),
+                 dtype, lhs.where);
 }
 
 Tensor unary(OpKind kind, const Tensor &x, Where where, bool floatOnly) {
@@ -979,8 +978,7 @@ Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
   std::vector<NodePtr> nodes;
   for (const Tensor &tensor : tensors) {
     nodes.push_back(use(tensor, "concat", where));
-    checkSameDevice("concat", {nodes.front().get(), nodes.back().get()},
-                    where);
+    checkSameDevice("concat", {nodes.front().get(), nodes.back().get()}, where);
   }
   int64_t rank = static_cast<int64_t>(nodes.front()->shape.size());
   axis = normalizeAxis(axis, rank, "concat", where);

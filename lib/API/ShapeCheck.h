@@ -36,8 +36,7 @@ inline int64_t checkedElements(const std::vector<int64_t> &shape,
   bool empty = false;
   for (int64_t dim : shape) {
     if (dim < 0 && !(allowInferred && dim == -1))
-      throw Error(op, "negative dimension in shape " + shapeText(shape),
-                  where);
+      throw Error(op, "negative dimension in shape " + shapeText(shape), where);
     empty = empty || dim == 0;
   }
   int64_t count = 1;

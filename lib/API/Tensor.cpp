@@ -128,8 +128,7 @@ bool Tensor::defined() const { return slot(nodeStorage) != nullptr; }
 static const Node &checked(const std::shared_ptr<Node> &node, const char *op,
                            SourceLocation where = SourceLocation()) {
   if (!node)
-    throw Error(op,
-                "the Tensor is empty (default-constructed or moved from)",
+    throw Error(op, "the Tensor is empty (default-constructed or moved from)",
                 where);
   return *node;
 }

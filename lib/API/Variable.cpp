@@ -31,7 +31,6 @@ struct VariableState {
 };
 } // namespace lazyc::detail
 
-
 Variable::Variable() = default;
 
 Variable::Variable(const Tensor &initial, std::string name,
@@ -66,8 +65,9 @@ const detail::VariableState &Variable::checked(const char *what) const {
 
 Tensor Variable::read(SourceLocation where) const {
   if (!state)
-    throw Error("read", "the Variable is empty (default-constructed or moved "
-                        "from)",
+    throw Error("read",
+                "the Variable is empty (default-constructed or moved "
+                "from)",
                 where);
   if (tape::recording())
     tape::variableRead(state->id, detail::TensorAccess::node(state->value));
@@ -87,9 +87,8 @@ void Variable::assign(const Tensor &value, SourceLocation where) {
       state->name.empty() ? "a variable" : "variable '" + state->name + "'";
   if (value.shape() != old.shape())
     throw Error("assign",
-                "cannot assign a value of shape " +
-                    shapeText(value.shape()) + " to " + who +
-                    " of shape " + shapeText(old.shape()),
+                "cannot assign a value of shape " + shapeText(value.shape()) +
+                    " to " + who + " of shape " + shapeText(old.shape()),
                 where);
   bool sameKind =
       isFloatingPoint(value.dtype()) == isFloatingPoint(old.dtype()) &&

@@ -80,9 +80,8 @@ struct LazyCheckOutputShapesPass
     if (auto existing = module.lookupSymbol<func::FuncOp>(kReportName))
       return existing;
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto report = func::FuncOp::create(
-        b, module.getLoc(), kReportName,
-        b.getFunctionType({b.getI64Type()}, {}));
+    auto report = func::FuncOp::create(b, module.getLoc(), kReportName,
+                                       b.getFunctionType({b.getI64Type()}, {}));
     report.setPrivate();
     return report;
   }

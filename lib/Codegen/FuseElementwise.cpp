@@ -70,7 +70,8 @@ static bool fusesWithoutRecomputation(OpOperand *fused,
 /// after `consumer`, so it can read a result of an op put in its place.
 static bool comesAfter(Operation *consumer, Operation *user) {
   Operation *ancestor = consumer->getBlock()->findAncestorOpInBlock(*user);
-  return ancestor && ancestor != consumer && consumer->isBeforeInBlock(ancestor);
+  return ancestor && ancestor != consumer &&
+         consumer->isBeforeInBlock(ancestor);
 }
 
 namespace {
@@ -143,9 +144,11 @@ struct LazyFuseElementwisePass
     RewritePatternSet patterns(context);
     patterns.add<FuseStoredProducer>(context, /*benefit=*/2);
     linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *fused) { return fusesWithoutRecomputation(fused); });
+        patterns,
+        [](OpOperand *fused) { return fusesWithoutRecomputation(fused); });
     linalg::populateConstantFoldLinalgOperations(
-        patterns, [](OpOperand *fused) { return fusesWithoutRecomputation(fused); });
+        patterns,
+        [](OpOperand *fused) { return fusesWithoutRecomputation(fused); });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
     context->getLoadedDialect<linalg::LinalgDialect>()

@@ -44,8 +44,8 @@ struct LazySkipSelfCopiesPass
           b, loc, copy.getSource());
       Value target = memref::ExtractAlignedPointerAsIndexOp::create(
           b, loc, copy.getTarget());
-      Value distinct = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ne, source, target);
+      Value distinct = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             source, target);
       auto guard = scf::IfOp::create(b, loc, distinct);
       copy->moveBefore(guard.thenBlock()->getTerminator());
     }

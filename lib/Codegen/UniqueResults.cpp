@@ -40,8 +40,8 @@ struct LazyUniqueResultsPass
         if (auto type = dyn_cast<RankedTensorType>(value.getType())) {
           SmallVector<OpFoldResult> sizes =
               tensor::getMixedSizes(b, loc, value);
-          Value empty = tensor::EmptyOp::create(b, loc, sizes,
-                                                type.getElementType());
+          Value empty =
+              tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
           operand.set(
               linalg::CopyOp::create(b, loc, value, empty).getResult(0));
         } else if (isa<MemRefType>(value.getType())) {

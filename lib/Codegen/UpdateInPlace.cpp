@@ -92,13 +92,12 @@ static void writeIntoArgument(OpResult result, BlockArgument argument) {
 
   IRRewriter rewriter(generic);
   auto updated = linalg::GenericOp::create(
-      rewriter, generic.getLoc(), generic.getResultTypes(), inputs, inits,
-      maps, generic.getIteratorTypesArray());
+      rewriter, generic.getLoc(), generic.getResultTypes(), inputs, inits, maps,
+      generic.getIteratorTypesArray());
   rewriter.inlineRegionBefore(generic.getRegion(), updated.getRegion(),
                               updated.getRegion().begin());
   Block *body = updated.getBody();
-  BlockArgument output =
-      body->getArgument(generic.getNumDpsInputs() + index);
+  BlockArgument output = body->getArgument(generic.getNumDpsInputs() + index);
   for (unsigned number : llvm::reverse(readsOfArgument)) {
     body->getArgument(number).replaceAllUsesWith(output);
     body->eraseArgument(number);

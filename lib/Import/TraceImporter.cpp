@@ -46,7 +46,8 @@ static RankedTensorType tensorType(Builder &b, const Node &node,
   SmallVector<int64_t> shape(node.shape.begin(), node.shape.end());
   if (dynamicShapes)
     shape.assign(shape.size(), ShapedType::kDynamic);
-  return RankedTensorType::get(shape, import::elementType(*b.getContext(), node.dtype));
+  return RankedTensorType::get(
+      shape, import::elementType(*b.getContext(), node.dtype));
 }
 
 /// The literal's value as an attribute of its element type.
@@ -211,7 +212,8 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   for (size_t i = 0; i < trace.literals.size(); ++i)
     if (promoted(i))
       argumentTypes.push_back(RankedTensorType::get(
-          {}, import::elementType(*b.getContext(), trace.nodes[trace.literals[i]]->dtype)));
+          {}, import::elementType(*b.getContext(),
+                                  trace.nodes[trace.literals[i]]->dtype)));
   for (int32_t index : trace.outputs)
     resultTypes.push_back(
         tensorType(b, *trace.nodes[index], options.dynamicShapes));
@@ -253,9 +255,8 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
         node.loc.line ? Location(FileLineColLoc::get(&context, node.loc.file,
                                                      node.loc.line, 0))
                       : Location(UnknownLoc::get(&context)));
-    Location loc =
-        OpaqueLoc::get(static_cast<uintptr_t>(i),
-                       TypeID::get<TracePositionTag>(), named);
+    Location loc = OpaqueLoc::get(static_cast<uintptr_t>(i),
+                                  TypeID::get<TracePositionTag>(), named);
     SmallVector<Value> operands;
     for (int32_t operand : trace.operands(i))
       operands.push_back(values[operand]);
@@ -274,7 +275,7 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   // statically (a reduction's kept dimensions are 1): the results are
   // typed as the ops infer them.
   if (options.dynamicShapes)
-    function.setType(b.getFunctionType(argumentTypes,
-                                       ValueRange(results).getTypes()));
+    function.setType(
+        b.getFunctionType(argumentTypes, ValueRange(results).getTypes()));
   return module;
 }

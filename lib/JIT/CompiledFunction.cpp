@@ -110,10 +110,9 @@ static llvm::Error checkSpecs(llvm::ArrayRef<TensorSpec> specs,
                 (spec.shape[d] == kDynamic || spec.shape[d] == buffer.shape[d]);
     if (matches)
       continue;
-    return llvm::createStringError("lazyc JIT: " + role.str() + " #" +
-                                   std::to_string(index) + " has shape " +
-                                   shapeText(buffer.shape) + ", expected " +
-                                   spec.str());
+    return llvm::createStringError(
+        "lazyc JIT: " + role.str() + " #" + std::to_string(index) +
+        " has shape " + shapeText(buffer.shape) + ", expected " + spec.str());
   }
   return llvm::Error::success();
 }
@@ -157,9 +156,8 @@ llvm::Error jit::runStage(ModuleOp module, llvm::StringRef stage,
                           llvm::function_ref<void(OpPassManager &)> build) {
   llvm::SmallVector<CompileError::Diagnostic, 1> diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-    CompileError::Diagnostic &entry =
-        diagnostics.emplace_back(CompileError::Diagnostic{
-            diag.str(), diag.getLocation(), {}});
+    CompileError::Diagnostic &entry = diagnostics.emplace_back(
+        CompileError::Diagnostic{diag.str(), diag.getLocation(), {}});
     for (Diagnostic &note : diag.getNotes())
       entry.notes.push_back(note.str());
     return success();

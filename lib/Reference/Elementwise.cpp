@@ -86,7 +86,7 @@ double floatBinary(OpKind kind, double a, double b) {
     return maximum(a, b);
   case OpKind::Min:
     return minimum(a, b);
-  // Not binary ops.
+    // Not binary ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -122,7 +122,7 @@ double floatUnary(OpKind kind, double x) {
     return std::cos(x);
   case OpKind::Erf:
     return std::erf(x);
-  // Not unary ops.
+    // Not unary ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -185,7 +185,7 @@ double localError(OpKind kind, double exact, DType dtype) {
   case OpKind::Abs:
   case OpKind::Relu:
   case OpKind::Sqrt:
-  // Neither unary nor binary: not computed here.
+    // Neither unary nor binary: not computed here.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
@@ -250,7 +250,7 @@ double unarySpread(OpKind kind, double exact, double x, double tx) {
   case OpKind::Sqrt:
   case OpKind::Rsqrt:
   case OpKind::Erf:
-  // Not unary ops (floatUnary throws).
+    // Not unary ops (floatUnary throws).
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -336,7 +336,7 @@ bool integerBinary(OpKind kind, int64_t a, int64_t b, DType dtype,
   case OpKind::Min:
     result = std::min(a, b);
     return true;
-  // Not binary ops.
+    // Not binary ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -363,7 +363,7 @@ int64_t integerUnary(OpKind kind, int64_t x, DType dtype) {
   case OpKind::Sin:
   case OpKind::Cos:
   case OpKind::Erf:
-  // Not unary ops.
+    // Not unary ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -405,9 +405,9 @@ Value evaluateCompare(const Node &node, const Value &lhs, const Value &rhs) {
       double a = lhs.floats[i], b = rhs.floats[i];
       out.ints[i] = compare<double>(node.predicate, a, b);
       // Decided only if the inputs' intervals do not touch.
-      bool decided = tolerance == 0 ||
-                     (std::isfinite(tolerance) && !std::isnan(a) &&
-                      !std::isnan(b) && std::fabs(a - b) > tolerance);
+      bool decided =
+          tolerance == 0 || (std::isfinite(tolerance) && !std::isnan(a) &&
+                             !std::isnan(b) && std::fabs(a - b) > tolerance);
       out.tolerance[i] = decided ? 0 : kAnyValue;
     } else {
       out.ints[i] = compare<int64_t>(node.predicate, lhs.ints[i], rhs.ints[i]);
@@ -434,16 +434,14 @@ Value evaluateSelect(const Node &node, const Value &condition,
     // Either branch may be taken: the tolerance covers both.
     if (out.isFloat()) {
       double a = chosen.floats[i], b = other.floats[i];
-      double gap = (std::isnan(a) && std::isnan(b)) || a == b
-                       ? 0
-                       : std::fabs(a - b);
-      out.tolerance[i] = std::isnan(gap)
-                             ? kAnyValue
-                             : std::max(chosen.tolerance[i],
-                                        gap + other.tolerance[i]);
+      double gap =
+          (std::isnan(a) && std::isnan(b)) || a == b ? 0 : std::fabs(a - b);
+      out.tolerance[i] = std::isnan(gap) ? kAnyValue
+                                         : std::max(chosen.tolerance[i],
+                                                    gap + other.tolerance[i]);
     } else {
-      bool same = chosen.ints[i] == other.ints[i] &&
-                  chosen.tolerance[i] == 0 && other.tolerance[i] == 0;
+      bool same = chosen.ints[i] == other.ints[i] && chosen.tolerance[i] == 0 &&
+                  other.tolerance[i] == 0;
       out.tolerance[i] = same ? 0 : kAnyValue;
     }
   }
@@ -471,8 +469,8 @@ Value evaluateCast(const Node &node, const Value &input) {
       if (input.isFloat()) {
         double x = input.floats[i];
         out.ints[i] = x != 0;
-        bool decided = tolerance == 0 ||
-                       (!std::isnan(x) && std::fabs(x) > tolerance);
+        bool decided =
+            tolerance == 0 || (!std::isnan(x) && std::fabs(x) > tolerance);
         out.tolerance[i] = decided ? 0 : kAnyValue;
       } else {
         out.ints[i] = input.ints[i] != 0;
@@ -515,11 +513,10 @@ Value evaluateCast(const Node &node, const Value &input) {
     out.ints[i] = static_cast<int64_t>(truncated);
     // An uncertain input decides the result only if its whole interval
     // truncates to the same integer.
-    bool decided = tolerance == 0 ||
-                   (std::trunc(static_cast<long double>(x) - tolerance) ==
-                        truncated &&
-                    std::trunc(static_cast<long double>(x) + tolerance) ==
-                        truncated);
+    bool decided =
+        tolerance == 0 ||
+        (std::trunc(static_cast<long double>(x) - tolerance) == truncated &&
+         std::trunc(static_cast<long double>(x) + tolerance) == truncated);
     out.tolerance[i] = decided ? 0 : kAnyValue;
   }
   return out;
@@ -536,12 +533,12 @@ Value impl::evaluateElementwise(const Node &node, const Inputs &inputs) {
     return evaluateSelect(node, *inputs[0], *inputs[1], *inputs[2]);
   case OpKind::Cast:
     return evaluateCast(node, *inputs[0]);
-  // Unary and binary ops: below.
+    // Unary and binary ops: below.
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #include "lazyc/Trace/Ops.def"
     break;
-  // Not elementwise.
+    // Not elementwise.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
@@ -558,15 +555,15 @@ Value impl::evaluateElementwise(const Node &node, const Inputs &inputs) {
       if (out.isFloat()) {
         double a = lhs.floats[i], b = rhs.floats[i];
         double exact = floatBinary(kind, a, b);
-        storeFloat(out, i, exact,
-                   binarySpread(kind, exact, a, lhs.tolerance[i], b,
-                                rhs.tolerance[i]),
-                   localError(kind, exact, out.dtype));
+        storeFloat(
+            out, i, exact,
+            binarySpread(kind, exact, a, lhs.tolerance[i], b, rhs.tolerance[i]),
+            localError(kind, exact, out.dtype));
         continue;
       }
       int64_t result = 0;
-      bool specified = integerBinary(kind, lhs.ints[i], rhs.ints[i],
-                                     out.dtype, result);
+      bool specified =
+          integerBinary(kind, lhs.ints[i], rhs.ints[i], out.dtype, result);
       out.ints[i] = result;
       out.tolerance[i] =
           specified && lhs.tolerance[i] == 0 && rhs.tolerance[i] == 0
@@ -580,14 +577,12 @@ Value impl::evaluateElementwise(const Node &node, const Inputs &inputs) {
     if (out.isFloat()) {
       double x = input.floats[i];
       double exact = floatUnary(kind, x);
-      storeFloat(out, i, exact,
-                 unarySpread(kind, exact, x, input.tolerance[i]),
+      storeFloat(out, i, exact, unarySpread(kind, exact, x, input.tolerance[i]),
                  localError(kind, exact, out.dtype));
       continue;
     }
     if (isIntegerLike(input.dtype) && input.dtype == DType::Bool)
-      throw std::logic_error(std::string("reference: ") +
-                             trace::opName(kind) +
+      throw std::logic_error(std::string("reference: ") + trace::opName(kind) +
                              " of a Bool tensor is not a lazy op");
     out.ints[i] = integerUnary(kind, input.ints[i], out.dtype);
     out.tolerance[i] = input.tolerance[i] == 0 ? 0 : kAnyValue;

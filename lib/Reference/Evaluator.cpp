@@ -107,8 +107,8 @@ Value loadBuffer(const Node &node) {
     case DType::BFloat16: {
       uint16_t v;
       std::memcpy(&v, at, 2);
-      out.floats[i] = node.dtype == DType::Float16 ? halfToDouble(v)
-                                                   : bfloat16ToDouble(v);
+      out.floats[i] =
+          node.dtype == DType::Float16 ? halfToDouble(v) : bfloat16ToDouble(v);
       break;
     }
     case DType::Int32: {
@@ -160,8 +160,8 @@ std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
 /// Builds a value of `shape` whose element at each index comes from
 /// `input` at sourceIndex(index) (a row-major position).
 template <typename SourceIndex>
-Value gather(const Value &input, DType dtype,
-             const std::vector<int64_t> &shape, SourceIndex sourceIndex) {
+Value gather(const Value &input, DType dtype, const std::vector<int64_t> &shape,
+             SourceIndex sourceIndex) {
   Value out = makeValue(dtype, shape);
   std::vector<int64_t> index(shape.size(), 0);
   for (int64_t i = 0, e = out.numel(); i < e; ++i) {
@@ -209,14 +209,13 @@ Value evaluateTranspose(const Node &node, const Value &input) {
 /// Element i of dimension d is input element start[d] + i * step[d].
 Value evaluateSlice(const Node &node, const Value &input) {
   std::vector<int64_t> strides = stridesOf(input.shape);
-  return gather(input, node.dtype, node.shape,
-                [&](const std::vector<int64_t> &index) {
-                  int64_t from = 0;
-                  for (size_t d = 0; d < index.size(); ++d)
-                    from += (node.ints[d] + index[d] * node.ints3[d]) *
-                            strides[d];
-                  return from;
-                });
+  return gather(
+      input, node.dtype, node.shape, [&](const std::vector<int64_t> &index) {
+        int64_t from = 0;
+        for (size_t d = 0; d < index.size(); ++d)
+          from += (node.ints[d] + index[d] * node.ints3[d]) * strides[d];
+        return from;
+      });
 }
 
 /// The inputs side by side along the axis.
@@ -402,8 +401,7 @@ std::vector<Mismatch> reference::check(const Value &reference,
               (std::isfinite(got) && std::isfinite(expected) &&
                std::fabs(got - expected) <= tolerance);
     if (!ok)
-      mismatches.push_back(
-          {static_cast<int64_t>(i), expected, got, tolerance});
+      mismatches.push_back({static_cast<int64_t>(i), expected, got, tolerance});
   }
   return mismatches;
 }

@@ -56,8 +56,7 @@ double numerics::roundTo(long double value, DType dtype) {
   // smallest normal exponent); dividing by it is exact, and nearbyint
   // rounds to nearest even in the default rounding mode.
   int exponent = std::max(std::ilogb(value), format.minExponent);
-  long double quantum =
-      std::ldexp(1.0L, exponent - (format.precision - 1));
+  long double quantum = std::ldexp(1.0L, exponent - (format.precision - 1));
   long double rounded = std::nearbyint(value / quantum) * quantum;
   if (std::fabs(rounded) > format.maxFinite)
     return std::copysign(std::numeric_limits<double>::infinity(),
@@ -86,7 +85,8 @@ int impl::precision(DType dtype) { return formatOf(dtype).precision; }
 
 uint64_t numerics::randomBits(int64_t seed, uint64_t counter) {
   // SplitMix64 of the state seed + (counter + 1) * golden ratio, wrapping.
-  uint64_t z = static_cast<uint64_t>(seed) + (counter + 1) * 0x9E3779B97F4A7C15ULL;
+  uint64_t z =
+      static_cast<uint64_t>(seed) + (counter + 1) * 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);

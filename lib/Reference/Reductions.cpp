@@ -49,7 +49,7 @@ double smallestNormal(DType dtype) {
 struct FloatSum {
   double sum = 0, sumAbs = 0, sumTolerance = 0;
   int64_t terms = 0;
-  bool nonFinite = false;      ///< A term is infinite or NaN.
+  bool nonFinite = false; ///< A term is infinite or NaN.
   bool uncertainNonFinite = false;
 
   void add(double term, double absTerm, double tolerance) {
@@ -171,7 +171,7 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
   case OpKind::ReduceSum:
   case OpKind::ReduceMean:
     break;
-  // Not reductions.
+    // Not reductions.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_REDUCE_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -218,8 +218,8 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
       }
       double tolerance = out.tolerance[t];
       if (tolerance > 0)
-        tolerance += numerics::ulp(std::fabs(out.floats[t]) + tolerance,
-                                   out.dtype);
+        tolerance +=
+            numerics::ulp(std::fabs(out.floats[t]) + tolerance, out.dtype);
       out.tolerance[t] = settle(out.floats[t], tolerance, out.dtype);
     }
     return out;
@@ -275,7 +275,7 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
 //===----------------------------------------------------------------------===//
 
 Value impl::evaluateMatmul(const Node &node, const Value &lhs,
-                             const Value &rhs) {
+                           const Value &rhs) {
   Value out = makeValue(node.dtype, node.shape);
   size_t rank = lhs.shape.size();
   int64_t m = lhs.shape[rank - 2], k = lhs.shape[rank - 1];
@@ -348,7 +348,7 @@ Value impl::evaluateSoftmax(const Node &node, const Value &input) {
   case OpKind::LogSoftmax:
     isLog = true;
     break;
-  // Not softmax ops.
+    // Not softmax ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_SOFTMAX_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -399,11 +399,11 @@ Value impl::evaluateSoftmax(const Node &node, const Value &input) {
           tolerance = input.tolerance[i] == 0 ? 0 : kAnyValue;
         } else if (isLog) {
           double logSum = std::log(s);
-          double logError = isF64 ? 4 * numerics::ulp(logSum, DType::Float64)
-                                  : 16 * numerics::ulp(logSum, DType::Float32) +
-                                        16 * 0x1p-24;
-          tolerance = 2 * delta + u * std::fabs(shifted) +
-                      relativeSum * 1.01 + logError + u * std::fabs(exact);
+          double logError =
+              isF64 ? 4 * numerics::ulp(logSum, DType::Float64)
+                    : 16 * numerics::ulp(logSum, DType::Float32) + 16 * 0x1p-24;
+          tolerance = 2 * delta + u * std::fabs(shifted) + relativeSum * 1.01 +
+                      logError + u * std::fabs(exact);
         } else {
           double relative = u * std::fabs(shifted) + r + relativeSum + u;
           tolerance = exact * std::expm1(2 * delta) + exact * relative * 1.01 +
@@ -412,8 +412,8 @@ Value impl::evaluateSoftmax(const Node &node, const Value &input) {
         if (tolerance != 0 && std::isfinite(tolerance))
           tolerance += numerics::ulp(std::fabs(value) + tolerance, out.dtype);
         out.floats[i] = value;
-        out.tolerance[i] = tolerance == 0 ? 0 : settle(value, tolerance,
-                                                       out.dtype);
+        out.tolerance[i] =
+            tolerance == 0 ? 0 : settle(value, tolerance, out.dtype);
       }
     }
   }
@@ -436,7 +436,7 @@ Value impl::evaluateRandom(const Node &node) {
     break;
   case OpKind::RandomNormal:
     break;
-  // Not random ops.
+    // Not random ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_RANDOM_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -463,8 +463,8 @@ Value impl::evaluateRandom(const Node &node) {
         double scaled = unit(i) * (high - low);
         value = scaled + low;
       } else {
-        float scaled = static_cast<float>(unit(i)) *
-                       static_cast<float>(high - low);
+        float scaled =
+            static_cast<float>(unit(i)) * static_cast<float>(high - low);
         value = numerics::roundTo(scaled + static_cast<float>(low), dtype);
       }
       out.floats[i] = value >= bound ? largestBelow : value;
@@ -487,9 +487,10 @@ Value impl::evaluateRandom(const Node &node) {
     double z = radius * std::cos(2.0 * std::numbers::pi * u2);
     double exact = z * stddev + mean;
     double value = numerics::roundTo(exact, dtype);
-    double tolerance = stddev * zError * (radius + 1) +
-                       2 * computeU * (std::fabs(z * stddev) + std::fabs(mean)) +
-                       numerics::ulp(std::fabs(value), dtype);
+    double tolerance =
+        stddev * zError * (radius + 1) +
+        2 * computeU * (std::fabs(z * stddev) + std::fabs(mean)) +
+        numerics::ulp(std::fabs(value), dtype);
     out.floats[i] = value;
     out.tolerance[i] = settle(value, tolerance, dtype);
   }

@@ -266,20 +266,19 @@ int64_t Node::numel() const {
   return count;
 }
 
-
 void Node::computeContentHash() {
   // The small fields and the list lengths in one word; then only the
   // values present (most ops have a short shape and no attributes: this
   // runs for every recorded op).
   uint64_t hash = 0xCBF29CE484222325ULL;
   mixHash(hash, static_cast<uint64_t>(kind) |
-                static_cast<uint64_t>(dtype) << 8 |
-                static_cast<uint64_t>(predicate) << 16 |
-                static_cast<uint64_t>(flag) << 24 |
-                static_cast<uint64_t>(shape.size() & 0xFF) << 32 |
-                static_cast<uint64_t>(ints.size() & 0xFF) << 40 |
-                static_cast<uint64_t>(ints2.size() & 0xFF) << 48 |
-                static_cast<uint64_t>(ints3.size() & 0xFF) << 56);
+                    static_cast<uint64_t>(dtype) << 8 |
+                    static_cast<uint64_t>(predicate) << 16 |
+                    static_cast<uint64_t>(flag) << 24 |
+                    static_cast<uint64_t>(shape.size() & 0xFF) << 32 |
+                    static_cast<uint64_t>(ints.size() & 0xFF) << 40 |
+                    static_cast<uint64_t>(ints2.size() & 0xFF) << 48 |
+                    static_cast<uint64_t>(ints3.size() & 0xFF) << 56);
   for (int64_t dim : shape)
     mixHash(hash, static_cast<uint64_t>(dim));
   // The device is structure too (a trace compiles for its device's target);

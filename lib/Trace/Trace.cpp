@@ -44,7 +44,6 @@ static bool isLeaf(const Node &node) {
   return node.isMaterialized() || node.kind == OpKind::Literal;
 }
 
-
 /// Fills trace.tiedArguments: donates each argument nothing can read after
 /// the trace to an output of its dtype and shape that reads it elementwise
 /// (the nearest first), so the output is computed over it.
@@ -56,12 +55,11 @@ static bool isLeaf(const Node &node) {
 /// something outside it (a pending node, a tape) holds them.
 static void tieDeadArguments(Trace &trace) {
   // Most traces read only values the program holds: a cheap test first.
-  if (std::none_of(trace.arguments.begin(), trace.arguments.end(),
-                   [&](int32_t index) {
-                     const Node &node = *trace.nodes[index];
-                     return node.handles.load() == 0 &&
-                            node.value.use_count() == 1;
-                   }))
+  if (std::none_of(
+          trace.arguments.begin(), trace.arguments.end(), [&](int32_t index) {
+            const Node &node = *trace.nodes[index];
+            return node.handles.load() == 0 && node.value.use_count() == 1;
+          }))
     return;
   const size_t size = trace.nodes.size();
   // How many times the trace reads each node, and how many pointers to it
@@ -145,10 +143,9 @@ static void tieDeadArguments(Trace &trace) {
         }
     }
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate &a, const Candidate &b) {
-                     return a.depth < b.depth;
-                   });
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const Candidate &a, const Candidate &b) { return a.depth < b.depth; });
   static thread_local std::vector<char> slotTaken;
   slotTaken.assign(trace.arguments.size(), 0);
   for (const Candidate &candidate : candidates)
@@ -187,11 +184,10 @@ void trace::extractTrace(const std::vector<Node *> &requested,
   // Every requested value lives on one device (materialize groups them):
   // the trace runs there, and its key says so.
   trace.device = requested.empty() ? Device() : requested.front()->device;
-  signature.push_back(static_cast<uint64_t>(dynamicShapes) |
-                      static_cast<uint64_t>(trace.device.kind()) << 8 |
-                      static_cast<uint64_t>(static_cast<uint16_t>(
-                          trace.device.index()))
-                          << 16);
+  signature.push_back(
+      static_cast<uint64_t>(dynamicShapes) |
+      static_cast<uint64_t>(trace.device.kind()) << 8 |
+      static_cast<uint64_t>(static_cast<uint16_t>(trace.device.index())) << 16);
 
   // Appends a node (its operands follow in operandList and the signature).
   auto emit = [&](Node *node) {

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Runtime/Device.h"
+#include "lazyc/Runtime/Runtime.h"
 
 #include <bit>
 #include <cstdint>
@@ -220,8 +220,7 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes) {
   // requested by lazyc's pipelines.
   if (alignment > LAZYRT_ALIGNMENT) {
     lastError = "lazyrt: alignment " + std::to_string(alignment) +
-                " exceeds the allocator's " +
-                std::to_string(LAZYRT_ALIGNMENT);
+                " exceeds the allocator's " + std::to_string(LAZYRT_ALIGNMENT);
     return nullptr;
   }
   return lazyrt_alloc(bytes);

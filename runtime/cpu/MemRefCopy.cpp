@@ -42,7 +42,8 @@ extern "C" void memrefCopy(int64_t elementBytes, void *source, void *target) {
   const int64_t *toStrides = to->descriptor->sizesAndStrides + rank;
   char *fromBase =
       from->descriptor->aligned + from->descriptor->offset * elementBytes;
-  char *toBase = to->descriptor->aligned + to->descriptor->offset * elementBytes;
+  char *toBase =
+      to->descriptor->aligned + to->descriptor->offset * elementBytes;
 
   int64_t elements = 1;
   for (int64_t d = 0; d < rank; ++d)

@@ -39,8 +39,8 @@ int main() {
     return 1;
   int lazyOps = 0;
   module->walk([&](mlir::Operation *op) {
-    if (op->getDialect() &&
-        op->getDialect()->getNamespace() == mlir::lazy::LazyDialect::getDialectNamespace())
+    if (op->getDialect() && op->getDialect()->getNamespace() ==
+                                mlir::lazy::LazyDialect::getDialectNamespace())
       ++lazyOps;
   });
   std::printf("lazy ops after lazy-decompose: %d\n", lazyOps);

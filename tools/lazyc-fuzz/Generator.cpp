@@ -51,8 +51,8 @@ private:
 };
 
 const std::vector<DType> kAllDTypes = {
-    DType::Float32, DType::Float32, DType::Float64, DType::Float16,
-    DType::BFloat16, DType::Int32,  DType::Int64,   DType::Bool};
+    DType::Float32,  DType::Float32, DType::Float64, DType::Float16,
+    DType::BFloat16, DType::Int32,   DType::Int64,   DType::Bool};
 const std::vector<DType> kFloatDTypes = {DType::Float32, DType::Float32,
                                          DType::Float64, DType::Float16,
                                          DType::BFloat16};
@@ -105,8 +105,7 @@ private:
 int64_t Generator::randomDim() {
   // Few distinct sizes: eager mode compiles broadcasts, reshapes and
   // slices once per shape, and a small vocabulary lets its cache hit.
-  static const std::vector<int64_t> dims = {1, 1, 1, 2, 2, 3, 3,
-                                            4, 5, 7, 16};
+  static const std::vector<int64_t> dims = {1, 1, 1, 2, 2, 3, 3, 4, 5, 7, 16};
   if (random.chance(0.04))
     return 0;
   return random.pick(dims);
@@ -133,7 +132,8 @@ Generator::compatibleShape(const std::vector<int64_t> &shape) {
     if (random.chance(0.3))
       dim = 1;
   if (!result.empty() && random.chance(0.3))
-    result.erase(result.begin(), result.begin() + random.below(result.size() + 1));
+    result.erase(result.begin(),
+                 result.begin() + random.below(result.size() + 1));
   if (result.size() < 4 && random.chance(0.15))
     result.insert(result.begin(), random.chance(0.5) ? 1 : 2);
   return result;
@@ -145,8 +145,8 @@ double Generator::randomFloat() {
   double p = random.unit();
   if (p < 0.03) {
     static const std::vector<double> special = {
-        0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-40, -1e-39, 3e38, 65504.0,
-        70000.0, 1e-8, 0.5, -1.0, 2.0};
+        0.0,  -0.0,    INFINITY, -INFINITY, NAN, 1e-40, -1e-39,
+        3e38, 65504.0, 70000.0,  1e-8,      0.5, -1.0,  2.0};
     return random.pick(special);
   }
   if (p < 0.35)
@@ -162,14 +162,15 @@ int64_t Generator::randomInteger(DType dtype) {
   double p = random.unit();
   if (p < 0.05) {
     static const std::vector<int64_t> special = {
-        2147483647, -2147483647 - 1, (1 << 24) + (1 << 16) + 1, 65521,
-        -46341, 46341, 1000000007};
+        2147483647, -2147483647 - 1, (1 << 24) + (1 << 16) + 1, 65521, -46341,
+        46341,      1000000007};
     return random.pick(special);
   }
   if (p < 0.08 && dtype == DType::Int64) {
     static const std::vector<int64_t> special = {
-        std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
-        (int64_t(1) << 53) + 1, int64_t(1) << 62, -(int64_t(1) << 40) - 3};
+        std::numeric_limits<int64_t>::max(),
+        std::numeric_limits<int64_t>::min(), (int64_t(1) << 53) + 1,
+        int64_t(1) << 62, -(int64_t(1) << 40) - 3};
     return random.pick(special);
   }
   return random.between(-6, 6);
@@ -222,8 +223,9 @@ int Generator::pickSlot() {
   // Prefer recent results: long chains are what fusion works on.
   int count = static_cast<int>(slots.size());
   for (;;) {
-    int index = random.chance(0.6) ? count - 1 - random.below(std::min(count, 4))
-                                   : random.below(count);
+    int index = random.chance(0.6)
+                    ? count - 1 - random.below(std::min(count, 4))
+                    : random.below(count);
     if (slots[index].defined())
       return index;
   }
@@ -323,14 +325,15 @@ bool Generator::addRandomOp() {
         random.chance(0.7) ? dtype : random.pick(kAllDTypes));
     if (b < 0)
       return false;
-    step.operands = random.chance(0.5) ? std::vector<int>{a, b}
-                                       : std::vector<int>{b, a};
+    step.operands =
+        random.chance(0.5) ? std::vector<int>{a, b} : std::vector<int>{b, a};
     return add(step);
   }
   if (choice < 37) {
     step.kind = StepKind::BinaryScalar;
     step.op = static_cast<int>(random.below(kScalarBinaryOps));
-    step.flag = step.op != static_cast<int>(BinaryOp::Pow) && random.chance(0.3);
+    step.flag =
+        step.op != static_cast<int>(BinaryOp::Pow) && random.chance(0.3);
     setConstants(step, static_cast<ScalarType>(random.below(5)));
     return add(step);
   }
@@ -484,8 +487,9 @@ bool Generator::addRandomOp() {
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = shape[d];
       step.ints.push_back(random.between(-size - 1, size + 1));
-      step.ints2.push_back(random.chance(0.3) ? size + random.below(3)
-                                              : random.between(-size - 1, size + 1));
+      step.ints2.push_back(random.chance(0.3)
+                               ? size + random.below(3)
+                               : random.between(-size - 1, size + 1));
       step.ints3.push_back(random.chance(0.6) ? 1 : random.between(1, 3));
     }
     return add(step);
@@ -519,13 +523,13 @@ bool Generator::addRandomOp() {
 }
 
 Program Generator::run() {
-  program.iterations = random.chance(0.35) ? static_cast<int>(random.between(2, 3))
-                                           : 1;
+  program.iterations =
+      random.chance(0.35) ? static_cast<int>(random.between(2, 3)) : 1;
   int operations = static_cast<int>(random.between(1, options.maxOps));
   for (int64_t n = random.between(1, 2); n > 0; --n)
     add(input(random.pick(kAllDTypes), randomShape()));
-  for (int made = 0, attempts = 0; made < operations && attempts < 20 * operations;
-       ++attempts) {
+  for (int made = 0, attempts = 0;
+       made < operations && attempts < 20 * operations; ++attempts) {
     if (!addRandomOp())
       continue;
     ++made;

@@ -190,7 +190,8 @@ Tensor fuzz::apply(const Program &program, size_t index,
   case StepKind::Input:
     return makeInput(step);
   case StepKind::Full: {
-    Scalar value = makeScalar(step.scalarType, program.constant(step, iteration));
+    Scalar value =
+        makeScalar(step.scalarType, program.constant(step, iteration));
     return step.hasDType ? full(step.shape, value, step.dtype)
                          : full(step.shape, value);
   }
@@ -441,8 +442,8 @@ std::string fuzz::print(const Program &program, bool eager) {
     os << "};\n";
   }
   if (loop) {
-    os << indent << "for (int iteration = 0; iteration < "
-       << program.iterations << "; ++iteration) {\n";
+    os << indent << "for (int iteration = 0; iteration < " << program.iterations
+       << "; ++iteration) {\n";
     indent = "    ";
   }
   // Handles are dropped after their last use, as the fuzzer drops them
@@ -460,11 +461,11 @@ std::string fuzz::print(const Program &program, bool eager) {
       expression = inputExpression(step);
       break;
     case StepKind::Full:
-      expression = "full(" + list(step.shape) + ", " + constant(i) +
-                   (step.hasDType ? std::string(", ") +
-                                        dtypeSpelling(step.dtype)
-                                  : std::string()) +
-                   ")";
+      expression =
+          "full(" + list(step.shape) + ", " + constant(i) +
+          (step.hasDType ? std::string(", ") + dtypeSpelling(step.dtype)
+                         : std::string()) +
+          ")";
       break;
     case StepKind::Arange:
       expression = "arange(" + doubleLiteral(step.start) + ", " +
@@ -473,18 +474,18 @@ std::string fuzz::print(const Program &program, bool eager) {
       break;
     case StepKind::RandomUniform:
     case StepKind::RandomNormal:
-      expression = std::string(step.kind == StepKind::RandomUniform
-                                   ? "randomUniform("
-                                   : "randomNormal(") +
-                   list(step.shape) + ", " + doubleLiteral(step.start) + ", " +
-                   doubleLiteral(step.stop) + ", " + std::to_string(step.seed) +
-                   ", " + dtypeSpelling(step.dtype) + ")";
+      expression =
+          std::string(step.kind == StepKind::RandomUniform ? "randomUniform("
+                                                           : "randomNormal(") +
+          list(step.shape) + ", " + doubleLiteral(step.start) + ", " +
+          doubleLiteral(step.stop) + ", " + std::to_string(step.seed) + ", " +
+          dtypeSpelling(step.dtype) + ")";
       break;
     case StepKind::Binary: {
       auto op = static_cast<BinaryOp>(step.op);
       if (op == BinaryOp::Pow || op == BinaryOp::Max || op == BinaryOp::Min)
-        expression = std::string(binarySymbol(op)) + "(" + t(0) + ", " + t(1) +
-                     ")";
+        expression =
+            std::string(binarySymbol(op)) + "(" + t(0) + ", " + t(1) + ")";
       else
         expression = t(0) + " " + binarySymbol(op) + " " + t(1);
       break;
@@ -509,9 +510,9 @@ std::string fuzz::print(const Program &program, bool eager) {
       break;
     case StepKind::Unary: {
       auto op = static_cast<UnaryOp>(step.op);
-      expression = op == UnaryOp::Neg ? "-" + t(0)
-                                      : std::string(unaryName(op)) + "(" +
-                                            t(0) + ")";
+      expression = op == UnaryOp::Neg
+                       ? "-" + t(0)
+                       : std::string(unaryName(op)) + "(" + t(0) + ")";
       break;
     }
     case StepKind::Where:

@@ -93,13 +93,13 @@ struct Step {
   int op = 0;                ///< A BinaryOp, UnaryOp, CompareOp, ReduceOp
                              ///< or ReadKind.
   DType dtype = DType::Float32;
-  bool hasDType = true;      ///< Full: pass the dtype explicitly.
+  bool hasDType = true;       ///< Full: pass the dtype explicitly.
   std::vector<int64_t> shape; ///< Input, Full, random, Reshape, BroadcastTo.
   std::vector<int64_t> ints, ints2, ints3; ///< Axes, permutation, slice.
-  bool flag = false;         ///< keepDims; scalar first; softmax: log.
-  int64_t axis = 0;          ///< Softmax, Concat.
-  double start = 0, stop = 0, step = 1; ///< Arange; random low/high.
-  int64_t seed = 0;          ///< Random.
+  bool flag = false; ///< keepDims; scalar first; softmax: log.
+  int64_t axis = 0;  ///< Softmax, Concat.
+  double start = 0, stop = 0, step = 1;      ///< Arange; random low/high.
+  int64_t seed = 0;                          ///< Random.
   ScalarType scalarType = ScalarType::Float; ///< BinaryScalar, Full, ...
   /// The scalar per iteration (one value if it never varies).
   std::vector<double> constants;
@@ -119,8 +119,8 @@ struct Program {
   int iterations = 1;
 
   double constant(const Step &step, int iteration) const {
-    return step.constants[static_cast<size_t>(iteration) %
-                          step.constants.size()];
+    return step
+        .constants[static_cast<size_t>(iteration) % step.constants.size()];
   }
 };
 

@@ -47,9 +47,8 @@ std::vector<long> lastUses(const Program &program) {
 }
 
 /// Reference values of every step of one iteration.
-std::vector<reference::Value> referenceRun(const Program &program,
-                                           int iteration,
-                                           bool &usedComputedValues) {
+std::vector<reference::Value>
+referenceRun(const Program &program, int iteration, bool &usedComputedValues) {
   std::vector<Tensor> slots(program.steps.size());
   for (size_t i = 0; i < program.steps.size(); ++i)
     if (program.steps[i].kind != StepKind::Read)
@@ -117,11 +116,10 @@ struct Checker {
         return;
     }
     if (value != expected)
-      outcome.failures.push_back(
-          {mode, iteration, step, false,
-           std::string("bool conversion: expected ") +
-               (expected ? "true" : "false") + ", got " +
-               (value ? "true" : "false")});
+      outcome.failures.push_back({mode, iteration, step, false,
+                                  std::string("bool conversion: expected ") +
+                                      (expected ? "true" : "false") + ", got " +
+                                      (value ? "true" : "false")});
   }
 };
 
@@ -175,8 +173,8 @@ void compiledRun(const Program &program, Mode mode, Outcome &outcome) {
 Outcome fuzz::run(const Program &program, const std::vector<Mode> &modes) {
   Outcome outcome;
   for (int iteration = 0; iteration < program.iterations; ++iteration)
-    outcome.reference.push_back(referenceRun(
-        program, iteration, outcome.referenceUsedComputedValues));
+    outcome.reference.push_back(
+        referenceRun(program, iteration, outcome.referenceUsedComputedValues));
   for (Mode mode : modes) {
     if (mode == Mode::Eager) {
       EagerScope eager;

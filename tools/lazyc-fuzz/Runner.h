@@ -28,7 +28,7 @@ const char *modeName(Mode mode);
 struct Failure {
   Mode mode = Mode::Lazy;
   int iteration = 0;
-  size_t step = 0;   ///< The step whose value disagreed (or that threw).
+  size_t step = 0; ///< The step whose value disagreed (or that threw).
   bool threw = false;
   std::string message;
 

@@ -93,7 +93,8 @@ bool parse(int argc, char **argv, Options &options) {
       options.programs = 1;
       options.replay = true;
     } else if (arg == "--max-ops")
-      options.generator.maxOps = static_cast<int>(std::strtol(value(), nullptr, 10));
+      options.generator.maxOps =
+          static_cast<int>(std::strtol(value(), nullptr, 10));
     else if (arg == "--mode") {
       std::string mode = value();
       if (mode == "lazy")
@@ -152,8 +153,8 @@ void report(const Program &program, const Failure &failure,
   std::cout << "lazyc-fuzz: minimizing ...\n" << std::flush;
   Program small = minimize(program, failure);
   Outcome outcome = run(small, {failure.mode});
-  std::cout << "lazyc-fuzz: minimized from " << program.steps.size()
-            << " to " << small.steps.size() << " steps";
+  std::cout << "lazyc-fuzz: minimized from " << program.steps.size() << " to "
+            << small.steps.size() << " steps";
   if (!outcome.failures.empty())
     std::cout << "; it fails with\n  " << outcome.failures.front().describe();
   std::cout << "\n\n" << print(small, failure.mode == Mode::Eager) << "\n";
@@ -202,8 +203,8 @@ int main(int argc, char **argv) {
     unconstrained += outcome.elementsUnconstrained;
     notIndependent += outcome.referenceUsedComputedValues;
     if (options.verbose)
-      std::cout << "seed " << seed << ": " << program.steps.size()
-                << " steps, " << program.iterations << " iterations, "
+      std::cout << "seed " << seed << ": " << program.steps.size() << " steps, "
+                << program.iterations << " iterations, "
                 << outcome.valuesChecked << " values checked, "
                 << outcome.failures.size() << " failures" << std::endl;
     if (outcome.failures.empty())
@@ -214,16 +215,16 @@ int main(int argc, char **argv) {
       break;
   }
   Metrics m = metrics();
-  std::cout << "lazyc-fuzz: " << programs << " programs (seeds "
-            << options.seed << ".." << options.seed + programs - 1 << ", "
-            << iterations << " iterations), " << values << " values and "
-            << elements << " elements checked ("
-            << unconstrained << " unconstrained), " << failed << " failed, in "
-            << static_cast<int64_t>(elapsed()) << " s; " << m.tracesCompiled
-            << " traces compiled (" << std::fixed << std::setprecision(1)
-            << m.compileMs / 1000 << " s), " << m.cacheHits << " cache hits, "
-            << m.constantsPromoted << " constants promoted, "
-            << m.updatedInPlace << " values updated in place\n";
+  std::cout << "lazyc-fuzz: " << programs << " programs (seeds " << options.seed
+            << ".." << options.seed + programs - 1 << ", " << iterations
+            << " iterations), " << values << " values and " << elements
+            << " elements checked (" << unconstrained << " unconstrained), "
+            << failed << " failed, in " << static_cast<int64_t>(elapsed())
+            << " s; " << m.tracesCompiled << " traces compiled (" << std::fixed
+            << std::setprecision(1) << m.compileMs / 1000 << " s), "
+            << m.cacheHits << " cache hits, " << m.constantsPromoted
+            << " constants promoted, " << m.updatedInPlace
+            << " values updated in place\n";
   if (notIndependent)
     std::cout << "lazyc-fuzz: note: " << notIndependent
               << " programs had a reference fed by computed values (trace "

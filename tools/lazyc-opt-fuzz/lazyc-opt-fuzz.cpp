@@ -84,7 +84,8 @@ static std::string print(ModuleOp module, bool generic) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
   // Diagnostics are the expected outcome for most inputs: drop them.
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
 
   // MLIR's lexer reads up to a NUL after the text (a MemoryBuffer's, as
   // lazyc-opt reads a file): without one it runs past the end of libFuzzer's

@@ -53,7 +53,7 @@ static std::string supportedDescriptors() {
 /// string, a parenthesized tuple or a bare word. None if `key` is missing or
 /// its value is none of these.
 static std::optional<llvm::StringRef> dictValue(llvm::StringRef header,
-                                               llvm::StringRef key) {
+                                                llvm::StringRef key) {
   std::string quoted = ("'" + key + "'").str();
   size_t at = header.find(quoted);
   if (at == llvm::StringRef::npos)
@@ -197,8 +197,7 @@ llvm::Error npy::write(llvm::StringRef path, const Array &array) {
   if (array.shape.size() == 1)
     shape += ",";
   std::string header = std::string("{'descr': '") + descriptor(array.dtype) +
-                       "', 'fortran_order': False, 'shape': (" + shape +
-                       "), }";
+                       "', 'fortran_order': False, 'shape': (" + shape + "), }";
   // Pad so the data starts at a multiple of 64 bytes.
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');

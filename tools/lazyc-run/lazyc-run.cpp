@@ -37,8 +37,8 @@
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -56,9 +56,8 @@ using namespace lazyc;
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<input .mlir file>"),
-                                      cl::init("-"));
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::desc("<input .mlir file>"), cl::init("-"));
 static cl::opt<std::string>
     entryName("entry", cl::desc("Function to run (default: the only one)"),
               cl::value_desc("name"));
@@ -84,7 +83,6 @@ static int fail(const llvm::Twine &message) {
   llvm::errs() << "lazyc-run: error: " << message << "\n";
   return 1;
 }
-
 
 static std::optional<DType> dtypeOf(Type type) {
   for (DType dtype : kAllDTypes)
@@ -180,8 +178,7 @@ static LogicalResult checkIsTrace(ModuleOp module) {
 /// or exceeds this machine's memory: a std::vector that large cannot be
 /// allocated, which would abort instead of saying so.
 static llvm::Expected<size_t> byteSize(llvm::ArrayRef<int64_t> shape,
-                                       DType dtype,
-                                       const llvm::Twine &what) {
+                                       DType dtype, const llvm::Twine &what) {
   std::string text = mlirShapeText(shape, jit::kDynamic);
   size_t bytes = sizeOf(dtype);
   for (int64_t dim : shape) {
@@ -194,10 +191,10 @@ static llvm::Expected<size_t> byteSize(llvm::ArrayRef<int64_t> shape,
   }
   uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   if (bytes > memory)
-    return llvm::createStringError(
-        what + " of shape " + text + " needs " + llvm::Twine(bytes) +
-        " bytes, more than this machine's memory (" + llvm::Twine(memory) +
-        ")");
+    return llvm::createStringError(what + " of shape " + text + " needs " +
+                                   llvm::Twine(bytes) +
+                                   " bytes, more than this machine's memory (" +
+                                   llvm::Twine(memory) + ")");
   return bytes;
 }
 
@@ -246,7 +243,8 @@ static void printSummary(llvm::raw_ostream &os, const npy::Array &array) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
-      argc, argv, "lazyc-run: compile and run a function of a lazy .mlir file\n");
+      argc, argv,
+      "lazyc-run: compile and run a function of a lazy .mlir file\n");
 
   DialectRegistry registry;
   lazyc::registerAllDialects(registry);
@@ -289,10 +287,10 @@ int main(int argc, char **argv) {
     std::optional<DType> dtype =
         tensorType ? dtypeOf(tensorType.getElementType()) : std::nullopt;
     if (!dtype)
-      return fail("argument #" + llvm::Twine(index) + " has type " +
-                  llvm::Twine(llvm::StringRef(
-                      llvm::formatv("{0}", type).str())) +
-                  ", not a tensor lazyc supports");
+      return fail(
+          "argument #" + llvm::Twine(index) + " has type " +
+          llvm::Twine(llvm::StringRef(llvm::formatv("{0}", type).str())) +
+          ", not a tensor lazyc supports");
     llvm::StringRef spec =
         index < inputs.size() ? llvm::StringRef(inputs[index]) : "random";
     npy::Array array;
@@ -356,19 +354,18 @@ int main(int argc, char **argv) {
         byteSize(spec.shape, spec.dtype, "result #" + llvm::Twine(index));
     if (!bytes)
       return fail(llvm::toString(bytes.takeError()));
-    results.push_back({spec.dtype,
-                       std::vector<int64_t>(spec.shape.begin(),
-                                            spec.shape.end()),
-                       std::vector<uint8_t>(*bytes)});
+    results.push_back(
+        {spec.dtype, std::vector<int64_t>(spec.shape.begin(), spec.shape.end()),
+         std::vector<uint8_t>(*bytes)});
   }
   std::vector<jit::BufferView> inputViews, outputViews;
   for (npy::Array &array : arguments)
     inputViews.push_back({array.bytes.data(), array.shape});
   for (auto [index, array] : llvm::enumerate(results))
-    outputViews.push_back(tiedArguments[index] >= 0
-                              ? inputViews[tiedArguments[index]]
-                              : jit::BufferView{array.bytes.data(),
-                                                array.shape});
+    outputViews.push_back(
+        tiedArguments[index] >= 0
+            ? inputViews[tiedArguments[index]]
+            : jit::BufferView{array.bytes.data(), array.shape});
 
   using Clock = std::chrono::steady_clock;
   std::vector<double> times;

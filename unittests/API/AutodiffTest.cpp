@@ -83,8 +83,7 @@ void checkGradient(const Function &f, const std::vector<Input> &inputs,
         return projected(f, tensorsOf(moved)).item<double>();
       };
       double numeric = (lossAt(h) - lossAt(-h)) / (2 * h);
-      EXPECT_NEAR(analytic[i][j], numeric,
-                  tolerance * (1 + std::abs(numeric)))
+      EXPECT_NEAR(analytic[i][j], numeric, tolerance * (1 + std::abs(numeric)))
           << "input " << i << ", element " << j;
     }
   }
@@ -192,11 +191,9 @@ TEST(AutodiffTest, ShapeOps) {
   checkGradient(
       [](auto &x) { return slice(x[0], {1, 0, 1}, {2, 3, 4}, {1, 2, 2}); },
       {a});
-  checkGradient([](auto &x) { return slice(x[0], {0, 1, 0}, {2, 3, 3}); },
-                {a});
-  checkGradient(
-      [](auto &x) { return concat({x[0], x[1] * 2.0, x[0]}, 1); },
-      {a, sample({2, 1, 4}, -1, 1, 24)});
+  checkGradient([](auto &x) { return slice(x[0], {0, 1, 0}, {2, 3, 3}); }, {a});
+  checkGradient([](auto &x) { return concat({x[0], x[1] * 2.0, x[0]}, 1); },
+                {a, sample({2, 1, 4}, -1, 1, 24)});
 }
 
 TEST(AutodiffTest, AComposedModel) {

@@ -74,9 +74,8 @@ TEST_F(BadInputTest, ShapeMismatches) {
               "where", "[2, 3]");
   expectError([&](unsigned &l) { l = __LINE__, (void)concat({a, b}, 0); },
               "concat", "shapes [2, 3] and [4, 5] differ outside axis 0");
-  expectError(
-      [&](unsigned &l) { l = __LINE__, (void)broadcastTo(a, {3, 3}); },
-      "broadcastTo", "cannot broadcast [2, 3] to [3, 3]");
+  expectError([&](unsigned &l) { l = __LINE__, (void)broadcastTo(a, {3, 3}); },
+              "broadcastTo", "cannot broadcast [2, 3] to [3, 3]");
 }
 
 TEST_F(BadInputTest, DtypeMismatches) {
@@ -84,8 +83,7 @@ TEST_F(BadInputTest, DtypeMismatches) {
   Tensor ints = Tensor::fromVector<int32_t>({1, 2}, {2});
   expectError([&](unsigned &l) { l = __LINE__, (void)matmul(flags, flags); },
               "matmul", "Bool");
-  expectError([&](unsigned &l) { l = __LINE__, (void)-flags; }, "neg",
-              "Bool");
+  expectError([&](unsigned &l) { l = __LINE__, (void)-flags; }, "neg", "Bool");
   expectError([&](unsigned &l) { l = __LINE__, (void)abs(flags); }, "abs",
               "Bool");
   expectError(
@@ -104,8 +102,8 @@ TEST_F(BadInputTest, AxesOutOfRange) {
               "axis 2 is out of range for a rank-2 tensor");
   expectError([&](unsigned &l) { l = __LINE__, (void)max(a, {-3}); }, "max",
               "axis -3 is out of range for a rank-2 tensor");
-  expectError([&](unsigned &l) { l = __LINE__, (void)mean(a, {0, 0}); },
-              "mean", "0");
+  expectError([&](unsigned &l) { l = __LINE__, (void)mean(a, {0, 0}); }, "mean",
+              "0");
   expectError([&](unsigned &l) { l = __LINE__, (void)softmax(a, 5); },
               "softmax", "axis 5 is out of range for a rank-2 tensor");
   expectError([&](unsigned &l) { l = __LINE__, (void)concat({a, a}, 2); },
@@ -124,11 +122,8 @@ TEST_F(BadInputTest, InvalidReshapesAndSlices) {
               "reshape", "only one dimension may be -1 in [-1, -1]");
   expectError([&](unsigned &l) { l = __LINE__, (void)reshape(a, {-2, -3}); },
               "reshape", "negative dimension in shape [-2, -3]");
-  expectError(
-      [&](unsigned &l) {
-        l = __LINE__, (void)reshape(a, {4, -1});
-      },
-      "reshape", "cannot reshape [2, 3] (6 elements) to [4, -1]");
+  expectError([&](unsigned &l) { l = __LINE__, (void)reshape(a, {4, -1}); },
+              "reshape", "cannot reshape [2, 3] (6 elements) to [4, -1]");
   expectError([&](unsigned &l) { l = __LINE__, (void)slice(a, {0}, {1}); },
               "slice", "one start, limit and step per dimension of [2, 3]");
   expectError(

@@ -95,8 +95,7 @@ TEST(DeviceTest, ScopesNestAndRestore) {
       DeviceScope inner(Device::cpu());
       EXPECT_TRUE(defaultDevice() == Device::cpu());
       // CPU work inside a GPU scope's inner CPU scope runs as usual.
-      EXPECT_EQ(full({2}, 3.0f).toVector<float>(),
-                (std::vector<float>{3, 3}));
+      EXPECT_EQ(full({2}, 3.0f).toVector<float>(), (std::vector<float>{3, 3}));
     }
     EXPECT_TRUE(defaultDevice() == Device::cuda(1));
   }
@@ -112,26 +111,34 @@ TEST(DeviceTest, ScopesArePerThread) {
 
 TEST(DeviceTest, CreatingOnTheGpuSaysTheBackendIsNotBuilt) {
   DeviceScope scope(Device::cuda());
-  expectError([](unsigned &line) {
-    // clang-format off
+  expectError(
+      [](unsigned &line) {
+        // clang-format off
     line = __LINE__; Tensor z = zeros({8});
-    // clang-format on
-  }, "full", kNotBuilt);
-  expectError([](unsigned &line) {
-    // clang-format off
+        // clang-format on
+      },
+      "full", kNotBuilt);
+  expectError(
+      [](unsigned &line) {
+        // clang-format off
     line = __LINE__; Tensor r = randomUniform({4}, 0.0, 1.0, /*seed=*/1);
-    // clang-format on
-  }, "randomUniform", kNotBuilt);
-  expectError([](unsigned &line) {
-    // clang-format off
+        // clang-format on
+      },
+      "randomUniform", kNotBuilt);
+  expectError(
+      [](unsigned &line) {
+        // clang-format off
     line = __LINE__; Tensor v = Tensor::fromVector<float>({1, 2}, {2});
-    // clang-format on
-  }, "fromVector", kNotBuilt);
-  expectError([](unsigned &line) {
-    // clang-format off
+        // clang-format on
+      },
+      "fromVector", kNotBuilt);
+  expectError(
+      [](unsigned &line) {
+        // clang-format off
     line = __LINE__; Tensor a = arange(0, 4, 1);
-    // clang-format on
-  }, "arange", kNotBuilt);
+        // clang-format on
+      },
+      "arange", kNotBuilt);
   // The message names the device.
   try {
     DeviceScope second(Device::cuda(2));
@@ -146,17 +153,21 @@ TEST(DeviceTest, CreatingOnTheGpuSaysTheBackendIsNotBuilt) {
 TEST(DeviceTest, ATraceOnTheGpuSaysTheBackendIsNotBuilt) {
   // The trace is cut and sent to the GPU target, which reports at the line
   // that made the value.
-  expectError([](unsigned &line) {
-    Tensor y = pendingOn(Device::cuda(), line);
-    EXPECT_TRUE(y.device() == Device::cuda());
-    (void)y.toVector<float>();
-  }, "add", kNotBuilt);
+  expectError(
+      [](unsigned &line) {
+        Tensor y = pendingOn(Device::cuda(), line);
+        EXPECT_TRUE(y.device() == Device::cuda());
+        (void)y.toVector<float>();
+      },
+      "add", kNotBuilt);
   // In eager mode, at the first op that runs: the scalar's broadcast (eager
   // scalars are rank 0).
-  expectError([](unsigned &line) {
-    EagerScope eager;
-    Tensor y = pendingOn(Device::cuda(), line);
-  }, "broadcastTo", kNotBuilt);
+  expectError(
+      [](unsigned &line) {
+        EagerScope eager;
+        Tensor y = pendingOn(Device::cuda(), line);
+      },
+      "broadcastTo", kNotBuilt);
 }
 
 TEST(DeviceTest, SyncComputesEachDeviceOnItsOwn) {
@@ -175,26 +186,34 @@ TEST(DeviceTest, OperandsOnTwoDevicesAreAnError) {
   Tensor onCpu = Tensor::fromVector<float>({1, 2, 3}, {3});
   unsigned made = 0;
   Tensor onGpu = pendingOn(Device::cuda(), made);
-  expectError([&](unsigned &line) {
-    // clang-format off
+  expectError(
+      [&](unsigned &line) {
+        // clang-format off
     line = __LINE__; Tensor sum = onCpu + onGpu;
-    // clang-format on
-  }, "add", "operands live on different devices, cpu and cuda:0");
-  expectError([&](unsigned &line) {
-    // clang-format off
+        // clang-format on
+      },
+      "add", "operands live on different devices, cpu and cuda:0");
+  expectError(
+      [&](unsigned &line) {
+        // clang-format off
     line = __LINE__; Tensor product = matmul(reshape(onGpu, {1, 3}), reshape(onCpu, {3, 1}));
-    // clang-format on
-  }, "matmul", "cuda:0 and cpu");
-  expectError([&](unsigned &line) {
-    // clang-format off
+        // clang-format on
+      },
+      "matmul", "cuda:0 and cpu");
+  expectError(
+      [&](unsigned &line) {
+        // clang-format off
     line = __LINE__; Tensor chosen = where(onCpu > 1.0f, onCpu, onGpu);
-    // clang-format on
-  }, "where", "different devices");
-  expectError([&](unsigned &line) {
-    // clang-format off
+        // clang-format on
+      },
+      "where", "different devices");
+  expectError(
+      [&](unsigned &line) {
+        // clang-format off
     line = __LINE__; Tensor joined = concat({onCpu, onGpu}, 0);
-    // clang-format on
-  }, "concat", "different devices");
+        // clang-format on
+      },
+      "concat", "different devices");
   // A scalar operand goes where its tensor is.
   Tensor scaled = onGpu * 2.0f;
   EXPECT_TRUE(scaled.device() == Device::cuda());
@@ -210,12 +229,12 @@ TEST(DeviceTest, TheDeviceIsPartOfTheTraceKey) {
   Tensor onCpu = pendingOn(Device::cpu(), line);
   Tensor onGpu = pendingOn(Device::cuda(), line);
   Tensor onGpu1 = pendingOn(Device::cuda(1), line);
-  trace::Trace a = trace::extractTrace(
-      {detail::TensorAccess::node(onCpu).get()});
-  trace::Trace b = trace::extractTrace(
-      {detail::TensorAccess::node(onGpu).get()});
-  trace::Trace c = trace::extractTrace(
-      {detail::TensorAccess::node(onGpu1).get()});
+  trace::Trace a =
+      trace::extractTrace({detail::TensorAccess::node(onCpu).get()});
+  trace::Trace b =
+      trace::extractTrace({detail::TensorAccess::node(onGpu).get()});
+  trace::Trace c =
+      trace::extractTrace({detail::TensorAccess::node(onGpu1).get()});
   EXPECT_TRUE(a.device == Device::cpu());
   EXPECT_TRUE(b.device == Device::cuda());
   EXPECT_EQ(a.nodes.size(), b.nodes.size());

@@ -77,8 +77,8 @@ TEST_F(InPlaceUpdateTest, AHeldOldValueIsNeverOverwritten) {
   lazyc::sync();
   EXPECT_EQ(metrics().updatedInPlace, inPlace);
   EXPECT_NE(bufferOf(w.read()), bufferOf(old));
-  std::vector<float> before = old.toVector<float>(), after =
-                                                          w.read().toVector<float>();
+  std::vector<float> before = old.toVector<float>(),
+                     after = w.read().toVector<float>();
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(before[i], w0[i] + 1) << i;
     EXPECT_EQ(after[i], w0[i] + 2) << i;

@@ -104,9 +104,9 @@ TEST_F(RecordingTest, ASharedLiteralIsStillPromotedPerUse) {
 
 TEST_F(RecordingTest, ALiteralOfAnotherShapeOrTypeIsNotShared) {
   // The same call site, with operands of two shapes and two dtypes.
-  std::vector<Tensor> operands = {
-      full({2}, 1.0f), full({3}, 1.0f), full({2}, 1.0, DType::Float64),
-      full({2}, 4, DType::Int32)};
+  std::vector<Tensor> operands = {full({2}, 1.0f), full({3}, 1.0f),
+                                  full({2}, 1.0, DType::Float64),
+                                  full({2}, 4, DType::Int32)};
   std::vector<Tensor> results;
   for (const Tensor &operand : operands)
     results.push_back(operand + 2);

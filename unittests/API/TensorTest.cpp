@@ -75,8 +75,8 @@ TEST_F(TensorTest, ReadingTwiceRunsOnce) {
 
 TEST_F(TensorTest, HeldValuesAreOutputsOthersStayInside) {
   Tensor x = Tensor::fromVector<float>({1, 2, 3}, {3});
-  Tensor a = x * 2.0f;             // held: an output of the trace
-  Tensor b = (a + 1.0f) * 3.0f;    // the temporary a + 1 is not held
+  Tensor a = x * 2.0f;          // held: an output of the trace
+  Tensor b = (a + 1.0f) * 3.0f; // the temporary a + 1 is not held
   EXPECT_EQ(b.toVector<float>(), (std::vector<float>{9, 15, 21}));
   EXPECT_TRUE(a.isMaterialized()); // computed by the same kernel
   EXPECT_EQ(metrics().kernelsRun, 1u);
@@ -118,10 +118,10 @@ TEST_F(TensorTest, BroadcastingAndPromotion) {
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 4; ++c)
       EXPECT_EQ(values[r * 4 + c], (r + 1) + 10.0 * (c + 1));
-  EXPECT_EQ((i * 2).dtype(), DType::Int32);      // weak int scalar
-  EXPECT_EQ((i * 2.0).dtype(), DType::Float64);  // a double scalar
-  EXPECT_EQ((f * 2.0).dtype(), DType::Float32);  // same kind: tensor wins
-  EXPECT_EQ((i / i).dtype(), DType::Float64);    // true division
+  EXPECT_EQ((i * 2).dtype(), DType::Int32);     // weak int scalar
+  EXPECT_EQ((i * 2.0).dtype(), DType::Float64); // a double scalar
+  EXPECT_EQ((f * 2.0).dtype(), DType::Float32); // same kind: tensor wins
+  EXPECT_EQ((i / i).dtype(), DType::Float64);   // true division
   EXPECT_EQ(promoteTypes(DType::Float16, DType::BFloat16), DType::Float32);
   EXPECT_EQ(promoteTypes(DType::Bool, DType::Int64), DType::Int64);
 }
@@ -135,8 +135,8 @@ TEST_F(TensorTest, BooleanMaximumIsLogicalOrAndMeanKeepsFloat16) {
             (std::vector<bool>{true, true, true, false}));
   EXPECT_EQ(allOf.toVector<bool>(),
             (std::vector<bool>{true, false, false, false}));
-  Tensor half = cast(Tensor::fromVector<float>({1, 2, 3, 6}, {4}),
-                     DType::Float16);
+  Tensor half =
+      cast(Tensor::fromVector<float>({1, 2, 3, 6}, {4}), DType::Float16);
   EXPECT_EQ(mean(half).dtype(), DType::Float16);
   EXPECT_EQ(mean(half).item<float>(), 3.0f);
   EXPECT_EQ(mean(p).dtype(), DType::Float64);
@@ -174,8 +174,8 @@ TEST_F(TensorTest, ReductionsOverEveryAxis) {
       for (int64_t q = 0; q < outer[1]; ++q, ++index) {
         float expected = 0, expectedMax = -INFINITY;
         for (int64_t r = 0; r < dims[axis]; ++r) {
-          float v = data[p * outerStride[0] + q * outerStride[1] +
-                         r * strides[axis]];
+          float v =
+              data[p * outerStride[0] + q * outerStride[1] + r * strides[axis]];
           expected += v;
           expectedMax = std::max(expectedMax, v);
         }
@@ -201,8 +201,9 @@ TEST_F(TensorTest, ShapeErrorsNameTheOpAndTheLine) {
   } catch (const Error &error) {
     EXPECT_EQ(error.op(), "matmul");
     EXPECT_EQ(error.line(), static_cast<unsigned>(line));
-    EXPECT_NE(std::string(error.what()).find("inner dimensions differ: [2, 3] "
-                                             "and [4, 5]"),
+    EXPECT_NE(std::string(error.what())
+                  .find("inner dimensions differ: [2, 3] "
+                        "and [4, 5]"),
               std::string::npos)
         << error.what();
     EXPECT_NE(std::string(error.what()).find("TensorTest.cpp:"),
@@ -361,9 +362,11 @@ TEST_F(ExplainTest, ShapeChange) {
       continue;
     }
     EXPECT_NE(text.find("(toVector at " + at(line + 1) + ")"),
-              std::string::npos) << text;
+              std::string::npos)
+        << text;
     EXPECT_NE(text.find("has shape [5, 3], the cached one [4, 3]"),
-              std::string::npos) << text;
+              std::string::npos)
+        << text;
   }
 }
 
@@ -381,7 +384,8 @@ TEST_F(ExplainTest, AHeldOldValueIsNotOverwritten) {
                       ") can still be read afterwards (a Tensor, a pending "
                       "op or a tape holds it), so it is not overwritten, "
                       "unlike in the cached trace"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
 }
 
 TEST_F(ExplainTest, OpChange) {
@@ -391,9 +395,10 @@ TEST_F(ExplainTest, OpChange) {
   int line = __LINE__ + 1;
   (void)(x - x).toVector<float>();
   std::string text = explained();
-  EXPECT_NE(text.find("`sub` at " + at(line) +
-                      ", where the cached trace has `add`"),
-            std::string::npos) << text;
+  EXPECT_NE(
+      text.find("`sub` at " + at(line) + ", where the cached trace has `add`"),
+      std::string::npos)
+      << text;
 }
 
 TEST_F(ExplainTest, DtypeChange) {
@@ -403,8 +408,8 @@ TEST_F(ExplainTest, DtypeChange) {
   (void)explained();
   (void)sqrt(d).toVector<double>();
   std::string text = explained();
-  EXPECT_NE(text.find("is Float64, the cached one Float32"),
-            std::string::npos) << text;
+  EXPECT_NE(text.find("is Float64, the cached one Float32"), std::string::npos)
+      << text;
 }
 
 TEST_F(ExplainTest, ConstantChangeNamesValuesAndLine) {
@@ -417,7 +422,8 @@ TEST_F(ExplainTest, ConstantChangeNamesValuesAndLine) {
   }
   std::string text = explained();
   EXPECT_NE(text.find("constants changed: 2 (was 1) in `mul` at " + at(line)),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   // The third iteration reuses the promoted function: no third line.
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
 }
@@ -436,8 +442,8 @@ TEST(TraceTest, ExtractionOfAMillionNodeChainIsIterative) {
   leaf->kind = OpKind::Buffer;
   leaf->dtype = DType::Float32;
   leaf->shape = {1};
-  leaf->value = std::make_shared<trace::Buffer>(DType::Float32, 1, Device::cpu(),
-                                                 cpuAllocator());
+  leaf->value = std::make_shared<trace::Buffer>(DType::Float32, 1,
+                                                Device::cpu(), cpuAllocator());
   NodePtr head = leaf;
   for (int i = 0; i < 1000000; ++i) {
     auto node = std::make_shared<Node>();
@@ -528,9 +534,9 @@ TEST(LiteralTest, CastsOfLiteralsConvertTheValue) {
     std::optional<EagerScope> scope;
     if (eager)
       scope.emplace();
-    EXPECT_EQ(cast(full({1}, 0.335f, DType::Float16), DType::Float32)
-                  .item<float>(),
-              0.3349609375f)
+    EXPECT_EQ(
+        cast(full({1}, 0.335f, DType::Float16), DType::Float32).item<float>(),
+        0.3349609375f)
         << (eager ? "eager" : "lazy");
     EXPECT_EQ(cast(cast(full({1, 3}, -1.223), DType::Bool), DType::Float32)
                   .toVector<float>(),
@@ -581,8 +587,8 @@ TEST(TraceTest, KeysOfSmallShapesDoNotCollide) {
           min->kind = OpKind::ReduceMin;
           min->dtype = DType::Float64;
           min->shape = {rows};
-          min->ints = rank == 2 ? std::vector<int64_t>{1}
-                                : std::vector<int64_t>{1, 2};
+          min->ints =
+              rank == 2 ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 2};
           min->inputs = {leaf};
           min->computeContentHash();
           keys.insert(extractTrace({min.get()}, dynamic).key);

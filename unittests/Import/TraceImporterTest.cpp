@@ -428,18 +428,12 @@ TEST_F(TraceImporterTest, ShapeOpsCarryTheirAttributes) {
   NodePtr a = computed(DType::Float32, {2, 3});
   NodePtr b = computed(DType::Float32, {2, 3});
   NodePtr row = computed(DType::Float32, {3});
-  NodePtr broadcast =
-      pending(OpKind::Broadcast, DType::Float32, {2, 3}, {row}, [](Node &n) {
-        n.ints = {2, 3};
-      });
-  NodePtr reshape =
-      pending(OpKind::Reshape, DType::Float32, {3, 2}, {a}, [](Node &n) {
-        n.ints = {3, 2};
-      });
-  NodePtr transpose =
-      pending(OpKind::Transpose, DType::Float32, {3, 2}, {a}, [](Node &n) {
-        n.ints = {1, 0};
-      });
+  NodePtr broadcast = pending(OpKind::Broadcast, DType::Float32, {2, 3}, {row},
+                              [](Node &n) { n.ints = {2, 3}; });
+  NodePtr reshape = pending(OpKind::Reshape, DType::Float32, {3, 2}, {a},
+                            [](Node &n) { n.ints = {3, 2}; });
+  NodePtr transpose = pending(OpKind::Transpose, DType::Float32, {3, 2}, {a},
+                              [](Node &n) { n.ints = {1, 0}; });
   // Rows 0 and 1; every second column from 1 below 3: column 1 only.
   NodePtr slice =
       pending(OpKind::Slice, DType::Float32, {2, 1}, {a}, [](Node &n) {

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/InitAll.h"
 #include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/InitAll.h"
 #include "lazyc/Runtime/Runtime.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -49,7 +49,8 @@ protected:
   /// returns null) when either step fails.
   std::unique_ptr<CompiledFunction> compile(llvm::StringRef source,
                                             llvm::StringRef name) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     if (!module) {
       ADD_FAILURE() << "cannot parse:\n" << source.str();
       return nullptr;
@@ -65,7 +66,8 @@ protected:
 
   /// Compiles expecting failure; returns the error message.
   std::string compileError(llvm::StringRef source, llvm::StringRef name) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     if (!module)
       return "<parse failure>";
     auto compiled = CompiledFunction::compile(*module, name);
@@ -176,9 +178,9 @@ TEST_F(CompiledFunctionTest, DynamicShapeWithZeroElements) {
   ASSERT_TRUE(dyn);
   float dummy = 0, sum = NAN;
   const int64_t shape[] = {0};
-  ASSERT_EQ(messageOf(dyn->call({{&dummy, shape}},
-                                {{&dummy, shape}, {&sum, {}}})),
-            "");
+  ASSERT_EQ(
+      messageOf(dyn->call({{&dummy, shape}}, {{&dummy, shape}, {&sum, {}}})),
+      "");
   EXPECT_EQ(sum, 0.0f);
 }
 
@@ -201,17 +203,18 @@ TEST_F(CompiledFunctionTest, TwoResults) {
   std::vector<float> product(6 * 5, NAN), rowMax(6, NAN);
   const int64_t aShape[] = {6, 16}, bShape[] = {16, 5}, pShape[] = {6, 5},
                 mShape[] = {6, 1};
-  ASSERT_EQ(messageOf(two->call({{a.data(), aShape}, {b.data(), bShape}},
-                                {{product.data(), pShape},
-                                 {rowMax.data(), mShape}})),
-            "");
+  ASSERT_EQ(
+      messageOf(two->call({{a.data(), aShape}, {b.data(), bShape}},
+                          {{product.data(), pShape}, {rowMax.data(), mShape}})),
+      "");
   for (int i = 0; i < 6; ++i) {
     for (int j = 0; j < 5; ++j) {
       double sum = 0;
       for (int p = 0; p < 16; ++p)
         sum += double(a[i * 16 + p]) * double(b[p * 5 + j]);
       // 16 products of |x| < 1 in f32: error below 16 * 16 * 2^-24.
-      EXPECT_NEAR(product[i * 5 + j], sum, 1e-5) << "[" << i << ", " << j << "]";
+      EXPECT_NEAR(product[i * 5 + j], sum, 1e-5)
+          << "[" << i << ", " << j << "]";
     }
     float max = -std::numeric_limits<float>::infinity();
     for (int p = 0; p < 16; ++p)
@@ -248,8 +251,8 @@ TEST_F(CompiledFunctionTest, SoftmaxValues) {
   ASSERT_TRUE(softmax);
   std::vector<float> x = randomFloats(6400, 3, -20, 20), out(6400, NAN);
   const int64_t shape[] = {64, 100};
-  ASSERT_EQ(messageOf(softmax->call({{x.data(), shape}}, {{out.data(), shape}})),
-            "");
+  ASSERT_EQ(
+      messageOf(softmax->call({{x.data(), shape}}, {{out.data(), shape}})), "");
   std::vector<double> expected = softmaxRows(x, 64, 100);
   for (size_t i = 0; i < out.size(); ++i)
     EXPECT_NEAR(out[i], expected[i], 1e-5 * expected[i] + 1e-7)
@@ -262,8 +265,8 @@ TEST_F(CompiledFunctionTest, RepeatedCallsDoNotLeakTemporaries) {
   std::vector<float> x = randomFloats(6400, 4), out(6400);
   const int64_t shape[] = {64, 100};
   // One call first: it may fill the allocator's cache.
-  ASSERT_EQ(messageOf(softmax->call({{x.data(), shape}}, {{out.data(), shape}})),
-            "");
+  ASSERT_EQ(
+      messageOf(softmax->call({{x.data(), shape}}, {{out.data(), shape}})), "");
   lazyrt_allocator_stats before = lazyrt_get_allocator_stats();
   for (int i = 0; i < 1000; ++i)
     ASSERT_EQ(
@@ -289,8 +292,8 @@ void checkSoftmaxDoesNotLeak(const CompiledFunction &function, int rows,
   std::vector<float> x = randomFloats(size_t(rows) * cols, 6, -4, 4),
                      out(x.size(), NAN);
   const int64_t shape[] = {rows, cols};
-  ASSERT_EQ(messageOf(function.call({{x.data(), shape}}, {{out.data(), shape}})),
-            "");
+  ASSERT_EQ(
+      messageOf(function.call({{x.data(), shape}}, {{out.data(), shape}})), "");
   lazyrt_allocator_stats before = lazyrt_get_allocator_stats();
   for (int i = 0; i < calls; ++i)
     ASSERT_EQ(
@@ -358,9 +361,10 @@ TEST_F(CompiledFunctionTest, TemporariesAcrossResultsDoNotLeak) {
             "");
   uint64_t inUse = lazyrt_get_allocator_stats().bytes_in_use;
   for (int i = 0; i < 1000; ++i)
-    ASSERT_EQ(messageOf(centered->call(
-                  {{x.data(), xShape}}, {{c.data(), xShape}, {e.data(), tShape}})),
-              "");
+    ASSERT_EQ(
+        messageOf(centered->call({{x.data(), xShape}},
+                                 {{c.data(), xShape}, {e.data(), tShape}})),
+        "");
   EXPECT_EQ(lazyrt_get_allocator_stats().bytes_in_use, inUse);
   for (int i = 0; i < 32; ++i) {
     double mean = 0;
@@ -389,10 +393,10 @@ TEST_F(CompiledFunctionTest, ResultThatIsAnArgument) {
   for (int i = 0; i < 15; ++i)
     x[i] = i * 0.25 - 1.5;
   const int64_t shape[] = {3, 5};
-  ASSERT_EQ(messageOf(identity->call({{x.data(), shape}},
-                                     {{same.data(), shape},
-                                      {negated.data(), shape}})),
-            "");
+  ASSERT_EQ(
+      messageOf(identity->call({{x.data(), shape}}, {{same.data(), shape},
+                                                     {negated.data(), shape}})),
+      "");
   for (int i = 0; i < 15; ++i) {
     EXPECT_EQ(same[i], x[i]);
     EXPECT_EQ(negated[i], -x[i]);
@@ -417,9 +421,10 @@ TEST_F(CompiledFunctionTest, IntegerAndBooleanBuffers) {
     b[i] = 7 - i * 2;
   }
   const int64_t shape[] = {10};
-  ASSERT_EQ(messageOf(ints->call({{a.data(), shape}, {b.data(), shape}},
-                                 {{product.data(), shape}, {less.data(), shape}})),
-            "");
+  ASSERT_EQ(
+      messageOf(ints->call({{a.data(), shape}, {b.data(), shape}},
+                           {{product.data(), shape}, {less.data(), shape}})),
+      "");
   for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(product[i], a[i] * b[i]);
     EXPECT_EQ(less[i], a[i] < b[i] ? 1 : 0) << "element " << i;
@@ -441,8 +446,8 @@ TEST_F(CompiledFunctionTest, ConcurrentCallsFromSeveralThreads) {
     threads.emplace_back([&, t] {
       outs[t].assign(6400, NAN);
       for (int i = 0; i < 50 && errors[t].empty(); ++i)
-        errors[t] = messageOf(softmax->call({{xs[t].data(), shape}},
-                                            {{outs[t].data(), shape}}));
+        errors[t] = messageOf(
+            softmax->call({{xs[t].data(), shape}}, {{outs[t].data(), shape}}));
     });
   for (std::thread &thread : threads)
     thread.join();
@@ -525,7 +530,8 @@ TEST_F(CompiledFunctionTest, DynamicOutputSmallerThanResultIsRefused) {
 }
 
 TEST_F(CompiledFunctionTest, MissingFunctionFailsToCompile) {
-  EXPECT_EQ(compileError(kAxpy, "nope"), "lazyc JIT: no function @nope in the module");
+  EXPECT_EQ(compileError(kAxpy, "nope"),
+            "lazyc JIT: no function @nope in the module");
 }
 
 TEST_F(CompiledFunctionTest, UnsupportedArgumentTypeFailsToCompile) {

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/InitAll.h"
 #include "lazyc/JIT/Target.h"
+#include "lazyc/InitAll.h"
 #include "lazyc/Runtime/Runtime.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -72,8 +72,8 @@ TEST_F(TargetTest, CpuStagesAreThePipelineInOrder) {
   std::vector<std::string> names(cpuTarget().stageNames().begin(),
                                  cpuTarget().stageNames().end());
   EXPECT_EQ(names, (std::vector<std::string>{"lower to linalg", "fuse",
-                                              "tile and vectorize",
-                                              "bufferize", "lower to LLVM"}));
+                                             "tile and vectorize", "bufferize",
+                                             "lower to LLVM"}));
 }
 
 TEST_F(TargetTest, CpuTargetCompilesRunsAndAllocates) {
@@ -90,14 +90,14 @@ TEST_F(TargetTest, CpuTargetCompilesRunsAndAllocates) {
   ASSERT_TRUE(in && out);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(in) % LAZYRT_ALIGNMENT, 0u);
   const float host[4] = {1, -2, 0.5f, 4};
-  llvm::cantFail(cpuTarget().copyFromHost(Device::cpu(), in, host,
-                                          sizeof(host)));
+  llvm::cantFail(
+      cpuTarget().copyFromHost(Device::cpu(), in, host, sizeof(host)));
   int64_t shape[] = {4};
   llvm::cantFail((*compiled)->call({{in, shape}}, {{out, shape}}));
   llvm::cantFail(cpuTarget().synchronize(Device::cpu()));
   float result[4];
-  llvm::cantFail(cpuTarget().copyToHost(Device::cpu(), result, out,
-                                        sizeof(result)));
+  llvm::cantFail(
+      cpuTarget().copyToHost(Device::cpu(), result, out, sizeof(result)));
   EXPECT_EQ(std::vector<float>(result, result + 4),
             (std::vector<float>{3, -6, 1.5f, 12}));
   allocator.deallocate(in);

@@ -198,11 +198,11 @@ TEST(LossTest, CrossEntropyIsStableForLargeLogits) {
 
 TEST(LossTest, CrossEntropyErrorsNameTheProblem) {
   Tensor z = zeros({4, 3});
-  EXPECT_NE(
-      errorOf([&] {
-        nn::crossEntropy(z, Tensor::fromVector<int32_t>({0, 1, 3, 2}, {4}));
-      }).find("label 3 at index 2 is outside [0, 3)"),
-      std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              nn::crossEntropy(z,
+                               Tensor::fromVector<int32_t>({0, 1, 3, 2}, {4}));
+            }).find("label 3 at index 2 is outside [0, 3)"),
+            std::string::npos);
   EXPECT_NE(errorOf([&] { nn::crossEntropy(z, zeros({3}, DType::Int32)); })
                 .find("class-index targets must be [4] for logits [4, 3], "
                       "got [3]"),

@@ -46,14 +46,13 @@ TEST(ReferenceNumerics, RoundsOnceToNarrowFloats) {
   EXPECT_EQ(numerics::roundTo(65519.0, DType::Float16), 65504.0);
   EXPECT_EQ(numerics::roundTo(-0.0, DType::Float16), 0.0);
   EXPECT_TRUE(std::signbit(numerics::roundTo(-0.0, DType::Float16)));
-  EXPECT_EQ(numerics::roundTo(0.1, DType::Float32),
-            static_cast<double>(0.1f));
+  EXPECT_EQ(numerics::roundTo(0.1, DType::Float32), static_cast<double>(0.1f));
   // An Int64 beyond 2^53 rounds once: the f64 quantum at 2^62 is 2^10,
   // so 2^62 + 2^10 + 1 goes to 2^62 + 2^10.
-  EXPECT_EQ(numerics::roundTo(
-                static_cast<long double>((int64_t(1) << 62) + 1024 + 1),
-                DType::Float64),
-            0x1p62 + 1024);
+  EXPECT_EQ(
+      numerics::roundTo(static_cast<long double>((int64_t(1) << 62) + 1024 + 1),
+                        DType::Float64),
+      0x1p62 + 1024);
 }
 
 TEST(ReferenceNumerics, UlpsAndRandomBits) {
@@ -97,8 +96,7 @@ TEST(ReferenceEvaluator, IeeeOpsAreExact) {
 TEST(ReferenceEvaluator, IntegersWrapAndPowFollowsTheDialect) {
   Tensor big = Tensor::fromVector<int32_t>({2147483647, -2147483647 - 1}, {2});
   Value wrapped = evaluate(big + 1);
-  EXPECT_EQ(wrapped.ints, (std::vector<int64_t>{-2147483647 - 1,
-                                                -2147483647}));
+  EXPECT_EQ(wrapped.ints, (std::vector<int64_t>{-2147483647 - 1, -2147483647}));
   EXPECT_EQ(wrapped.tolerance, (std::vector<double>{0, 0}));
   EXPECT_EQ(evaluate(-big).ints,
             (std::vector<int64_t>{-2147483647, -2147483647 - 1}));
@@ -157,8 +155,7 @@ TEST(ReferenceEvaluator, CastsRoundOnce) {
   // 2^24 + 2^16, so up to 2^24 + 2^17 (rounding through f32 first would tie
   // at 2^24 + 2^16 and go down to 2^24).
   Tensor i = Tensor::fromVector<int32_t>({(1 << 24) + (1 << 16) + 1}, {1});
-  EXPECT_EQ(evaluate(cast(i, DType::BFloat16)).floats[0],
-            0x1p24 + 0x1p17);
+  EXPECT_EQ(evaluate(cast(i, DType::BFloat16)).floats[0], 0x1p24 + 0x1p17);
   // Bool from floats: nonzero, NaN included.
   Tensor f = Tensor::fromVector<float>({0.0f, -0.0f, NAN, 0.5f}, {4});
   EXPECT_EQ(evaluate(cast(f, DType::Bool)).ints,
@@ -208,14 +205,12 @@ TEST(ReferenceEvaluator, ReductionsMatmulSoftmax) {
   Tensor x = Tensor::fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   // Row sums 6 and 15; column maxima 4 5 6; the mean of all 3.5.
   EXPECT_EQ(evaluate(sum(x, {1})).floats, (std::vector<double>{6, 15}));
-  EXPECT_EQ(evaluate(max(x, {0}, true)).floats,
-            (std::vector<double>{4, 5, 6}));
-  EXPECT_EQ(evaluate(max(x, {0}, true)).shape,
-            (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(evaluate(max(x, {0}, true)).floats, (std::vector<double>{4, 5, 6}));
+  EXPECT_EQ(evaluate(max(x, {0}, true)).shape, (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(evaluate(mean(x)).floats, (std::vector<double>{3.5}));
   // Integer sums are Int64 and exact.
-  Value ints = evaluate(sum(Tensor::fromVector<int32_t>(
-      {2147483647, 2147483647, 2}, {3})));
+  Value ints = evaluate(
+      sum(Tensor::fromVector<int32_t>({2147483647, 2147483647, 2}, {3})));
   EXPECT_EQ(ints.ints, (std::vector<int64_t>{4294967296}));
   EXPECT_EQ(ints.tolerance, (std::vector<double>{0}));
   // Empty reductions: the mean is 0 / 0, the maximum -inf.
@@ -255,9 +250,9 @@ TEST(ReferenceEvaluator, RandomNumbersFollowTheGenerator) {
   // c = 0, 1, 2 gives 0.7415648698806763, 0.1599103808403015,
   // 0.27860110998153687 (uniform on [0, 1) is the unit value itself).
   Value unit = evaluate(randomUniform({3}, 0.0, 1.0, 42));
-  EXPECT_EQ(unit.floats, (std::vector<double>{0.7415648698806763,
-                                              0.1599103808403015,
-                                              0.27860110998153687}));
+  EXPECT_EQ(unit.floats,
+            (std::vector<double>{0.7415648698806763, 0.1599103808403015,
+                                 0.27860110998153687}));
   EXPECT_EQ(unit.tolerance, (std::vector<double>{0, 0, 0}));
   // numpy f32: np.float32(u) * np.float32(5) + np.float32(-2), seed 7.
   Value shifted = evaluate(randomUniform({3}, -2.0, 3.0, 7));

@@ -69,9 +69,26 @@ protected:
 
 TEST_F(AllocatorTest, EveryBlockIs64ByteAligned) {
   EXPECT_EQ(LAZYRT_ALIGNMENT, 64);
-  const size_t sizes[] = {0,   1,    3,    7,    63,   64,    65,     100,
-                          127, 129,  255,  1000, 1023, 4095,  4097,   12345,
-                          65537, 1 << 20, (1 << 20) + 1, 3 * (1 << 20) + 7};
+  const size_t sizes[] = {0,
+                          1,
+                          3,
+                          7,
+                          63,
+                          64,
+                          65,
+                          100,
+                          127,
+                          129,
+                          255,
+                          1000,
+                          1023,
+                          4095,
+                          4097,
+                          12345,
+                          65537,
+                          1 << 20,
+                          (1 << 20) + 1,
+                          3 * (1 << 20) + 7};
   std::vector<void *> blocks;
   // Twice: the second round is served from the cache.
   for (int round = 0; round < 2; ++round) {
@@ -141,11 +158,29 @@ TEST_F(AllocatorTest, FreshAllocationIsNotAReuse) {
 
 TEST_F(AllocatorTest, SizeClassesMatchTheDocumentedRule) {
   // The bytes_in_use increment of one allocation is its class size.
-  for (uint64_t size : {0ull, 1ull, 64ull, 65ull, 100ull, 128ull, 129ull,
-                        160ull, 161ull, 1000ull, 1024ull, 1025ull, 1100ull,
-                        1280ull, 1281ull, 1792ull, 1793ull, 5000ull,
-                        (1ull << 20) - 1, 1ull << 20, (1ull << 20) + 1,
-                        3ull << 20, 4ull << 20}) {
+  for (uint64_t size : {0ull,
+                        1ull,
+                        64ull,
+                        65ull,
+                        100ull,
+                        128ull,
+                        129ull,
+                        160ull,
+                        161ull,
+                        1000ull,
+                        1024ull,
+                        1025ull,
+                        1100ull,
+                        1280ull,
+                        1281ull,
+                        1792ull,
+                        1793ull,
+                        5000ull,
+                        (1ull << 20) - 1,
+                        1ull << 20,
+                        (1ull << 20) + 1,
+                        3ull << 20,
+                        4ull << 20}) {
     lazyrt_allocator_stats before = lazyrt_get_allocator_stats();
     void *block = lazyrt_alloc(size);
     ASSERT_NE(block, nullptr);

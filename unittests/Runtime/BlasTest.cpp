@@ -24,14 +24,11 @@
 
 namespace {
 
-template <typename T>
-struct MemrefOf;
-template <>
-struct MemrefOf<float> {
+template <typename T> struct MemrefOf;
+template <> struct MemrefOf<float> {
   using type = lazyrt_memref2d_f32;
 };
-template <>
-struct MemrefOf<double> {
+template <> struct MemrefOf<double> {
   using type = lazyrt_memref2d_f64;
 };
 
@@ -45,8 +42,7 @@ void matmul(lazyrt_memref2d_f64 *a, lazyrt_memref2d_f64 *b,
 }
 
 /// A strided 2-D view into a buffer the test owns.
-template <typename T>
-struct View {
+template <typename T> struct View {
   std::vector<T> *storage;
   int64_t offset, rows, cols, rowStride, colStride;
 
@@ -54,13 +50,15 @@ struct View {
     return (*storage)[offset + i * rowStride + j * colStride];
   }
   typename MemrefOf<T>::type memref() const {
-    return {storage->data(), storage->data(), offset, {rows, cols},
+    return {storage->data(),
+            storage->data(),
+            offset,
+            {rows, cols},
             {rowStride, colStride}};
   }
 };
 
-template <typename T>
-std::vector<T> randomBuffer(size_t count, unsigned seed) {
+template <typename T> std::vector<T> randomBuffer(size_t count, unsigned seed) {
   std::mt19937 engine(seed);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   std::vector<T> buffer(count);
@@ -84,7 +82,8 @@ void checkGemm(const View<T> &a, const View<T> &b, const View<T> &c,
     for (int64_t j = 0; j < c.cols; ++j) {
       double sum = static_cast<double>(c.at(i, j));
       for (int64_t p = 0; p < a.cols; ++p)
-        sum += static_cast<double>(a.at(i, p)) * static_cast<double>(b.at(p, j));
+        sum +=
+            static_cast<double>(a.at(i, p)) * static_cast<double>(b.at(p, j));
       expected[i * c.cols + j] = sum;
     }
   // Positions of C's buffer inside the view.
@@ -112,13 +111,11 @@ void checkGemm(const View<T> &a, const View<T> &b, const View<T> &c,
 constexpr double kF32Tolerance = 1e-4;
 constexpr double kF64Tolerance = 1e-12;
 
-template <typename T>
-class BlasTest : public ::testing::Test {};
+template <typename T> class BlasTest : public ::testing::Test {};
 using ElementTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(BlasTest, ElementTypes);
 
-template <typename T>
-double tolerance() {
+template <typename T> double tolerance() {
   return sizeof(T) == 4 ? kF32Tolerance : kF64Tolerance;
 }
 
@@ -134,9 +131,9 @@ TYPED_TEST(BlasTest, RowMajorAccumulatesIntoC) {
 TYPED_TEST(BlasTest, ExactSmallProduct) {
   // Integers: the result is exact whatever the summation order.
   using T = TypeParam;
-  std::vector<T> sa = {1, 2, 3, 4, 5, 6};         // 2x3
-  std::vector<T> sb = {7, 8, 9, 10, 11, 12};      // 3x2
-  std::vector<T> sc = {100, 200, 300, 400};       // 2x2, accumulated into
+  std::vector<T> sa = {1, 2, 3, 4, 5, 6};    // 2x3
+  std::vector<T> sb = {7, 8, 9, 10, 11, 12}; // 3x2
+  std::vector<T> sc = {100, 200, 300, 400};  // 2x2, accumulated into
   typename MemrefOf<T>::type a{sa.data(), sa.data(), 0, {2, 3}, {3, 1}};
   typename MemrefOf<T>::type b{sb.data(), sb.data(), 0, {3, 2}, {2, 1}};
   typename MemrefOf<T>::type c{sc.data(), sc.data(), 0, {2, 2}, {2, 1}};
@@ -272,12 +269,12 @@ TYPED_TEST(BlasTest, TransposedOperandsAndOverwrite) {
             sum += double(a(i, p)) * double(b(p, j));
           expected[i * n + j] = sum;
         }
-      typename MemrefOf<T>::type ma{sa.data(), sa.data(), 0, {aRows, aCols},
-                                    {aCols * inner, inner}};
-      typename MemrefOf<T>::type mb{sb.data(), sb.data(), 0, {bRows, bCols},
-                                    {bCols * inner, inner}};
-      typename MemrefOf<T>::type mc{sc.data(), sc.data(), 0, {m, n},
-                                    {n * inner, inner}};
+      typename MemrefOf<T>::type ma{
+          sa.data(), sa.data(), 0, {aRows, aCols}, {aCols * inner, inner}};
+      typename MemrefOf<T>::type mb{
+          sb.data(), sb.data(), 0, {bRows, bCols}, {bCols * inner, inner}};
+      typename MemrefOf<T>::type mc{
+          sc.data(), sc.data(), 0, {m, n}, {n * inner, inner}};
       if constexpr (sizeof(T) == 4)
         _mlir_ciface_lazyrt_matmul_f32(&ma, &mb, &mc, flags);
       else
@@ -286,8 +283,8 @@ TYPED_TEST(BlasTest, TransposedOperandsAndOverwrite) {
         for (int64_t j = 0; j < n; ++j)
           EXPECT_NEAR(double(sc[(i * n + j) * inner]), expected[i * n + j],
                       tolerance<T>())
-              << "flags " << flags << ", inner stride " << inner << ", C["
-              << i << ", " << j << "]";
+              << "flags " << flags << ", inner stride " << inner << ", C[" << i
+              << ", " << j << "]";
     }
   }
 }

@@ -22,8 +22,7 @@
 
 namespace {
 
-template <typename T, int Rank>
-struct Descriptor {
+template <typename T, int Rank> struct Descriptor {
   T *allocated;
   T *aligned;
   int64_t offset;
@@ -31,8 +30,7 @@ struct Descriptor {
   int64_t strides[Rank];
 };
 
-template <typename T>
-struct Descriptor<T, 0> {
+template <typename T> struct Descriptor<T, 0> {
   T *allocated;
   T *aligned;
   int64_t offset;
@@ -52,8 +50,7 @@ void copy(Descriptor<T, Rank> &from, Descriptor<T, Rank> &to) {
 
 /// A buffer of `count` distinct values (index + 1 scaled), so any wrong
 /// source element is visible.
-template <typename T>
-std::vector<T> iota(size_t count, T scale = T(1)) {
+template <typename T> std::vector<T> iota(size_t count, T scale = T(1)) {
   std::vector<T> values(count);
   for (size_t i = 0; i < count; ++i)
     values[i] = static_cast<T>(i + 1) * scale;
@@ -66,8 +63,8 @@ TEST(MemRefCopyTest, Rank2TransposedSourceToRowMajor) {
   constexpr int64_t rows = 3, cols = 5;
   std::vector<float> storage = iota<float>(rows * cols, 0.5f);
   std::vector<float> out(rows * cols, -1.0f);
-  Descriptor<float, 2> from{storage.data(), storage.data(), 0, {rows, cols},
-                            {1, rows}};
+  Descriptor<float, 2> from{
+      storage.data(), storage.data(), 0, {rows, cols}, {1, rows}};
   Descriptor<float, 2> to{out.data(), out.data(), 0, {rows, cols}, {cols, 1}};
   copy(from, to);
   for (int64_t i = 0; i < rows; ++i)
@@ -80,8 +77,8 @@ TEST(MemRefCopyTest, Rank2RowMajorToTransposedTarget) {
   constexpr int64_t rows = 4, cols = 7;
   std::vector<double> storage = iota<double>(rows * cols);
   std::vector<double> out(rows * cols, 0.0);
-  Descriptor<double, 2> from{storage.data(), storage.data(), 0, {rows, cols},
-                             {cols, 1}};
+  Descriptor<double, 2> from{
+      storage.data(), storage.data(), 0, {rows, cols}, {cols, 1}};
   Descriptor<double, 2> to{out.data(), out.data(), 0, {rows, cols}, {1, rows}};
   copy(from, to);
   for (int64_t i = 0; i < rows; ++i)
@@ -97,18 +94,17 @@ TEST(MemRefCopyTest, Rank3WithOffsetsAndPaddedStrides) {
   constexpr int64_t d0 = 2, d1 = 3, d2 = 4;
   std::vector<int32_t> storage = iota<int32_t>(7 + 40 * d0);
   std::vector<int32_t> out(5 + 15 * d0, -7);
-  Descriptor<int32_t, 3> from{storage.data(), storage.data(), 7,
-                              {d0, d1, d2}, {40, 10, 2}};
-  Descriptor<int32_t, 3> to{out.data(), out.data(), 5, {d0, d1, d2},
-                            {15, 5, 1}};
+  Descriptor<int32_t, 3> from{
+      storage.data(), storage.data(), 7, {d0, d1, d2}, {40, 10, 2}};
+  Descriptor<int32_t, 3> to{
+      out.data(), out.data(), 5, {d0, d1, d2}, {15, 5, 1}};
   copy(from, to);
 
   std::vector<int32_t> expected(out.size(), -7);
   for (int64_t i = 0; i < d0; ++i)
     for (int64_t j = 0; j < d1; ++j)
       for (int64_t k = 0; k < d2; ++k)
-        expected[5 + i * 15 + j * 5 + k] =
-            storage[7 + i * 40 + j * 10 + k * 2];
+        expected[5 + i * 15 + j * 5 + k] = storage[7 + i * 40 + j * 10 + k * 2];
   EXPECT_EQ(out, expected);
 }
 
@@ -181,10 +177,10 @@ TEST(MemRefCopyTest, TwoByteElements) {
   constexpr int64_t rows = 3, cols = 4;
   std::vector<uint16_t> storage = iota<uint16_t>(rows * cols);
   std::vector<uint16_t> out(rows * cols, 0);
-  Descriptor<uint16_t, 2> from{storage.data(), storage.data(), 0, {rows, cols},
-                               {1, rows}};
-  Descriptor<uint16_t, 2> to{out.data(), out.data(), 0, {rows, cols},
-                             {cols, 1}};
+  Descriptor<uint16_t, 2> from{
+      storage.data(), storage.data(), 0, {rows, cols}, {1, rows}};
+  Descriptor<uint16_t, 2> to{
+      out.data(), out.data(), 0, {rows, cols}, {cols, 1}};
   copy(from, to);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)

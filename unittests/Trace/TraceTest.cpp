@@ -325,10 +325,8 @@ TEST(TraceTest, DonatesOnlyToAnOutputOfItsTypeThatReadsItElementwise) {
   NodePtr negT;
   {
     NodePtr w = computed(DType::Float32, {2, 2});
-    NodePtr transposed =
-        pending(OpKind::Transpose, DType::Float32, {2, 2}, {w}, [](Node &n) {
-          n.ints = {1, 0};
-        });
+    NodePtr transposed = pending(OpKind::Transpose, DType::Float32, {2, 2}, {w},
+                                 [](Node &n) { n.ints = {1, 0}; });
     negT = elementwise(OpKind::Neg, {transposed});
   }
   EXPECT_EQ(traceOf({negT}).tiedArguments, (Positions{-1}));

@@ -18,8 +18,8 @@
 
 #include "lazyc/API/Tensor.h"
 
-#include <cstdint>
 #include "lazyc/API/SourceLocation.h"
+#include <cstdint>
 #include <vector>
 
 namespace lazyc {

@@ -58,20 +58,19 @@ public:
 
   /// A tensor holding a copy of `data` (row-major) with `shape`.
   template <typename T>
-  static Tensor
-  fromVector(const std::vector<T> &data, std::vector<int64_t> shape,
-             SourceLocation where = SourceLocation::current()) {
+  static Tensor fromVector(const std::vector<T> &data,
+                           std::vector<int64_t> shape,
+                           SourceLocation where = SourceLocation::current()) {
     static_assert(!std::is_same_v<T, bool>,
                   "std::vector<bool> is not contiguous: use fromBools");
     return fromData(dtypeOf<T>(), data.data(),
-                    static_cast<int64_t>(data.size()), std::move(shape),
-                    where);
+                    static_cast<int64_t>(data.size()), std::move(shape), where);
   }
 
   /// A boolean tensor (std::vector<bool> has no contiguous storage).
-  static Tensor
-  fromBools(const std::vector<bool> &data, std::vector<int64_t> shape,
-            SourceLocation where = SourceLocation::current());
+  static Tensor fromBools(const std::vector<bool> &data,
+                          std::vector<int64_t> shape,
+                          SourceLocation where = SourceLocation::current());
 
   // Metadata: known when the op is recorded, never forces execution.
   const std::vector<int64_t> &shape() const;
@@ -110,10 +109,8 @@ private:
   friend struct detail::TensorAccess;
 
   static Tensor fromData(DType dtype, const void *data, int64_t count,
-                         std::vector<int64_t> shape,
-                         SourceLocation where);
-  void read(DType as, void *out, Cause cause,
-            SourceLocation where) const;
+                         std::vector<int64_t> shape, SourceLocation where);
+  void read(DType as, void *out, Cause cause, SourceLocation where) const;
   void checkItem(SourceLocation where) const;
   /// Computes the value (so that a failure blames the op that made it, not
   /// the host copy) and returns numel(); an error at `where` naming
@@ -127,15 +124,13 @@ private:
 };
 
 template <>
-inline std::vector<bool>
-Tensor::toVector<bool>(SourceLocation where) const {
+inline std::vector<bool> Tensor::toVector<bool>(SourceLocation where) const {
   std::vector<uint8_t> bytes(static_cast<size_t>(readableNumel(where)));
   read(DType::Bool, bytes.data(), Cause::ToVector, where);
   return std::vector<bool>(bytes.begin(), bytes.end());
 }
 
-template <>
-inline bool Tensor::item<bool>(SourceLocation where) const {
+template <> inline bool Tensor::item<bool>(SourceLocation where) const {
   checkItem(where);
   uint8_t value;
   read(DType::Bool, &value, Cause::Item, where);

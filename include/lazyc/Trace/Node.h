@@ -126,7 +126,7 @@ struct Node {
   // creates and frees a node per op.
   OpKind kind;
   DType dtype;
-  bool flag = false; ///< Attribute: keep_dims.
+  bool flag = false;                   ///< Attribute: keep_dims.
   Predicate predicate = Predicate::Eq; ///< Attribute: the comparison.
   /// Where the value lives and the op runs (an op's operands share it).
   Device device;
@@ -134,12 +134,12 @@ struct Node {
   NodeInputs inputs;
 
   // Attributes (which ones are used depends on `kind`).
-  std::vector<int64_t> ints;   ///< Axes, shape, permutation, slice bounds.
-  std::vector<int64_t> ints2;  ///< Slice limits.
-  std::vector<int64_t> ints3;  ///< Slice steps.
-  double scalar = 0;           ///< Literal value; random low / mean.
-  double scalar2 = 0;          ///< Random high / stddev.
-  int64_t integer = 0;         ///< Axis (concat, softmax), seed.
+  std::vector<int64_t> ints;  ///< Axes, shape, permutation, slice bounds.
+  std::vector<int64_t> ints2; ///< Slice limits.
+  std::vector<int64_t> ints3; ///< Slice steps.
+  double scalar = 0;          ///< Literal value; random low / mean.
+  double scalar2 = 0;         ///< Random high / stddev.
+  int64_t integer = 0;        ///< Axis (concat, softmax), seed.
 
   /// No unique address: `position` fills the tail padding of `loc`
   /// (SourceLoc is not trivially constructible, so its padding is reusable).

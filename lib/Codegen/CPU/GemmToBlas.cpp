@@ -15,8 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::lazy {
@@ -29,15 +29,15 @@ using namespace mlir;
 /// The rank-2 memref type the runtime takes: any sizes, strides and offset.
 static MemRefType dynamicMatrixType(Type element) {
   int64_t dynamic = ShapedType::kDynamic;
-  return MemRefType::get(
-      {dynamic, dynamic}, element,
-      StridedLayoutAttr::get(element.getContext(), dynamic,
-                             {dynamic, dynamic}));
+  return MemRefType::get({dynamic, dynamic}, element,
+                         StridedLayoutAttr::get(element.getContext(), dynamic,
+                                                {dynamic, dynamic}));
 }
 
 /// Returns (declaring it if needed) the runtime's GEMM for `element`.
 static func::FuncOp getOrDeclareGemm(ModuleOp module, Type element) {
-  std::string name = element.isF32() ? "lazyrt_matmul_f32" : "lazyrt_matmul_f64";
+  std::string name =
+      element.isF32() ? "lazyrt_matmul_f32" : "lazyrt_matmul_f64";
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
@@ -52,17 +52,15 @@ static func::FuncOp getOrDeclareGemm(ModuleOp module, Type element) {
 }
 
 /// A rank-2 view of `matrix`, or of `matrix[batch]` for a batched operand.
-static Value matrixView(OpBuilder &b, Location loc, Value matrix,
-                        Value batch) {
+static Value matrixView(OpBuilder &b, Location loc, Value matrix, Value batch) {
   auto type = cast<MemRefType>(matrix.getType());
   Value view = matrix;
   if (batch) {
     SmallVector<OpFoldResult> offsets = {batch, b.getIndexAttr(0),
                                          b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {
-        b.getIndexAttr(1),
-        memref::getMixedSize(b, loc, matrix, 1),
-        memref::getMixedSize(b, loc, matrix, 2)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                       memref::getMixedSize(b, loc, matrix, 1),
+                                       memref::getMixedSize(b, loc, matrix, 2)};
     SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
     auto viewType = memref::SubViewOp::inferRankReducedResultType(
         {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
@@ -147,11 +145,11 @@ struct LazyCpuGemmToBlasPass
           getOrDeclareGemm(module, getElementTypeOrSelf(a.getType()));
       Value flagValue = arith::ConstantIntOp::create(b, loc, *flags, 32);
       auto call = [&](OpBuilder &builder, Value batch) {
-        func::CallOp::create(builder, loc, gemm,
-                             ValueRange{matrixView(builder, loc, a, batch),
-                                        matrixView(builder, loc, bMatrix, batch),
-                                        matrixView(builder, loc, c, batch),
-                                        flagValue});
+        func::CallOp::create(
+            builder, loc, gemm,
+            ValueRange{matrixView(builder, loc, a, batch),
+                       matrixView(builder, loc, bMatrix, batch),
+                       matrixView(builder, loc, c, batch), flagValue});
       };
       if (isa<linalg::MatmulOp>(op.getOperation())) {
         call(b, Value());
@@ -159,12 +157,12 @@ struct LazyCpuGemmToBlasPass
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
         Value one = arith::ConstantIndexOp::create(b, loc, 1);
         Value batches = memref::DimOp::create(b, loc, c, 0);
-        scf::ForOp::create(b, loc, zero, batches, one, ValueRange{},
-                           [&](OpBuilder &nested, Location, Value batch,
-                               ValueRange) {
-                             call(nested, batch);
-                             scf::YieldOp::create(nested, loc);
-                           });
+        scf::ForOp::create(
+            b, loc, zero, batches, one, ValueRange{},
+            [&](OpBuilder &nested, Location, Value batch, ValueRange) {
+              call(nested, batch);
+              scf::YieldOp::create(nested, loc);
+            });
       }
       op->erase();
     }

@@ -52,10 +52,9 @@ static void scaleSubnormalLogarithms(Operation *root) {
                                          DenseElementsAttr::get(vector, attr));
       return arith::ConstantOp::create(b, loc, attr);
     };
-    Value isSubnormal =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                              math::AbsFOp::create(b, loc, x),
-                              splat(std::numeric_limits<float>::min()));
+    Value isSubnormal = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, x),
+        splat(std::numeric_limits<float>::min()));
     Value scaled = arith::SelectOp::create(
         b, loc, isSubnormal,
         arith::MulFOp::create(b, loc, x, splat(16777216.0f)), x);
@@ -64,8 +63,7 @@ static void scaleSubnormalLogarithms(Operation *root) {
     float correction = isa<math::LogOp>(op) ? 24.0f * std::log(2.0f) : 24.0f;
     Value offset = arith::SelectOp::create(b, loc, isSubnormal,
                                            splat(correction), splat(0.0f));
-    Value result =
-        arith::SubFOp::create(b, loc, log->getResult(0), offset);
+    Value result = arith::SubFOp::create(b, loc, log->getResult(0), offset);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
   }
@@ -123,14 +121,13 @@ struct LazyMathApproximationPass
     keepErfSign(getOperation());
     keepExpNaN(getOperation());
     RewritePatternSet patterns(&getContext());
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) {
-          return llvm::StringSwitch<bool>(name)
-              .Cases({"math.exp", "math.expm1", "math.log", "math.log1p",
-                      "math.log2", "math.tanh", "math.erf"},
-                     true)
-              .Default(false);
-        });
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return llvm::StringSwitch<bool>(name)
+          .Cases({"math.exp", "math.expm1", "math.log", "math.log1p",
+                  "math.log2", "math.tanh", "math.erf"},
+                 true)
+          .Default(false);
+    });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

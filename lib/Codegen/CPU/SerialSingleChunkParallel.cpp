@@ -79,20 +79,17 @@ struct LazySerialSingleChunkParallelPass
       for (auto [lower, upper, step] :
            llvm::zip(nest.getLoopLowerBounds(), nest.getLoopUpperBounds(),
                      nest.getLoopSteps())) {
-        Value one = arith::CmpIOp::create(builder, loc,
-                                          arith::CmpIPredicate::slt, lower,
-                                          upper);
+        Value one = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::slt, lower, upper);
         Value second = arith::AddIOp::create(builder, loc, lower, step);
-        Value two = arith::CmpIOp::create(builder, loc,
-                                          arith::CmpIPredicate::slt, second,
-                                          upper);
-        nonEmpty = nonEmpty ? arith::AndIOp::create(builder, loc, nonEmpty, one)
-                            : one;
+        Value two = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::slt, second, upper);
+        nonEmpty =
+            nonEmpty ? arith::AndIOp::create(builder, loc, nonEmpty, one) : one;
         several =
             several ? arith::OrIOp::create(builder, loc, several, two) : two;
       }
-      Value multiple =
-          arith::AndIOp::create(builder, loc, nonEmpty, several);
+      Value multiple = arith::AndIOp::create(builder, loc, nonEmpty, several);
       parallel.getIfExprMutable().assign(multiple);
     });
   }

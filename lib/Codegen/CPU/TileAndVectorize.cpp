@@ -165,7 +165,8 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   // A GEMM keeps its row block whole: BLAS wants blocks, not rows.
   if (!tiledRoot || !fusedReduction || fusedContraction)
     return success();
-  SmallVector<OpFoldResult> rowTiles(iterators.size(), rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> rowTiles(iterators.size(),
+                                     rewriter.getIndexAttr(0));
   rowTiles[*splitDim] = rewriter.getIndexAttr(1);
   scf::SCFTilingOptions rowTiling;
   rowTiling.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
@@ -224,8 +225,8 @@ static linalg::LinalgOp tileWithFor(RewriterBase &rewriter, linalg::LinalgOp op,
 /// one row at a time, accumulated in `vectorWidth` partial results (plain
 /// vertical vector ops), which are combined once at the end of the row.
 /// Returns false if the op does not have that form.
-static bool tileReductionByPartials(RewriterBase &rewriter,
-                                    linalg::LinalgOp op, int64_t vectorWidth) {
+static bool tileReductionByPartials(RewriterBase &rewriter, linalg::LinalgOp op,
+                                    int64_t vectorWidth) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t loops = iterators.size();
@@ -357,7 +358,8 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   if (elements > limit)
     return;
   vectorizeTile(rewriter, tiled,
-                isDynamic ? ArrayRef<int64_t>(vectorSizes) : ArrayRef<int64_t>());
+                isDynamic ? ArrayRef<int64_t>(vectorSizes)
+                          : ArrayRef<int64_t>());
 }
 
 namespace {

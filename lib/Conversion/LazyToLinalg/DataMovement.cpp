@@ -58,8 +58,8 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     // An empty slice reads nothing (and its start may be one past the end,
     // which tensor.extract_slice rejects).
     if (llvm::is_contained(resultType.getShape(), 0)) {
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          op, resultType.getShape(), resultType.getElementType());
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, resultType.getShape(),
+                                                   resultType.getElementType());
       return success();
     }
     SmallVector<OpFoldResult> offsets, sizes, strides;
@@ -114,8 +114,8 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     OpFoldResult offset = rewriter.getIndexAttr(0);
     for (Value input : inputs) {
       // Empty operands add nothing (their offset may be one past the end).
-      if (llvm::is_contained(
-              cast<RankedTensorType>(input.getType()).getShape(), 0))
+      if (llvm::is_contained(cast<RankedTensorType>(input.getType()).getShape(),
+                             0))
         continue;
       SmallVector<OpFoldResult> sizes =
           tensor::getMixedSizes(rewriter, loc, input);
@@ -146,6 +146,7 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
 
 void mlir::lazy::populateDataMovementLoweringPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ConstantLowering, ReshapeLowering, SliceLowering,
-               ConcatLowering>(patterns.getContext());
+  patterns
+      .add<ConstantLowering, ReshapeLowering, SliceLowering, ConcatLowering>(
+          patterns.getContext());
 }

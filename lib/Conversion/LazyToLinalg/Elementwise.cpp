@@ -90,19 +90,18 @@ static Value integerPower(OpBuilder &b, Location loc, Value base,
   Value zero = constantLike(b, loc, base, 0);
   Value one = constantLike(b, loc, base, 1);
   Value minusOne = constantLike(b, loc, base, -1);
-  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                         exponent, zero);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, exponent, zero);
   Value clamped = arith::MaxSIOp::create(b, loc, exponent, zero);
   Value power = math::IPowIOp::create(b, loc, base, clamped);
   Value isOne =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, one);
   Value isMinusOne =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, minusOne);
-  Value odd = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne,
-      arith::AndIOp::create(b, loc, exponent, one), zero);
-  Value minusOnePower =
-      arith::SelectOp::create(b, loc, odd, minusOne, one);
+  Value odd =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b, loc, exponent, one), zero);
+  Value minusOnePower = arith::SelectOp::create(b, loc, odd, minusOne, one);
   Value reciprocal = arith::SelectOp::create(
       b, loc, isOne, one,
       arith::SelectOp::create(b, loc, isMinusOne, minusOnePower, zero));
@@ -131,15 +130,14 @@ static Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange args) {
     return math::AbsFOp::create(b, loc, args[0]);
   // max(x, 0 - x), wrapping: abs(MIN) == MIN. Not math.absi, which
   // math-to-llvm cannot lower on the n-D vectors of rank >= 2 tiles.
-  Value negated = arith::SubIOp::create(b, loc, constantLike(b, loc, args[0], 0),
-                                        args[0]);
+  Value negated =
+      arith::SubIOp::create(b, loc, constantLike(b, loc, args[0], 0), args[0]);
   return arith::MaxSIOp::create(b, loc, args[0], negated);
 }
 static Value scalar(ReluOp, OpBuilder &b, Location loc, ValueRange args) {
   // maximumf(x, +0.0): NaN stays NaN, -0.0 becomes +0.0.
   Value zero = constantLike(b, loc, args[0], 0);
-  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc,
-                                                       {args[0], zero});
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, {args[0], zero});
 }
 static Value scalar(ExpOp, OpBuilder &b, Location loc, ValueRange args) {
   return math::ExpOp::create(b, loc, args[0]);
@@ -161,8 +159,8 @@ static Value scalar(SigmoidOp, OpBuilder &b, Location loc, ValueRange args) {
     x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
   Value one = constantLike(b, loc, x, 1);
   Value negated = arith::NegFOp::create(b, loc, x);
-  Value denominator = arith::AddFOp::create(
-      b, loc, one, math::ExpOp::create(b, loc, negated));
+  Value denominator =
+      arith::AddFOp::create(b, loc, one, math::ExpOp::create(b, loc, negated));
   Value result = arith::DivFOp::create(b, loc, one, denominator);
   return narrow ? arith::TruncFOp::create(b, loc, type, result) : result;
 }
@@ -185,8 +183,7 @@ static Value scalar(SelectOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
 }
 
-static Value scalar(CompareOp op, OpBuilder &b, Location loc,
-                    ValueRange args) {
+static Value scalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args) {
   ComparePredicate predicate = op.getPredicate();
   Type type = args[0].getType();
   if (isa<FloatType>(type)) {
@@ -225,16 +222,20 @@ static Value scalar(CompareOp op, OpBuilder &b, Location loc,
     intPredicate = arith::CmpIPredicate::ne;
     break;
   case ComparePredicate::lt:
-    intPredicate = isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+    intPredicate =
+        isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
     break;
   case ComparePredicate::le:
-    intPredicate = isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+    intPredicate =
+        isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
     break;
   case ComparePredicate::gt:
-    intPredicate = isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+    intPredicate =
+        isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
     break;
   case ComparePredicate::ge:
-    intPredicate = isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+    intPredicate =
+        isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
     break;
   }
   return arith::CmpIOp::create(b, loc, intPredicate, args[0], args[1]);
@@ -250,8 +251,8 @@ static Value roundToOddF32(OpBuilder &b, Location loc, Value x) {
   // (the bit pattern of a float orders its magnitude).
   Value roundedUp = arith::CmpFOp::create(
       b, loc, arith::CmpFPredicate::OGT,
-      math::AbsFOp::create(b, loc, arith::ExtFOp::create(b, loc, x.getType(),
-                                                         nearest)),
+      math::AbsFOp::create(b, loc,
+                           arith::ExtFOp::create(b, loc, x.getType(), nearest)),
       math::AbsFOp::create(b, loc, x));
   Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
   Value stepBack = arith::SubIOp::create(
@@ -286,7 +287,8 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
     unsigned toWidth = to.getIntOrFloatBitWidth();
     if (fromWidth < toWidth)
       return arith::ExtFOp::create(b, loc, to, x);
-    if (fromWidth == toWidth) // f16 <-> bf16: exactly through f32, one rounding.
+    if (fromWidth ==
+        toWidth) // f16 <-> bf16: exactly through f32, one rounding.
       x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
     else if (fromWidth == 64 && toWidth == 16)
       x = roundToOddF32(b, loc, x);
@@ -354,8 +356,8 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
     RankedTensorType resultType = op.getType();
     int64_t offset = resultType.getRank() - inputType.getRank();
     auto readsDim = [&](int64_t d) -> AffineExpr {
-      bool broadcast =
-          inputType.getDimSize(d) == 1 && resultType.getDimSize(d + offset) != 1;
+      bool broadcast = inputType.getDimSize(d) == 1 &&
+                       resultType.getDimSize(d + offset) != 1;
       return broadcast ? rewriter.getAffineConstantExpr(0)
                        : rewriter.getAffineDimExpr(d + offset);
     };
@@ -370,14 +372,12 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
     if (expand && expand.getSrcType().hasStaticShape()) {
       for (const ReassociationIndices &group :
            expand.getReassociationIndices()) {
-        auto kept = llvm::find_if(group, [&](int64_t d) {
-          return inputType.getDimSize(d) != 1;
-        });
+        auto kept = llvm::find_if(
+            group, [&](int64_t d) { return inputType.getDimSize(d) != 1; });
         exprs.push_back(readsDim(kept == group.end() ? group.front() : *kept));
-        if (kept != group.end() &&
-            llvm::count_if(group, [&](int64_t d) {
-              return inputType.getDimSize(d) != 1;
-            }) > 1) {
+        if (kept != group.end() && llvm::count_if(group, [&](int64_t d) {
+                                     return inputType.getDimSize(d) != 1;
+                                   }) > 1) {
           exprs.clear();
           break;
         }
@@ -390,8 +390,8 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       for (int64_t d = 0, e = inputType.getRank(); d < e; ++d)
         exprs.push_back(readsDim(d));
     }
-    AffineMap map = AffineMap::get(resultType.getRank(), 0, exprs,
-                                   rewriter.getContext());
+    AffineMap map =
+        AffineMap::get(resultType.getRank(), 0, exprs, rewriter.getContext());
     Location loc = op.getLoc();
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          resultType.getElementType());
@@ -438,17 +438,16 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
 
 void mlir::lazy::populateElementwiseLoweringPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<
-      ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-      ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-      ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
-      ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
-      ElementwiseLowering<AbsOp>, ElementwiseLowering<ReluOp>,
-      ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
-      ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
-      ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
-      ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,
-      ElementwiseLowering<ErfOp>, ElementwiseLowering<CompareOp>,
-      ElementwiseLowering<SelectOp>, ElementwiseLowering<CastOp>,
-      BroadcastLowering, TransposeLowering>(patterns.getContext());
+  patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
+               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+               ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
+               ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
+               ElementwiseLowering<AbsOp>, ElementwiseLowering<ReluOp>,
+               ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
+               ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
+               ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
+               ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,
+               ElementwiseLowering<ErfOp>, ElementwiseLowering<CompareOp>,
+               ElementwiseLowering<SelectOp>, ElementwiseLowering<CastOp>,
+               BroadcastLowering, TransposeLowering>(patterns.getContext());
 }

@@ -40,8 +40,8 @@ Value mlir::lazy::createEmptyLike(OpBuilder &b, Location loc,
   for (int64_t d = 0, e = type.getRank(); d < e; ++d)
     if (type.isDynamicDim(d))
       dynamicSizes.push_back(tensor::DimOp::create(b, loc, shapeSource, d));
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(), dynamicSizes);
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynamicSizes);
 }
 
 Value mlir::lazy::buildParallelGeneric(OpBuilder &b, Location loc,
@@ -126,8 +126,8 @@ Value mlir::lazy::buildReduction(OpBuilder &b, Location loc, Value input,
   }
   auto resultType = RankedTensorType::get(shape, element);
   Value empty = tensor::EmptyOp::create(b, loc, shape, element, dynamicSizes);
-  Value identity = arith::ConstantOp::create(
-      b, loc, reductionIdentity(b, kind, element));
+  Value identity =
+      arith::ConstantOp::create(b, loc, reductionIdentity(b, kind, element));
   Value accumulator =
       linalg::FillOp::create(b, loc, identity, empty).getResult(0);
   unsigned loops = iterators.size();
@@ -135,8 +135,8 @@ Value mlir::lazy::buildReduction(OpBuilder &b, Location loc, Value input,
       AffineMap::get(loops, 0, inputExprs, b.getContext()),
       AffineMap::get(loops, 0, resultExprs, b.getContext())};
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{input},
-      ValueRange{accumulator}, maps, iterators,
+      b, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{accumulator},
+      maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
         Value combined =
             combineReduction(nested, nestedLoc, kind, args[1], args[0]);
@@ -186,12 +186,12 @@ Value mlir::lazy::buildReshape(OpBuilder &b, Location loc, Value value,
   }
   // Any other reshape goes through one dimension.
   auto flatType = RankedTensorType::get({elements}, element);
-  Value flat = sourceType.getRank() == 1
-                   ? value
-                   : tensor::CollapseShapeOp::create(
-                         b, loc, flatType, value,
-                         collapseAll(sourceType.getRank()))
-                         .getResult();
+  Value flat =
+      sourceType.getRank() == 1
+          ? value
+          : tensor::CollapseShapeOp::create(b, loc, flatType, value,
+                                            collapseAll(sourceType.getRank()))
+                .getResult();
   return tensor::ExpandShapeOp::create(b, loc, type, flat,
                                        collapseAll(type.getRank()));
 }

@@ -60,7 +60,8 @@ public:
     Value one = i64(1);
     Value state = arith::AddIOp::create(
         b, loc, i64(seed),
-        arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, counter, one),
+        arith::MulIOp::create(b, loc,
+                              arith::AddIOp::create(b, loc, counter, one),
                               i64(0x9E3779B97F4A7C15ULL)));
     Value z = mix(state, 30, 0xBF58476D1CE4E5B9ULL);
     z = mix(z, 27, 0x94D049BB133111EBULL);
@@ -71,8 +72,8 @@ public:
   Value unit(Value counter) {
     unsigned precision =
         llvm::APFloat::semanticsPrecision(element.getFloatSemantics());
-    Value top = arith::ShRUIOp::create(b, loc, bits(counter),
-                                       i64(64 - precision));
+    Value top =
+        arith::ShRUIOp::create(b, loc, bits(counter), i64(64 - precision));
     Value asFloat = arith::UIToFPOp::create(b, loc, compute, top);
     return arith::MulFOp::create(
         b, loc, asFloat, real(std::ldexp(1.0, -static_cast<int>(precision))));
@@ -101,8 +102,8 @@ public:
 
 private:
   Value xorShift(Value z, unsigned shift) {
-    return arith::XOrIOp::create(
-        b, loc, z, arith::ShRUIOp::create(b, loc, z, i64(shift)));
+    return arith::XOrIOp::create(b, loc, z,
+                                 arith::ShRUIOp::create(b, loc, z, i64(shift)));
   }
   Value mix(Value z, unsigned shift, uint64_t multiplier) {
     return arith::MulIOp::create(b, loc, xorShift(z, shift), i64(multiplier));
@@ -113,8 +114,8 @@ private:
 static Value buildRandom(OpBuilder &b, Location loc, RankedTensorType type,
                          int64_t seed,
                          function_ref<Value(CounterRandom &, Value)> sample) {
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   return buildParallelGeneric(
       b, loc, ValueRange{}, {}, init,
       [&](OpBuilder &nested, Location bodyLoc, ValueRange) {

@@ -37,9 +37,8 @@ static Value reducedElementCount(OpBuilder &b, Location loc, Value input,
       continue;
     }
     Value dim = tensor::DimOp::create(b, loc, input, axis);
-    dynamicCount = dynamicCount
-                       ? arith::MulIOp::create(b, loc, dynamicCount, dim)
-                       : dim;
+    dynamicCount =
+        dynamicCount ? arith::MulIOp::create(b, loc, dynamicCount, dim) : dim;
   }
   Value count = arith::ConstantIndexOp::create(b, loc, staticCount);
   if (dynamicCount)
@@ -66,9 +65,9 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, buildReduction(rewriter, op.getLoc(),
-                                          adaptor.getInput(), op.getAxes(),
-                                          Kind, op.getKeepDims()));
+    rewriter.replaceOp(op,
+                       buildReduction(rewriter, op.getLoc(), adaptor.getInput(),
+                                      op.getAxes(), Kind, op.getKeepDims()));
     return success();
   }
 };
@@ -125,8 +124,8 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
         });
     Value sum = buildReduction(rewriter, loc, exp, axis, ReductionKind::Sum);
     Value result = buildParallelGeneric(
-        rewriter, loc, {IsLog ? x : exp, max, sum},
-        {identity, rowMap, rowMap}, createEmptyLike(rewriter, loc, type, x),
+        rewriter, loc, {IsLog ? x : exp, max, sum}, {identity, rowMap, rowMap},
+        createEmptyLike(rewriter, loc, type, x),
         [](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
           if (!IsLog)
             return arith::DivFOp::create(b, bodyLoc, args[0], args[2]);
@@ -170,8 +169,8 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       ReassociationIndices batch;
       for (int64_t d = 0; d < rank - 2; ++d)
         batch.push_back(d);
-      SmallVector<ReassociationIndices> groups = {batch, {rank - 2},
-                                                  {rank - 1}};
+      SmallVector<ReassociationIndices> groups = {
+          batch, {rank - 2}, {rank - 1}};
       Value lhs3 = tensor::CollapseShapeOp::create(rewriter, loc, lhs, groups);
       Value rhs3 = tensor::CollapseShapeOp::create(rewriter, loc, rhs, groups);
       Value product = buildProduct(rewriter, loc, lhs3, rhs3);
@@ -182,16 +181,17 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
             resultType.isDynamicDim(d) || ShapedType::isDynamic(batchSize)
                 ? ShapedType::kDynamic
                 : batchSize * resultType.getDimSize(d);
-      auto productType = RankedTensorType::get(
-          {batchSize, resultType.getDimSize(rank - 2),
-           resultType.getDimSize(rank - 1)},
-          resultType.getElementType());
+      auto productType =
+          RankedTensorType::get({batchSize, resultType.getDimSize(rank - 2),
+                                 resultType.getDimSize(rank - 1)},
+                                resultType.getElementType());
       if (product.getType() != productType)
         product = tensor::CastOp::create(rewriter, loc, productType, product);
       SmallVector<OpFoldResult> outputShape;
       for (int64_t d = 0; d < rank; ++d) {
         if (!resultType.isDynamicDim(d)) {
-          outputShape.push_back(rewriter.getIndexAttr(resultType.getDimSize(d)));
+          outputShape.push_back(
+              rewriter.getIndexAttr(resultType.getDimSize(d)));
           continue;
         }
         // Batch and row sizes come from the lhs, columns from the rhs.
@@ -244,18 +244,17 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
         maps, iterators,
         [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
           Value product =
-              isFloat ? arith::MulFOp::create(nested, nestedLoc, args[0],
-                                              args[1])
-                            .getResult()
-                      : arith::MulIOp::create(nested, nestedLoc, args[0],
-                                              args[1])
-                            .getResult();
-          Value sum = isFloat ? arith::AddFOp::create(nested, nestedLoc,
-                                                      args[2], product)
-                                    .getResult()
-                              : arith::AddIOp::create(nested, nestedLoc,
-                                                      args[2], product)
-                                    .getResult();
+              isFloat
+                  ? arith::MulFOp::create(nested, nestedLoc, args[0], args[1])
+                        .getResult()
+                  : arith::MulIOp::create(nested, nestedLoc, args[0], args[1])
+                        .getResult();
+          Value sum =
+              isFloat
+                  ? arith::AddFOp::create(nested, nestedLoc, args[2], product)
+                        .getResult()
+                  : arith::AddIOp::create(nested, nestedLoc, args[2], product)
+                        .getResult();
           linalg::YieldOp::create(nested, nestedLoc, sum);
         });
     return generic.getResult(0);
@@ -279,8 +278,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     }
     Type element = lhsType.getElementType();
     auto resultType = RankedTensorType::get(shape, element);
-    Value empty =
-        tensor::EmptyOp::create(b, loc, shape, element, dynamicSizes);
+    Value empty = tensor::EmptyOp::create(b, loc, shape, element, dynamicSizes);
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
     Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
     if (rank == 2)

@@ -173,16 +173,16 @@ CpuFunction::compile(ModuleOp module, llvm::StringRef name) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, *llvmContext, name);
   if (!llvmModule)
-    return llvm::createStringError(
-        "lazyc JIT: translating @" + name.str() + " to LLVM IR failed");
+    return llvm::createStringError("lazyc JIT: translating @" + name.str() +
+                                   " to LLVM IR failed");
   llvmModule->setDataLayout((*targetMachine)->createDataLayout());
   llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
   std::string wrapperName = (name + "_packed").str();
   if (llvm::Error error = addPackedWrapper(*llvmModule, name, wrapperName))
     return std::move(error);
   if (llvm::Error error = makeOptimizingTransformer(
-          /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get())(
-          llvmModule.get()))
+          /*optLevel=*/3, /*sizeLevel=*/0,
+          targetMachine->get())(llvmModule.get()))
     return std::move(error);
 
   auto jit = llvm::orc::LLJITBuilder()

@@ -49,8 +49,7 @@ public:
 
   llvm::Expected<std::unique_ptr<CompiledFunction>>
   compile(mlir::ModuleOp, llvm::StringRef) const override {
-    return llvm::createStringError("lazyc JIT: " +
-                                   notBuilt(Device::cuda()));
+    return llvm::createStringError("lazyc JIT: " + notBuilt(Device::cuda()));
   }
 
   DeviceAllocator &allocator(Device) const override {

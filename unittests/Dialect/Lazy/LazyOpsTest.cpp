@@ -19,8 +19,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
@@ -45,7 +45,8 @@ protected:
   }
 
   RankedTensorType tensor(ArrayRef<int64_t> shape, Type element = {}) {
-    return RankedTensorType::get(shape, element ? element : builder.getF32Type());
+    return RankedTensorType::get(shape,
+                                 element ? element : builder.getF32Type());
   }
 
   /// A fresh block argument of the given type, to use as an opaque operand.
@@ -58,8 +59,8 @@ protected:
   Value splat(RankedTensorType type, double value) {
     return ConstantOp::create(
         builder, builder.getUnknownLoc(),
-        DenseElementsAttr::get(type, builder.getFloatAttr(
-                                         type.getElementType(), value)));
+        DenseElementsAttr::get(
+            type, builder.getFloatAttr(type.getElementType(), value)));
   }
 
   /// Parses `source`, verifying it; returns the first error message or "".
@@ -70,7 +71,8 @@ protected:
         message = diag.str();
       return success();
     });
-    OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> parsed =
+        parseSourceString<ModuleOp>(source, &context);
     return message;
   }
 
@@ -84,18 +86,18 @@ TEST_F(LazyOpsTest, BuildersInferResultTypes) {
   Value a = argument(tensor({2, 3}));
   Value b = argument(tensor({3, 4}));
   EXPECT_EQ(MatmulOp::create(builder, loc, a, b).getType(), tensor({2, 4}));
-  EXPECT_EQ(TransposeOp::create(builder, loc, a, ArrayRef<int64_t>{1, 0})
-                .getType(),
-            tensor({3, 2}));
+  EXPECT_EQ(
+      TransposeOp::create(builder, loc, a, ArrayRef<int64_t>{1, 0}).getType(),
+      tensor({3, 2}));
   EXPECT_EQ(ReduceSumOp::create(builder, loc, a, ArrayRef<int64_t>{1}, true)
                 .getType(),
             tensor({2, 1}));
   EXPECT_EQ(ReduceSumOp::create(builder, loc, a, ArrayRef<int64_t>{0, 1}, false)
                 .getType(),
             tensor({}));
-  EXPECT_EQ(CompareOp::create(builder, loc, ComparePredicate::lt, a, a)
-                .getType(),
-            tensor({2, 3}, builder.getI1Type()));
+  EXPECT_EQ(
+      CompareOp::create(builder, loc, ComparePredicate::lt, a, a).getType(),
+      tensor({2, 3}, builder.getI1Type()));
   EXPECT_EQ(BroadcastOp::create(builder, loc, a, ArrayRef<int64_t>{5, 2, 3})
                 .getType(),
             tensor({5, 2, 3}));

@@ -29,9 +29,8 @@ void LazyDialect::initialize() {
       >();
 }
 
-Operation *LazyDialect::materializeConstant(OpBuilder &builder,
-                                            Attribute value, Type type,
-                                            Location loc) {
+Operation *LazyDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
   auto elements = dyn_cast<ElementsAttr>(value);
   if (!elements || elements.getType() != type)
     return nullptr;
@@ -62,12 +61,12 @@ LogicalResult LazyDialect::verifyRegionResultAttribute(Operation *op,
   Type resultType = function.getResultTypes()[result];
   if (argumentType != resultType)
     return op->emitError("result ")
-           << result << " of type " << resultType
-           << " is tied to argument " << argument << " of type "
-           << argumentType << ": the types must be equal";
+           << result << " of type " << resultType << " is tied to argument "
+           << argument << " of type " << argumentType
+           << ": the types must be equal";
   for (unsigned other = 0; other < result; ++other)
-    if (auto earlier = function.getResultAttrOfType<IntegerAttr>(
-            other, attr.getName());
+    if (auto earlier =
+            function.getResultAttrOfType<IntegerAttr>(other, attr.getName());
         earlier && earlier.getInt() == argument)
       return op->emitError("results ")
              << other << " and " << result << " are both tied to argument "

@@ -186,9 +186,8 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](APFloat a, APFloat b) -> std::optional<APFloat> {
-        return applyInDouble(a, b, [](double x, double y) {
-          return std::pow(x, y);
-        });
+        return applyInDouble(a, b,
+                             [](double x, double y) { return std::pow(x, y); });
       },
       integerPower);
 }
@@ -307,8 +306,8 @@ OpFoldResult ErfOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 /// Evaluates a predicate on a three-way comparison result.
-static bool evaluatePredicate(ComparePredicate predicate, bool less,
-                              bool equal, bool greater) {
+static bool evaluatePredicate(ComparePredicate predicate, bool less, bool equal,
+                              bool greater) {
   switch (predicate) {
   case ComparePredicate::eq:
     return equal;
@@ -336,10 +335,9 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
         [&](APFloat a, APFloat b) -> std::optional<APInt> {
           // Unordered (NaN) compares are false except `ne`.
           APFloat::cmpResult order = a.compare(b);
-          return toBit(evaluatePredicate(predicate,
-                                         order == APFloat::cmpLessThan,
-                                         order == APFloat::cmpEqual,
-                                         order == APFloat::cmpGreaterThan));
+          return toBit(evaluatePredicate(
+              predicate, order == APFloat::cmpLessThan,
+              order == APFloat::cmpEqual, order == APFloat::cmpGreaterThan));
         });
   bool isBool = element.isInteger(1);
   return constFoldBinaryOpConditional<IntegerAttr, APInt, void, IntegerAttr>(
@@ -382,8 +380,7 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
           operand, getType(), [&](const APFloat &a, bool &) {
             bool losesInfo = false;
             APFloat result = a;
-            result.convert(semantics, APFloat::rmNearestTiesToEven,
-                           &losesInfo);
+            result.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
             return result;
           });
     return constFoldCastOp<IntegerAttr, FloatAttr, APInt, APFloat, void>(
@@ -486,8 +483,7 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
 
 /// A reduction over no axes, or over size-1 axes whose dimensions are kept,
 /// returns its input unchanged.
-template <typename OpTy>
-static OpFoldResult foldIdentityReduction(OpTy op) {
+template <typename OpTy> static OpFoldResult foldIdentityReduction(OpTy op) {
   if (op.getInput().getType() == op.getType() &&
       llvm::all_of(op.getAxes(), [&](int64_t axis) {
         return op.getInput().getType().getDimSize(axis) == 1;

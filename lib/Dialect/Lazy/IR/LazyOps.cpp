@@ -223,11 +223,11 @@ LogicalResult CastOp::verify() {
   auto inputType = getInput().getType();
   auto resultType = getType();
   if (inputType.getRank() != resultType.getRank() ||
-      !llvm::all_of(llvm::zip_equal(inputType.getShape(), resultType.getShape()),
-                    [](auto dims) {
-                      return dimsCompatible(std::get<0>(dims),
-                                            std::get<1>(dims));
-                    }))
+      !llvm::all_of(
+          llvm::zip_equal(inputType.getShape(), resultType.getShape()),
+          [](auto dims) {
+            return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
+          }))
     return emitOpError("changes only the element type, but the shape of ")
            << inputType << " differs from the shape of " << resultType;
   return success();
@@ -315,15 +315,15 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   if (static_cast<int64_t>(perm.size()) != rank)
     return emitInferError(loc, getOperationName(), "permutation ",
                           formatShape(perm), " has ", perm.size(),
-                          " entries, but the operand ", inputType,
-                          " has rank ", rank);
+                          " entries, but the operand ", inputType, " has rank ",
+                          rank);
   SmallVector<bool> seen(rank, false);
   SmallVector<int64_t> shape;
   for (int64_t index : perm) {
     if (index < 0 || index >= rank || seen[index])
       return emitInferError(loc, getOperationName(), "permutation ",
-                            formatShape(perm),
-                            " is not a permutation of [0, ", rank, ")");
+                            formatShape(perm), " is not a permutation of [0, ",
+                            rank, ")");
     seen[index] = true;
     shape.push_back(inputType.getDimSize(index));
   }
@@ -350,7 +350,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   if (static_cast<int64_t>(start.size()) != rank ||
       static_cast<int64_t>(limit.size()) != rank ||
       static_cast<int64_t>(step.size()) != rank)
-    return emitInferError(loc, getOperationName(), "requires start, limit and "
+    return emitInferError(loc, getOperationName(),
+                          "requires start, limit and "
                           "step with one entry per dimension of ",
                           inputType, ", but got ", start.size(), ", ",
                           limit.size(), " and ", step.size(), " entries");
@@ -359,13 +360,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     int64_t size = inputType.getDimSize(d);
     bool limitInRange = ShapedType::isDynamic(size) || limit[d] <= size;
     if (start[d] < 0 || start[d] > limit[d] || !limitInRange)
-      return emitInferError(loc, getOperationName(), "dimension ", d,
-                            " of ", inputType, ": slice [", start[d], ", ",
-                            limit[d], ") is out of range (expected 0 <= start "
+      return emitInferError(loc, getOperationName(), "dimension ", d, " of ",
+                            inputType, ": slice [", start[d], ", ", limit[d],
+                            ") is out of range (expected 0 <= start "
                             "<= limit <= size)");
     if (step[d] < 1)
-      return emitInferError(loc, getOperationName(), "dimension ", d,
-                            ": step ", step[d], " must be at least 1");
+      return emitInferError(loc, getOperationName(), "dimension ", d, ": step ",
+                            step[d], " must be at least 1");
     shape.push_back(llvm::divideCeil(limit[d] - start[d], step[d]));
   }
   inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
@@ -419,12 +420,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
       if (ShapedType::isDynamic(shape[d]))
         shape[d] = dim;
       else if (!dimsCompatible(shape[d], dim))
-        return emitInferError(loc, getOperationName(), "operand #", index + 1,
-                              " of type ", type, " has size ", dim,
-                              " in dimension ", d,
-                              ", but the operands before it have size ",
-                              shape[d], " (only the concatenation axis ",
-                              axis, " may differ)");
+        return emitInferError(
+            loc, getOperationName(), "operand #", index + 1, " of type ", type,
+            " has size ", dim, " in dimension ", d,
+            ", but the operands before it have size ", shape[d],
+            " (only the concatenation axis ", axis, " may differ)");
     }
   }
   inferred.push_back(RankedTensorType::get(shape, firstType.getElementType()));
@@ -481,25 +481,28 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   }
   StringRef opName = getOperationName();
   if (lhsType.getElementType() != rhsType.getElementType())
-    return emitInferError(loc, opName, "requires operands of one element "
+    return emitInferError(loc, opName,
+                          "requires operands of one element "
                           "type, but got ",
                           lhsType, " and ", rhsType);
   int64_t rank = lhsType.getRank();
   if (rank < 2 || rhsType.getRank() != rank)
-    return emitInferError(loc, opName, "requires operands of equal rank, at "
+    return emitInferError(loc, opName,
+                          "requires operands of equal rank, at "
                           "least 2, but got ",
                           lhsType, " and ", rhsType);
   ArrayRef<int64_t> lhs = lhsType.getShape(), rhs = rhsType.getShape();
   for (int64_t d = 0; d < rank - 2; ++d)
     if (!dimsCompatible(lhs[d], rhs[d]))
-      return emitInferError(loc, opName, "requires identical batch "
+      return emitInferError(loc, opName,
+                            "requires identical batch "
                             "dimensions, but got ",
                             lhsType, " and ", rhsType,
                             " (batch broadcasting is explicit)");
   if (!dimsCompatible(lhs[rank - 1], rhs[rank - 2]))
-    return emitInferError(loc, opName, "contracting dimensions differ: ",
-                          lhsType, " has ", lhs[rank - 1], " columns, ",
-                          rhsType, " has ", rhs[rank - 2], " rows");
+    return emitInferError(
+        loc, opName, "contracting dimensions differ: ", lhsType, " has ",
+        lhs[rank - 1], " columns, ", rhsType, " has ", rhs[rank - 2], " rows");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank - 2; ++d)
     shape.push_back(ShapedType::isDynamic(lhs[d]) ? rhs[d] : lhs[d]);
@@ -519,9 +522,8 @@ static LogicalResult inferSoftmax(std::optional<Location> loc,
                                   typename OpTy::Adaptor adaptor,
                                   SmallVectorImpl<Type> &inferred) {
   auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-  if (inputType &&
-      failed(checkAxis(loc, OpTy::getOperationName(),
-                       adaptor.getAxisAttr().getInt(), inputType)))
+  if (inputType && failed(checkAxis(loc, OpTy::getOperationName(),
+                                    adaptor.getAxisAttr().getInt(), inputType)))
     return failure();
   inferred.push_back(adaptor.getInput().getType());
   return success();

@@ -32,8 +32,8 @@ LogicalResult mlir::lazy::refineArgumentTypes(func::FuncOp function,
     return function.emitOpError("expects ")
            << entry.getNumArguments() << " arguments, but "
            << argumentTypes.size() << " argument types were given";
-  for (auto [index, pair] : llvm::enumerate(
-           llvm::zip_equal(entry.getArguments(), argumentTypes))) {
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip_equal(entry.getArguments(), argumentTypes))) {
     auto [argument, type] = pair;
     auto declared = dyn_cast<RankedTensorType>(argument.getType());
     auto given = dyn_cast<RankedTensorType>(type);
@@ -56,8 +56,8 @@ LogicalResult mlir::lazy::refineArgumentTypes(func::FuncOp function,
     SmallVector<Type> types;
     if (auto cast = dyn_cast<CastOp>(op)) {
       // A cast keeps its element type and takes its input's shape.
-      types.push_back(cast.getInput().getType().clone(
-          cast.getType().getElementType()));
+      types.push_back(
+          cast.getInput().getType().clone(cast.getType().getElementType()));
     } else if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
       if (failed(infer.inferReturnTypes(
               op->getContext(), op->getLoc(), op->getOperands(),

@@ -43,10 +43,9 @@ public:
   constexpr int index() const { return deviceIndex; }
   /// "cpu", "cuda:0".
   std::string str() const {
-    return deviceKind == Kind::CPU
-               ? std::string("cpu")
-               : std::string(kindName(deviceKind)) + ":" +
-                     std::to_string(deviceIndex);
+    return deviceKind == Kind::CPU ? std::string("cpu")
+                                   : std::string(kindName(deviceKind)) + ":" +
+                                         std::to_string(deviceIndex);
   }
   /// "cpu", "cuda".
   static constexpr const char *kindName(Kind kind) {
@@ -59,10 +58,9 @@ private:
   // Indices beyond int16 (no machine has them) are kept as -1: still a
   // device that does not exist.
   constexpr Device(Kind kind, int index)
-      : deviceKind(kind),
-        deviceIndex(index >= INT16_MIN && index <= INT16_MAX
-                        ? static_cast<std::int16_t>(index)
-                        : std::int16_t(-1)) {}
+      : deviceKind(kind), deviceIndex(index >= INT16_MIN && index <= INT16_MAX
+                                          ? static_cast<std::int16_t>(index)
+                                          : std::int16_t(-1)) {}
 
   Kind deviceKind = Kind::CPU;
   std::int16_t deviceIndex = 0;

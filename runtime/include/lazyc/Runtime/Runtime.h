@@ -40,10 +40,10 @@ void lazyrt_free(void *block);
 
 /// Counters of the allocator, for tests and metrics.
 typedef struct lazyrt_allocator_stats {
-  uint64_t allocations;    ///< lazyrt_alloc calls that succeeded.
-  uint64_t reuses;         ///< ... of which were served from the cache.
-  uint64_t bytes_in_use;   ///< Bytes (rounded to size classes) handed out.
-  uint64_t bytes_cached;   ///< Bytes kept for reuse.
+  uint64_t allocations;  ///< lazyrt_alloc calls that succeeded.
+  uint64_t reuses;       ///< ... of which were served from the cache.
+  uint64_t bytes_in_use; ///< Bytes (rounded to size classes) handed out.
+  uint64_t bytes_cached; ///< Bytes kept for reuse.
   uint64_t peak_bytes_in_use;
 } lazyrt_allocator_stats;
 
