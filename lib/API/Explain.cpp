@@ -52,6 +52,7 @@ TraceSummary explain::summarize(const trace::Trace &trace) {
     bool literal = node.kind == OpKind::Literal;
     summary.push_back({node.kind,
                        isArgument[i],
+                       node.device,
                        node.dtype,
                        node.shape,
                        node.ints,
@@ -91,6 +92,9 @@ static std::string difference(const NodeSummary &now, const NodeSummary &cached,
   if (now.isArgument != cached.isArgument ||
       (!now.isArgument && now.kind != cached.kind))
     return self + ", where the cached trace has " + describe(cached);
+  if (now.device != cached.device)
+    return self + " lives on " + now.device.str() + ", the cached one on " +
+           cached.device.str();
   if (now.dtype != cached.dtype)
     return self + " is " + dtypeName(now.dtype) + ", the cached one " +
            dtypeName(cached.dtype);

@@ -26,6 +26,7 @@ namespace lazyc::explain {
 struct NodeSummary {
   trace::OpKind kind;
   bool isArgument;
+  Device device;
   DType dtype;
   std::vector<int64_t> shape;
   std::vector<int64_t> ints, ints2, ints3;

@@ -16,6 +16,7 @@
 
 #include "lazyc/lazyc.h"
 
+#include "API/Explain.h"
 #include "API/TensorAccess.h"
 #include "lazyc/Trace/Trace.h"
 
@@ -245,4 +246,19 @@ TEST(DeviceTest, TheDeviceIsPartOfTheTraceKey) {
   Tensor again = pendingOn(Device::cuda(), line);
   EXPECT_EQ(trace::extractTrace({detail::TensorAccess::node(again).get()}).key,
             b.key);
+}
+
+TEST(DeviceTest, AnExplainedMissNamesTheDevice) {
+  unsigned line = 0;
+  Tensor onCpu = pendingOn(Device::cpu(), line);
+  Tensor onGpu = pendingOn(Device::cuda(), line);
+  explain::TraceSummary cached = explain::summarize(
+      trace::extractTrace({detail::TensorAccess::node(onCpu).get()}));
+  explain::TraceSummary now = explain::summarize(
+      trace::extractTrace({detail::TensorAccess::node(onGpu).get()}));
+  std::string why = explain::structuralMiss(now, {&cached}, false);
+  // The first node, the argument, differs.
+  EXPECT_NE(why.find("lives on cuda:0, the cached one on cpu"),
+            std::string::npos)
+      << why;
 }
