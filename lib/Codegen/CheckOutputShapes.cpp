@@ -32,8 +32,10 @@ struct LazyCheckOutputShapesPass
     if (function.isExternal())
       return;
     Block &entry = function.front();
-    // Out-parameters follow the inputs: the original results are gone, so
-    // count the out-parameters from the end.
+    // The report names the out-parameter by its position among all the
+    // arguments: which arguments were inputs is no longer visible here (a
+    // static output needs no guard), so the caller, which knows, subtracts
+    // its input count.
     SmallVector<memref::CopyOp> copies;
     function.walk([&](memref::CopyOp copy) {
       auto target = dyn_cast<BlockArgument>(copy.getTarget());
@@ -43,10 +45,6 @@ struct LazyCheckOutputShapesPass
     });
     if (copies.empty())
       return;
-    unsigned firstOutput = entry.getNumArguments();
-    for (memref::CopyOp copy : copies)
-      firstOutput = std::min(
-          firstOutput, cast<BlockArgument>(copy.getTarget()).getArgNumber());
 
     func::FuncOp report = getOrDeclareReport();
     for (memref::CopyOp copy : copies) {
@@ -64,8 +62,7 @@ struct LazyCheckOutputShapesPass
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, want,
                                   have));
       }
-      int64_t index =
-          cast<BlockArgument>(copy.getTarget()).getArgNumber() - firstOutput;
+      int64_t index = cast<BlockArgument>(copy.getTarget()).getArgNumber();
       auto guard = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
       copy->moveBefore(guard.thenBlock()->getTerminator());
       OpBuilder elseBuilder = guard.getElseBodyBuilder();

@@ -4,8 +4,9 @@
 // copied into out-parameters, which follow the inputs. Each copy into an
 // out-parameter of dynamic shape runs only if every dynamic dimension of the
 // computed buffer equals the caller's; otherwise the copy is skipped and
-// lazyrt_report_output_shape_mismatch gets the output's index (counted from
-// the first checked out-parameter), declared once per module.
+// lazyrt_report_output_shape_mismatch gets the out-parameter's position
+// among the arguments (the JIT subtracts the number of inputs), declared
+// once per module.
 
 // Static out-parameters cannot differ, and copies into a buffer of the
 // function's own are not outputs: nothing changes, nothing is declared.
@@ -31,7 +32,8 @@ func.func @left_alone(%x: memref<?xf32>, %out: memref<4xf32>) {
 // -----
 
 // One dynamic dimension (the static one is not compared): the copy moves
-// into an scf.if on the comparison, and the else branch reports output 0.
+// into an scf.if on the comparison, and the else branch reports argument 1
+// (the first output, after one input).
 //       CHECK: func.func private @lazyrt_report_output_shape_mismatch(i64)
 // CHECK-LABEL: func.func @one_dynamic
 //  CHECK-SAME:   (%[[X:.*]]: memref<?x4xf32>, %[[OUT:.*]]: memref<?x4xf32>)
@@ -47,7 +49,7 @@ func.func @left_alone(%x: memref<?xf32>, %out: memref<4xf32>) {
 //       CHECK:   scf.if %[[OK]] {
 //  CHECK-NEXT:     memref.copy %[[R]], %[[OUT]] : memref<?x4xf32> to memref<?x4xf32>
 //  CHECK-NEXT:   } else {
-//  CHECK-NEXT:     %[[INDEX:.*]] = arith.constant 0 : i64
+//  CHECK-NEXT:     %[[INDEX:.*]] = arith.constant 1 : i64
 //  CHECK-NEXT:     func.call @lazyrt_report_output_shape_mismatch(%[[INDEX]]) : (i64) -> ()
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return
@@ -61,8 +63,8 @@ func.func @one_dynamic(%x: memref<?x4xf32>, %out: memref<?x4xf32>) {
 
 // -----
 
-// Two outputs, copied in the opposite order: each reports its own index
-// (from its position among the parameters, not the order of the copies);
+// Two outputs, copied in the opposite order: each reports its own position
+// among the parameters (not the order of the copies);
 // both dynamic dimensions of the first are compared. The module already
 // declares the report function: it is not declared again.
 //   CHECK-NOT: lazyrt_report_output_shape_mismatch
@@ -76,7 +78,7 @@ func.func @one_dynamic(%x: memref<?x4xf32>, %out: memref<?x4xf32>) {
 //       CHECK:   scf.if
 //  CHECK-NEXT:     memref.copy %[[B]], %[[OUT1]]
 //  CHECK-NEXT:   } else {
-//  CHECK-NEXT:     %[[INDEX1:.*]] = arith.constant 1 : i64
+//  CHECK-NEXT:     %[[INDEX1:.*]] = arith.constant 2 : i64
 //  CHECK-NEXT:     func.call @lazyrt_report_output_shape_mismatch(%[[INDEX1]])
 //       CHECK:   %[[TRUE:.*]] = arith.constant true
 //       CHECK:   %[[D0:.*]] = arith.constant 0 : index
@@ -94,7 +96,7 @@ func.func @one_dynamic(%x: memref<?x4xf32>, %out: memref<?x4xf32>) {
 //       CHECK:   scf.if %[[OK]] {
 //  CHECK-NEXT:     memref.copy %[[A]], %[[OUT0]]
 //  CHECK-NEXT:   } else {
-//  CHECK-NEXT:     %[[INDEX0:.*]] = arith.constant 0 : i64
+//  CHECK-NEXT:     %[[INDEX0:.*]] = arith.constant 1 : i64
 //  CHECK-NEXT:     func.call @lazyrt_report_output_shape_mismatch(%[[INDEX0]])
 //       CHECK: func.func private @lazyrt_report_output_shape_mismatch(i64)
 //   CHECK-NOT: lazyrt_report_output_shape_mismatch
@@ -110,3 +112,25 @@ func.func @two_outputs(%x: memref<?x?xf32>, %out0: memref<?x?xf32>, %out1: memre
   return
 }
 func.func private @lazyrt_report_output_shape_mismatch(i64)
+
+// -----
+
+// A static output before a dynamic one: only the dynamic one is guarded,
+// and it reports its own position (2), not its rank among guarded copies.
+//       CHECK: func.func private @lazyrt_report_output_shape_mismatch(i64)
+// CHECK-LABEL: func.func @static_then_dynamic
+//       CHECK:   memref.copy %{{.*}}, %{{.*}} : memref<4xf32> to memref<4xf32>
+//       CHECK:   scf.if
+//  CHECK-NEXT:     memref.copy %{{.*}}, %{{.*}} : memref<?xf32> to memref<?xf32>
+//  CHECK-NEXT:   } else {
+//  CHECK-NEXT:     %[[INDEX:.*]] = arith.constant 2 : i64
+//  CHECK-NEXT:     func.call @lazyrt_report_output_shape_mismatch(%[[INDEX]])
+func.func @static_then_dynamic(%x: memref<?xf32>, %out0: memref<4xf32>, %out1: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %static = memref.alloc() : memref<4xf32>
+  memref.copy %static, %out0 : memref<4xf32> to memref<4xf32>
+  %dynamic = memref.alloc(%n) : memref<?xf32>
+  memref.copy %dynamic, %out1 : memref<?xf32> to memref<?xf32>
+  return
+}

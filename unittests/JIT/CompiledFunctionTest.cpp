@@ -529,6 +529,30 @@ TEST_F(CompiledFunctionTest, DynamicOutputSmallerThanResultIsRefused) {
             "");
 }
 
+// The refused output is named by its own index when a static output comes
+// first. (Regression: lazy-check-output-shapes counted from the first
+// guarded out-parameter, so this said "output #0".)
+TEST_F(CompiledFunctionTest, RefusedOutputAfterAStaticOneIsNamedRight) {
+  auto mixed = compile(R"mlir(
+    func.func @mixed(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>) {
+      %0 = lazy.reduce_sum %x [0] : tensor<?xf32>
+      %1 = lazy.mul %x, %x : tensor<?xf32>
+      return %0, %1 : tensor<f32>, tensor<?xf32>
+    }
+  )mlir",
+                       "mixed");
+  ASSERT_TRUE(mixed);
+  std::vector<float> x(8, 3.0f), out(8, -100.0f);
+  float sum = NAN;
+  const int64_t eight[] = {8}, four[] = {4};
+  EXPECT_EQ(messageOf(mixed->call({{x.data(), eight}},
+                                  {{&sum, {}}, {out.data(), four}})),
+            "lazyc JIT: output #1 has shape [4], but the function computed a "
+            "different one for these inputs; the output was not written");
+  EXPECT_EQ(out[0], -100.0f);
+  EXPECT_EQ(sum, 24.0f); // The static output was written.
+}
+
 TEST_F(CompiledFunctionTest, MissingFunctionFailsToCompile) {
   EXPECT_EQ(compileError(kAxpy, "nope"),
             "lazyc JIT: no function @nope in the module");

@@ -63,9 +63,10 @@ def LazyCheckOutputShapesPass
     After `buffer-results-to-out-params`, a result of dynamic shape is copied
     into the caller's out-parameter. This pass guards each such copy: if a
     dimension differs, the copy is skipped and
-    `lazyrt_report_output_shape_mismatch(index)` records the error, which
-    the JIT turns into an error of the call (instead of writing past the
-    caller's buffer).
+    `lazyrt_report_output_shape_mismatch(index)` records the error, with
+    `index` the out-parameter's position among the function's arguments;
+    the JIT turns it into an error of the call naming the output (instead
+    of writing past the caller's buffer).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

@@ -258,13 +258,20 @@ llvm::Error CpuFunction::call(llvm::ArrayRef<BufferView> inputs,
     arguments.push_back(&slot);
   lazyrt_take_output_shape_mismatch();
   entry(arguments.data());
-  // A dynamic output the caller sized wrongly was not written.
-  int64_t mismatch = lazyrt_take_output_shape_mismatch();
-  if (mismatch < 0)
+  // A dynamic output the caller sized wrongly was not written. The report
+  // names its argument position; outputs follow the inputs.
+  int64_t argument = lazyrt_take_output_shape_mismatch();
+  if (argument < 0)
     return llvm::Error::success();
+  int64_t output = argument - static_cast<int64_t>(inputs.size());
+  if (output < 0 || output >= static_cast<int64_t>(outputs.size()))
+    return llvm::createStringError(
+        "lazyc JIT: a buffer of argument position " + std::to_string(argument) +
+        " has a shape other than the one the function computed; it was not "
+        "written");
   return llvm::createStringError(
-      "lazyc JIT: output #" + std::to_string(mismatch) + " has shape " +
-      shapeText(outputs[mismatch].shape) +
+      "lazyc JIT: output #" + std::to_string(output) + " has shape " +
+      shapeText(outputs[output].shape) +
       ", but the function computed a different one for these "
       "inputs; the output was not written");
 }

@@ -65,13 +65,14 @@ void lazyrt_set_cache_limit(uint64_t bytes);
 /// max threads: all hardware threads unless OMP_NUM_THREADS says otherwise).
 int lazyrt_get_num_threads(void);
 
-/// Records that generated code refused to write output `index` because the
-/// caller's buffer does not have the computed shape (see
-/// lazy-check-output-shapes). Thread-local, like the last error.
+/// Records that generated code refused to write the out-parameter at
+/// argument position `index` because the caller's buffer does not have the
+/// computed shape (see lazy-check-output-shapes). Thread-local, like the
+/// last error.
 void lazyrt_report_output_shape_mismatch(int64_t index);
 
-/// Returns the output index last reported on this thread and clears it, or
-/// -1 if none was reported.
+/// Returns the argument position last reported on this thread and clears
+/// it, or -1 if none was reported.
 int64_t lazyrt_take_output_shape_mismatch(void);
 
 /// Returns the message of the last failure on this thread ("" when none).
