@@ -406,11 +406,17 @@ Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
     axes.resize(rank);
     std::iota(axes.begin(), axes.end(), 0);
   }
+  Shape written = axes;
   for (int64_t &axis : axes)
     axis = normalizeAxis(axis, rank, name, where);
   std::sort(axes.begin(), axes.end());
-  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
-    fail(name, "an axis appears twice", where);
+  if (auto twice = std::adjacent_find(axes.begin(), axes.end());
+      twice != axes.end())
+    fail(name,
+         "axis " + std::to_string(*twice) + " appears twice in the axes " +
+             shapeText(written) + " of a rank-" + std::to_string(rank) +
+             " tensor",
+         where);
 
   DType dtype = node->dtype;
   if (kind == OpKind::ReduceSum && !isFloat(dtype))

@@ -15,6 +15,8 @@
 
 #include "lazyc/lazyc.h"
 
+#include "ExpectError.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -25,27 +27,7 @@ using namespace lazyc;
 
 namespace {
 
-/// Runs `bad` (which records its line in `line` before the failing call)
-/// and checks the error: its op, that the message contains `mentions`, and
-/// that it points at `line` of this file.
-void expectError(const std::function<void(unsigned &)> &bad, const char *op,
-                 const std::string &mentions) {
-  unsigned line = 0;
-  try {
-    bad(line);
-  } catch (const Error &error) {
-    std::string what = error.what();
-    EXPECT_EQ(error.op(), op) << what;
-    EXPECT_NE(what.find(mentions), std::string::npos)
-        << "'" << what << "' does not mention '" << mentions << "'";
-    EXPECT_EQ(error.line(), line) << what;
-    EXPECT_NE(what.find("BadInputTest.cpp:" + std::to_string(line)),
-              std::string::npos)
-        << what;
-    return;
-  }
-  FAIL() << "no lazyc::Error for " << op << " (" << mentions << ")";
-}
+using lazyc::test::expectError;
 
 class BadInputTest : public ::testing::Test {
 protected:
@@ -103,7 +85,9 @@ TEST_F(BadInputTest, AxesOutOfRange) {
   expectError([&](unsigned &l) { l = __LINE__, (void)max(a, {-3}); }, "max",
               "axis -3 is out of range for a rank-2 tensor");
   expectError([&](unsigned &l) { l = __LINE__, (void)mean(a, {0, 0}); }, "mean",
-              "0");
+              "axis 0 appears twice in the axes [0, 0] of a rank-2 tensor");
+  expectError([&](unsigned &l) { l = __LINE__, (void)sum(a, {1, -1}); }, "sum",
+              "axis 1 appears twice in the axes [1, -1]");
   expectError([&](unsigned &l) { l = __LINE__, (void)softmax(a, 5); },
               "softmax", "axis 5 is out of range for a rank-2 tensor");
   expectError([&](unsigned &l) { l = __LINE__, (void)concat({a, a}, 2); },

@@ -20,6 +20,8 @@
 #include "API/TensorAccess.h"
 #include "lazyc/Trace/Trace.h"
 
+#include "ExpectError.h"
+
 #include "gtest/gtest.h"
 
 #include <functional>
@@ -29,26 +31,7 @@ using namespace lazyc;
 
 namespace {
 
-/// Runs `bad` (which sets `line` to the line of the failing call) and checks
-/// the lazyc::Error: its op, a phrase of its message and the user's line.
-void expectError(const std::function<void(unsigned &)> &bad, const char *op,
-                 const std::string &mentions) {
-  unsigned line = 0;
-  try {
-    bad(line);
-  } catch (const Error &error) {
-    std::string what = error.what();
-    EXPECT_EQ(error.op(), op) << what;
-    EXPECT_NE(what.find(mentions), std::string::npos)
-        << "'" << what << "' does not mention '" << mentions << "'";
-    EXPECT_EQ(error.line(), line) << what;
-    EXPECT_NE(what.find("DeviceTest.cpp:" + std::to_string(line)),
-              std::string::npos)
-        << what;
-    return;
-  }
-  FAIL() << "no lazyc::Error for " << op << " (" << mentions << ")";
-}
+using lazyc::test::expectError;
 
 /// A pending value whose graph claims to live on `device` (white-box: the
 /// API cannot put values on the GPU yet). `x * 2 + 1` recorded at `line`.
