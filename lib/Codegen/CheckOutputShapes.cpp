@@ -27,10 +27,15 @@ namespace {
 struct LazyCheckOutputShapesPass
     : mlir::lazy::impl::LazyCheckOutputShapesPassBase<
           LazyCheckOutputShapesPass> {
+  // A module pass: it declares the report function in the module, which a
+  // function pass may not do (functions are processed in parallel).
   void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    if (function.isExternal())
-      return;
+    for (func::FuncOp function : getOperation().getOps<func::FuncOp>())
+      if (!function.isExternal())
+        guardCopies(function);
+  }
+
+  void guardCopies(func::FuncOp function) {
     Block &entry = function.front();
     // The report names the out-parameter by its position among all the
     // arguments: which arguments were inputs is no longer visible here (a
@@ -73,7 +78,7 @@ struct LazyCheckOutputShapesPass
   }
 
   func::FuncOp getOrDeclareReport() {
-    auto module = getOperation()->getParentOfType<ModuleOp>();
+    ModuleOp module = getOperation();
     if (auto existing = module.lookupSymbol<func::FuncOp>(kReportName))
       return existing;
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());

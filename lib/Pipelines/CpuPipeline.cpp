@@ -100,7 +100,7 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyCheckOutputShapesPass());
+  pm.addPass(mlir::lazy::createLazyCheckOutputShapesPass());
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazySkipSelfCopiesPass());
   pm.addPass(createCanonicalizerPass());
   // Per-row temporaries (a softmax row's exponentials, partial sums) leave

@@ -134,3 +134,24 @@ func.func @static_then_dynamic(%x: memref<?xf32>, %out0: memref<4xf32>, %out1: m
   memref.copy %dynamic, %out1 : memref<?xf32> to memref<?xf32>
   return
 }
+
+// -----
+
+// Two functions in one module: each is guarded, and the report function is
+// declared once (a module pass: a function pass could not declare it while
+// the functions run in parallel).
+//       CHECK: func.func private @lazyrt_report_output_shape_mismatch(i64)
+//   CHECK-NOT: func.func private @lazyrt_report_output_shape_mismatch
+// CHECK-LABEL: func.func @first
+//       CHECK:   func.call @lazyrt_report_output_shape_mismatch
+// CHECK-LABEL: func.func @second
+//       CHECK:   func.call @lazyrt_report_output_shape_mismatch
+//   CHECK-NOT: func.func private @lazyrt_report_output_shape_mismatch
+func.func @first(%x: memref<?xf32>, %out: memref<?xf32>) {
+  memref.copy %x, %out : memref<?xf32> to memref<?xf32>
+  return
+}
+func.func @second(%x: memref<?xf32>, %out: memref<?xf32>) {
+  memref.copy %x, %out : memref<?xf32> to memref<?xf32>
+  return
+}

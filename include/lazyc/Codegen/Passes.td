@@ -57,7 +57,7 @@ def LazyFoldTransposeIntoMatmulPass
 }
 
 def LazyCheckOutputShapesPass
-    : Pass<"lazy-check-output-shapes", "::mlir::func::FuncOp"> {
+    : Pass<"lazy-check-output-shapes", "::mlir::ModuleOp"> {
   let summary = "Refuse out-parameters whose shape differs from the result";
   let description = [{
     After `buffer-results-to-out-params`, a result of dynamic shape is copied
