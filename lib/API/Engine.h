@@ -45,15 +45,12 @@ void countOp();
 /// `device` in this process (saying why: a backend not built, no device).
 void checkAvailable(Device device, const char *op, SourceLocation where);
 
-/// A buffer of `elements` `dtype` values on `device`; a lazyc::Error about
-/// `op` at `where` if the device is unavailable or out of memory.
-std::shared_ptr<trace::Buffer> newBuffer(DType dtype, int64_t elements,
-                                         Device device, const char *op,
-                                         SourceLocation where);
-
-/// Fills `buffer` from host memory.
-void copyFromHost(trace::Buffer &buffer, const void *host, const char *op,
-                  SourceLocation where);
+/// A computed value on the default device holding a copy of `host`
+/// (row-major, `shape`'s element count of `dtype`), counted as an op; a
+/// lazyc::Error about `op` at `where` if the device is unavailable or out
+/// of memory.
+trace::NodePtr newValue(DType dtype, std::vector<int64_t> shape,
+                        const void *host, const char *op, SourceLocation where);
 
 /// The computed value of `node` as host memory: its buffer on the CPU, a
 /// copy in `staging` from other devices.

@@ -109,7 +109,7 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   // donated argument is computed in that argument's buffer.
   static thread_local std::vector<std::shared_ptr<Buffer>> results;
   results.clear();
-  auto releaseResults = llvm::make_scope_exit([] { results.clear(); });
+  llvm::scope_exit releaseResults([] { results.clear(); });
   for (auto [output, index] : llvm::enumerate(trace.outputs)) {
     const Node &node = *trace.nodes[index];
     if (int32_t slot = trace.tiedArguments[output]; slot >= 0) {
@@ -260,29 +260,36 @@ void engine::checkAvailable(Device device, const char *op,
     throw Error(op, whyNot, where);
 }
 
-std::shared_ptr<Buffer> engine::newBuffer(DType dtype, int64_t elements,
-                                          Device device, const char *op,
-                                          SourceLocation where) {
-  checkAvailable(device, op, where);
+NodePtr engine::newValue(DType dtype, std::vector<int64_t> shape,
+                         const void *host, const char *op,
+                         SourceLocation where) {
+  NodePtr node = makeNode();
+  node->kind = OpKind::Buffer;
+  node->dtype = dtype;
+  node->device = defaultDevice();
+  node->shape = std::move(shape);
+  node->loc = {where.file_name(), where.line()};
+  node->computeContentHash();
+  checkAvailable(node->device, op, where);
+  const jit::Target &target = jit::targetFor(node->device.kind());
+  int64_t elements = node->numel();
   try {
-    return std::make_shared<Buffer>(
-        dtype, elements, device,
-        jit::targetFor(device.kind()).allocator(device));
+    node->value = std::make_shared<Buffer>(dtype, elements, node->device,
+                                           target.allocator(node->device));
   } catch (const std::bad_alloc &) {
     throw Error(op,
                 "cannot allocate " + std::to_string(elements) +
-                    " elements of " + dtypeName(dtype) + " on " + device.str(),
+                    " elements of " + dtypeName(dtype) + " on " +
+                    node->device.str(),
                 where);
   }
-}
-
-void engine::copyFromHost(Buffer &buffer, const void *host, const char *op,
-                          SourceLocation where) {
-  size_t bytes = static_cast<size_t>(buffer.size()) * sizeOf(buffer.dtype());
-  if (llvm::Error error =
-          jit::targetFor(buffer.device().kind())
-              .copyFromHost(buffer.device(), buffer.data(), host, bytes))
-    throw Error(op, llvm::toString(std::move(error)), where);
+  // An empty vector's data() may be null.
+  if (size_t bytes = static_cast<size_t>(elements) * sizeOf(dtype))
+    if (llvm::Error error =
+            target.copyFromHost(node->device, node->value->data(), host, bytes))
+      throw Error(op, llvm::toString(std::move(error)), where);
+  countOp();
+  return node;
 }
 
 const void *engine::hostData(const Node &node, std::vector<uint8_t> &staging,

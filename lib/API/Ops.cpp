@@ -58,15 +58,20 @@ void copyShape(const Shape &from, Shape &to) {
 }
 
 /// Throws for operands on different devices: nothing moves implicitly.
+[[noreturn]] void failDevices(const char *op, Device a, Device b, Where where) {
+  fail(op,
+       "operands live on different devices, " + a.str() + " and " + b.str() +
+           " (move one with a copy to the other)",
+       where);
+}
+
+/// Ops that cast or broadcast their operands check before recording those.
 void checkSameDevice(const char *op, std::initializer_list<const Node *> nodes,
                      Where where) {
   Device device = (*nodes.begin())->device;
   for (const Node *node : nodes)
     if (node->device != device)
-      fail(op,
-           "operands live on different devices, " + device.str() + " and " +
-               node->device.str() + " (move one with a copy to the other)",
-           where);
+      failDevices(op, device, node->device, where);
 }
 
 /// Creates and records a node. It lives where its operands live; a node
@@ -74,17 +79,12 @@ void checkSameDevice(const char *op, std::initializer_list<const Node *> nodes,
 NodePtr record(OpKind kind, DType dtype, const Shape &shape, NodeInputs inputs,
                Where where,
                llvm::function_ref<void(Node &)> setAttributes = nullptr) {
-  Device device;
-  if (inputs.empty()) {
-    device = defaultDevice();
+  Device device = inputs.empty() ? defaultDevice() : inputs.front()->device;
+  if (inputs.empty())
     engine::checkAvailable(device, opName(kind), where);
-  } else {
-    device = inputs.front()->device;
-    for (const NodePtr &input : inputs)
-      if (input->device != device)
-        checkSameDevice(opName(kind), {inputs.front().get(), input.get()},
-                        where);
-  }
+  for (const NodePtr &input : inputs)
+    if (input->device != device)
+      failDevices(opName(kind), device, input->device, where);
   NodePtr node = makeNode();
   node->kind = kind;
   node->dtype = dtype;
@@ -568,28 +568,12 @@ Tensor lazyc::arange(double start, double stop, double step, DType dtype,
     fail("arange", "gives more than 2^59 elements", where);
   int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
   // The values, written straight in `dtype` (no Float64 buffer and cast).
-  NodePtr node = makeNode();
-  node->kind = OpKind::Buffer;
-  node->dtype = dtype;
-  node->device = defaultDevice();
-  node->shape = {count};
-  node->loc = {where.file_name(), where.line()};
-  node->computeContentHash();
-  node->value = engine::newBuffer(dtype, count, node->device, "arange", where);
-  // On the CPU, in place; elsewhere through a host copy.
-  std::vector<uint8_t> staging;
-  auto *bytes = static_cast<uint8_t *>(node->value->data());
-  if (node->device != Device::cpu()) {
-    staging.resize(static_cast<size_t>(count) * sizeOf(dtype));
-    bytes = staging.data();
-  }
+  std::vector<uint8_t> bytes(static_cast<size_t>(count) * sizeOf(dtype));
   for (int64_t i = 0; i < count; ++i)
     convert::storeScalar(start + static_cast<double>(i) * step, dtype,
-                         bytes + i * sizeOf(dtype));
-  if (!staging.empty())
-    engine::copyFromHost(*node->value, staging.data(), "arange", where);
-  engine::countOp();
-  return detail::TensorAccess::wrap(std::move(node));
+                         bytes.data() + i * sizeOf(dtype));
+  return detail::TensorAccess::wrap(
+      engine::newValue(dtype, {count}, bytes.data(), "arange", where));
 }
 
 Tensor lazyc::randomUniform(Shape shape, double low, double high, int64_t seed,

@@ -13,7 +13,6 @@
 
 #include "lazyc/Trace/Node.h"
 
-#include <cstring>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -157,19 +156,8 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
                 std::to_string(count) + " values do not fill a shape of " +
                     std::to_string(elements) + " elements",
                 where);
-  NodePtr node = makeNode();
-  node->kind = OpKind::Buffer;
-  node->dtype = dtype;
-  node->device = defaultDevice();
-  node->shape = std::move(shape);
-  node->loc = {where.file_name(), where.line()};
-  node->computeContentHash();
-  node->value =
-      engine::newBuffer(dtype, elements, node->device, "fromVector", where);
-  if (elements != 0) // An empty vector's data() may be null.
-    engine::copyFromHost(*node->value, data, "fromVector", where);
-  engine::countOp();
-  return detail::TensorAccess::wrap(std::move(node));
+  return detail::TensorAccess::wrap(
+      engine::newValue(dtype, std::move(shape), data, "fromVector", where));
 }
 
 Tensor Tensor::fromBools(const std::vector<bool> &data,

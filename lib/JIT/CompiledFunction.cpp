@@ -64,7 +64,10 @@ static llvm::Expected<TensorSpec> toSpec(Type type) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "lazyc JIT: unsupported argument or result type " << type
-       << " (expected a ranked tensor of f32, f64, f16, bf16, i32, i64, i1)";
+       << " (expected a ranked tensor of";
+    for (DType supported : kAllDTypes)
+      os << (supported == kAllDTypes[0] ? " " : ", ") << mlirName(supported);
+    os << ")";
     return llvm::createStringError(text);
   }
   TensorSpec spec{*dtype, {}};

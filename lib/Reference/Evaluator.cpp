@@ -256,28 +256,11 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
     throw std::logic_error("reference: a buffer node without a buffer");
   case OpKind::Literal:
     return evaluateLiteral(node);
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Pow:
-  case OpKind::Max:
-  case OpKind::Min:
-  case OpKind::Neg:
-  case OpKind::Abs:
-  case OpKind::Relu:
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Tanh:
-  case OpKind::Sigmoid:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Sin:
-  case OpKind::Cos:
-  case OpKind::Erf:
-  case OpKind::Compare:
-  case OpKind::Select:
-  case OpKind::Cast:
+    // The elementwise rows of Ops.def.
+#define LAZYC_BINARY_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_UNARY_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#define LAZYC_ELEMENTWISE_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#include "lazyc/Trace/Ops.def"
     return evaluateElementwise(node, in);
   case OpKind::Broadcast:
     return evaluateBroadcast(node, *in[0]);
@@ -293,18 +276,16 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
     return evaluateSlice(node, *in[0]);
   case OpKind::Concat:
     return evaluateConcat(node, in);
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMean:
-  case OpKind::ReduceMax:
-  case OpKind::ReduceMin:
+#define LAZYC_REDUCE_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#include "lazyc/Trace/Ops.def"
     return evaluateReduction(node, *in[0]);
   case OpKind::Matmul:
     return evaluateMatmul(node, *in[0], *in[1]);
-  case OpKind::Softmax:
-  case OpKind::LogSoftmax:
+#define LAZYC_SOFTMAX_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#include "lazyc/Trace/Ops.def"
     return evaluateSoftmax(node, *in[0]);
-  case OpKind::RandomUniform:
-  case OpKind::RandomNormal:
+#define LAZYC_RANDOM_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
+#include "lazyc/Trace/Ops.def"
     return evaluateRandom(node);
   }
   throw std::logic_error("reference: unknown op kind");

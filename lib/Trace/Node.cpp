@@ -281,11 +281,6 @@ void Node::computeContentHash() {
                     static_cast<uint64_t>(ints3.size() & 0xFF) << 56);
   for (int64_t dim : shape)
     mixHash(hash, static_cast<uint64_t>(dim));
-  // The device is structure too (a trace compiles for its device's target);
-  // the CPU, the common case, adds nothing.
-  if (device != Device::cpu())
-    mixHash(hash, static_cast<uint64_t>(device.kind()) << 32 |
-                      static_cast<uint16_t>(device.index()));
   if (!ints.empty() || !ints2.empty() || !ints3.empty())
     for (const std::vector<int64_t> *list : {&ints, &ints2, &ints3})
       for (int64_t value : *list)

@@ -35,7 +35,6 @@ static uint64_t rankOnlyHash(const Node &node) {
   copy.integer = node.integer;
   copy.flag = node.flag;
   copy.predicate = node.predicate;
-  copy.device = node.device;
   copy.computeContentHash();
   return copy.contentHash;
 }

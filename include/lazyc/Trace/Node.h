@@ -149,7 +149,8 @@ struct Node {
   int32_t position = -1;
 
   /// Hash of this node's own content (kind, attributes, dtype, shape; not
-  /// literal values, not inputs), computed once at creation. Trace keys
+  /// literal values, not inputs, not the device, which a trace's signature
+  /// holds once), computed once at creation. Trace keys
   /// combine these with the trace's wiring.
   uint64_t contentHash = 0;
 

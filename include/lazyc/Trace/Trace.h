@@ -77,8 +77,7 @@ inline bool isPerUseLiteral(const Node &node) {
 /// are arguments; unmaterialized nodes still held by a Tensor handle become
 /// outputs too. If `dynamicShapes` is set, the key ignores dimension sizes
 /// (eager mode compiles one function per op and rank); otherwise dead arguments
-/// are donated to outputs
-/// (`tiedArguments`, part of the key).
+/// are donated to outputs (`tiedArguments`, part of the key).
 Trace extractTrace(const std::vector<Node *> &requested,
                    bool dynamicShapes = false);
 
