@@ -13,6 +13,7 @@
 #define LAZYC_LAZYC_H
 
 #include "lazyc/API/Autodiff.h"
+#include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Device.h"
 #include "lazyc/API/Error.h"
 #include "lazyc/API/Metrics.h"

@@ -21,8 +21,14 @@
 #include "lazyc/API/Ops.h"
 #include "lazyc/Runtime/Shape.h"
 
+#include "Engine.h"
+
+#include "lazyc/API/ControlFlow.h"
+#include "lazyc/Trace/Region.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <cmath>
 #include <numeric>
@@ -37,6 +43,10 @@ struct TapeState {
   struct Entry {
     NodePtr output;
     NodeInputs inputs;
+    /// The op whose kind and attributes the backward pass reads, when it is
+    /// not `output` (a region's node, whose value `output` stands for).
+    const Node *op = nullptr;
+    const Node &node() const { return op ? *op : *output; }
   };
   std::vector<Entry> entries;
   /// Watched nodes and every recorded node that depends on one.
@@ -112,7 +122,23 @@ public:
   /// Propagates `seed` (d target / d target) from `target` down the tape.
   void run(const NodePtr &target, const Tensor &seed) {
     grads[target.get()] = seed;
+    propagate();
+  }
+
+  /// Adds `g` to the gradient of `node` before propagate().
+  void seed(const NodePtr &node, const Tensor &g) {
+    Tensor &slot = grads[node.get()];
+    slot = slot.defined() ? Tensor(add(slot, g)) : g;
+  }
+
+  /// Runs the tape backward from the gradients seeded so far.
+  void propagate() {
     for (auto it = state.entries.rbegin(); it != state.entries.rend(); ++it) {
+      if (hasRegions(it->node().kind)) {
+        if (resultGrads.contains(it->output.get()))
+          vjpControlFlow(*it);
+        continue;
+      }
       auto found = grads.find(it->output.get());
       if (found == grads.end())
         continue;
@@ -159,6 +185,10 @@ private:
   }
 
   void vjp(const TapeState::Entry &entry, const Tensor &g);
+  void vjpControlFlow(const TapeState::Entry &entry);
+  std::vector<Tensor> branchGradient(const TapeState::Entry &entry,
+                                     size_t region,
+                                     const std::vector<size_t> &wanted);
   void vjpReduction(const Node &node, const NodeInputs &in, const Tensor &out,
                     const Tensor &g);
   Tensor unslice(const Node &node, const Node &input, Tensor g);
@@ -166,14 +196,35 @@ private:
   TapeState &state;
   SourceLocation where;
   llvm::DenseMap<const Node *, Tensor> grads;
+  /// Per control-flow node: the gradients of its Result nodes (the Result
+  /// op, whose `ints` say which value it is, and the gradient).
+  llvm::DenseMap<const Node *, std::vector<std::pair<const Node *, Tensor>>>
+      resultGrads;
+
+public:
+  /// How a region's intermediates reach its gradient. A tape's own
+  /// control-flow nodes expose them as extra results (computed by the
+  /// forward op, seed 002's design), created at `outerDepth` regions deep;
+  /// a node inside a region being differentiated has no results to add,
+  /// so its region is replayed inside the gradient.
+  bool replayRegions = false;
+  size_t outerDepth = 0;
 };
 
 void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
-  const Node &node = *entry.output;
+  const Node &node = entry.node();
   const NodeInputs &in = entry.inputs;
   Tensor out = wrap(entry.output);
   auto x = [&](size_t i) { return wrap(in[i]); };
   switch (node.kind) {
+  case OpKind::Result:
+    // Collected for the control-flow node's own backward pass.
+    resultGrads[in[0].get()].push_back({&node, g});
+    return;
+  case OpKind::If:
+  case OpKind::While:
+    llvm_unreachable("control flow is differentiated by vjpControlFlow");
+  case OpKind::Parameter:
   case OpKind::Buffer:
   case OpKind::Literal:
   case OpKind::RandomUniform:
@@ -384,6 +435,95 @@ void Backward::vjpReduction(const Node &node, const NodeInputs &in,
   }
 }
 
+/// The gradient of an If (seed 002): an If on the same predicate whose
+/// branches are the gradients of the forward branches with respect to the
+/// captured values.
+void Backward::vjpControlFlow(const TapeState::Entry &entry) {
+  const Node &node = entry.node();
+  const NodeInputs &in = entry.inputs;
+  if (node.kind == OpKind::While)
+    throw Error("gradient",
+                "whileLoop is not differentiable yet (its loop at " +
+                    std::string(node.loc.file) + ":" +
+                    std::to_string(node.loc.line) +
+                    "): compute the gradient inside the loop body, or unroll "
+                    "the loop in C++",
+                where);
+  // The captured operands (after the predicate) that want a gradient.
+  std::vector<size_t> wanted;
+  for (size_t j = 1; j < in.size(); ++j)
+    if (isFloatNode(*in[j]) && state.dependent.contains(in[j].get()))
+      wanted.push_back(j);
+  if (wanted.empty())
+    return;
+  std::vector<Tensor> gradients = lazyc::detail::cond(
+      wrap(in[0]), [&] { return branchGradient(entry, 0, wanted); },
+      [&] { return branchGradient(entry, 1, wanted); }, where);
+  for (size_t k = 0; k < wanted.size(); ++k)
+    accumulate(in[wanted[k]], gradients[k]);
+}
+
+/// Inside the gradient If: the gradient of region `region` of the entry's
+/// If with respect to its operands `wanted`, from its Results' gradients.
+std::vector<Tensor>
+Backward::branchGradient(const TapeState::Entry &entry, size_t region,
+                         const std::vector<size_t> &wanted) {
+  const Node &node = entry.node();
+  const NodeInputs &in = entry.inputs;
+  const trace::Region &forward = regionsOf(node).regions[region];
+  const Trace &body = forward.body;
+
+  // The region's values as the gradient sees them: captured operands as
+  // they are; the rest exposed as Results of the forward If, or replayed.
+  std::vector<NodePtr> value(body.nodes.size());
+  for (auto [capture, index] : llvm::enumerate(body.arguments))
+    value[index] = in[forward.captureOperands[capture]];
+  TapeState local;
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    if (value[i])
+      continue;
+    const Node &original = *body.nodes[i];
+    NodeInputs inputs;
+    for (int32_t operand : body.operands(i))
+      inputs.push_back(value[operand]);
+    if (replayRegions) {
+      value[i] = trace::cloneNode(original, inputs);
+      engine::recorded(value[i], where);
+    } else if (hasRegions(original.kind)) {
+      value[i] = forward.owned[i]; // Only a key: its Results carry values.
+    } else {
+      auto &regions = engine::tracedRegions();
+      std::vector<engine::TracedRegion *> inside = regions;
+      regions.resize(outerDepth);
+      auto restore = llvm::scope_exit([&] { regions = inside; });
+      value[i] = detail::TensorAccess::node(
+          engine::recordResult(entry.output, static_cast<int64_t>(region),
+                               static_cast<int64_t>(i), original, where));
+    }
+    local.entries.push_back({value[i], std::move(inputs), &original});
+  }
+  for (const NodePtr &v : value)
+    local.dependent.insert(v.get());
+
+  Backward inner(local, where);
+  inner.replayRegions = true;
+  for (const auto &[result, g] : resultGrads.at(entry.output.get())) {
+    int64_t which = result->ints[0], index = result->ints[1];
+    if (which == kUserResult)
+      inner.seed(value[body.outputs[index]], g);
+    else if (which == static_cast<int64_t>(region))
+      inner.seed(value[index], g);
+  }
+  inner.propagate();
+  std::vector<Tensor> gradients;
+  for (size_t j : wanted) {
+    Tensor g = inner.gradientOf(in[j].get());
+    gradients.push_back(
+        g.defined() ? g : lazyc::zeros(in[j]->shape, in[j]->dtype, where));
+  }
+  return gradients;
+}
+
 /// The gradient of a slice: `g` placed at the sliced positions of zeros
 /// shaped like `input`, built from reshape and concat (there is no scatter
 /// op): per dimension, s - 1 zeros after every element for a step s, then
@@ -499,6 +639,7 @@ Backward backwardFrom(TapeState &state, const Tensor &target,
   // The backward pass's constants (the seed, zeros) live with the target.
   DeviceScope onTargetDevice(target.device());
   Backward backward(state, where);
+  backward.outerDepth = engine::tracedRegions().size();
   backward.run(detail::TensorAccess::node(target),
                lazyc::ones(target.shape(), target.dtype(), where));
   return backward;

@@ -56,14 +56,16 @@ void engine::failAtOutput(const Trace &trace, const std::string &message) {
   throw Error("", message, "", 0);
 }
 
-/// Writes the imported module to LAZYC_DUMP_TRACES/trace-<key>[-promoted].
-static void dump(const Trace &trace, mlir::ModuleOp module, bool promoted) {
+/// Writes the imported module to
+/// LAZYC_DUMP_TRACES/trace-<key>[-promoted|-dynamic].mlir.
+static void dump(const Trace &trace, mlir::ModuleOp module,
+                 const char *variant) {
   const char *dir = std::getenv("LAZYC_DUMP_TRACES");
   if (!dir)
     return;
   llvm::sys::fs::create_directories(dir);
   std::string path = std::string(dir) + "/trace-" + llvm::utohexstr(trace.key) +
-                     (promoted ? "-promoted" : "") + ".mlir";
+                     variant + ".mlir";
   std::error_code error;
   llvm::raw_fd_ostream os(path, error);
   if (!error)
@@ -72,14 +74,27 @@ static void dump(const Trace &trace, mlir::ModuleOp module, bool promoted) {
 
 std::unique_ptr<jit::CompiledFunction>
 engine::compile(const Trace &trace, const std::vector<bool> &promoted,
-                bool dynamicShapes) {
+                bool dynamicShapes, const std::vector<bool> &dynamicSizes) {
+  // A loop's carried value outside its loop: a tensor a loop region left
+  // through a C++ variable instead of returning it.
+  for (const Node *node : trace.nodes)
+    if (node->kind == OpKind::Parameter)
+      throw Error("whileLoop",
+                  "a value computed inside this loop's condition or body is "
+                  "used outside the loop; only the loop's results leave it "
+                  "(carry the value and use the result)",
+                  node->loc.file, node->loc.line);
   auto start = std::chrono::steady_clock::now();
   import::ImportOptions options;
   options.dynamicShapes = dynamicShapes;
   options.promotedLiterals = promoted;
+  options.dynamicSizes = dynamicSizes;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       import::importTrace(trace, compileContext(), options);
-  dump(trace, *module, !promoted.empty());
+  dump(trace, *module,
+       !promoted.empty()                        ? "-promoted"
+       : llvm::is_contained(dynamicSizes, true) ? "-dynamic"
+                                                : "");
 
   const jit::Target &target = jit::targetFor(trace.device.kind());
   auto compiled = target.compile(*module, "trace");

@@ -24,14 +24,16 @@
 namespace lazyc::engine {
 
 /// Compiles `trace` for the target of its device, with the literals marked
-/// in `promoted` passed as arguments and, with `dynamicShapes`, dimension
-/// sizes left to the call. Counts the compile in metrics(). Throws a
+/// in `promoted` passed as arguments and, with `dynamicShapes`, every
+/// dimension size left to the call, else those marked in `dynamicSizes`
+/// (numbered as trace::traceSizes() lists them; see
+/// import::ImportOptions). Counts the compile in metrics(). Throws a
 /// lazyc::Error naming the node a compile error is about (its op and the
 /// user's line). Call it with the function cache's mutex held: the MLIR
 /// context is shared.
 std::unique_ptr<jit::CompiledFunction>
 compile(const trace::Trace &trace, const std::vector<bool> &promoted,
-        bool dynamicShapes);
+        bool dynamicShapes, const std::vector<bool> &dynamicSizes = {});
 
 /// Throws `message` as a lazyc::Error about the first output of `trace` the
 /// user wrote (for failures no single node explains).

@@ -19,11 +19,36 @@
 #include "lazyc/API/SourceLocation.h"
 #include "lazyc/API/Tensor.h"
 #include "lazyc/Trace/Node.h"
+#include "lazyc/Trace/Region.h"
 
 #include <memory>
 #include <vector>
 
+namespace lazyc::detail {
+struct VariableState;
+} // namespace lazyc::detail
+
 namespace lazyc::engine {
+
+/// A cond branch or loop region being traced: the ops recorded meanwhile
+/// are its own (not pending; they run only as part of it), and the
+/// Variables it assigns, with their values from before it.
+struct TracedRegion {
+  trace::RegionRecorder recorder;
+  std::vector<std::pair<detail::VariableState *, Tensor>> assigned;
+  /// The control-flow op ("cond", "whileLoop") and where the user wrote it.
+  const char *op;
+  SourceLocation where;
+};
+
+/// This thread's regions being traced, innermost last.
+std::vector<TracedRegion *> &tracedRegions();
+
+/// Records the Result node of the control-flow node `node` for user result
+/// `index` (region kUserResult) or for the intermediate at `index` of
+/// `region`, typed like `like`.
+Tensor recordResult(const trace::NodePtr &node, int64_t region, int64_t index,
+                    const trace::Node &like, SourceLocation where);
 
 /// Computes `requested` (and every other value a handle holds in their
 /// trace) with one compiled trace per device, then releases the graph

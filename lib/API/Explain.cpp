@@ -216,6 +216,48 @@ std::string explain::constantMiss(const trace::Trace &trace,
   return text + "; they become arguments, so new values reuse the code";
 }
 
+std::string explain::sizeMiss(const trace::Trace &trace,
+                              const std::vector<int64_t> &sizes,
+                              const std::vector<bool> &newSizes,
+                              const std::vector<double> &baked,
+                              const std::vector<bool> &newLiterals) {
+  TraceSummary summary = summarize(trace);
+  // Each changed size as (node, dimension, size index); arguments first:
+  // their sizes are what the program changed, the others follow from them.
+  struct Changed {
+    size_t node, dim, index;
+  };
+  std::vector<Changed> changed;
+  for (bool arguments : {true, false}) {
+    size_t index = 0;
+    for (size_t i = 0; i < summary.size(); ++i)
+      for (size_t d = 0; d < summary[i].shape.size(); ++d, ++index)
+        if (index < newSizes.size() && newSizes[index] &&
+            summary[i].isArgument == arguments)
+          changed.push_back({i, d, index});
+  }
+  std::string text;
+  if (!changed.empty()) {
+    text = "same structure as a cached trace, but sizes changed:";
+    for (size_t k = 0; k < changed.size() && k < 3; ++k) {
+      const Changed &at = changed[k];
+      text += std::string(k ? ", " : " ") + "dimension " +
+              std::to_string(at.dim) + " of " + describe(summary[at.node]) +
+              " is " + std::to_string(summary[at.node].shape[at.dim]) +
+              " (was " + std::to_string(sizes[at.index]) + ")";
+    }
+    if (changed.size() > 3)
+      text += ", and " + std::to_string(changed.size() - 3) + " more";
+    text += "; they become dynamic (`?`), so other sizes reuse the code";
+  }
+  if (std::count(newLiterals.begin(), newLiterals.end(), true)) {
+    if (!text.empty())
+      text += "; and ";
+    text += constantMiss(trace, baked, newLiterals);
+  }
+  return text;
+}
+
 void explain::report(const trace::Trace &trace, const std::string &cause,
                      const std::string &reason) {
   std::string line = "lazyc: cache miss: a trace of " +

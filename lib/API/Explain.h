@@ -61,6 +61,16 @@ std::string constantMiss(const trace::Trace &trace,
                          const std::vector<double> &baked,
                          const std::vector<bool> &differs);
 
+/// Why `trace` needs a function with more sizes left to the call (or more
+/// literals promoted): the sizes marked in `newSizes` (numbered as
+/// trace::traceSizes()) differ from `sizes`, those of the first trace of
+/// its structure; the literals marked in `newLiterals` differ from `baked`.
+std::string sizeMiss(const trace::Trace &trace,
+                     const std::vector<int64_t> &sizes,
+                     const std::vector<bool> &newSizes,
+                     const std::vector<double> &baked,
+                     const std::vector<bool> &newLiterals);
+
 /// Prints one explanation line to stderr.
 void report(const trace::Trace &trace, const std::string &cause,
             const std::string &reason);

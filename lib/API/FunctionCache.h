@@ -40,6 +40,17 @@ struct CacheEntry {
   std::shared_ptr<jit::CompiledFunction> promoted;
   /// The trace's structure, kept while misses are explained.
   explain::TraceSummary summary;
+
+  // A shape-generic entry (keyed by trace::shapeGenericSignature) holds the
+  // sizes of the first trace of its structure; once a trace with other
+  // sizes comes, `promoted` is compiled with the sizes that changed left to
+  // the call (`dynamicSizes`) and the literals that changed promoted
+  // (`promotedMask`; the others baked at `bakedLiterals`). `baked` is unused.
+  std::vector<int64_t> sizes;
+  std::vector<bool> dynamicSizes;
+  /// Set when leaving sizes to the call did not compile: traces of this
+  /// structure compile for their sizes.
+  bool staticOnly = false;
 };
 
 /// A bounded, thread-safe LRU map from trace keys to compiled functions.
@@ -60,6 +71,15 @@ public:
     slot.second = order.begin();
     evict();
     return slot.first;
+  }
+
+  /// The entry of `key` (marked most recent), or null.
+  CacheEntry *find(uint64_t key) {
+    auto it = entries.find(key);
+    if (it == entries.end())
+      return nullptr;
+    order.splice(order.begin(), order, it->second.second);
+    return &it->second.first;
   }
 
   void clear() {

@@ -36,6 +36,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -53,6 +54,12 @@ bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
           std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
+/// "tour.cpp:35": a user's line, without the file's directory.
+std::string fileAndLine(const char *file, unsigned line) {
+  const char *base = std::strrchr(file, '/');
+  return std::string(base ? base + 1 : file) + ":" + std::to_string(line);
+}
+
 /// "toVector at tour.cpp:35": what asked for a trace, for explanations.
 /// Printing and bool conversions cannot see the user's line: they name the
 /// op that made the value instead.
@@ -62,26 +69,104 @@ std::string causeText(Cause cause, SourceLocation where, const Node &value) {
                                       "sync",      "the trace size limit",
                                       "eager mode"};
   std::string text = names[static_cast<int>(cause)];
-  if (where.line()) {
-    const char *file = std::strrchr(where.file_name(), '/');
-    text += std::string(" at ") + (file ? file + 1 : where.file_name()) + ":" +
-            std::to_string(where.line());
-  } else if (value.loc.line) {
-    const char *file = std::strrchr(value.loc.file, '/');
+  if (where.line())
+    text += " at " + fileAndLine(where.file_name(), where.line());
+  else if (value.loc.line)
     text += std::string(" of `") + opName(value.kind) + "` at " +
-            (file ? file + 1 : value.loc.file) + ":" +
-            std::to_string(value.loc.line);
-  }
+            fileAndLine(value.loc.file, value.loc.line);
   return text;
 }
 
 } // namespace
 
+/// The shape-generic entry (see CacheEntry) of `trace`'s structure if a
+/// trace of it ran before with other sizes, else null; the first trace of a
+/// structure records its sizes and literals there.
+static CacheEntry *shapeGenericEntry(FunctionCache &functions,
+                                     const Trace &trace,
+                                     const std::vector<double> &literals) {
+  static thread_local std::vector<uint64_t> signature;
+  static thread_local std::vector<int64_t> sizes;
+  uint64_t key = shapeGenericSignature(trace, signature);
+  traceSizes(trace, sizes);
+  bool existed;
+  CacheEntry &entry = functions.lookup(key, existed);
+  if (existed && entry.signature == signature)
+    return entry.sizes != sizes ? &entry : nullptr;
+  entry = CacheEntry();
+  entry.signature = signature;
+  entry.sizes = sizes;
+  entry.bakedLiterals = literals;
+  return nullptr;
+}
+
+/// The function of shape-generic `entry` for `trace`: the cached one if it
+/// leaves every size that differs from the entry's first trace to the call
+/// and promotes every literal that differs; otherwise a new one that does
+/// (automatic dynamic dimensions, then constant promotion). Null if such a
+/// function does not compile (the trace then compiles for its sizes).
+static std::shared_ptr<jit::CompiledFunction>
+shapeGenericFunction(CacheEntry &entry, const Trace &trace,
+                     const std::vector<double> &literals,
+                     const std::string &cause) {
+  if (entry.staticOnly)
+    return nullptr;
+  static thread_local std::vector<int64_t> sizes;
+  traceSizes(trace, sizes);
+  std::vector<bool> dynamicSizes = entry.dynamicSizes;
+  dynamicSizes.resize(sizes.size());
+  std::vector<bool> newSizes(sizes.size());
+  bool covered = entry.promoted != nullptr;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] != entry.sizes[i] && !dynamicSizes[i]) {
+      newSizes[i] = true;
+      dynamicSizes[i] = true;
+      covered = false;
+    }
+  std::vector<bool> promoted = entry.promotedMask;
+  promoted.resize(literals.size());
+  std::vector<bool> newLiterals(literals.size());
+  for (size_t i = 0; i < literals.size(); ++i)
+    if (!promoted[i] && !sameBits({literals[i]}, {entry.bakedLiterals[i]})) {
+      newLiterals[i] = promoted[i] = true;
+      covered = false;
+    }
+  Counters &c = counters();
+  if (covered) {
+    ++c.cacheHits;
+    return entry.promoted;
+  }
+  ++c.cacheMisses;
+  if (explain::enabled())
+    explain::report(trace, cause,
+                    explain::sizeMiss(trace, entry.sizes, newSizes,
+                                      entry.bakedLiterals, newLiterals));
+  try {
+    entry.promoted = engine::compile(trace, promoted, false, dynamicSizes);
+  } catch (const Error &error) {
+    // A gap in what dynamic sizes support must not fail a program that
+    // compiles for its sizes: this structure stays static.
+    if (explain::enabled())
+      explain::report(trace, cause,
+                      std::string("sizes stay static: ") + error.what());
+    entry.staticOnly = true;
+    return nullptr;
+  }
+  c.sizesMadeDynamic += std::count(newSizes.begin(), newSizes.end(), true);
+  c.constantsPromoted +=
+      std::count(newLiterals.begin(), newLiterals.end(), true);
+  entry.dynamicSizes = std::move(dynamicSizes);
+  entry.promotedMask = std::move(promoted);
+  entry.bakedLiterals = literals;
+  return entry.promoted;
+}
+
 /// Materializes `requested`, which all live on one device.
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
-  bool dynamic = cause == Cause::Eager && requested.size() == 1 &&
-                 !shapeIsAttribute(requested.front()->kind);
+  // Eager mode compiles each op once per rank: every size is left to the
+  // call (a broadcast's, reshape's, random op's or literal's as data).
+  bool dynamic = cause == Cause::Eager && requested.size() == 1;
   // One trace per thread, reused: extraction allocates nothing once warm.
   static thread_local Trace trace;
   extractTrace(requested, dynamic, trace);
@@ -135,7 +220,28 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   // function evicted meanwhile lives until its last caller returns.
   std::shared_ptr<jit::CompiledFunction> function;
   std::vector<bool> mask;
+  static thread_local std::vector<bool> dynamicSizes;
+  dynamicSizes.clear();
+  bool generic = false;
   {
+    FunctionCache &functions = cache();
+    std::lock_guard<std::mutex> lock(functions.mutex);
+    // A structure that ran before with other sizes runs on one function
+    // for all of them.
+    if (CacheEntry *exact = functions.find(trace.key);
+        !dynamic && (!exact || exact->signature != trace.signature))
+      if (CacheEntry *entry = shapeGenericEntry(functions, trace, literals)) {
+        function =
+            shapeGenericFunction(*entry, trace, literals,
+                                 causeText(cause, where, *requested.front()));
+        if (function) {
+          generic = true;
+          mask = entry->promotedMask;
+          dynamicSizes = entry->dynamicSizes;
+        }
+      }
+  }
+  if (!generic) {
     FunctionCache &functions = cache();
     std::lock_guard<std::mutex> lock(functions.mutex);
     bool existed;
@@ -210,6 +316,15 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     convert::storeScalar(node.scalar, node.dtype, literalStorage[i].data());
     inputs.push_back({literalStorage[i].data(), {}});
   }
+  // Then the sizes left to the call, if the function reads some as data.
+  static thread_local std::vector<int64_t> sizes;
+  static thread_local int64_t sizeCount;
+  if (dynamic || generic) {
+    runtimeSizes(trace, dynamicSizes, dynamic, sizes);
+    sizeCount = static_cast<int64_t>(sizes.size());
+    if (!sizes.empty())
+      inputs.push_back({sizes.data(), {&sizeCount, 1}});
+  }
   for (size_t i = 0; i < trace.outputs.size(); ++i)
     outputs.push_back(
         {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});
@@ -227,6 +342,19 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
 
 void engine::materialize(const std::vector<Node *> &requested, Cause cause,
                          SourceLocation where) {
+  if (!tracedRegions().empty()) {
+    const TracedRegion &region = *tracedRegions().back();
+    throw Error(
+        region.op,
+        std::string("a value was read while tracing a ") +
+            (std::strcmp(region.op, "cond") == 0 ? "branch" : "loop region") +
+            " (the " + region.op + " at " +
+            fileAndLine(region.where.file_name(), region.where.line()) +
+            "): it is traced once, not run, so its values are not "
+            "known yet; decide with cond or whileLoop inside it "
+            "instead",
+        where);
+  }
   // An op's operands share its device, so one trace never spans two: values
   // on several devices (a sync()) are computed a device at a time.
   bool oneDevice = true;

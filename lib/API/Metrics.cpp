@@ -48,6 +48,7 @@ Metrics lazyc::metrics() {
   m.kernelsRun = c.kernelsRun;
   m.constantsPromoted = c.constantsPromoted;
   m.updatedInPlace = c.updatedInPlace;
+  m.sizesMadeDynamic = c.sizesMadeDynamic;
   return m;
 }
 
@@ -56,7 +57,7 @@ void lazyc::resetMetrics() {
   for (std::atomic<uint64_t> *counter :
        {&c.opsRecorded, &c.materializations, &c.tracesCompiled, &c.cacheHits,
         &c.cacheMisses, &c.kernelsRun, &c.constantsPromoted, &c.compileMicros,
-        &c.updatedInPlace})
+        &c.updatedInPlace, &c.sizesMadeDynamic})
     *counter = 0;
   for (std::atomic<uint64_t> &counter : c.byCause)
     counter = 0;
@@ -75,6 +76,7 @@ std::ostream &lazyc::operator<<(std::ostream &os, const Metrics &m) {
      << "  compile time        " << m.compileMs << " ms\n"
      << "  kernels run         " << m.kernelsRun << "\n"
      << "  constants promoted  " << m.constantsPromoted << "\n"
-     << "  updated in place    " << m.updatedInPlace;
+     << "  updated in place    " << m.updatedInPlace << "\n"
+     << "  sizes made dynamic  " << m.sizesMadeDynamic;
   return os;
 }

@@ -479,11 +479,25 @@ Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
          where);
   if (kind == OpKind::RandomNormal && !(b >= 0))
     fail(name, "needs stddev >= 0, got " + std::to_string(b), where);
+  // The seed is data, an Int64 literal operand, so a new seed each step
+  // reuses the compiled trace (constant promotion); literals hold doubles,
+  // exact for integers up to 2^53.
+  constexpr int64_t kMaxExactSeed = int64_t(1) << 53;
+  if (seed < -kMaxExactSeed || seed > kMaxExactSeed)
+    fail(name,
+         "needs a seed within +-2^53 (seeds are passed as data, exactly), "
+         "got " +
+             std::to_string(seed),
+         where);
+  Device device = defaultDevice();
+  engine::checkAvailable(device, name, where);
+  NodeInputs inputs;
+  inputs.push_back(operandLiteral(static_cast<double>(seed), DType::Int64,
+                                  device, where, Shape()));
   return detail::TensorAccess::wrap(
-      record(kind, dtype, shape, {}, where, [&](Node &n) {
+      record(kind, dtype, shape, std::move(inputs), where, [&](Node &n) {
         n.scalar = a;
         n.scalar2 = b;
-        n.integer = seed;
       }));
 }
 

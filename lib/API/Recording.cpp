@@ -50,8 +50,18 @@ static size_t maxPendingNodes() {
   return limit;
 }
 
+std::vector<engine::TracedRegion *> &engine::tracedRegions() {
+  static thread_local std::vector<TracedRegion *> regions;
+  return regions;
+}
+
 void engine::recorded(const NodePtr &node, SourceLocation where) {
   countOp();
+  if (std::vector<TracedRegion *> &regions = tracedRegions();
+      !regions.empty()) {
+    regions.back()->recorder.recorded(node.get());
+    return;
+  }
   if (eagerMode) {
     materialize({node.get()}, Cause::Eager, where);
     return;

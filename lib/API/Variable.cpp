@@ -16,20 +16,13 @@
 #include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
+#include "VariableState.h"
 
 #include "lazyc/API/Ops.h"
 
 #include <atomic>
 
 using namespace lazyc;
-
-namespace lazyc::detail {
-struct VariableState {
-  Tensor value;
-  std::string name;
-  uint64_t id;
-};
-} // namespace lazyc::detail
 
 Variable::Variable() = default;
 
@@ -83,8 +76,7 @@ void Variable::assign(const Tensor &value, SourceLocation where) {
   if (!value.defined())
     throw Error("assign", "the new value is an empty Tensor", where);
   const Tensor &old = state->value;
-  std::string who =
-      state->name.empty() ? "a variable" : "variable '" + state->name + "'";
+  std::string who = state->describe();
   if (value.shape() != old.shape())
     throw Error("assign",
                 "cannot assign a value of shape " + shapeText(value.shape()) +
@@ -98,6 +90,7 @@ void Variable::assign(const Tensor &value, SourceLocation where) {
                 std::string("cannot assign a ") + dtypeName(value.dtype()) +
                     " value to " + who + " of dtype " + dtypeName(old.dtype()),
                 where);
+  detail::assigningVariable(*state, where);
   state->value = value.dtype() == old.dtype()
                      ? value
                      : lazyc::cast(value, old.dtype(), where);

@@ -85,6 +85,9 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // A whileLoop's body computes its next carried values in new buffers
+  // (the deallocation pipeline frees the previous ones).
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));

@@ -16,6 +16,9 @@
 
 #include "API/TensorAccess.h"
 #include "lazyc/Runtime/Shape.h"
+#include "lazyc/Trace/Region.h"
+
+#include "llvm/ADT/DenseMap.h"
 
 #include <cmath>
 #include <cstring>
@@ -286,7 +289,13 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
     return evaluateSoftmax(node, *in[0]);
 #define LAZYC_RANDOM_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #include "lazyc/Trace/Ops.def"
-    return evaluateRandom(node);
+    return evaluateRandom(node, *in[0]);
+  case OpKind::Parameter:
+    throw std::logic_error("reference: a loop parameter outside its loop");
+  case OpKind::If:
+  case OpKind::While:
+  case OpKind::Result:
+    throw std::logic_error("reference: control flow is evaluated by the walk");
   }
   throw std::logic_error("reference: unknown op kind");
 }
@@ -294,8 +303,103 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+namespace lazyc::reference::impl {
+/// What an If or While computed: an If's taken region and the values of
+/// all its nodes (intermediates are Results too); a While's final carried
+/// values.
+struct ControlFlowValue {
+  int64_t region = -1;
+  std::vector<Value> values;
+};
+} // namespace lazyc::reference::impl
+
+namespace {
+
+ControlFlowValue evaluateControlFlow(const Node &node,
+                                     const std::vector<const Value *> &in);
+
+/// The value of the Result node `result` of `owner`.
+Value evaluateResult(const Node &result, const Node &owner,
+                     const ControlFlowValue &computed) {
+  if (owner.kind == OpKind::While)
+    return computed.values[result.ints[1]];
+  const trace::Region &taken = trace::regionsOf(owner).regions[computed.region];
+  if (result.ints[0] == trace::kUserResult)
+    return computed.values[taken.body.outputs[result.ints[1]]];
+  if (result.ints[0] == computed.region)
+    return computed.values[result.ints[1]];
+  // An intermediate of the branch not taken: zeros, as compiled code yields.
+  return makeValue(result.dtype, result.shape);
+}
+
+/// The values of every node of `region`, in order, given its control-flow
+/// node's operand values `in` and (in a loop) the carried values.
+std::vector<Value> evaluateRegion(const trace::Region &region,
+                                  const std::vector<const Value *> &in,
+                                  const std::vector<Value> &carried) {
+  const trace::Trace &body = region.body;
+  std::vector<Value> values(body.nodes.size());
+  llvm::DenseMap<size_t, ControlFlowValue> controlFlow;
+  size_t capture = 0;
+  for (size_t i = 0; i < body.nodes.size(); ++i) {
+    const Node &node = *body.nodes[i];
+    if (capture < body.arguments.size() &&
+        body.arguments[capture] == static_cast<int32_t>(i)) {
+      values[i] = *in[region.captureOperands[capture++]];
+      continue;
+    }
+    if (node.kind == OpKind::Parameter) {
+      values[i] = carried[node.integer];
+      continue;
+    }
+    std::vector<const Value *> operands;
+    for (int32_t operand : body.operands(i))
+      operands.push_back(&values[operand]);
+    if (trace::hasRegions(node.kind))
+      controlFlow[i] = evaluateControlFlow(node, operands);
+    else if (node.kind == OpKind::Result)
+      values[i] = evaluateResult(node, *body.nodes[body.operands(i)[0]],
+                                 controlFlow.at(body.operands(i)[0]));
+    else
+      values[i] = evaluateNode(node, operands);
+  }
+  return values;
+}
+
+ControlFlowValue evaluateControlFlow(const Node &node,
+                                     const std::vector<const Value *> &in) {
+  const trace::Regions &regions = trace::regionsOf(node);
+  if (node.kind == OpKind::If) {
+    int64_t taken = in[0]->ints[0] ? 0 : 1;
+    return {taken, evaluateRegion(regions.regions[taken], in, {})};
+  }
+  const trace::Region &condition = regions.regions[0],
+                      &body = regions.regions[1];
+  std::vector<Value> carried;
+  for (int32_t k = 0; k < regions.carried; ++k)
+    carried.push_back(*in[k]);
+  for (;;) {
+    std::vector<Value> decided = evaluateRegion(condition, in, carried);
+    if (!decided[condition.body.outputs[0]].ints[0])
+      break;
+    std::vector<Value> next = evaluateRegion(body, in, carried);
+    for (size_t k = 0; k < carried.size(); ++k)
+      carried[k] = std::move(next[body.body.outputs[k]]);
+  }
+  return {-1, std::move(carried)};
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
 // The walk
 //===----------------------------------------------------------------------===//
+
+Evaluator::Evaluator() = default;
+Evaluator::~Evaluator() = default;
 
 const Value &Evaluator::evaluate(const NodePtr &root) {
   if (!root)
@@ -328,7 +432,15 @@ const Value &Evaluator::evaluate(const NodePtr &root) {
     std::vector<const Value *> inputs;
     for (const NodePtr &input : node->inputs)
       inputs.push_back(&memo.at(input.get()).value);
-    Value value = evaluateNode(*node, inputs);
+    Value value;
+    if (trace::hasRegions(node->kind))
+      controlFlow[node.get()] = std::make_unique<impl::ControlFlowValue>(
+          evaluateControlFlow(*node, inputs));
+    else if (node->kind == OpKind::Result)
+      value = evaluateResult(*node, *node->inputs[0],
+                             *controlFlow.at(node->inputs[0].get()));
+    else
+      value = evaluateNode(*node, inputs);
     memo.emplace(node.get(), Entry{node, std::move(value)});
     stack.pop_back();
   }

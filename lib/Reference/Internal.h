@@ -48,7 +48,8 @@ Value evaluateMatmul(const trace::Node &node, const Value &lhs,
 /// softmax and log_softmax.
 Value evaluateSoftmax(const trace::Node &node, const Value &input);
 /// random_uniform and random_normal.
-Value evaluateRandom(const trace::Node &node);
+/// `seed` is the node's 0-d Int64 operand.
+Value evaluateRandom(const trace::Node &node, const Value &seed);
 
 } // namespace lazyc::reference::impl
 

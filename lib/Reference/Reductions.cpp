@@ -428,7 +428,7 @@ Value impl::evaluateSoftmax(const Node &node, const Value &input) {
 // bits of counter c are SplitMix64 of seed + (c + 1) * 0x9E3779B97F4A7C15; a
 // uniform float takes the top p bits (p = the dtype's precision) times
 // 2^-p. f16 and bf16 are computed in f32 and rounded once.
-Value impl::evaluateRandom(const Node &node) {
+Value impl::evaluateRandom(const Node &node, const Value &seed) {
   bool isUniform = false;
   switch (node.kind) {
   case OpKind::RandomUniform:
@@ -447,7 +447,7 @@ Value impl::evaluateRandom(const Node &node) {
   int p = precision(dtype);
   bool isF64 = dtype == DType::Float64;
   auto unit = [&](uint64_t counter) {
-    uint64_t top = numerics::randomBits(node.integer, counter) >> (64 - p);
+    uint64_t top = numerics::randomBits(seed.ints.at(0), counter) >> (64 - p);
     return std::ldexp(static_cast<double>(top), -p); // exact in f32 too
   };
   if (isUniform) {

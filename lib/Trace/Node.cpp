@@ -7,6 +7,7 @@
 
 #include "lazyc/Trace/Node.h"
 #include "lazyc/Runtime/Runtime.h"
+#include "lazyc/Trace/Region.h"
 
 #include <algorithm>
 #include <mutex>
@@ -147,6 +148,8 @@ Node::Node() {
 }
 
 Node::~Node() {
+  if (hasRegions(kind))
+    releaseRegions(*this);
   ThreadState *current = threadState();
   if (!current) {
     --otherNodes;

@@ -17,26 +17,45 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 
 using namespace lazyc;
 using namespace lazyc::trace;
 
-/// A node's content hash with every dimension size replaced by its rank.
-static uint64_t rankOnlyHash(const Node &node) {
-  Node copy; // Only the content fields: no inputs, no value.
-  copy.kind = node.kind;
-  copy.dtype = node.dtype;
-  copy.shape.assign(node.shape.size(), -1);
-  copy.ints = node.ints;
-  copy.ints2 = node.ints2;
-  copy.ints3 = node.ints3;
-  copy.scalar = node.scalar;
-  copy.scalar2 = node.scalar2;
-  copy.integer = node.integer;
-  copy.flag = node.flag;
-  copy.predicate = node.predicate;
-  copy.computeContentHash();
-  return copy.contentHash;
+/// A node's content hash without dimension sizes: its rank instead of its
+/// shape, and no target shape (a broadcast's or reshape's `ints` is its
+/// shape). Slice bounds stay: they fix the result's sizes. A broadcast
+/// keeps which input dimensions it stretches from size 1 (those stay static
+/// 1: a dynamic input size must equal the target size).
+static uint64_t shapeFreeHash(const Node &node) {
+  bool targetShape =
+      node.kind == OpKind::Broadcast || node.kind == OpKind::Reshape;
+  uint64_t hash = 0x84222325CBF29CE4ULL;
+  mixHash(hash, static_cast<uint64_t>(node.kind) |
+                    static_cast<uint64_t>(node.dtype) << 8 |
+                    static_cast<uint64_t>(node.predicate) << 16 |
+                    static_cast<uint64_t>(node.flag) << 24 |
+                    static_cast<uint64_t>(node.shape.size() & 0xFF) << 32);
+  if (!targetShape)
+    for (const std::vector<int64_t> *list :
+         {&node.ints, &node.ints2, &node.ints3}) {
+      mixHash(hash, list->size());
+      for (int64_t value : *list)
+        mixHash(hash, static_cast<uint64_t>(value));
+    }
+  if (node.kind != OpKind::Literal) {
+    mixHash(hash, std::bit_cast<uint64_t>(node.scalar));
+    mixHash(hash, std::bit_cast<uint64_t>(node.scalar2));
+  }
+  mixHash(hash, static_cast<uint64_t>(node.integer));
+  if (node.kind == OpKind::Broadcast && !node.inputs.empty()) {
+    const std::vector<int64_t> &from = node.inputs[0]->shape;
+    size_t offset = node.shape.size() - from.size();
+    for (size_t d = 0; d < from.size(); ++d)
+      if (from[d] == 1 && node.shape[offset + d] != 1)
+        mixHash(hash, d + 1);
+  }
+  return hash;
 }
 
 static bool isLeaf(const Node &node) {
@@ -204,7 +223,7 @@ void trace::extractTrace(const std::vector<Node *> &requested,
     }
     if (node->kind == OpKind::Literal)
       trace.literals.push_back(index);
-    signature.push_back(dynamicShapes ? rankOnlyHash(*node)
+    signature.push_back(dynamicShapes ? shapeFreeHash(*node)
                                       : node->contentHash);
     // Outputs: every value a handle still holds (a literal too:
     // `full({}, 2.0f)` is a tensor whose value is a literal); the requested
@@ -288,6 +307,10 @@ void trace::extractTrace(const std::vector<Node *> &requested,
     for (int32_t slot : trace.tiedArguments)
       signature.push_back(static_cast<uint64_t>(slot));
   }
+  trace.key = hashSignature(signature);
+}
+
+uint64_t trace::hashSignature(const std::vector<uint64_t> &signature) {
   // Four independent lanes: each word's mix waits for the previous word of
   // its lane only, not for every word before it.
   uint64_t lanes[4] = {0x84222325CBF29CE4ULL, 0x9E3779B97F4A7C15ULL,
@@ -302,5 +325,91 @@ void trace::extractTrace(const std::vector<Node *> &requested,
   for (int lane = 1; lane < 4; ++lane)
     mixHash(key, lanes[lane]);
   mixHash(key, signature.size());
-  trace.key = key;
+  return key;
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes as data
+//===----------------------------------------------------------------------===//
+
+void trace::traceSizes(const Trace &trace, std::vector<int64_t> &sizes) {
+  sizes.clear();
+  for (const Node *node : trace.nodes)
+    sizes.insert(sizes.end(), node->shape.begin(), node->shape.end());
+}
+
+uint64_t trace::shapeGenericSignature(const Trace &trace,
+                                      std::vector<uint64_t> &signature) {
+  signature.clear();
+  // Unlike an eager signature (first word's bit 0), with donations.
+  signature.push_back(
+      2 | static_cast<uint64_t>(trace.device.kind()) << 8 |
+      static_cast<uint64_t>(static_cast<uint16_t>(trace.device.index())) << 16);
+  std::vector<char> isArgument(trace.nodes.size());
+  for (int32_t index : trace.arguments)
+    isArgument[index] = 1;
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const Node &node = *trace.nodes[i];
+    if (isArgument[i]) {
+      signature.push_back(static_cast<uint64_t>(node.dtype));
+      signature.push_back(node.shape.size());
+    } else {
+      signature.push_back(shapeFreeHash(node));
+    }
+    std::span<const int32_t> operands = trace.operands(i);
+    signature.push_back(~uint64_t(2) - operands.size()); // Operands follow.
+    for (int32_t operand : operands)
+      signature.push_back(static_cast<uint64_t>(operand));
+  }
+  signature.push_back(~uint64_t(0)); // Outputs follow.
+  for (int32_t output : trace.outputs)
+    signature.push_back(static_cast<uint64_t>(output));
+  signature.push_back(~uint64_t(1)); // Ties follow.
+  for (int32_t slot : trace.tiedArguments)
+    signature.push_back(static_cast<uint64_t>(slot));
+  return hashSignature(signature);
+}
+
+bool trace::sizesAreData(OpKind kind) {
+  return kind == OpKind::Literal || kind == OpKind::Broadcast ||
+         kind == OpKind::Reshape || kind == OpKind::RandomUniform ||
+         kind == OpKind::RandomNormal;
+}
+
+void trace::stretchedSizes(const Trace &trace, std::vector<bool> &stretched) {
+  std::vector<size_t> offsets;
+  size_t offset = 0;
+  for (const Node *node : trace.nodes) {
+    offsets.push_back(offset);
+    offset += node->shape.size();
+  }
+  stretched.assign(offset, false);
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const Node &node = *trace.nodes[i];
+    if (node.kind != OpKind::Broadcast || node.isMaterialized())
+      continue;
+    int32_t input = trace.operands(i)[0];
+    const std::vector<int64_t> &from = trace.nodes[input]->shape;
+    size_t lead = node.shape.size() - from.size();
+    for (size_t d = 0; d < from.size(); ++d)
+      if (from[d] == 1 && node.shape[lead + d] != 1)
+        stretched[offsets[input] + d] = true;
+  }
+}
+
+void trace::runtimeSizes(const Trace &trace,
+                         const std::vector<bool> &dynamicSizes, bool allDynamic,
+                         std::vector<int64_t> &sizes) {
+  sizes.clear();
+  static thread_local std::vector<bool> stretched;
+  stretchedSizes(trace, stretched);
+  size_t offset = 0;
+  for (const Node *node : trace.nodes) {
+    bool computed = !node->isMaterialized() && sizesAreData(node->kind);
+    for (size_t d = 0; d < node->shape.size(); ++d, ++offset)
+      if (computed && !stretched[offset] &&
+          (allDynamic ||
+           (offset < dynamicSizes.size() && dynamicSizes[offset])))
+        sizes.push_back(node->shape[d]);
+  }
 }

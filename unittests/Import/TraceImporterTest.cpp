@@ -510,18 +510,16 @@ TEST_F(TraceImporterTest, MatmulSoftmaxAndRandomOpsCarryTheirAttributes) {
                          [](Node &n) { n.integer = 1; });
   NodePtr logSoft = pending(OpKind::LogSoftmax, DType::Float32, {2, 3}, {a},
                             [](Node &n) { n.integer = 0; });
-  NodePtr uniform =
-      pending(OpKind::RandomUniform, DType::Float32, {5}, {}, [](Node &n) {
-        n.scalar = -1;
-        n.scalar2 = 2;
-        n.integer = 7;
-      });
-  NodePtr normal =
-      pending(OpKind::RandomNormal, DType::Float64, {2, 2}, {}, [](Node &n) {
-        n.scalar = 0.5;
-        n.scalar2 = 3;
-        n.integer = 9;
-      });
+  NodePtr uniform = pending(OpKind::RandomUniform, DType::Float32, {5},
+                            {literal(7, DType::Int64)}, [](Node &n) {
+                              n.scalar = -1;
+                              n.scalar2 = 2;
+                            });
+  NodePtr normal = pending(OpKind::RandomNormal, DType::Float64, {2, 2},
+                           {literal(9, DType::Int64)}, [](Node &n) {
+                             n.scalar = 0.5;
+                             n.scalar2 = 3;
+                           });
   func::FuncOp function =
       import(traceOf({product, soft, logSoft, uniform, normal}));
   ASSERT_TRUE(function);
@@ -536,11 +534,20 @@ TEST_F(TraceImporterTest, MatmulSoftmaxAndRandomOpsCarryTheirAttributes) {
   auto uniformOp = first<lazy::RandomUniformOp>(function);
   EXPECT_EQ(uniformOp.getLowAttr().getValueAsDouble(), -1.0);
   EXPECT_EQ(uniformOp.getHighAttr().getValueAsDouble(), 2.0);
-  EXPECT_EQ(uniformOp.getSeed(), 7u);
+  // The seed is an operand: a rank-0 i64 constant (promoted, an argument).
+  auto seedOf = [](Value seed) -> int64_t {
+    auto constant = seed.getDefiningOp<lazy::ConstantOp>();
+    if (!constant)
+      return -1;
+    return cast<DenseElementsAttr>(constant.getValue())
+        .getSplatValue<APInt>()
+        .getSExtValue();
+  };
+  EXPECT_EQ(seedOf(uniformOp.getSeed()), 7);
   auto normalOp = first<lazy::RandomNormalOp>(function);
   EXPECT_EQ(normalOp.getMeanAttr().getValueAsDouble(), 0.5);
   EXPECT_EQ(normalOp.getStddevAttr().getValueAsDouble(), 3.0);
-  EXPECT_EQ(normalOp.getSeed(), 9u);
+  EXPECT_EQ(seedOf(normalOp.getSeed()), 9);
 }
 
 //===----------------------------------------------------------------------===//
@@ -668,12 +675,11 @@ TEST_F(TraceImporterTest, DynamicShapesTypeResultsAsTheOpsInferThem) {
         n.ints = {1};
         n.flag = true;
       });
-  NodePtr noise =
-      pending(OpKind::RandomUniform, DType::Float32, {5}, {}, [](Node &n) {
-        n.scalar = 0;
-        n.scalar2 = 1;
-        n.integer = 3;
-      });
+  NodePtr noise = pending(OpKind::RandomUniform, DType::Float32, {5},
+                          {literal(3, DType::Int64)}, [](Node &n) {
+                            n.scalar = 0;
+                            n.scalar2 = 1;
+                          });
   Trace trace = traceOf({rowSums, noise}, /*dynamicShapes=*/true);
   ImportOptions options;
   options.dynamicShapes = true;
@@ -681,11 +687,13 @@ TEST_F(TraceImporterTest, DynamicShapesTypeResultsAsTheOpsInferThem) {
   ASSERT_TRUE(function);
 
   // Every argument dimension is dynamic; a kept dimension is 1 whatever the
-  // size, and random numbers always have a static shape.
+  // size; the random op's size is data, in the last argument (one i64).
   constexpr int64_t kDyn = ShapedType::kDynamic;
   EXPECT_EQ(function.getFunctionType(),
-            FunctionType::get(&context, {tensor({kDyn, kDyn})},
-                              {tensor({kDyn, 1}), tensor({5})}));
+            FunctionType::get(&context,
+                              {tensor({kDyn, kDyn}),
+                               tensor({1}, IntegerType::get(&context, 64))},
+                              {tensor({kDyn, 1}), tensor({kDyn})}));
   EXPECT_EQ(first<lazy::ExpOp>(function).getResult().getType(),
             tensor({kDyn, kDyn}));
 }
@@ -701,11 +709,18 @@ TEST_F(TraceImporterTest, DynamicShapesKeepPromotedLiteralsRankZero) {
   options.promotedLiterals = {true};
   func::FuncOp function = import(trace, options);
   ASSERT_TRUE(function);
-  // The target shape is an attribute: the result is static.
+  // The target size is data (the last argument): one function serves
+  // every size.
+  constexpr int64_t kDyn = ShapedType::kDynamic;
   EXPECT_EQ(function.getFunctionType(),
-            FunctionType::get(&context, {tensor({})}, {tensor({3})}));
-  EXPECT_EQ(first<lazy::BroadcastOp>(function).getInput(),
-            function.getArgument(0));
+            FunctionType::get(
+                &context,
+                {tensor({}), tensor({1}, IntegerType::get(&context, 64))},
+                {tensor({kDyn})}));
+  auto broadcast = first<lazy::BroadcastOp>(function);
+  EXPECT_EQ(broadcast.getInput(), function.getArgument(0));
+  EXPECT_EQ(broadcast.getShape(), ArrayRef<int64_t>({kDyn}));
+  EXPECT_EQ(broadcast.getSizes().size(), 1u);
 }
 
 } // namespace

@@ -29,6 +29,9 @@ struct Metrics {
   /// Values computed in the buffer of a dead argument they replace (a
   /// variable's new value over its old one), instead of a new buffer.
   uint64_t updatedInPlace = 0;
+  /// Dimension sizes a recompile left to the call because they changed
+  /// between two traces of one structure (automatic dynamic dimensions).
+  uint64_t sizesMadeDynamic = 0;
 };
 
 /// A snapshot of the counters.

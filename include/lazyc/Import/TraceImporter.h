@@ -36,6 +36,12 @@ struct ImportOptions {
   /// For trace.literals[i]: pass it as a rank-0 argument (after the buffer
   /// arguments) instead of baking it in as a constant.
   std::vector<bool> promotedLiterals;
+  /// Per size of the trace (numbered as trace::traceSizes() lists them):
+  /// leave it to the call. The sizes of computed broadcasts, reshapes,
+  /// random ops and literals that are dynamic (these or, with
+  /// `dynamicShapes`, all) are passed as a last argument, a tensor<Nxi64>
+  /// laid out as trace::runtimeSizes() writes it.
+  std::vector<bool> dynamicSizes;
 };
 
 /// The MLIR element type of `dtype` (f32, ..., i1 for Bool).

@@ -33,11 +33,16 @@
 #include "lazyc/Trace/Node.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace lazyc::reference {
+
+namespace impl {
+struct ControlFlowValue;
+} // namespace impl
 
 /// A value computed by the reference evaluator.
 struct Value {
@@ -61,6 +66,9 @@ struct Value {
 /// each node once. The walk is iterative: graph depth is unbounded.
 class Evaluator {
 public:
+  Evaluator();
+  ~Evaluator();
+
   /// The reference value of `node`. Materialized nodes are leaves: their
   /// buffer is the value (exact).
   const Value &evaluate(const trace::NodePtr &node);
@@ -75,6 +83,10 @@ public:
   int64_t computedLeaves() const { return computedLeafCount; }
 
 private:
+  /// The values an If or While computed, which its Result nodes read.
+  std::unordered_map<const trace::Node *,
+                     std::unique_ptr<impl::ControlFlowValue>>
+      controlFlow;
   struct Entry {
     trace::NodePtr node; ///< Keeps the memo key alive.
     Value value;

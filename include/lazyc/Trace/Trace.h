@@ -76,8 +76,9 @@ inline bool isPerUseLiteral(const Node &node) {
 /// unbounded), which must all live on one device. Nodes already materialized
 /// are arguments; unmaterialized nodes still held by a Tensor handle become
 /// outputs too. If `dynamicShapes` is set, the key ignores dimension sizes
-/// (eager mode compiles one function per op and rank); otherwise dead arguments
-/// are donated to outputs (`tiedArguments`, part of the key).
+/// (eager mode compiles one function per op and rank, see
+/// shapeGenericSignature); otherwise dead arguments are donated to outputs
+/// (`tiedArguments`, part of the key).
 Trace extractTrace(const std::vector<Node *> &requested,
                    bool dynamicShapes = false);
 
@@ -85,6 +86,47 @@ Trace extractTrace(const std::vector<Node *> &requested,
 /// matters: no allocation per extraction).
 void extractTrace(const std::vector<Node *> &requested, bool dynamicShapes,
                   Trace &trace);
+
+//===----------------------------------------------------------------------===//
+// Sizes as data
+//===----------------------------------------------------------------------===//
+//
+// A function may leave some dimension sizes of a trace to the call (eager
+// mode: all of them; lazily, those that changed between two traces of one
+// structure). Sizes are numbered as traceSizes() lists them.
+
+/// Every dimension size of every node of `trace`, node by node in trace
+/// order (arguments included).
+void traceSizes(const Trace &trace, std::vector<int64_t> &sizes);
+
+/// The signature of `trace` without dimension sizes: op kinds, attributes
+/// other than target shapes, dtypes, ranks, wiring, outputs and donations.
+/// Two traces with the same such signature differ at most in literal
+/// values and in traceSizes(). Returns its key.
+uint64_t shapeGenericSignature(const Trace &trace,
+                               std::vector<uint64_t> &signature);
+
+/// Whether a node of `kind` that is computed (not an argument) gets its
+/// dynamic sizes as data: its result shape is a target it is given (a
+/// literal's, a broadcast's, a reshape's, a random op's), not a function of
+/// its operands' shapes.
+bool sizesAreData(OpKind kind);
+
+/// Marks the sizes of `trace` (numbered as traceSizes()) that a broadcast
+/// stretches from 1: they stay static whatever else is dynamic (a dynamic
+/// input size must equal the target size).
+void stretchedSizes(const Trace &trace, std::vector<bool> &stretched);
+
+/// The sizes a function of `trace` reads at run time when the sizes marked
+/// in `dynamicSizes` (numbered as traceSizes(); every size if `allDynamic`)
+/// are dynamic: each dynamic size of a computed node whose sizes are data
+/// (sizesAreData) and not stretched (stretchedSizes), in trace order.
+/// Written to `sizes`.
+void runtimeSizes(const Trace &trace, const std::vector<bool> &dynamicSizes,
+                  bool allDynamic, std::vector<int64_t> &sizes);
+
+/// Mixes the words of `signature` into a key (four independent lanes).
+uint64_t hashSignature(const std::vector<uint64_t> &signature);
 
 } // namespace lazyc::trace
 

@@ -41,8 +41,9 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   LogicalResult
   matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, buildReshape(rewriter, op.getLoc(),
-                                        adaptor.getInput(), op.getType()));
+    rewriter.replaceOp(op,
+                       buildReshape(rewriter, op.getLoc(), adaptor.getInput(),
+                                    op.getType(), adaptor.getSizes()));
     return success();
   }
 };

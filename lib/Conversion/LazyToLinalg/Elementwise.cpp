@@ -394,7 +394,8 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
         AffineMap::get(resultType.getRank(), 0, exprs, rewriter.getContext());
     Location loc = op.getLoc();
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         resultType.getElementType());
+                                         resultType.getElementType(),
+                                         adaptor.getSizes());
     Value result = buildParallelGeneric(
         rewriter, loc, source, map, init,
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });

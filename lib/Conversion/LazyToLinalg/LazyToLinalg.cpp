@@ -18,8 +18,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::lazy {
@@ -153,11 +155,27 @@ static SmallVector<ReassociationIndices> collapseAll(int64_t rank) {
   return {all};
 }
 
+/// Reshapes `value` to a `type` with dynamic dimensions, whose sizes are
+/// the static ones of the type and `dynamicSizes`: a tensor.reshape to a
+/// shape tensor (memref.expand_shape does not take two dynamic sizes in one
+/// group through expand-strided-metadata).
+static Value buildDynamicReshape(OpBuilder &b, Location loc, Value value,
+                                 RankedTensorType type,
+                                 ValueRange dynamicSizes) {
+  SmallVector<Value> sizes = getValueOrCreateConstantIndexOp(
+      b, loc, getMixedValues(type.getShape(), dynamicSizes, b));
+  Value shape = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({type.getRank()}, b.getIndexType()), sizes);
+  return tensor::ReshapeOp::create(b, loc, type, value, shape);
+}
+
 Value mlir::lazy::buildReshape(OpBuilder &b, Location loc, Value value,
-                               RankedTensorType type) {
+                               RankedTensorType type, ValueRange dynamicSizes) {
   auto sourceType = cast<RankedTensorType>(value.getType());
-  if (sourceType == type)
+  if (sourceType == type && type.getNumDynamicDims() <= 1)
     return value;
+  if (!type.hasStaticShape())
+    return buildDynamicReshape(b, loc, value, type, dynamicSizes);
   Type element = type.getElementType();
   int64_t elements = type.getNumElements();
   // Rank 0 has no dimension to group: expand from it / collapse into it.
@@ -206,6 +224,7 @@ void mlir::lazy::populateLazyToLinalgConversionPatterns(
   populateDataMovementLoweringPatterns(patterns);
   populateReductionLoweringPatterns(patterns);
   populateRandomLoweringPatterns(patterns);
+  populateControlFlowLoweringPatterns(patterns);
 }
 
 namespace {

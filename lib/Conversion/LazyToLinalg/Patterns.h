@@ -28,6 +28,7 @@ void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
 void populateDataMovementLoweringPatterns(RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(RewritePatternSet &patterns);
 void populateRandomLoweringPatterns(RewritePatternSet &patterns);
+void populateControlFlowLoweringPatterns(RewritePatternSet &patterns);
 
 /// Builds the scalar computation of a generic's body from its block
 /// arguments (inputs first, then the output).
@@ -59,9 +60,10 @@ Value combineReduction(OpBuilder &b, Location loc, ReductionKind kind,
                        Value lhs, Value rhs);
 
 /// Reshapes `value` to `type` with tensor.collapse_shape / expand_shape (any
-/// reshape with the same number of elements).
+/// reshape with the same number of elements). The dynamic dimensions of
+/// `type` take their sizes from `dynamicSizes`, in order.
 Value buildReshape(OpBuilder &b, Location loc, Value value,
-                   RankedTensorType type);
+                   RankedTensorType type, ValueRange dynamicSizes = {});
 
 } // namespace mlir::lazy
 

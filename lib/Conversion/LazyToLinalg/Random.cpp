@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // This file lowers random_uniform and random_normal to a linalg.generic that
-// computes each element from (seed, row-major index) alone: a counter-based
+// computes each element from (seed, row-major index) alone (the seed is an
+// operand: a promoted seed is read once, a constant one folds): a counter-based
 // generator, so the numbers do not depend on tiling, threads or device.
 //
 // The bits of counter c are SplitMix64's output for the state
@@ -21,9 +22,11 @@
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <numbers>
@@ -36,19 +39,20 @@ namespace {
 /// Emits the scalar arithmetic of the generator inside a generic's body.
 class CounterRandom {
 public:
-  CounterRandom(OpBuilder &b, Location loc, int64_t seed, FloatType element)
+  CounterRandom(OpBuilder &b, Location loc, Value seed, FloatType element)
       : b(b), loc(loc), seed(seed), element(element),
         // f16 and bf16 are computed in f32 and rounded once at the end.
         compute(element.getWidth() == 64
                     ? FloatType(Float64Type::get(b.getContext()))
                     : FloatType(Float32Type::get(b.getContext()))) {}
 
-  /// The row-major index of the current element of a `shape` iteration.
-  Value linearIndex(ArrayRef<int64_t> shape) {
+  /// The row-major index of the current element of an iteration over
+  /// `sizes`.
+  Value linearIndex(ArrayRef<OpFoldResult> sizes) {
     Value index = arith::ConstantIndexOp::create(b, loc, 0);
-    for (auto [d, size] : llvm::enumerate(shape)) {
+    for (auto [d, size] : llvm::enumerate(sizes)) {
       Value scaled = arith::MulIOp::create(
-          b, loc, index, arith::ConstantIndexOp::create(b, loc, size));
+          b, loc, index, getValueOrCreateConstantIndexOp(b, loc, size));
       index = arith::AddIOp::create(b, loc, scaled,
                                     linalg::IndexOp::create(b, loc, d));
     }
@@ -59,7 +63,7 @@ public:
   Value bits(Value counter) {
     Value one = i64(1);
     Value state = arith::AddIOp::create(
-        b, loc, i64(seed),
+        b, loc, seed,
         arith::MulIOp::create(b, loc,
                               arith::AddIOp::create(b, loc, counter, one),
                               i64(0x9E3779B97F4A7C15ULL)));
@@ -96,7 +100,7 @@ public:
 
   OpBuilder &b;
   Location loc;
-  int64_t seed;
+  Value seed; ///< i64
   FloatType element;
   FloatType compute;
 
@@ -110,18 +114,24 @@ private:
   }
 };
 
-/// Builds the generic filling `type` with `sample(generator, index)`.
+/// Builds the generic filling `type` (its dynamic sizes `dynamicSizes`)
+/// with `sample(generator, index)` for the seed in the 0-d tensor
+/// `seedTensor`.
 static Value buildRandom(OpBuilder &b, Location loc, RankedTensorType type,
-                         int64_t seed,
+                         Value seedTensor, ValueRange dynamicSizes,
                          function_ref<Value(CounterRandom &, Value)> sample) {
-  Value init =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType(), dynamicSizes);
+  // Read once, outside the loop; a constant seed folds into the body.
+  Value seed = tensor::ExtractOp::create(b, loc, seedTensor, ValueRange{});
+  SmallVector<OpFoldResult> sizes =
+      getMixedValues(type.getShape(), dynamicSizes, b);
   return buildParallelGeneric(
       b, loc, ValueRange{}, {}, init,
       [&](OpBuilder &nested, Location bodyLoc, ValueRange) {
         CounterRandom random(nested, bodyLoc, seed,
                              cast<FloatType>(type.getElementType()));
-        return sample(random, random.linearIndex(type.getShape()));
+        return sample(random, random.linearIndex(sizes));
       });
 }
 
@@ -129,14 +139,14 @@ struct RandomUniformLowering : OpConversionPattern<RandomUniformOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(RandomUniformOp op, OpAdaptor,
+  matchAndRewrite(RandomUniformOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     double low = op.getLowAttr().getValueAsDouble();
     double high = op.getHighAttr().getValueAsDouble();
     auto element = cast<FloatType>(op.getType().getElementType());
     Value result = buildRandom(
-        rewriter, op.getLoc(), op.getType(), op.getSeed(),
-        [&](CounterRandom &random, Value index) {
+        rewriter, op.getLoc(), op.getType(), adaptor.getSeed(),
+        adaptor.getSizes(), [&](CounterRandom &random, Value index) {
           OpBuilder &b = random.b;
           Location loc = random.loc;
           Value scaled = arith::MulFOp::create(b, loc, random.unit(index),
@@ -173,13 +183,13 @@ struct RandomNormalLowering : OpConversionPattern<RandomNormalOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(RandomNormalOp op, OpAdaptor,
+  matchAndRewrite(RandomNormalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     double mean = op.getMeanAttr().getValueAsDouble();
     double stddev = op.getStddevAttr().getValueAsDouble();
     Value result = buildRandom(
-        rewriter, op.getLoc(), op.getType(), op.getSeed(),
-        [&](CounterRandom &random, Value index) {
+        rewriter, op.getLoc(), op.getType(), adaptor.getSeed(),
+        adaptor.getSizes(), [&](CounterRandom &random, Value index) {
           OpBuilder &b = random.b;
           Location loc = random.loc;
           Value first = arith::MulIOp::create(b, loc, index, random.i64(2));

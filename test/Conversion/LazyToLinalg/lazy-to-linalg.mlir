@@ -1151,7 +1151,8 @@ func.func @log_softmax(%x: tensor<?x8xf64>) -> tensor<?x8xf64> {
 //       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.
 func.func @random_uniform() -> tensor<4x3xf32> {
-  %0 = lazy.random_uniform low = -1.0, high = 1.0, seed = 42 : tensor<4x3xf32>
+  %seed0 = lazy.constant dense<42> : tensor<i64>
+  %0 = lazy.random_uniform %seed0, low = -1.0, high = 1.0 : tensor<i64> -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
 
@@ -1184,7 +1185,8 @@ func.func @random_uniform() -> tensor<4x3xf32> {
 //       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.
 func.func @random_normal() -> tensor<16xf64> {
-  %0 = lazy.random_normal mean = 0.0, stddev = 2.0, seed = 7 : tensor<16xf64>
+  %seed0 = lazy.constant dense<7> : tensor<i64>
+  %0 = lazy.random_normal %seed0, mean = 0.0, stddev = 2.0 : tensor<i64> -> tensor<16xf64>
   return %0 : tensor<16xf64>
 }
 

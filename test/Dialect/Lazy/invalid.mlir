@@ -459,8 +459,9 @@ func.func @log_softmax_negative_axis(%x: tensor<4x8xf32>) {
 
 // random_uniform requires low < high.
 func.func @random_uniform_empty_range() {
+  %seed0 = lazy.constant dense<0> : tensor<i64>
   // expected-error @+1 {{'lazy.random_uniform' op requires finite bounds with low < high, but got low = 1.000000e+00, high = 1.000000e+00}}
-  %0 = lazy.random_uniform low = 1.0, high = 1.0, seed = 0 : tensor<4xf32>
+  %0 = lazy.random_uniform %seed0, low = 1.0, high = 1.0 : tensor<i64> -> tensor<4xf32>
   return
 }
 
@@ -468,17 +469,19 @@ func.func @random_uniform_empty_range() {
 
 // random_uniform requires finite bounds.
 func.func @random_uniform_infinite_bound() {
+  %seed0 = lazy.constant dense<0> : tensor<i64>
   // expected-error @+1 {{'lazy.random_uniform' op requires finite bounds with low < high, but got low = 0.000000e+00, high = INF}}
-  %0 = lazy.random_uniform low = 0.0, high = 0x7FF0000000000000, seed = 0 : tensor<4xf32>
+  %0 = lazy.random_uniform %seed0, low = 0.0, high = 0x7FF0000000000000 : tensor<i64> -> tensor<4xf32>
   return
 }
 
 // -----
 
-// random_uniform's result has a static shape.
+// random_uniform takes one size operand per dynamic result dimension.
 func.func @random_uniform_dynamic_shape() {
-  // expected-error @+1 {{'lazy.random_uniform' op requires a statically shaped result, but got 'tensor<?x4xf32>'}}
-  %0 = lazy.random_uniform low = 0.0, high = 1.0, seed = 7 : tensor<?x4xf32>
+  %seed0 = lazy.constant dense<7> : tensor<i64>
+  // expected-error @+1 {{'lazy.random_uniform' op result type 'tensor<?x4xf32>' has 1 dynamic dimension(s) but 0 size operand(s) were given}}
+  %0 = lazy.random_uniform %seed0, low = 0.0, high = 1.0 : tensor<i64> -> tensor<?x4xf32>
   return
 }
 
@@ -486,8 +489,9 @@ func.func @random_uniform_dynamic_shape() {
 
 // random_normal requires stddev >= 0.
 func.func @random_normal_negative_stddev() {
+  %seed0 = lazy.constant dense<0> : tensor<i64>
   // expected-error @+1 {{'lazy.random_normal' op requires a finite mean and a finite stddev >= 0, but got mean = 0.000000e+00, stddev = -1.000000e+00}}
-  %0 = lazy.random_normal mean = 0.0, stddev = -1.0, seed = 0 : tensor<4xf32>
+  %0 = lazy.random_normal %seed0, mean = 0.0, stddev = -1.0 : tensor<i64> -> tensor<4xf32>
   return
 }
 
@@ -495,17 +499,55 @@ func.func @random_normal_negative_stddev() {
 
 // random_normal requires a finite mean.
 func.func @random_normal_nan_mean() {
+  %seed0 = lazy.constant dense<0> : tensor<i64>
   // expected-error @+1 {{'lazy.random_normal' op requires a finite mean and a finite stddev >= 0, but got mean = nan, stddev = 1.000000e+00}}
-  %0 = lazy.random_normal mean = 0x7FF8000000000000, stddev = 1.0, seed = 0 : tensor<4xf32>
+  %0 = lazy.random_normal %seed0, mean = 0x7FF8000000000000, stddev = 1.0 : tensor<i64> -> tensor<4xf32>
   return
 }
 
 // -----
 
-// random_normal's result has a static shape.
-func.func @random_normal_dynamic_shape() {
-  // expected-error @+1 {{'lazy.random_normal' op requires a statically shaped result, but got 'tensor<?xf64>'}}
-  %0 = lazy.random_normal mean = 0.0, stddev = 1.0, seed = 0 : tensor<?xf64>
+// random_normal takes one size operand per dynamic result dimension.
+func.func @random_normal_dynamic_shape(%n: index) {
+  %seed0 = lazy.constant dense<0> : tensor<i64>
+  // expected-error @+1 {{'lazy.random_normal' op result type 'tensor<4xf64>' has 0 dynamic dimension(s) but 1 size operand(s) were given}}
+  %0 = lazy.random_normal %seed0 [%n], mean = 0.0, stddev = 1.0 : tensor<i64> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+// A random op's seed is a 0-d i64 tensor.
+func.func @random_normal_vector_seed(%seed: tensor<2xi64>) {
+  // expected-error @+1 {{'lazy.random_normal' op operand #0 must be 0D tensor of 64-bit signless integer values, but got 'tensor<2xi64>'}}
+  %0 = lazy.random_normal %seed, mean = 0.0, stddev = 1.0 : tensor<2xi64> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+// A broadcast takes one size operand per `?` of its target shape.
+func.func @broadcast_missing_size(%s: tensor<f32>, %n: index) {
+  // expected-error @+1 {{'lazy.broadcast' op target shape [?, ?] has 2 dynamic size(s) but 1 size operand(s) were given}}
+  %0 = "lazy.broadcast"(%s, %n) <{shape = array<i64: -9223372036854775808, -9223372036854775808>}> : (tensor<f32>, index) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// So does a reshape.
+func.func @reshape_extra_size(%y: tensor<6xf32>, %n: index) {
+  // expected-error @+1 {{'lazy.reshape' op target shape [2, 3] has 0 dynamic size(s) but 1 size operand(s) were given}}
+  %0 = "lazy.reshape"(%y, %n) <{shape = array<i64: 2, 3>}> : (tensor<6xf32>, index) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// A dynamic reshape's result keeps its static sizes.
+func.func @reshape_dynamic_wrong_result(%y: tensor<?xf32>, %n: index) {
+  // expected-error @+1 {{'lazy.reshape' op result type 'tensor<?x4xf32>' does not match the inferred type 'tensor<?x3xf32>'}}
+  %0 = "lazy.reshape"(%y, %n) <{shape = array<i64: -9223372036854775808, 3>}> : (tensor<?xf32>, index) -> tensor<?x4xf32>
   return
 }
 
@@ -607,8 +649,9 @@ func.func @softmax_integer_operand(%x: tensor<4xi64>) {
 
 // Random ops produce floating-point tensors only.
 func.func @random_uniform_integer_result() {
+  %seed0 = lazy.constant dense<0> : tensor<i64>
   // expected-error @+1 {{'lazy.random_uniform' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
-  %0 = lazy.random_uniform low = 0.0, high = 1.0, seed = 0 : tensor<4xi32>
+  %0 = lazy.random_uniform %seed0, low = 0.0, high = 1.0 : tensor<i64> -> tensor<4xi32>
   return
 }
 
@@ -643,9 +686,10 @@ func.func @reshape_element_count_overflow(%a: tensor<0xf32>) {
 
 // -----
 
-// The dynamic-size marker is not a size (regression: it printed as `?`).
+// The dynamic-size marker is not a size: written as a number, it stands for
+// a size operand, which is missing.
 func.func @broadcast_min_int_size(%a: tensor<3xf32>) {
-  // expected-error @+1 {{'lazy.broadcast' op target shape has the negative size -9223372036854775808 at index 0}}
+  // expected-error @+1 {{'lazy.broadcast' op target shape [?] has 1 dynamic size(s) but 0 size operand(s) were given}}
   %0 = lazy.broadcast %a to [-9223372036854775808] : tensor<3xf32>
   return
 }
@@ -680,4 +724,93 @@ func.func @tied_argument_twice(%a: tensor<4xf32>) -> (tensor<4xf32> {lazy.tied_a
 // expected-error @+1 {{unknown lazy result attribute 'lazy.tied'}}
 func.func @unknown_result_attribute(%a: tensor<4xf32>) -> (tensor<4xf32> {lazy.tied = 0 : i64}) {
   return %a : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @if_branch_types_differ(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<3xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.if' op requires its else region to yield 'tensor<4xf32>' for result 0, but it yields 'tensor<3xf32>'}}
+  %r = lazy.if %c : tensor<i1> -> (tensor<4xf32>) {
+    lazy.yield %x : tensor<4xf32>
+  } else {
+    lazy.yield %y : tensor<3xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @if_yields_too_few(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.if' op requires its then region to yield 1 value(s), but it yields 0}}
+  %r = lazy.if %c : tensor<i1> -> (tensor<4xf32>) {
+    lazy.yield
+  } else {
+    lazy.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @if_predicate_not_scalar(%c: tensor<2xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.if' op operand #0 must be 0D tensor of 1-bit signless integer values, but got 'tensor<2xi1>'}}
+  %r = lazy.if %c : tensor<2xi1> -> (tensor<4xf32>) {
+    lazy.yield %x : tensor<4xf32>
+  } else {
+    lazy.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @while_body_changes_type(%x0: tensor<4xf32>, %y: tensor<3xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.while' op requires its body region to yield 'tensor<4xf32>' for carried value 0, but it yields 'tensor<3xf32>'}}
+  %r = lazy.while %x0 : tensor<4xf32> condition {
+  ^bb0(%x: tensor<4xf32>):
+    lazy.yield %p : tensor<i1>
+  } body {
+  ^bb0(%x: tensor<4xf32>):
+    lazy.yield %y : tensor<3xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @while_condition_not_bool(%x0: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.while' op requires its condition region to yield 'tensor<i1>' for value 0, but it yields 'tensor<f32>'}}
+  %r = lazy.while %x0 : tensor<4xf32> condition {
+  ^bb0(%x: tensor<4xf32>):
+    lazy.yield %s : tensor<f32>
+  } body {
+  ^bb0(%x: tensor<4xf32>):
+    lazy.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @while_argument_type(%x0: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lazy.while' op requires argument 0 of its body region to have the carried type 'tensor<4xf32>', but it has 'tensor<4xi32>'}}
+  %r = lazy.while %x0 : tensor<4xf32> condition {
+  ^bb0(%x: tensor<4xf32>):
+    lazy.yield %p : tensor<i1>
+  } body {
+  ^bb0(%x: tensor<4xi32>):
+    lazy.yield %x0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_outside_control_flow(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.yield' op expects parent op to be one of 'lazy.if, lazy.while'}}
+  lazy.yield %x : tensor<4xf32>
 }

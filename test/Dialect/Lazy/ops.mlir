@@ -167,10 +167,24 @@ func.func @composites(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
 }
 
 // CHECK-LABEL: func.func @random
-func.func @random() -> (tensor<4x3xf32>, tensor<16xf64>) {
-  // CHECK: lazy.random_uniform low = -1.000000e+00, high = 1.000000e+00, seed = 42 : tensor<4x3xf32>
-  %0 = lazy.random_uniform low = -1.0, high = 1.0, seed = 42 : tensor<4x3xf32>
-  // CHECK: lazy.random_normal mean = 0.000000e+00, stddev = 2.000000e+00, seed = 7 : tensor<16xf64>
-  %1 = lazy.random_normal mean = 0.0, stddev = 2.0, seed = 7 : tensor<16xf64>
-  return %0, %1 : tensor<4x3xf32>, tensor<16xf64>
+//  CHECK-SAME:   (%[[SEED:.*]]: tensor<i64>, %[[N:.*]]: index)
+func.func @random(%seed: tensor<i64>, %n: index) -> (tensor<4x3xf32>, tensor<16xf64>, tensor<?x3xf32>) {
+  // CHECK: lazy.random_uniform %[[SEED]], low = -1.000000e+00, high = 1.000000e+00 : tensor<i64> -> tensor<4x3xf32>
+  %0 = lazy.random_uniform %seed, low = -1.0, high = 1.0 : tensor<i64> -> tensor<4x3xf32>
+  // CHECK: lazy.random_normal %[[SEED]], mean = 0.000000e+00, stddev = 2.000000e+00 : tensor<i64> -> tensor<16xf64>
+  %1 = lazy.random_normal %seed, mean = 0.0, stddev = 2.0 : tensor<i64> -> tensor<16xf64>
+  // CHECK: lazy.random_uniform %[[SEED]][%[[N]]], low = 0.000000e+00, high = 1.000000e+00 : tensor<i64> -> tensor<?x3xf32>
+  %2 = lazy.random_uniform %seed [%n], low = 0.0, high = 1.0 : tensor<i64> -> tensor<?x3xf32>
+  return %0, %1, %2 : tensor<4x3xf32>, tensor<16xf64>, tensor<?x3xf32>
+}
+
+// Target sizes given as values make those result dimensions dynamic.
+// CHECK-LABEL: func.func @dynamic_target_sizes
+//  CHECK-SAME:   (%[[S:.*]]: tensor<f32>, %[[Y:.*]]: tensor<?xf32>, %[[N:.*]]: index)
+func.func @dynamic_target_sizes(%s: tensor<f32>, %y: tensor<?xf32>, %n: index) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  // CHECK: lazy.broadcast %[[S]] to [%[[N]], 3] : tensor<f32>
+  %0 = lazy.broadcast %s to [%n, 3] : tensor<f32>
+  // CHECK: lazy.reshape %[[Y]] to [%[[N]], 3] : tensor<?xf32>
+  %1 = lazy.reshape %y to [%n, 3] : tensor<?xf32>
+  return %0, %1 : tensor<?x3xf32>, tensor<?x3xf32>
 }

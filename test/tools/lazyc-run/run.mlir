@@ -39,7 +39,8 @@ func.func @constant_int_bool() -> (tensor<10xi32>, tensor<3xi1>, tensor<i64>) {
 //   bits = z ^ z >> 31 (all mod 2^64).
 // UNIFORM32: out0: tensor<3x4xf32> [4.831297e-01, -6.801792e-01, -4.427978e-01, -3.116187e-01, -9.239397e-01, 7.364560e-01, -5.631896e-01, 6.012636e-01, ...]
 func.func @uniform_f32() -> tensor<3x4xf32> {
-  %0 = lazy.random_uniform low = -1.0, high = 1.0, seed = 42 : tensor<3x4xf32>
+  %seed0 = lazy.constant dense<42> : tensor<i64>
+  %0 = lazy.random_uniform %seed0, low = -1.0, high = 1.0 : tensor<i64> -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
 
@@ -47,7 +48,8 @@ func.func @uniform_f32() -> tensor<3x4xf32> {
 // (computed the same way in double precision).
 // UNIFORM64: out0: tensor<5xf64> [2.389830e+00, 2.016788e+00, 2.900761e+00, 2.582930e+00, 2.452442e+00]
 func.func @uniform_f64() -> tensor<5xf64> {
-  %0 = lazy.random_uniform low = 2.0, high = 3.0, seed = 7 : tensor<5xf64>
+  %seed0 = lazy.constant dense<7> : tensor<i64>
+  %0 = lazy.random_uniform %seed0, low = 2.0, high = 3.0 : tensor<i64> -> tensor<5xf64>
   return %0 : tensor<5xf64>
 }
 

@@ -428,13 +428,16 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // Equal types with two dynamic dimensions may still split the elements
+  // differently ([2, 6] to [3, 4] is tensor<?x?xf32> both ways).
+  if (getInput().getType() == getType() && getType().getNumDynamicDims() <= 1)
     return getInput();
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
     getInputMutable().assign(inner.getInput());
     return getResult();
   }
-  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
+  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
+      dense && getType().hasStaticShape())
     return dense.reshape(getType());
   return {};
 }

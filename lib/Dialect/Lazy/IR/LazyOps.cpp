@@ -77,6 +77,26 @@ static FailureOr<int64_t> checkStaticShape(std::optional<Location> loc,
   return elements;
 }
 
+/// Checks a target shape whose `?` entries are given by size operands:
+/// static entries as checkStaticShape does, and one operand per `?`.
+static LogicalResult checkTargetShape(std::optional<Location> loc,
+                                      StringRef opName, ArrayRef<int64_t> shape,
+                                      size_t sizeOperands) {
+  SmallVector<int64_t> staticSizes;
+  size_t dynamicSizes = 0;
+  for (int64_t dim : shape) {
+    if (ShapedType::isDynamic(dim))
+      ++dynamicSizes;
+    else
+      staticSizes.push_back(dim);
+  }
+  if (dynamicSizes != sizeOperands)
+    return emitInferError(loc, opName, "target shape ", formatShape(shape),
+                          " has ", dynamicSizes, " dynamic size(s) but ",
+                          sizeOperands, " size operand(s) were given");
+  return checkStaticShape(loc, opName, "target shape", staticSizes);
+}
+
 /// Verifies an op whose result type is inferred: re-runs the inference (which
 /// reports invalid operands) and checks the declared result type against it.
 template <typename OpTy>
@@ -247,7 +267,8 @@ LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
     inferred.push_back(adaptor.getInput().getType());
     return success();
   }
-  if (failed(checkStaticShape(loc, getOperationName(), "target shape", shape)))
+  if (failed(checkTargetShape(loc, getOperationName(), shape,
+                              adaptor.getSizes().size())))
     return failure();
   int64_t rank = inputType.getRank();
   int64_t resultRank = static_cast<int64_t>(shape.size());
@@ -282,16 +303,19 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
     inferred.push_back(adaptor.getInput().getType());
     return success();
   }
-  FailureOr<int64_t> targetElements =
-      checkStaticShape(loc, getOperationName(), "target shape", shape);
-  if (failed(targetElements))
+  if (failed(checkTargetShape(loc, getOperationName(), shape,
+                              adaptor.getSizes().size())))
     return failure();
-  if (inputType.hasStaticShape()) {
-    if (inputType.getNumElements() != *targetElements)
+  bool staticTarget = llvm::none_of(shape, ShapedType::isDynamic);
+  int64_t targetElements = 1;
+  for (int64_t dim : shape)
+    targetElements *= staticTarget ? dim : 1;
+  if (inputType.hasStaticShape() && staticTarget) {
+    if (inputType.getNumElements() != targetElements)
       return emitInferError(loc, getOperationName(), "cannot reshape ",
                             inputType, " (", inputType.getNumElements(),
                             " elements) to ", formatShape(shape), " (",
-                            *targetElements, " elements)");
+                            targetElements, " elements)");
   }
   inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
   return success();
@@ -533,16 +557,25 @@ static LogicalResult inferSoftmax(std::optional<Location> loc,
 // Random ops
 //===----------------------------------------------------------------------===//
 
+/// A random op's result has one size operand per dynamic dimension.
+template <typename RandomOp>
+static LogicalResult verifyRandomSizes(RandomOp op) {
+  int64_t dynamicDims = op.getType().getNumDynamicDims();
+  if (dynamicDims != static_cast<int64_t>(op.getSizes().size()))
+    return op.emitOpError("result type ")
+           << op.getType() << " has " << dynamicDims
+           << " dynamic dimension(s) but " << op.getSizes().size()
+           << " size operand(s) were given";
+  return success();
+}
+
 LogicalResult RandomUniformOp::verify() {
   double low = getLowAttr().getValueAsDouble();
   double high = getHighAttr().getValueAsDouble();
   if (!std::isfinite(low) || !std::isfinite(high) || !(low < high))
     return emitOpError("requires finite bounds with low < high, but got low = ")
            << low << ", high = " << high;
-  if (!getType().hasStaticShape())
-    return emitOpError("requires a statically shaped result, but got ")
-           << getType();
-  return success();
+  return verifyRandomSizes(*this);
 }
 
 LogicalResult RandomNormalOp::verify() {
@@ -552,10 +585,7 @@ LogicalResult RandomNormalOp::verify() {
     return emitOpError("requires a finite mean and a finite stddev >= 0, but "
                        "got mean = ")
            << mean << ", stddev = " << stddev;
-  if (!getType().hasStaticShape())
-    return emitOpError("requires a statically shaped result, but got ")
-           << getType();
-  return success();
+  return verifyRandomSizes(*this);
 }
 
 //===----------------------------------------------------------------------===//

@@ -284,17 +284,28 @@ def Lazy_BroadcastOp : Lazy_InferredOp<"broadcast"> {
     from the right, the result may add leading dimensions, and each input
     dimension is 1 or equal to the aligned result dimension. Broadcasting from
     size 1 needs a static 1: a dynamic input dimension must equal the target
-    dimension when the program runs.
+    dimension when the program runs. A target size may be a value (`%n`,
+    an `index`; `?` in `shape`), which makes that result dimension dynamic:
+    a trace compiled once for every batch size reads its sizes this way.
 
     Example:
 
     ```mlir
     %0 = lazy.broadcast %x to [4, 3] : tensor<1x3xf32>   // tensor<4x3xf32>
+    %1 = lazy.broadcast %s to [%n, 3] : tensor<f32>      // tensor<?x3xf32>
     ```
   }];
-  let arguments = (ins Lazy_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins Lazy_Tensor:$input, Variadic<Index>:$sizes,
+                       DenseI64ArrayAttr:$shape);
   let results = (outs Lazy_Tensor:$result);
-  let assemblyFormat = "$input `to` $shape attr-dict `:` type($input)";
+  let assemblyFormat = [{
+    $input `to` custom<DynamicIndexList>($sizes, $shape) attr-dict `:`
+    type($input)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$shape),
+    [{ build($_builder, $_state, input, ::mlir::ValueRange(), shape); }]>
+  ];
   let hasFolder = 1;
 }
 
@@ -302,17 +313,28 @@ def Lazy_ReshapeOp : Lazy_InferredOp<"reshape"> {
   let summary = "reinterpret the elements with a new shape";
   let description = [{
     Returns the elements of `input`, in row-major order, with shape `shape`.
-    Both shapes have the same number of elements.
+    Both shapes have the same number of elements. A target size may be a
+    value (`%n`, an `index`; `?` in `shape`), which makes that result
+    dimension dynamic.
 
     Example:
 
     ```mlir
     %0 = lazy.reshape %x to [2, 3] : tensor<6xf32>   // tensor<2x3xf32>
+    %1 = lazy.reshape %y to [%n, 3] : tensor<?xf32>  // tensor<?x3xf32>
     ```
   }];
-  let arguments = (ins Lazy_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins Lazy_Tensor:$input, Variadic<Index>:$sizes,
+                       DenseI64ArrayAttr:$shape);
   let results = (outs Lazy_Tensor:$result);
-  let assemblyFormat = "$input `to` $shape attr-dict `:` type($input)";
+  let assemblyFormat = [{
+    $input `to` custom<DynamicIndexList>($sizes, $shape) attr-dict `:`
+    type($input)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$shape),
+    [{ build($_builder, $_state, input, ::mlir::ValueRange(), shape); }]>
+  ];
   let hasFolder = 1;
 }
 
@@ -444,37 +466,123 @@ def Lazy_LogSoftmaxOp : Lazy_SoftmaxLikeOp<"log_softmax",
                                            "x - log(sum(exp(x)))">;
 
 //===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def Lazy_IfOp : Lazy_Op<"if", [RecursiveMemoryEffects, NoRegionArguments]> {
+  let summary = "a conditional with both branches as regions (lazyc::cond)";
+  let description = [{
+    Runs `then` if the 0-d `condition` holds, else `else`, and returns what
+    the branch that ran yields (`lazy.yield`). Both branches yield values of
+    the result types. The regions use values from above directly.
+
+    Example:
+
+    ```mlir
+    %r = lazy.if %c : tensor<i1> -> (tensor<4xf32>) {
+      %d = lazy.mul %x, %x : tensor<4xf32>
+      lazy.yield %d : tensor<4xf32>
+    } else {
+      %n = lazy.neg %x : tensor<4xf32>
+      lazy.yield %n : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I1]>:$condition);
+  let results = (outs Variadic<Lazy_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion,
+                        SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $condition attr-dict `:` type($condition) (`->` `(` type($results)^ `)`)?
+    $thenRegion `else` $elseRegion
+  }];
+  let hasVerifier = 1;
+}
+
+def Lazy_WhileOp : Lazy_Op<"while", [RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "a loop over carried values (lazyc::whileLoop)";
+  let description = [{
+    Starts with the carried values `inits`; while `condition` (given the
+    carried values as its arguments) yields a true 0-d `i1`, runs `body`
+    (given the same), whose yielded values are the next carried values. The
+    results are the carried values when the condition first fails. Both
+    regions take one argument per carried value, of its type.
+
+    Example:
+
+    ```mlir
+    %r:2 = lazy.while %i0, %x0 : tensor<i32>, tensor<4xf32> condition {
+    ^bb0(%i: tensor<i32>, %x: tensor<4xf32>):
+      %p = lazy.compare lt, %i, %n : tensor<i32>
+      lazy.yield %p : tensor<i1>
+    } body {
+    ^bb0(%i: tensor<i32>, %x: tensor<4xf32>):
+      %j = lazy.add %i, %one : tensor<i32>
+      %y = lazy.mul %x, %x : tensor<4xf32>
+      lazy.yield %j, %y : tensor<i32>, tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Lazy_Tensor>:$inits);
+  let results = (outs Variadic<Lazy_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$condition, SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inits attr-dict `:` type($inits) `condition` $condition `body` $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Lazy_YieldOp : Lazy_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["IfOp", "WhileOp"]>]> {
+  let summary = "the values a region of lazy.if or lazy.while produces";
+  let arguments = (ins Variadic<Lazy_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 
-class Lazy_RandomOp<string mnemonic, string distribution>
+class Lazy_RandomOp<string mnemonic, string distribution, string params>
     : Lazy_Op<mnemonic, [Pure]> {
   let summary = "seeded random tensor: " # distribution;
   let description = !strconcat([{
     A tensor of independent samples from }], distribution, [{, a deterministic
-    function of `seed` and the element's row-major index (the same seed gives
-    the same numbers in every mode and on every device). The result has a
-    static shape.
+    function of the 0-d `seed` and the element's row-major index (the same
+    seed gives the same numbers in every mode and on every device). The seed
+    is an operand, not an attribute, so one compiled trace serves every
+    seed. The result type is the op's specification; each dynamic dimension
+    takes its size from one `sizes` operand, in order.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.}], mnemonic, [{ %seed, }], params, [{ : tensor<i64> -> tensor<4x8xf32>
+    %1 = lazy.}], mnemonic, [{ %seed [%n], }], params, [{ : tensor<i64> -> tensor<?x8xf32>
+    ```
   }]);
   let results = (outs Lazy_FloatTensor:$result);
   let hasVerifier = 1;
 }
 
 def Lazy_RandomUniformOp : Lazy_RandomOp<"random_uniform",
-                                         "the uniform distribution on [low, high)"> {
-  let arguments = (ins F64Attr:$low, F64Attr:$high, I64Attr:$seed);
+    "the uniform distribution on [low, high)", "low = 0.0, high = 1.0"> {
+  let arguments = (ins 0DTensorOf<[I64]>:$seed, Variadic<Index>:$sizes,
+                       F64Attr:$low, F64Attr:$high);
   let assemblyFormat = [{
-    `low` `=` $low `,` `high` `=` $high `,` `seed` `=` $seed attr-dict `:`
-    type($result)
+    $seed (`[` $sizes^ `]`)? `,` `low` `=` $low `,` `high` `=` $high attr-dict
+    `:` type($seed) `->` type($result)
   }];
 }
 
 def Lazy_RandomNormalOp : Lazy_RandomOp<"random_normal",
-                                        "the normal distribution N(mean, stddev^2)"> {
-  let arguments = (ins F64Attr:$mean, F64Attr:$stddev, I64Attr:$seed);
+    "the normal distribution N(mean, stddev^2)", "mean = 0.0, stddev = 1.0"> {
+  let arguments = (ins 0DTensorOf<[I64]>:$seed, Variadic<Index>:$sizes,
+                       F64Attr:$mean, F64Attr:$stddev);
   let assemblyFormat = [{
-    `mean` `=` $mean `,` `stddev` `=` $stddev `,` `seed` `=` $seed attr-dict
-    `:` type($result)
+    $seed (`[` $sizes^ `]`)? `,` `mean` `=` $mean `,` `stddev` `=` $stddev
+    attr-dict `:` type($seed) `->` type($result)
   }];
 }
 

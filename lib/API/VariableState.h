@@ -1,0 +1,40 @@
+//===- VariableState.h - What a Variable holds ------------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to LazycAPI: a Variable's state, shared by Variable.cpp and the
+// control flow that turns assignments in a branch into results of the branch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_API_VARIABLESTATE_H
+#define LAZYC_LIB_API_VARIABLESTATE_H
+
+#include "lazyc/API/Tensor.h"
+
+#include <cstdint>
+#include <string>
+
+namespace lazyc::detail {
+
+struct VariableState {
+  Tensor value;
+  std::string name;
+  uint64_t id;
+
+  /// "variable 'w'", or "a variable" when it has no name.
+  std::string describe() const {
+    return name.empty() ? "a variable" : "variable '" + name + "'";
+  }
+};
+
+/// Called by Variable::assign before it replaces `state.value`: while a
+/// branch is traced, the assignment becomes a result of its cond.
+void assigningVariable(VariableState &state, SourceLocation where);
+
+} // namespace lazyc::detail
+
+#endif // LAZYC_LIB_API_VARIABLESTATE_H

@@ -1,0 +1,59 @@
+// RUN: lazyc-opt %s -split-input-file --convert-lazy-to-linalg | FileCheck %s
+
+// lazy.if and lazy.while become scf.if and scf.while: the 0-d predicate is
+// read with tensor.extract, the regions move over with their ops lowered in
+// place, and lazy.yield becomes scf.yield (scf.condition at the end of a
+// loop's condition region, passing the carried values on).
+
+// CHECK-LABEL: func.func @branch
+// CHECK-SAME: (%[[C:.*]]: tensor<i1>, %[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[P:.*]] = tensor.extract %[[C]][] : tensor<i1>
+// CHECK: %[[R:.*]] = scf.if %[[P]] -> (tensor<4xf32>) {
+// CHECK:   %[[M:.*]] = linalg.generic
+// CHECK:     arith.mulf
+// CHECK:   scf.yield %[[M]] : tensor<4xf32>
+// CHECK: } else {
+// CHECK:   scf.yield %[[X]] : tensor<4xf32>
+// CHECK: }
+// CHECK: return %[[R]]
+func.func @branch(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = lazy.if %c : tensor<i1> -> (tensor<4xf32>) {
+    %d = lazy.mul %x, %x : tensor<4xf32>
+    lazy.yield %d : tensor<4xf32>
+  } else {
+    lazy.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @loop
+// CHECK-SAME: (%[[I0:.*]]: tensor<i32>, %[[X0:.*]]: tensor<4xf32>, %[[N:.*]]: tensor<i32>, %[[ONE:.*]]: tensor<i32>)
+// CHECK: %[[R:.*]]:2 = scf.while (%[[I:.*]] = %[[I0]], %[[X:.*]] = %[[X0]]) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+// CHECK:   %[[LT:.*]] = linalg.generic
+// CHECK:     arith.cmpi slt
+// CHECK:   %[[MORE:.*]] = tensor.extract %[[LT]][] : tensor<i1>
+// CHECK:   scf.condition(%[[MORE]]) %[[I]], %[[X]] : tensor<i32>, tensor<4xf32>
+// CHECK: } do {
+// CHECK: ^bb0(%[[BI:.*]]: tensor<i32>, %[[BX:.*]]: tensor<4xf32>):
+// CHECK:   %[[J:.*]] = linalg.generic
+// CHECK:     arith.addi
+// CHECK:   %[[Y:.*]] = linalg.generic
+// CHECK:     arith.mulf
+// CHECK:   scf.yield %[[J]], %[[Y]] : tensor<i32>, tensor<4xf32>
+// CHECK: }
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @loop(%i0: tensor<i32>, %x0: tensor<4xf32>, %n: tensor<i32>, %one: tensor<i32>) -> (tensor<i32>, tensor<4xf32>) {
+  %r:2 = lazy.while %i0, %x0 : tensor<i32>, tensor<4xf32> condition {
+  ^bb0(%i: tensor<i32>, %x: tensor<4xf32>):
+    %p = lazy.compare lt, %i, %n : tensor<i32>
+    lazy.yield %p : tensor<i1>
+  } body {
+  ^bb0(%i: tensor<i32>, %x: tensor<4xf32>):
+    %j = lazy.add %i, %one : tensor<i32>
+    %y = lazy.mul %x, %x : tensor<4xf32>
+    lazy.yield %j, %y : tensor<i32>, tensor<4xf32>
+  }
+  return %r#0, %r#1 : tensor<i32>, tensor<4xf32>
+}

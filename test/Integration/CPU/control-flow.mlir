@@ -1,0 +1,56 @@
+// RUN: %numpy-check %s
+
+// lazy.if and lazy.while through the whole CPU pipeline (fused, tiled and
+// vectorized inside their regions), against numpy. Tolerances: elementwise
+// f32 ops round once per op: rtol=1e-6; sums of 4096 terms: atol=1e-3.
+// -----
+
+// The branch taken depends on the data: both are fused chains over a
+// 64x64 tensor.
+// ARG: x f32 [64, 64]
+// ARG: t f32 [] uniform(-0.5, 0.5)
+// OUT: (np.exp(x) * 2 - 1 if x.mean() > t else np.tanh(x) * x) ; rtol=1e-5, atol=1e-6
+func.func @branch(%x: tensor<64x64xf32>, %t: tensor<f32>) -> tensor<64x64xf32> {
+  %s = lazy.reduce_mean %x [0, 1] : tensor<64x64xf32>
+  %c = lazy.compare gt, %s, %t : tensor<f32>
+  %r = lazy.if %c : tensor<i1> -> (tensor<64x64xf32>) {
+    %e = lazy.exp %x : tensor<64x64xf32>
+    %two = lazy.constant dense<2.0> : tensor<64x64xf32>
+    %one = lazy.constant dense<1.0> : tensor<64x64xf32>
+    %m = lazy.mul %e, %two : tensor<64x64xf32>
+    %d = lazy.sub %m, %one : tensor<64x64xf32>
+    lazy.yield %d : tensor<64x64xf32>
+  } else {
+    %h = lazy.tanh %x : tensor<64x64xf32>
+    %m = lazy.mul %h, %x : tensor<64x64xf32>
+    lazy.yield %m : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// A data-dependent trip count: halve a vector until its absolute sum is at
+// most 1, counting the steps.
+// ARG: x f32 [256] uniform(-4, 4)
+// OUT: x * np.float32(0.5) ** max(0, int(np.ceil(np.log2(np.abs(x).astype(np.float64).sum())))) ; rtol=1e-6
+// OUT: np.float32(max(0, int(np.ceil(np.log2(np.abs(x).astype(np.float64).sum()))))) ; atol=0
+func.func @halve(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<f32>) {
+  %zero = lazy.constant dense<0.0> : tensor<f32>
+  %r:2 = lazy.while %x, %zero : tensor<256xf32>, tensor<f32> condition {
+  ^bb0(%v: tensor<256xf32>, %n: tensor<f32>):
+    %a = lazy.abs %v : tensor<256xf32>
+    %s = lazy.reduce_sum %a [0] : tensor<256xf32>
+    %one = lazy.constant dense<1.0> : tensor<f32>
+    %c = lazy.compare gt, %s, %one : tensor<f32>
+    lazy.yield %c : tensor<i1>
+  } body {
+  ^bb0(%v: tensor<256xf32>, %n: tensor<f32>):
+    %half = lazy.constant dense<0.5> : tensor<256xf32>
+    %w = lazy.mul %v, %half : tensor<256xf32>
+    %one = lazy.constant dense<1.0> : tensor<f32>
+    %m = lazy.add %n, %one : tensor<f32>
+    lazy.yield %w, %m : tensor<256xf32>, tensor<f32>
+  }
+  return %r#0, %r#1 : tensor<256xf32>, tensor<f32>
+}

@@ -1,0 +1,323 @@
+//===- ControlFlowTest.cpp - cond and whileLoop ---------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Expected values are computed by hand or by plain C++ loops here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExpectError.h"
+
+#include "lazyc/lazyc.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace lazyc;
+using lazyc::test::expectError;
+
+namespace {
+
+Tensor vec(std::vector<float> values) {
+  int64_t n = static_cast<int64_t>(values.size());
+  return Tensor::fromVector<float>(values, {n});
+}
+
+void expectNear(const std::vector<float> &actual,
+                const std::vector<float> &expected, float tolerance = 1e-5f) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
+}
+
+/// Runs `body` lazily and eagerly: both must give the same answers.
+template <typename F> void inBothModes(F body) {
+  {
+    SCOPED_TRACE("lazy");
+    body();
+  }
+  {
+    SCOPED_TRACE("eager");
+    EagerScope eager;
+    body();
+  }
+}
+
+TEST(ControlFlowTest, CondPicksTheBranchByData) {
+  inBothModes([] {
+    for (auto [data, expected] :
+         {std::pair<std::vector<float>, std::vector<float>>{{1, -2, 3},
+                                                            {2, -4, 6}},
+          {{-1, 2, -3}, {1, -2, 3}}}) {
+      Tensor x = vec(data);
+      Tensor y = cond(sum(x) > 0.0f, [&] { return x * 2.0f; },
+                      [&] { return -x; });
+      expectNear(y.toVector<float>(), expected);
+    }
+  });
+}
+
+TEST(ControlFlowTest, OneCompiledTraceServesBothOutcomes) {
+  auto run = [](std::vector<float> data) {
+    Tensor x = vec(data);
+    return cond(sum(x) > 0.0f, [&] { return exp(x); },
+                [&] { return x * x + 1.0f; })
+        .toVector<float>();
+  };
+  run({1, 2, 3}); // Warm-up: compiles the trace once.
+  uint64_t compiled = metrics().tracesCompiled;
+  uint64_t materialized = metrics().materializations;
+  expectNear(run({-1, -2, 0.5f}), {2, 5, 1.25f});
+  expectNear(run({0.5f, 1, -1}),
+             {std::exp(0.5f), std::exp(1.0f), std::exp(-1.0f)});
+  EXPECT_EQ(metrics().tracesCompiled, compiled);
+  // The branch did not split the trace: one materialization per read.
+  EXPECT_EQ(metrics().materializations, materialized + 2);
+}
+
+TEST(ControlFlowTest, CondReturnsTuplesAndNests) {
+  inBothModes([] {
+    Tensor x = vec({1, 2, 3});
+    Tensor big = vec({10, 20, 30});
+    auto [a, b] = cond(
+        max(x) > 2.0f,
+        [&] {
+          Tensor inner = cond(
+              min(x) > 1.0f, [&] { return big; }, [&] { return x + big; });
+          return std::tuple{inner, x * 3.0f};
+        },
+        [&] { return std::tuple{x, x}; });
+    expectNear(a.toVector<float>(), {11, 22, 33});
+    expectNear(b.toVector<float>(), {3, 6, 9});
+  });
+}
+
+TEST(ControlFlowTest, AssignmentsInABranchHappenOnlyIfTaken) {
+  inBothModes([] {
+    Variable counter(vec({0, 0}), "counter");
+    Variable untouched(vec({5, 5}), "untouched");
+    for (float sign : {1.0f, -1.0f, 1.0f}) {
+      Tensor p = vec({sign});
+      Tensor r = cond(
+          sum(p) > 0.0f,
+          [&] {
+            counter.assignAdd(vec({1, 10}));
+            return untouched.read() * 2.0f;
+          },
+          [&] { return untouched.read(); });
+      expectNear(r.toVector<float>(), sign > 0 ? std::vector<float>{10, 10}
+                                               : std::vector<float>{5, 5});
+    }
+    expectNear(counter.read().toVector<float>(), {2, 20});
+    expectNear(untouched.read().toVector<float>(), {5, 5});
+  });
+}
+
+TEST(ControlFlowTest, WhileLoopIsOneOp) {
+  inBothModes([] {
+    Tensor x = vec({1, 2, 4});
+    auto [i, acc] = whileLoop(
+        [](Tensor i, Tensor) { return i < 10; },
+        [](Tensor i, Tensor acc) { return std::tuple{i + 1, acc * 0.5f}; },
+        std::tuple{zeros({}, DType::Int32), x});
+    EXPECT_EQ(i.item<int32_t>(), 10);
+    float scale = std::pow(0.5f, 10.0f);
+    expectNear(acc.toVector<float>(), {scale, 2 * scale, 4 * scale});
+  });
+}
+
+TEST(ControlFlowTest, WhileLoopTripCountDependsOnData) {
+  inBothModes([] {
+    for (float start : {3.0f, 100.0f, 0.5f}) {
+      Tensor x = vec({start, start});
+      std::vector<Tensor> out = whileLoop(
+          [](const std::vector<Tensor> &v) { return sum(v[0]) > 1.0f; },
+          [](const std::vector<Tensor> &v) {
+            return std::vector<Tensor>{v[0] * 0.5f, v[1] + 1.0f};
+          },
+          std::vector<Tensor>{x, zeros({1})});
+      float value = start, steps = 0;
+      while (value + value > 1.0f) {
+        value *= 0.5f;
+        steps += 1;
+      }
+      expectNear(out[0].toVector<float>(), {value, value});
+      expectNear(out[1].toVector<float>(), {steps});
+    }
+  });
+}
+
+TEST(ControlFlowTest, MaxIterationsStopsTheLoop) {
+  inBothModes([] {
+    auto [n] = whileLoop([](Tensor n) { return n > 0.0f; },
+                         [](Tensor n) { return std::tuple{n + 1.0f}; },
+                         std::tuple{ones({})}, LoopOptions{7});
+    EXPECT_EQ(n.item<float>(), 8.0f);
+  });
+}
+
+TEST(ControlFlowTest, LoopsNestInBranches) {
+  Tensor x = vec({1, 1});
+  Tensor y = cond(
+      sum(x) > 0.0f,
+      [&] {
+        auto [k, v] = whileLoop(
+            [](Tensor k, Tensor) { return k < 3; },
+            [](Tensor k, Tensor v) { return std::tuple{k + 1, v * 2.0f}; },
+            std::tuple{zeros({}, DType::Int32), x});
+        return v;
+      },
+      [&] { return x; });
+  expectNear(y.toVector<float>(), {8, 8});
+}
+
+TEST(ControlFlowTest, GradientOfCondIsTheTakenBranchsGradient) {
+  inBothModes([] {
+    for (float value : {1.5f, -0.5f}) {
+      Tensor x = vec({value, 2 * value});
+      GradientTape tape;
+      tape.watch(x);
+      Tensor y = sum(cond(
+          sum(x) > 0.0f, [&] { return x * x * x; }, [&] { return sin(x); }));
+      Tensor g = tape.gradient(y, x);
+      std::vector<float> expected;
+      for (float v : {value, 2 * value})
+        expected.push_back(value > 0 ? 3 * v * v : std::cos(v));
+      expectNear(g.toVector<float>(), expected, 1e-4f);
+    }
+  });
+}
+
+TEST(ControlFlowTest, SecondDerivativeThroughCond) {
+  Tensor x = vec({2.0f});
+  GradientTape outer;
+  outer.watch(x);
+  Tensor dy;
+  {
+    GradientTape inner;
+    inner.watch(x);
+    Tensor y = sum(cond(sum(x) > 0.0f, [&] { return x * x * x; },
+                        [&] { return x; }));
+    dy = inner.gradient(y, x);
+  }
+  Tensor d2y = outer.gradient(sum(dy), x);
+  expectNear(dy.toVector<float>(), {12});
+  expectNear(d2y.toVector<float>(), {12});
+}
+
+TEST(ControlFlowTest, GradientThroughNestedCondsAndCapturedVariables) {
+  Variable w(vec({0.5f, -1.0f}), "w");
+  for (float sign : {1.0f, -1.0f}) {
+    Tensor x = vec({sign, 2 * sign});
+    GradientTape tape;
+    Tensor wv = w.read();
+    Tensor y = sum(cond(
+        sum(x) > 0.0f,
+        [&] {
+          return cond(
+              sum(wv) < 0.0f, [&] { return exp(wv) * x; },
+              [&] { return wv; });
+        },
+        [&] { return wv * wv; }));
+    Tensor g = tape.gradient(y, w);
+    // sum(w) = -0.5 < 0: the inner then-branch when x > 0.
+    std::vector<float> expected =
+        sign > 0 ? std::vector<float>{std::exp(0.5f) * 1, std::exp(-1.0f) * 2}
+                 : std::vector<float>{2 * 0.5f, 2 * -1.0f};
+    expectNear(g.toVector<float>(), expected, 1e-4f);
+  }
+}
+
+TEST(ControlFlowTest, BranchTypesMustMatch) {
+  Tensor x = vec({1, 2, 3});
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        cond(sum(x) > 0.0f, [&] { return x; },
+             [&] { return sum(x, {0}); });
+      },
+      "cond", "Float32 [3] (then) and Float32 [] (else)");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        whileLoop([](Tensor v) { return sum(v) > 0.0f; },
+                  [](Tensor v) { return std::tuple{cast(v, DType::Int32)}; },
+                  std::tuple{x});
+      },
+      "whileLoop", "returns Int32 [3] for carried value 0, which starts as "
+                   "Float32 [3]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        cond(x, [&] { return x; }, [&] { return x; });
+      },
+      "cond", "must be a Bool scalar");
+}
+
+TEST(ControlFlowTest, ReadingAValueWhileTracingIsAnError) {
+  Tensor x = vec({1, 2, 3});
+  unsigned condLine = 0;
+  try {
+    condLine = __LINE__ + 1;
+    cond(sum(x) > 0.0f,
+         [&] {
+           float peek = sum(x * 2.0f).item<float>();
+           return x * peek;
+         },
+         [&] { return x; });
+    ADD_FAILURE() << "no error";
+  } catch (const Error &error) {
+    std::string what = error.what();
+    EXPECT_EQ(error.op(), "cond");
+    EXPECT_NE(what.find("traced once, not run"), std::string::npos) << what;
+    EXPECT_NE(what.find(":" + std::to_string(condLine)), std::string::npos)
+        << what;
+  }
+  // Nothing was left half-traced: the next cond works.
+  Tensor y = cond(sum(x) > 0.0f, [&] { return x + 1.0f; }, [&] { return x; });
+  expectNear(y.toVector<float>(), {2, 3, 4});
+}
+
+TEST(ControlFlowTest, LoopValuesLeakedThroughCxxVariablesAreAnError) {
+  Tensor x = vec({1, 2});
+  Tensor leaked;
+  unsigned loopLine = __LINE__ + 1;
+  auto [y] = whileLoop([](Tensor v) { return sum(v) < 10.0f; },
+                       [&](Tensor v) {
+                         leaked = v * 3.0f;
+                         return std::tuple{v * 2.0f};
+                       },
+                       std::tuple{x});
+  expectNear(y.toVector<float>(), {4, 8});
+  try {
+    leaked.toVector<float>();
+    ADD_FAILURE() << "no error";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.op(), "whileLoop");
+    EXPECT_EQ(error.line(), loopLine);
+    EXPECT_NE(std::string(error.what()).find("only the loop's results"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ControlFlowTest, WhileLoopGradientSaysItIsUnsupported) {
+  Tensor x = vec({1, 2});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor y = std::get<0>(
+      whileLoop([](Tensor v) { return sum(v) < 10.0f; },
+                [](Tensor v) { return std::tuple{v * 2.0f}; }, std::tuple{x}));
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        tape.gradient(sum(y), x);
+      },
+      "gradient", "whileLoop is not differentiable yet");
+}
+
+} // namespace
