@@ -22,6 +22,7 @@
 #include "lazyc/Runtime/Shape.h"
 
 #include "Engine.h"
+#include "Rows.h"
 
 #include "lazyc/API/ControlFlow.h"
 #include "lazyc/Trace/Region.h"
@@ -186,9 +187,30 @@ private:
 
   void vjp(const TapeState::Entry &entry, const Tensor &g);
   void vjpControlFlow(const TapeState::Entry &entry);
+  void vjpWhile(const TapeState::Entry &entry);
   std::vector<Tensor> branchGradient(const TapeState::Entry &entry,
                                      size_t region,
                                      const std::vector<size_t> &wanted);
+  /// The values of a control-flow node's region as its gradient reads
+  /// them, with a tape (`local`) of the region's computed nodes: captures
+  /// are the node's operands, Parameters `parameters`, computed nodes are
+  /// intermediates of a tape's own If, or replayed here.
+  std::vector<NodePtr> regionValues(const TapeState::Entry &entry,
+                                    size_t region,
+                                    const std::vector<NodePtr> &parameters,
+                                    TapeState &local);
+  /// A Result of the entry's control-flow node for the gradient to read.
+  Tensor intermediate(const TapeState::Entry &entry, int64_t region,
+                      int64_t index, const Node &like);
+  /// Whether the gradient of `node` is wanted on this tape.
+  bool wantsGradient(const Node &node) const {
+    return isFloatNode(node) && state.dependent.contains(&node);
+  }
+  /// The gradient of `node` so far, or zeros.
+  Tensor gradientOr0(const Node &node) const {
+    Tensor g = gradientOf(&node);
+    return g.defined() ? g : lazyc::zeros(node.shape, node.dtype, where);
+  }
   void vjpReduction(const Node &node, const NodeInputs &in, const Tensor &out,
                     const Tensor &g);
   Tensor unslice(const Node &node, const Node &input, Tensor g);
@@ -224,6 +246,16 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
   case OpKind::If:
   case OpKind::While:
     llvm_unreachable("control flow is differentiated by vjpControlFlow");
+  case OpKind::IndexRow: {
+    Tensor zeros = zerosLike(x(0));
+    accumulate(in[0], lazyc::detail::updateRow(zeros, x(1), g, where));
+    return;
+  }
+  case OpKind::UpdateRow:
+    accumulate(in[0], lazyc::detail::updateRow(g, x(1), zerosLike(x(2)),
+                                               where));
+    accumulate(in[2], lazyc::detail::indexRow(g, x(1), where));
+    return;
   case OpKind::Parameter:
   case OpKind::Buffer:
   case OpKind::Literal:
@@ -439,20 +471,15 @@ void Backward::vjpReduction(const Node &node, const NodeInputs &in,
 /// branches are the gradients of the forward branches with respect to the
 /// captured values.
 void Backward::vjpControlFlow(const TapeState::Entry &entry) {
-  const Node &node = entry.node();
   const NodeInputs &in = entry.inputs;
-  if (node.kind == OpKind::While)
-    throw Error("gradient",
-                "whileLoop is not differentiable yet (its loop at " +
-                    std::string(node.loc.file) + ":" +
-                    std::to_string(node.loc.line) +
-                    "): compute the gradient inside the loop body, or unroll "
-                    "the loop in C++",
-                where);
+  if (entry.node().kind == OpKind::While) {
+    vjpWhile(entry);
+    return;
+  }
   // The captured operands (after the predicate) that want a gradient.
   std::vector<size_t> wanted;
   for (size_t j = 1; j < in.size(); ++j)
-    if (isFloatNode(*in[j]) && state.dependent.contains(in[j].get()))
+    if (wantsGradient(*in[j]))
       wanted.push_back(j);
   if (wanted.empty())
     return;
@@ -463,48 +490,68 @@ void Backward::vjpControlFlow(const TapeState::Entry &entry) {
     accumulate(in[wanted[k]], gradients[k]);
 }
 
-/// Inside the gradient If: the gradient of region `region` of the entry's
-/// If with respect to its operands `wanted`, from its Results' gradients.
-std::vector<Tensor>
-Backward::branchGradient(const TapeState::Entry &entry, size_t region,
-                         const std::vector<size_t> &wanted) {
-  const Node &node = entry.node();
-  const NodeInputs &in = entry.inputs;
-  const trace::Region &forward = regionsOf(node).regions[region];
-  const Trace &body = forward.body;
+Tensor Backward::intermediate(const TapeState::Entry &entry, int64_t region,
+                              int64_t index, const Node &like) {
+  // A replayed node lives in the region being traced; a tape's own one
+  // where the backward pass started.
+  auto &regions = engine::tracedRegions();
+  std::vector<engine::TracedRegion *> inside = regions;
+  if (!replayRegions)
+    regions.resize(outerDepth);
+  auto restore = llvm::scope_exit([&] { regions = inside; });
+  return engine::recordResult(entry.output, region, index, like, where);
+}
 
-  // The region's values as the gradient sees them: captured operands as
-  // they are; the rest exposed as Results of the forward If, or replayed.
+std::vector<NodePtr>
+Backward::regionValues(const TapeState::Entry &entry, size_t region,
+                       const std::vector<NodePtr> &parameters,
+                       TapeState &local) {
+  const trace::Region &forward = regionsOf(entry.node()).regions[region];
+  const Trace &body = forward.body;
   std::vector<NodePtr> value(body.nodes.size());
   for (auto [capture, index] : llvm::enumerate(body.arguments))
-    value[index] = in[forward.captureOperands[capture]];
-  TapeState local;
+    value[index] = entry.inputs[forward.captureOperands[capture]];
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     if (value[i])
       continue;
     const Node &original = *body.nodes[i];
+    if (original.kind == OpKind::Parameter) {
+      value[i] = parameters[original.integer];
+      continue;
+    }
     NodeInputs inputs;
     for (int32_t operand : body.operands(i))
       inputs.push_back(value[operand]);
-    if (replayRegions) {
+    // Control flow nested in an exposed region is replayed too: its own
+    // gradient reads its values, which only a node here can give.
+    bool expose = !replayRegions && entry.node().kind == OpKind::If &&
+                  !hasRegions(original.kind);
+    if (!expose) {
       value[i] = trace::cloneNode(original, inputs);
+      if (tape::recording())
+        tape::recorded(value[i]);
       engine::recorded(value[i], where);
-    } else if (hasRegions(original.kind)) {
-      value[i] = forward.owned[i]; // Only a key: its Results carry values.
     } else {
-      auto &regions = engine::tracedRegions();
-      std::vector<engine::TracedRegion *> inside = regions;
-      regions.resize(outerDepth);
-      auto restore = llvm::scope_exit([&] { regions = inside; });
-      value[i] = detail::TensorAccess::node(
-          engine::recordResult(entry.output, static_cast<int64_t>(region),
-                               static_cast<int64_t>(i), original, where));
+      value[i] = detail::TensorAccess::node(intermediate(
+          entry, static_cast<int64_t>(region), static_cast<int64_t>(i),
+          original));
     }
     local.entries.push_back({value[i], std::move(inputs), &original});
   }
   for (const NodePtr &v : value)
     local.dependent.insert(v.get());
+  return value;
+}
 
+/// Inside the gradient If: the gradient of region `region` of the entry's
+/// If with respect to its operands `wanted`, from its Results' gradients.
+std::vector<Tensor>
+Backward::branchGradient(const TapeState::Entry &entry, size_t region,
+                         const std::vector<size_t> &wanted) {
+  const NodeInputs &in = entry.inputs;
+  const Trace &body = regionsOf(entry.node()).regions[region].body;
+  TapeState local;
+  std::vector<NodePtr> value = regionValues(entry, region, {}, local);
   Backward inner(local, where);
   inner.replayRegions = true;
   for (const auto &[result, g] : resultGrads.at(entry.output.get())) {
@@ -516,12 +563,100 @@ Backward::branchGradient(const TapeState::Entry &entry, size_t region,
   }
   inner.propagate();
   std::vector<Tensor> gradients;
-  for (size_t j : wanted) {
-    Tensor g = inner.gradientOf(in[j].get());
-    gradients.push_back(
-        g.defined() ? g : lazyc::zeros(in[j]->shape, in[j]->dtype, where));
-  }
+  for (size_t j : wanted)
+    gradients.push_back(inner.gradientOr0(*in[j]));
   return gradients;
+}
+
+/// The gradient of a bounded While: a While that runs the iterations
+/// backward, reading each iteration's carried values from the stacks the
+/// forward loop kept, replaying the body on them and pulling the
+/// cotangents through it.
+void Backward::vjpWhile(const TapeState::Entry &entry) {
+  const Node &node = entry.node();
+  const NodeInputs &in = entry.inputs;
+  const Regions &regions = regionsOf(node);
+  auto fail = [&](const std::string &why) {
+    throw Error("gradient",
+                "cannot differentiate the whileLoop at " +
+                    std::string(node.loc.file) + ":" +
+                    std::to_string(node.loc.line) + ": " + why,
+                where);
+  };
+  if (regions.maxIterations < 0)
+    fail("give it LoopOptions{maxIterations}: a bounded loop keeps each "
+         "iteration's values for its gradient");
+  if (!regions.stacked)
+    fail("no GradientTape was recording when the loop was recorded, so it "
+         "kept no values for a gradient");
+  int32_t m = regions.userCarried;
+  std::vector<size_t> carriedWanted, capturesWanted;
+  for (int32_t k = 0; k < m; ++k)
+    if (isFloatNode(*in[k]))
+      carriedWanted.push_back(k);
+  for (size_t j = regions.carried; j < in.size(); ++j)
+    if (wantsGradient(*in[j]))
+      capturesWanted.push_back(j);
+  bool anyInit = llvm::any_of(carriedWanted,
+                              [&](size_t k) { return wantsGradient(*in[k]); });
+  if (!anyInit && capturesWanted.empty())
+    return;
+
+  // What the forward loop left: its trip count and per-iteration values.
+  Tensor trips = intermediate(entry, kUserResult, m, *in[m]);
+  std::vector<Tensor> stacks;
+  for (int32_t k = 0; k < m; ++k)
+    stacks.push_back(
+        intermediate(entry, kUserResult, m + 1 + k, *in[m + 1 + k]));
+  // Carried backward: the iteration, the carried values' cotangents, and
+  // the captured values' gradients so far.
+  std::vector<Tensor> initial{trips};
+  for (size_t k : carriedWanted) {
+    Tensor seed;
+    for (const auto &[result, g] : resultGrads.at(entry.output.get()))
+      if (result->ints[1] == static_cast<int64_t>(k))
+        seed = seed.defined() ? Tensor(add(seed, g)) : g;
+    initial.push_back(seed.defined()
+                          ? seed
+                          : lazyc::zeros(in[k]->shape, in[k]->dtype, where));
+  }
+  for (size_t j : capturesWanted)
+    initial.push_back(lazyc::zeros(in[j]->shape, in[j]->dtype, where));
+
+  auto step = [&](const std::vector<Tensor> &carried) {
+    Tensor t = sub(carried[0], lazyc::full({}, int64_t(1), DType::Int64));
+    std::vector<NodePtr> parameters(regions.carried);
+    for (int32_t k = 0; k < m; ++k)
+      parameters[k] = detail::TensorAccess::node(
+          lazyc::detail::indexRow(stacks[k], t, where));
+    parameters[m] = detail::TensorAccess::node(t);
+    for (int32_t k = 0; k < m; ++k)
+      parameters[m + 1 + k] = detail::TensorAccess::node(stacks[k]);
+    TapeState local;
+    std::vector<NodePtr> value = regionValues(entry, 1, parameters, local);
+    const Trace &body = regions.regions[1].body;
+    Backward inner(local, where);
+    inner.replayRegions = true;
+    for (auto [slot, k] : llvm::enumerate(carriedWanted))
+      inner.seed(value[body.outputs[k]], carried[1 + slot]);
+    inner.propagate();
+    std::vector<Tensor> next{t};
+    for (size_t k : carriedWanted)
+      next.push_back(inner.gradientOr0(*parameters[k]));
+    for (auto [slot, j] : llvm::enumerate(capturesWanted))
+      next.push_back(add(carried[1 + carriedWanted.size() + slot],
+                         inner.gradientOr0(*in[j])));
+    return next;
+  };
+  std::vector<Tensor> final = lazyc::whileLoop(
+      [&](const std::vector<Tensor> &carried) {
+        return At(carried[0], where) > Scalar(int64_t(0), where);
+      },
+      step, initial, {}, where);
+  for (auto [slot, k] : llvm::enumerate(carriedWanted))
+    accumulate(in[k], final[1 + slot]);
+  for (auto [slot, j] : llvm::enumerate(capturesWanted))
+    accumulate(in[j], final[1 + carriedWanted.size() + slot]);
 }
 
 /// The gradient of a slice: `g` placed at the sliced positions of zeros

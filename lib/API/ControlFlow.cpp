@@ -17,6 +17,7 @@
 
 #include "lazyc/API/ControlFlow.h"
 #include "Engine.h"
+#include "Rows.h"
 #include "Tape.h"
 #include "TensorAccess.h"
 #include "VariableState.h"
@@ -286,31 +287,6 @@ std::vector<Tensor> detail::whileLoop(
                 "maxIterations must be >= 0 (or -1: unbounded), got " +
                     std::to_string(maxIterations),
                 where);
-
-  // A bound is one more carried value: the iteration count.
-  if (maxIterations >= 0) {
-    std::vector<Tensor> counted = initial;
-    counted.push_back(zeros({}, DType::Int64, where));
-    std::vector<Tensor> results = whileLoop(
-        [&](const std::vector<Tensor> &carried) {
-          std::vector<Tensor> values(carried.begin(), carried.end() - 1);
-          Tensor more = predicateOf(condition(values), "whileLoop",
-                                    "the condition", where);
-          Tensor below =
-              At(carried.back(), where) < Scalar(maxIterations, where);
-          return lazyc::where(more, below, more, where); // more && below
-        },
-        [&](const std::vector<Tensor> &carried) {
-          std::vector<Tensor> values(carried.begin(), carried.end() - 1);
-          std::vector<Tensor> next = body(values);
-          next.push_back(At(carried.back(), where) + Scalar(int64_t(1), where));
-          return next;
-        },
-        counted, -1, where);
-    results.pop_back();
-    return results;
-  }
-
   auto checkBody = [&](const std::vector<Tensor> &next) {
     if (next.size() != initial.size())
       throw Error("whileLoop",
@@ -333,11 +309,16 @@ std::vector<Tensor> detail::whileLoop(
                     where);
     }
   };
+  auto decide = [&](const std::vector<Tensor> &carried) {
+    return predicateOf(condition(carried), "whileLoop", "the condition",
+                       where);
+  };
 
   if (isEager()) {
     std::vector<Tensor> carried = initial;
-    while (predicateOf(condition(carried), "whileLoop", "the condition", where)
-               .item<bool>(where)) {
+    for (int64_t trips = 0;
+         trips != maxIterations && decide(carried).item<bool>(where);
+         ++trips) {
       std::vector<Tensor> next = body(carried);
       checkBody(next);
       carried = std::move(next);
@@ -345,22 +326,39 @@ std::vector<Tensor> detail::whileLoop(
     return carried;
   }
 
+  // Carried: the user's values; if bounded, the iteration count; if a tape
+  // may differentiate the loop, a stack of each value per iteration.
+  size_t m = initial.size();
+  bool bounded = maxIterations >= 0;
+  bool stacked = bounded && tape::recording();
   Device device = nodeOf(initial.front())->device;
-  for (const Tensor &value : initial)
+  std::vector<Tensor> carriedInit = initial;
+  if (bounded)
+    carriedInit.push_back(zeros({}, DType::Int64, where));
+  if (stacked)
+    for (const Tensor &value : initial) {
+      Shape rows = value.shape();
+      rows.insert(rows.begin(), maxIterations);
+      carriedInit.push_back(zeros(rows, value.dtype(), where));
+    }
+  for (const Tensor &value : carriedInit)
     checkDevice(nodeOf(value), device, "whileLoop", where);
+
   // The carried values inside the regions.
   std::vector<Tensor> parameters;
-  for (size_t i = 0; i < initial.size(); ++i) {
+  for (size_t i = 0; i < carriedInit.size(); ++i) {
     NodePtr parameter = makeNode();
     parameter->kind = OpKind::Parameter;
-    parameter->dtype = initial[i].dtype();
-    parameter->shape = initial[i].shape();
+    parameter->dtype = carriedInit[i].dtype();
+    parameter->shape = carriedInit[i].shape();
     parameter->device = device;
     parameter->integer = static_cast<int64_t>(i);
     parameter->loc = {where.file_name(), where.line()};
     parameter->computeContentHash();
     parameters.push_back(detail::TensorAccess::wrap(std::move(parameter)));
   }
+  std::vector<Tensor> userParameters(parameters.begin(),
+                                     parameters.begin() + m);
   RegionTracer conditionTracer("whileLoop", where),
       bodyTracer("whileLoop", where);
   for (const Tensor &parameter : parameters) {
@@ -368,15 +366,30 @@ std::vector<Tensor> detail::whileLoop(
     bodyTracer.own(nodeOf(parameter).get());
   }
   Tensor more = conditionTracer.trace([&] {
-    return predicateOf(condition(parameters), "whileLoop", "the condition",
-                       where);
+    Tensor more = decide(userParameters);
+    if (!bounded)
+      return more;
+    Tensor below = At(parameters[m], where) < Scalar(maxIterations, where);
+    return lazyc::where(more, below, more, where); // more && below
   });
-  std::vector<Tensor> next = bodyTracer.trace([&] { return body(parameters); });
-  checkBody(next);
+  std::vector<Tensor> next = bodyTracer.trace([&] {
+    std::vector<Tensor> next = body(userParameters);
+    checkBody(next);
+    if (bounded)
+      next.push_back(At(parameters[m], where) + Scalar(int64_t(1), where));
+    if (stacked)
+      for (size_t k = 0; k < m; ++k)
+        next.push_back(updateRow(parameters[m + 1 + k], parameters[m],
+                                 userParameters[k], where));
+    return next;
+  });
 
-  Captures captures(/*firstOperand=*/static_cast<int32_t>(initial.size()));
+  Captures captures(/*firstOperand=*/static_cast<int32_t>(carriedInit.size()));
   auto regions = std::make_shared<Regions>();
-  regions->carried = static_cast<int32_t>(initial.size());
+  regions->carried = static_cast<int32_t>(carriedInit.size());
+  regions->userCarried = static_cast<int32_t>(m);
+  regions->maxIterations = maxIterations;
+  regions->stacked = stacked;
   regions->regions.push_back(
       extractRegion({nodeOf(more)}, conditionTracer.recorder(), captures));
   std::vector<NodePtr> nextValues;
@@ -387,7 +400,7 @@ std::vector<Tensor> detail::whileLoop(
   regions->regions.push_back(
       extractRegion(nextValues, bodyTracer.recorder(), captures));
   std::vector<NodePtr> operands;
-  for (const Tensor &value : initial)
+  for (const Tensor &value : carriedInit)
     operands.push_back(nodeOf(value));
   for (const NodePtr &captured : captures.values()) {
     checkDevice(captured, device, "whileLoop", where);
@@ -396,8 +409,66 @@ std::vector<Tensor> detail::whileLoop(
   NodePtr node = controlFlowNode(OpKind::While, std::move(operands),
                                  std::move(regions), device, where);
   std::vector<Tensor> results;
-  for (size_t i = 0; i < initial.size(); ++i)
+  for (size_t i = 0; i < m; ++i)
     results.push_back(
         engine::recordResult(node, kUserResult, i, *nodeOf(initial[i]), where));
   return results;
+}
+
+//===----------------------------------------------------------------------===//
+// Rows at runtime indices
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Checks `index` (an Int64 scalar) and `x` (rank >= 1) for a row op.
+void checkRowOperands(const char *op, const Tensor &x, const Tensor &index,
+                      SourceLocation where) {
+  if (!x.defined() || !index.defined())
+    throw Error(op, "an operand is an empty Tensor", where);
+  if (x.shape().empty())
+    throw Error(op, "needs a tensor of rank >= 1, got " + typeText(x), where);
+  if (index.dtype() != DType::Int64 || !index.shape().empty())
+    throw Error(op, "the index must be an Int64 scalar, got " +
+                        typeText(index),
+                where);
+  checkDevice(nodeOf(index), nodeOf(x)->device, op, where);
+}
+
+Tensor recordRowOp(OpKind kind, const Tensor &like, Shape shape,
+                   NodeInputs inputs, SourceLocation where) {
+  NodePtr node = makeNode();
+  node->kind = kind;
+  node->dtype = like.dtype();
+  node->device = inputs.front()->device;
+  node->shape = std::move(shape);
+  node->inputs = std::move(inputs);
+  node->loc = {where.file_name(), where.line()};
+  node->computeContentHash();
+  if (tape::recording())
+    tape::recorded(node);
+  engine::recorded(node, where);
+  return detail::TensorAccess::wrap(std::move(node));
+}
+} // namespace
+
+Tensor detail::indexRow(const Tensor &x, const Tensor &index,
+                        SourceLocation where) {
+  checkRowOperands("indexRow", x, index, where);
+  Shape row(x.shape().begin() + 1, x.shape().end());
+  return recordRowOp(OpKind::IndexRow, x, row, {nodeOf(x), nodeOf(index)},
+                     where);
+}
+
+Tensor detail::updateRow(const Tensor &x, const Tensor &index,
+                         const Tensor &value, SourceLocation where) {
+  checkRowOperands("updateRow", x, index, where);
+  Shape row(x.shape().begin() + 1, x.shape().end());
+  if (!value.defined() || value.shape() != row || value.dtype() != x.dtype())
+    throw Error("updateRow",
+                "the value must be one row of " + typeText(x) + ", got " +
+                    (value.defined() ? typeText(value) : "an empty Tensor"),
+                where);
+  checkDevice(nodeOf(value), nodeOf(x)->device, "updateRow", where);
+  return recordRowOp(OpKind::UpdateRow, x, x.shape(),
+                     {nodeOf(x), nodeOf(index), nodeOf(value)}, where);
 }

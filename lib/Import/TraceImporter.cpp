@@ -172,6 +172,10 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
                                   static_cast<uint64_t>(node.integer));
   case OpKind::Matmul:
     return lazy::MatmulOp::create(b, loc, in[0], in[1]);
+  case OpKind::IndexRow:
+    return lazy::IndexRowOp::create(b, loc, in[0], in[1]);
+  case OpKind::UpdateRow:
+    return lazy::UpdateRowOp::create(b, loc, in[0], in[1], in[2]);
   case OpKind::If:
   case OpKind::While:
   case OpKind::Result:

@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -252,6 +253,33 @@ Value evaluateConcat(const Node &node, const std::vector<const Value *> &in) {
   return out;
 }
 
+/// IndexRow (x, i) -> x[i] and UpdateRow (x, i, v) -> x with x[i] = v, the
+/// index clamped to the leading axis.
+Value evaluateRow(const Node &node, const std::vector<const Value *> &in) {
+  const Value &input = *in[0];
+  int64_t rows = input.shape[0];
+  int64_t row = rows ? input.numel() / rows : 0;
+  int64_t index = std::clamp<int64_t>(in[1]->ints[0], 0, rows - 1);
+  auto copy = [](const Value &from, int64_t fromStart, Value &to,
+                 int64_t toStart, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) {
+      if (from.isFloat())
+        to.floats[toStart + i] = from.floats[fromStart + i];
+      else
+        to.ints[toStart + i] = from.ints[fromStart + i];
+      to.tolerance[toStart + i] = from.tolerance[fromStart + i];
+    }
+  };
+  if (node.kind == OpKind::IndexRow) {
+    Value out = makeValue(node.dtype, node.shape);
+    copy(input, index * row, out, 0, row);
+    return out;
+  }
+  Value out = input;
+  copy(*in[2], 0, out, index * row, row);
+  return out;
+}
+
 /// The value of one node from its inputs' values.
 Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
   switch (node.kind) {
@@ -290,6 +318,9 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
 #define LAZYC_RANDOM_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #include "lazyc/Trace/Ops.def"
     return evaluateRandom(node, *in[0]);
+  case OpKind::IndexRow:
+  case OpKind::UpdateRow:
+    return evaluateRow(node, in);
   case OpKind::Parameter:
     throw std::logic_error("reference: a loop parameter outside its loop");
   case OpKind::If:

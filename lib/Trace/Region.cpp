@@ -105,7 +105,10 @@ Region trace::extractRegion(const std::vector<NodePtr> &results,
 
 uint64_t trace::regionsHash(const Regions &regions) {
   uint64_t hash = 0x243F6A8885A308D3ULL;
-  mixHash(hash, regions.regions.size() | uint64_t(regions.carried) << 8);
+  mixHash(hash, regions.regions.size() | uint64_t(regions.carried) << 8 |
+                    uint64_t(regions.userCarried) << 24 |
+                    uint64_t(regions.stacked) << 40);
+  mixHash(hash, static_cast<uint64_t>(regions.maxIterations));
   for (const Region &region : regions.regions) {
     const Trace &body = region.body;
     mixHash(hash, body.nodes.size());

@@ -47,6 +47,13 @@ struct Regions {
   /// How many of a While's leading operands are carried values (the rest
   /// are captures); 0 for an If, whose operand 0 is the predicate.
   int32_t carried = 0;
+  /// A While's carried values are the user's `userCarried` ones; a bounded
+  /// loop (`maxIterations` >= 0) carries its iteration count next and, if
+  /// `stacked`, then one stack per user value: [maxIterations, ...] rows,
+  /// row t holding the value iteration t started with (for the gradient).
+  int32_t userCarried = 0;
+  int64_t maxIterations = -1;
+  bool stacked = false;
 };
 
 /// Collects the nodes recorded while a branch or loop body is traced; a

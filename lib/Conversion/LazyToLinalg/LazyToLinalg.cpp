@@ -225,6 +225,7 @@ void mlir::lazy::populateLazyToLinalgConversionPatterns(
   populateReductionLoweringPatterns(patterns);
   populateRandomLoweringPatterns(patterns);
   populateControlFlowLoweringPatterns(patterns);
+  populateIndexingLoweringPatterns(patterns);
 }
 
 namespace {

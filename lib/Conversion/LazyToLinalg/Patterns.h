@@ -29,6 +29,7 @@ void populateDataMovementLoweringPatterns(RewritePatternSet &patterns);
 void populateReductionLoweringPatterns(RewritePatternSet &patterns);
 void populateRandomLoweringPatterns(RewritePatternSet &patterns);
 void populateControlFlowLoweringPatterns(RewritePatternSet &patterns);
+void populateIndexingLoweringPatterns(RewritePatternSet &patterns);
 
 /// Builds the scalar computation of a generic's body from its block
 /// arguments (inputs first, then the output).

@@ -1116,12 +1116,15 @@ func.func @log_softmax(%x: tensor<?x8xf64>) -> tensor<?x8xf64> {
 // -----
 
 // random_uniform: a generic with no inputs computing each element from the
-// seed and the row-major index (linalg.index): SplitMix64 of
-// seed + (index + 1) * 0x9E3779B97F4A7C15, the top 24 bits (f32 precision)
-// times 2^-24, scaled to [low, high) and kept below high.
+// seed (an operand, read once before the loop) and the row-major index
+// (linalg.index): SplitMix64 of seed + (index + 1) * 0x9E3779B97F4A7C15, the
+// top 24 bits (f32 precision) times 2^-24, scaled to [low, high) and kept
+// below high.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @random_uniform
+//       CHECK:   %[[ST:.*]] = arith.constant dense<42> : tensor<i64>
 //       CHECK:   %[[E:.*]] = tensor.empty() : tensor<4x3xf32>
+//       CHECK:   %[[SEED:.*]] = tensor.extract %[[ST]][] : tensor<i64>
 //       CHECK:   %[[R:.*]] = linalg.generic
 //  CHECK-SAME:     indexing_maps = [#[[$ID]]]
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel"]
@@ -1130,7 +1133,6 @@ func.func @log_softmax(%x: tensor<?x8xf64>) -> tensor<?x8xf64> {
 //       CHECK:     %[[C3:.*]] = arith.constant 3 : index
 //       CHECK:     %[[I1:.*]] = linalg.index 1 : index
 //       CHECK:     %[[IDX:.*]] = arith.index_cast %{{.*}} : index to i64
-//       CHECK:     %[[SEED:.*]] = arith.constant 42 : i64
 //       CHECK:     %[[CTR:.*]] = arith.addi %[[IDX]], %{{.*}} : i64
 //       CHECK:     %[[GOLD:.*]] = arith.constant -7046029254386353131 : i64
 //       CHECK:     %[[STEP:.*]] = arith.muli %[[CTR]], %[[GOLD]] : i64
@@ -1165,7 +1167,6 @@ func.func @random_uniform() -> tensor<4x3xf32> {
 //  CHECK-SAME:     iterator_types = ["parallel"]
 //  CHECK-SAME:     outs(%{{.*}} : tensor<16xf64>)
 //       CHECK:     linalg.index 0 : index
-//       CHECK:     arith.constant 7 : i64
 //       CHECK:     arith.constant -7046029254386353131 : i64
 //       CHECK:     %[[SH:.*]] = arith.constant 11 : i64
 //       CHECK:     %[[TOP:.*]] = arith.shrui %{{.*}}, %[[SH]] : i64
@@ -1188,6 +1189,42 @@ func.func @random_normal() -> tensor<16xf64> {
   %seed0 = lazy.constant dense<7> : tensor<i64>
   %0 = lazy.random_normal %seed0, mean = 0.0, stddev = 2.0 : tensor<i64> -> tensor<16xf64>
   return %0 : tensor<16xf64>
+}
+
+// -----
+
+// A seed passed in and a size known at run time: the seed is read once, the
+// dynamic size makes the output and the row-major index.
+// CHECK-LABEL: func.func @random_uniform_dynamic
+//  CHECK-SAME:   (%[[SEEDT:.*]]: tensor<i64>, %[[N:.*]]: index)
+//       CHECK:   %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+//       CHECK:   %[[SEED:.*]] = tensor.extract %[[SEEDT]][] : tensor<i64>
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     outs(%[[E]] : tensor<?x3xf32>)
+//       CHECK:     arith.muli %{{.*}}, %[[N]] : index
+//       CHECK:     linalg.index 0 : index
+//       CHECK:     arith.addi %[[SEED]], %{{.*}} : i64
+func.func @random_uniform_dynamic(%seed: tensor<i64>, %n: index) -> tensor<?x3xf32> {
+  %0 = lazy.random_uniform %seed [%n], low = 0.0, high = 1.0 : tensor<i64> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+// Target sizes known at run time: a broadcast's output takes them; a
+// reshape goes through a shape tensor.
+// CHECK-LABEL: func.func @dynamic_target_sizes
+//  CHECK-SAME:   (%[[S:.*]]: tensor<f32>, %[[Y:.*]]: tensor<?xf32>, %[[N:.*]]: index)
+//       CHECK:   %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+//       CHECK:   %[[B:.*]] = linalg.generic
+//  CHECK-SAME:     ins(%[[S]] : tensor<f32>) outs(%[[E]] : tensor<?x3xf32>)
+//       CHECK:   %[[SHAPE:.*]] = tensor.from_elements %[[N]], %{{.*}} : tensor<2xindex>
+//       CHECK:   %[[R:.*]] = tensor.reshape %[[Y]](%[[SHAPE]]) : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x3xf32>
+//       CHECK:   return %[[B]], %[[R]]
+func.func @dynamic_target_sizes(%s: tensor<f32>, %y: tensor<?xf32>, %n: index) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  %0 = lazy.broadcast %s to [%n, 3] : tensor<f32>
+  %1 = lazy.reshape %y to [%n, 3] : tensor<?xf32>
+  return %0, %1 : tensor<?x3xf32>, tensor<?x3xf32>
 }
 
 // -----

@@ -81,3 +81,48 @@ LogicalResult WhileOp::verify() {
     return failure();
   return verifyYield(*this, getBody(), "body", "carried value", carried);
 }
+
+//===----------------------------------------------------------------------===//
+// Rows at runtime indices
+//===----------------------------------------------------------------------===//
+
+/// The type of one row of `type` along its leading axis, or failure.
+static FailureOr<RankedTensorType> rowType(std::optional<Location> loc,
+                                           StringRef opName, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() == 0)
+    return emitOptionalError(loc, "'", opName,
+                             "' op requires an input of rank >= 1, but got ",
+                             type),
+           failure();
+  return RankedTensorType::get(tensor.getShape().drop_front(),
+                               tensor.getElementType());
+}
+
+LogicalResult IndexRowOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> row =
+      rowType(loc, getOperationName(), adaptor.getInput().getType());
+  if (failed(row))
+    return failure();
+  inferred.push_back(*row);
+  return success();
+}
+
+LogicalResult UpdateRowOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> row =
+      rowType(loc, getOperationName(), adaptor.getInput().getType());
+  if (failed(row))
+    return failure();
+  if (adaptor.getValue().getType() != *row)
+    return emitOptionalError(loc, "'", getOperationName(),
+                             "' op requires a value of the row type ", *row,
+                             ", but got ", adaptor.getValue().getType());
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}

@@ -469,6 +469,52 @@ def Lazy_LogSoftmaxOp : Lazy_SoftmaxLikeOp<"log_softmax",
 // Control flow
 //===----------------------------------------------------------------------===//
 
+/// A runtime index: a 0-d i64 tensor (implied by the custom syntax).
+def Lazy_IndexTensor : 0DTensorOf<[I64]> {
+  let builderCall = [{
+    ::mlir::RankedTensorType::get({}, $_builder.getIntegerType(64))
+  }];
+}
+
+def Lazy_IndexRowOp : Lazy_InferredOp<"index_row"> {
+  let summary = "one row of a tensor, at a runtime index";
+  let description = [{
+    `input[index]` along the leading axis: the result drops that axis. The
+    0-d `i64` index is clamped to the axis (a loop reads the values it
+    stacked, one row per iteration).
+
+    Example:
+
+    ```mlir
+    %row = lazy.index_row %stack[%i] : tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input, Lazy_IndexTensor:$index);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = "$input `[` $index `]` attr-dict `:` type($input)";
+}
+
+def Lazy_UpdateRowOp : Lazy_InferredOp<"update_row"> {
+  let summary = "a tensor with one row replaced, at a runtime index";
+  let description = [{
+    `input` with `input[index] = value` along the leading axis; `value` has
+    the type of one row. The 0-d `i64` index is clamped to the axis.
+
+    Example:
+
+    ```mlir
+    %next = lazy.update_row %stack[%i] = %row : tensor<8x4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input, Lazy_IndexTensor:$index,
+                       Lazy_Tensor:$value);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = [{
+    $input `[` $index `]` `=` $value attr-dict `:` type($input) `,`
+    type($value)
+  }];
+}
+
 def Lazy_IfOp : Lazy_Op<"if", [RecursiveMemoryEffects, NoRegionArguments]> {
   let summary = "a conditional with both branches as regions (lazyc::cond)";
   let description = [{
