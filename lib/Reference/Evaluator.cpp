@@ -403,9 +403,19 @@ std::vector<Value> evaluateRegion(const trace::Region &region,
 ControlFlowValue evaluateControlFlow(const Node &node,
                                      const std::vector<const Value *> &in) {
   const trace::Regions &regions = trace::regionsOf(node);
+  // A predicate the reference cannot decide (its inputs' tolerances
+  // overlap) may go either way in compiled code: then anything goes.
+  auto anyValue = [](std::vector<Value> &values) {
+    for (Value &value : values)
+      value.tolerance.assign(value.tolerance.size(), kAnyValue);
+  };
   if (node.kind == OpKind::If) {
     int64_t taken = in[0]->ints[0] ? 0 : 1;
-    return {taken, evaluateRegion(regions.regions[taken], in, {})};
+    ControlFlowValue result{taken,
+                            evaluateRegion(regions.regions[taken], in, {})};
+    if (in[0]->tolerance[0] != 0)
+      anyValue(result.values);
+    return result;
   }
   const trace::Region &condition = regions.regions[0],
                       &body = regions.regions[1];
@@ -414,7 +424,12 @@ ControlFlowValue evaluateControlFlow(const Node &node,
     carried.push_back(*in[k]);
   for (;;) {
     std::vector<Value> decided = evaluateRegion(condition, in, carried);
-    if (!decided[condition.body.outputs[0]].ints[0])
+    const Value &more = decided[condition.body.outputs[0]];
+    if (more.tolerance[0] != 0) {
+      anyValue(carried);
+      break;
+    }
+    if (!more.ints[0])
       break;
     std::vector<Value> next = evaluateRegion(body, in, carried);
     for (size_t k = 0; k < carried.size(); ++k)

@@ -378,6 +378,28 @@ bool Generator::addRandomOp() {
     step.dtype = random.pick(kAllDTypes);
     return add(step);
   }
+  if (choice < 72) {
+    // Control flow. The threshold is a varying constant: one compiled
+    // trace serves both outcomes (and every trip count).
+    auto sameType = [&](const Tensor &t) {
+      return t.shape() == shape && t.dtype() == dtype;
+    };
+    step.op = static_cast<int>(random.below(kUnaryOps));
+    step.op2 = static_cast<int>(random.below(kBinaryOps));
+    setConstants(step, ScalarType::Double);
+    if (random.chance(0.5)) {
+      step.kind = StepKind::Loop;
+      step.axis = random.between(0, 6);
+      return add(step);
+    }
+    step.kind = StepKind::Cond;
+    int p = pickSlot([](const Tensor &) { return true; });
+    int b = slotOrInput(sameType, shape, dtype);
+    if (p < 0 || b < 0)
+      return false;
+    step.operands = {p, a, b};
+    return add(step);
+  }
   if (choice < 74) {
     if (rank == 0)
       return false;

@@ -244,6 +244,25 @@ Tensor fuzz::apply(const Program &program, size_t index,
       inputs.push_back(operand(i));
     return concat(inputs, step.axis);
   }
+  case StepKind::Cond: {
+    Tensor predicate =
+        sum(cast(operand(0), DType::Float64)) > program.constant(step, iteration);
+    const Tensor &a = operand(1), &b = operand(2);
+    return cond(
+        predicate, [&] { return unary(static_cast<UnaryOp>(step.op), a); },
+        [&] { return binary(static_cast<BinaryOp>(step.op2), a, b); });
+  }
+  case StepKind::Loop: {
+    const Tensor &a = operand(0);
+    double threshold = program.constant(step, iteration);
+    return std::get<0>(whileLoop(
+        [&](Tensor v) { return sum(abs(cast(v, DType::Float64))) > threshold; },
+        [&](Tensor v) {
+          return std::tuple{binary(static_cast<BinaryOp>(step.op2),
+                                   unary(static_cast<UnaryOp>(step.op), v), a)};
+        },
+        std::tuple{a}, LoopOptions{step.axis}));
+  }
   case StepKind::Read:
     return Tensor();
   }
@@ -385,6 +404,14 @@ const char *binarySymbol(BinaryOp op) {
   return "?";
 }
 
+/// `a + b`, or `pow(a, b)` for the ops that are functions.
+std::string binaryExpression(BinaryOp op, const std::string &a,
+                             const std::string &b) {
+  if (op == BinaryOp::Pow || op == BinaryOp::Max || op == BinaryOp::Min)
+    return std::string(binarySymbol(op)) + "(" + a + ", " + b + ")";
+  return a + " " + binarySymbol(op) + " " + b;
+}
+
 const char *compareSymbol(CompareOp op) {
   static const char *const symbols[] = {"<", "<=", ">", ">=", "==", "!="};
   return symbols[static_cast<int>(op)];
@@ -481,15 +508,10 @@ std::string fuzz::print(const Program &program, bool eager) {
           doubleLiteral(step.stop) + ", " + std::to_string(step.seed) + ", " +
           dtypeSpelling(step.dtype) + ")";
       break;
-    case StepKind::Binary: {
-      auto op = static_cast<BinaryOp>(step.op);
-      if (op == BinaryOp::Pow || op == BinaryOp::Max || op == BinaryOp::Min)
-        expression =
-            std::string(binarySymbol(op)) + "(" + t(0) + ", " + t(1) + ")";
-      else
-        expression = t(0) + " " + binarySymbol(op) + " " + t(1);
+    case StepKind::Binary:
+      expression =
+          binaryExpression(static_cast<BinaryOp>(step.op), t(0), t(1));
       break;
-    }
     case StepKind::BinaryScalar: {
       auto op = static_cast<BinaryOp>(step.op);
       if (op == BinaryOp::Pow)
@@ -551,6 +573,33 @@ std::string fuzz::print(const Program &program, bool eager) {
       for (size_t k = 0; k < step.operands.size(); ++k)
         expression += (k ? ", " : "") + t(k);
       expression += "}, " + std::to_string(step.axis) + ")";
+      break;
+    }
+    case StepKind::Cond: {
+      auto op = static_cast<UnaryOp>(step.op);
+      std::string then = op == UnaryOp::Neg ? "-" + t(1)
+                                            : std::string(unaryName(op)) +
+                                                  "(" + t(1) + ")";
+      expression = "cond(sum(cast(" + t(0) + ", DType::Float64)) > " +
+                   constant(i) + ", [&] { return " + then +
+                   "; }, [&] { return " +
+                   binaryExpression(static_cast<BinaryOp>(step.op2), t(1),
+                                    t(2)) +
+                   "; })";
+      break;
+    }
+    case StepKind::Loop: {
+      auto op = static_cast<UnaryOp>(step.op);
+      std::string next = op == UnaryOp::Neg
+                             ? "-v"
+                             : std::string(unaryName(op)) + "(v)";
+      expression =
+          "std::get<0>(whileLoop([&](Tensor v) { return "
+          "sum(abs(cast(v, DType::Float64))) > " +
+          constant(i) + "; }, [&](Tensor v) { return std::tuple{" +
+          binaryExpression(static_cast<BinaryOp>(step.op2), next, t(0)) +
+          "}; }, std::tuple{" + t(0) + "}, LoopOptions{" +
+          std::to_string(step.axis) + "}))";
       break;
     }
     case StepKind::Read:

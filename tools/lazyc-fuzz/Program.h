@@ -46,6 +46,9 @@ enum class StepKind {
   BroadcastTo,   ///< broadcastTo(a, shape)
   Slice,         ///< slice(a, start, limit, step)
   Concat,        ///< concat({a, b, ...}, axis)
+  Cond,          ///< cond(sum(p) > c, unary(a), binary(a, b))
+  Loop,          ///< whileLoop over a: v <- binary(unary(v), a) while
+                 ///< sum(|v|) > c, at most `axis` iterations
   Read,          ///< materializes operand 0 (or everything: sync)
 };
 
@@ -91,7 +94,8 @@ struct Step {
   StepKind kind = StepKind::Input;
   std::vector<int> operands; ///< Earlier steps' results.
   int op = 0;                ///< A BinaryOp, UnaryOp, CompareOp, ReduceOp
-                             ///< or ReadKind.
+                             ///< or ReadKind; Cond, Loop: the UnaryOp.
+  int op2 = 0;               ///< Cond, Loop: the BinaryOp.
   DType dtype = DType::Float32;
   bool hasDType = true;       ///< Full: pass the dtype explicitly.
   std::vector<int64_t> shape; ///< Input, Full, random, Reshape, BroadcastTo.

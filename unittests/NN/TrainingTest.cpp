@@ -209,6 +209,9 @@ TEST_F(TrainingTest, SteadyStateStepsCompileNothingAndKeepMemoryFlat) {
 }
 
 TEST_F(TrainingTest, StepsUpdateParametersInPlace) {
+  // Allocations of the code compiled for these sizes: other tests' MLPs of
+  // this structure with other sizes would make the step's sizes dynamic.
+  clearCache();
   data::Dataset set = data::syntheticClassification(16, 256, 10, /*seed=*/3);
   nn::Mlp model({256, 256, 10}, /*seed=*/5);
   optim::SGD::Options options;
