@@ -252,8 +252,8 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     return;
   }
   case OpKind::UpdateRow:
-    accumulate(in[0], lazyc::detail::updateRow(g, x(1), zerosLike(x(2)),
-                                               where));
+    accumulate(in[0],
+               lazyc::detail::updateRow(g, x(1), zerosLike(x(2)), where));
     accumulate(in[2], lazyc::detail::indexRow(g, x(1), where));
     return;
   case OpKind::Parameter:
@@ -532,9 +532,9 @@ Backward::regionValues(const TapeState::Entry &entry, size_t region,
         tape::recorded(value[i]);
       engine::recorded(value[i], where);
     } else {
-      value[i] = detail::TensorAccess::node(intermediate(
-          entry, static_cast<int64_t>(region), static_cast<int64_t>(i),
-          original));
+      value[i] = detail::TensorAccess::node(
+          intermediate(entry, static_cast<int64_t>(region),
+                       static_cast<int64_t>(i), original));
     }
     local.entries.push_back({value[i], std::move(inputs), &original});
   }

@@ -50,12 +50,12 @@ Tensor predicateOf(const Tensor &predicate, const char *op, const char *what,
     throw Error(op, std::string(what) + " is an empty Tensor", where);
   if (predicate.dtype() != DType::Bool || predicate.numel() != 1)
     throw Error(op,
-                std::string(what) + " must be a Bool scalar (one element), "
-                                    "got " +
+                std::string(what) +
+                    " must be a Bool scalar (one element), "
+                    "got " +
                     typeText(predicate) + " (compare, or cast to Bool)",
                 where);
-  return predicate.shape().empty() ? predicate
-                                   : reshape(predicate, {}, where);
+  return predicate.shape().empty() ? predicate : reshape(predicate, {}, where);
 }
 
 /// Traces `function` as a region of the control-flow op `op`: records its
@@ -259,8 +259,8 @@ detail::cond(const Tensor &predicate,
         engine::recordResult(node, kUserResult, i, *thenValues[i], where));
   for (size_t v = 0; v < variables.size(); ++v) {
     size_t index = thenResults.size() + v;
-    variables[v]->value =
-        engine::recordResult(node, kUserResult, index, *thenValues[index], where);
+    variables[v]->value = engine::recordResult(node, kUserResult, index,
+                                               *thenValues[index], where);
   }
   return results;
 }
@@ -271,8 +271,7 @@ detail::cond(const Tensor &predicate,
 
 std::vector<Tensor> detail::whileLoop(
     const std::function<Tensor(const std::vector<Tensor> &)> &condition,
-    const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
-        &body,
+    const std::function<std::vector<Tensor>(const std::vector<Tensor> &)> &body,
     const std::vector<Tensor> &initial, int64_t maxIterations,
     SourceLocation where) {
   if (initial.empty())
@@ -310,15 +309,13 @@ std::vector<Tensor> detail::whileLoop(
     }
   };
   auto decide = [&](const std::vector<Tensor> &carried) {
-    return predicateOf(condition(carried), "whileLoop", "the condition",
-                       where);
+    return predicateOf(condition(carried), "whileLoop", "the condition", where);
   };
 
   if (isEager()) {
     std::vector<Tensor> carried = initial;
     for (int64_t trips = 0;
-         trips != maxIterations && decide(carried).item<bool>(where);
-         ++trips) {
+         trips != maxIterations && decide(carried).item<bool>(where); ++trips) {
       std::vector<Tensor> next = body(carried);
       checkBody(next);
       carried = std::move(next);
@@ -428,8 +425,7 @@ void checkRowOperands(const char *op, const Tensor &x, const Tensor &index,
   if (x.shape().empty())
     throw Error(op, "needs a tensor of rank >= 1, got " + typeText(x), where);
   if (index.dtype() != DType::Int64 || !index.shape().empty())
-    throw Error(op, "the index must be an Int64 scalar, got " +
-                        typeText(index),
+    throw Error(op, "the index must be an Int64 scalar, got " + typeText(index),
                 where);
   checkDevice(nodeOf(index), nodeOf(x)->device, op, where);
 }

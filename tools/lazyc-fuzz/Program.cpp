@@ -245,8 +245,8 @@ Tensor fuzz::apply(const Program &program, size_t index,
     return concat(inputs, step.axis);
   }
   case StepKind::Cond: {
-    Tensor predicate =
-        sum(cast(operand(0), DType::Float64)) > program.constant(step, iteration);
+    Tensor predicate = sum(cast(operand(0), DType::Float64)) >
+                       program.constant(step, iteration);
     const Tensor &a = operand(1), &b = operand(2);
     return cond(
         predicate, [&] { return unary(static_cast<UnaryOp>(step.op), a); },
@@ -509,8 +509,7 @@ std::string fuzz::print(const Program &program, bool eager) {
           dtypeSpelling(step.dtype) + ")";
       break;
     case StepKind::Binary:
-      expression =
-          binaryExpression(static_cast<BinaryOp>(step.op), t(0), t(1));
+      expression = binaryExpression(static_cast<BinaryOp>(step.op), t(0), t(1));
       break;
     case StepKind::BinaryScalar: {
       auto op = static_cast<BinaryOp>(step.op);
@@ -577,22 +576,20 @@ std::string fuzz::print(const Program &program, bool eager) {
     }
     case StepKind::Cond: {
       auto op = static_cast<UnaryOp>(step.op);
-      std::string then = op == UnaryOp::Neg ? "-" + t(1)
-                                            : std::string(unaryName(op)) +
-                                                  "(" + t(1) + ")";
-      expression = "cond(sum(cast(" + t(0) + ", DType::Float64)) > " +
-                   constant(i) + ", [&] { return " + then +
-                   "; }, [&] { return " +
-                   binaryExpression(static_cast<BinaryOp>(step.op2), t(1),
-                                    t(2)) +
-                   "; })";
+      std::string then = op == UnaryOp::Neg
+                             ? "-" + t(1)
+                             : std::string(unaryName(op)) + "(" + t(1) + ")";
+      expression =
+          "cond(sum(cast(" + t(0) + ", DType::Float64)) > " + constant(i) +
+          ", [&] { return " + then + "; }, [&] { return " +
+          binaryExpression(static_cast<BinaryOp>(step.op2), t(1), t(2)) +
+          "; })";
       break;
     }
     case StepKind::Loop: {
       auto op = static_cast<UnaryOp>(step.op);
-      std::string next = op == UnaryOp::Neg
-                             ? "-v"
-                             : std::string(unaryName(op)) + "(v)";
+      std::string next =
+          op == UnaryOp::Neg ? "-v" : std::string(unaryName(op)) + "(v)";
       expression =
           "std::get<0>(whileLoop([&](Tensor v) { return "
           "sum(abs(cast(v, DType::Float64))) > " +

@@ -54,8 +54,8 @@ TEST(ControlFlowTest, CondPicksTheBranchByData) {
                                                             {2, -4, 6}},
           {{-1, 2, -3}, {1, -2, 3}}}) {
       Tensor x = vec(data);
-      Tensor y = cond(sum(x) > 0.0f, [&] { return x * 2.0f; },
-                      [&] { return -x; });
+      Tensor y =
+          cond(sum(x) > 0.0f, [&] { return x * 2.0f; }, [&] { return -x; });
       expectNear(y.toVector<float>(), expected);
     }
   });
@@ -64,8 +64,9 @@ TEST(ControlFlowTest, CondPicksTheBranchByData) {
 TEST(ControlFlowTest, OneCompiledTraceServesBothOutcomes) {
   auto run = [](std::vector<float> data) {
     Tensor x = vec(data);
-    return cond(sum(x) > 0.0f, [&] { return exp(x); },
-                [&] { return x * x + 1.0f; })
+    return cond(
+               sum(x) > 0.0f, [&] { return exp(x); },
+               [&] { return x * x + 1.0f; })
         .toVector<float>();
   };
   run({1, 2, 3}); // Warm-up: compiles the trace once.
@@ -86,8 +87,8 @@ TEST(ControlFlowTest, CondReturnsTuplesAndNests) {
     auto [a, b] = cond(
         max(x) > 2.0f,
         [&] {
-          Tensor inner = cond(
-              min(x) > 1.0f, [&] { return big; }, [&] { return x + big; });
+          Tensor inner =
+              cond(min(x) > 1.0f, [&] { return big; }, [&] { return x + big; });
           return std::tuple{inner, x * 3.0f};
         },
         [&] { return std::tuple{x, x}; });
@@ -200,8 +201,8 @@ TEST(ControlFlowTest, SecondDerivativeThroughCond) {
   {
     GradientTape inner;
     inner.watch(x);
-    Tensor y = sum(cond(sum(x) > 0.0f, [&] { return x * x * x; },
-                        [&] { return x; }));
+    Tensor y =
+        sum(cond(sum(x) > 0.0f, [&] { return x * x * x; }, [&] { return x; }));
     dy = inner.gradient(y, x);
   }
   Tensor d2y = outer.gradient(sum(dy), x);
@@ -219,8 +220,7 @@ TEST(ControlFlowTest, GradientThroughNestedCondsAndCapturedVariables) {
         sum(x) > 0.0f,
         [&] {
           return cond(
-              sum(wv) < 0.0f, [&] { return exp(wv) * x; },
-              [&] { return wv; });
+              sum(wv) < 0.0f, [&] { return exp(wv) * x; }, [&] { return wv; });
         },
         [&] { return wv * wv; }));
     Tensor g = tape.gradient(y, w);
@@ -237,8 +237,7 @@ TEST(ControlFlowTest, BranchTypesMustMatch) {
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
-        cond(sum(x) > 0.0f, [&] { return x; },
-             [&] { return sum(x, {0}); });
+        cond(sum(x) > 0.0f, [&] { return x; }, [&] { return sum(x, {0}); });
       },
       "cond", "Float32 [3] (then) and Float32 [] (else)");
   expectError(
@@ -248,8 +247,9 @@ TEST(ControlFlowTest, BranchTypesMustMatch) {
                   [](Tensor v) { return std::tuple{cast(v, DType::Int32)}; },
                   std::tuple{x});
       },
-      "whileLoop", "returns Int32 [3] for carried value 0, which starts as "
-                   "Float32 [3]");
+      "whileLoop",
+      "returns Int32 [3] for carried value 0, which starts as "
+      "Float32 [3]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
@@ -263,12 +263,13 @@ TEST(ControlFlowTest, ReadingAValueWhileTracingIsAnError) {
   unsigned condLine = 0;
   try {
     condLine = __LINE__ + 1;
-    cond(sum(x) > 0.0f,
-         [&] {
-           float peek = sum(x * 2.0f).item<float>();
-           return x * peek;
-         },
-         [&] { return x; });
+    cond(
+        sum(x) > 0.0f,
+        [&] {
+          float peek = sum(x * 2.0f).item<float>();
+          return x * peek;
+        },
+        [&] { return x; });
     ADD_FAILURE() << "no error";
   } catch (const Error &error) {
     std::string what = error.what();

@@ -52,15 +52,16 @@ std::vector<Tensor> cond(const Tensor &predicate,
                          SourceLocation where);
 std::vector<Tensor> whileLoop(
     const std::function<Tensor(const std::vector<Tensor> &)> &condition,
-    const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
-        &body,
+    const std::function<std::vector<Tensor>(const std::vector<Tensor> &)> &body,
     const std::vector<Tensor> &initial, int64_t maxIterations,
     SourceLocation where);
 
 /// Tensor, tuple, pair or vector of Tensors, as a vector and back.
 template <typename T> struct TensorPack;
 template <> struct TensorPack<Tensor> {
-  static std::vector<Tensor> flatten(Tensor value) { return {std::move(value)}; }
+  static std::vector<Tensor> flatten(Tensor value) {
+    return {std::move(value)};
+  }
   static Tensor unflatten(std::vector<Tensor> values) {
     return std::move(values[0]);
   }
@@ -136,8 +137,7 @@ struct LoopOptions {
 /// returns the next ones, each of its initial value's shape and dtype.
 template <typename Condition, typename Body, typename... Ts>
 std::tuple<Ts...> whileLoop(Condition &&condition, Body &&body,
-                            std::tuple<Ts...> initial,
-                            LoopOptions options = {},
+                            std::tuple<Ts...> initial, LoopOptions options = {},
                             SourceLocation where = SourceLocation::current()) {
   constexpr size_t N = sizeof...(Ts);
   using Pack = detail::TensorPack<std::tuple<Ts...>>;
@@ -146,8 +146,8 @@ std::tuple<Ts...> whileLoop(Condition &&condition, Body &&body,
         return Tensor(detail::applyTensors<N>(condition, carried));
       },
       [&](const std::vector<Tensor> &carried) {
-        return detail::PackOf<decltype(detail::applyTensors<N>(body, carried))>::
-            flatten(detail::applyTensors<N>(body, carried));
+        return detail::PackOf<decltype(detail::applyTensors<N>(
+            body, carried))>::flatten(detail::applyTensors<N>(body, carried));
       },
       Pack::flatten(std::move(initial)), options.maxIterations, where));
 }
@@ -155,10 +155,10 @@ std::tuple<Ts...> whileLoop(Condition &&condition, Body &&body,
 /// The same over a vector of carried values: `condition` and `body` take
 /// `const std::vector<Tensor> &`.
 template <typename Condition, typename Body>
-std::vector<Tensor> whileLoop(Condition &&condition, Body &&body,
-                              const std::vector<Tensor> &initial,
-                              LoopOptions options = {},
-                              SourceLocation where = SourceLocation::current()) {
+std::vector<Tensor>
+whileLoop(Condition &&condition, Body &&body,
+          const std::vector<Tensor> &initial, LoopOptions options = {},
+          SourceLocation where = SourceLocation::current()) {
   return detail::whileLoop(
       [&](const std::vector<Tensor> &carried) {
         return Tensor(condition(carried));

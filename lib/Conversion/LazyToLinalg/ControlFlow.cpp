@@ -36,10 +36,10 @@ struct IfLowering : OpConversionPattern<IfOp> {
   matchAndRewrite(IfOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto ifOp = scf::IfOp::create(
-        rewriter, loc, op.getResultTypes(),
-        readPredicate(rewriter, loc, adaptor.getCondition()),
-        /*addThenBlock=*/false, /*addElseBlock=*/false);
+    auto ifOp =
+        scf::IfOp::create(rewriter, loc, op.getResultTypes(),
+                          readPredicate(rewriter, loc, adaptor.getCondition()),
+                          /*addThenBlock=*/false, /*addElseBlock=*/false);
     rewriter.inlineRegionBefore(op.getThenRegion(), ifOp.getThenRegion(),
                                 ifOp.getThenRegion().end());
     rewriter.inlineRegionBefore(op.getElseRegion(), ifOp.getElseRegion(),
@@ -55,9 +55,9 @@ struct WhileLowering : OpConversionPattern<WhileOp> {
   matchAndRewrite(WhileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     // The generic builder: empty regions, which the lazy ones replace.
-    auto whileOp = scf::WhileOp::create(rewriter, op.getLoc(),
-                                        op.getResultTypes(), adaptor.getInits(),
-                                        ArrayRef<NamedAttribute>{});
+    auto whileOp =
+        scf::WhileOp::create(rewriter, op.getLoc(), op.getResultTypes(),
+                             adaptor.getInits(), ArrayRef<NamedAttribute>{});
     rewriter.inlineRegionBefore(op.getCondition(), whileOp.getBefore(),
                                 whileOp.getBefore().end());
     rewriter.inlineRegionBefore(op.getBody(), whileOp.getAfter(),
@@ -91,6 +91,5 @@ struct YieldLowering : OpConversionPattern<YieldOp> {
 
 void mlir::lazy::populateControlFlowLoweringPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<IfLowering, WhileLowering, YieldLowering>(
-      patterns.getContext());
+  patterns.add<IfLowering, WhileLowering, YieldLowering>(patterns.getContext());
 }

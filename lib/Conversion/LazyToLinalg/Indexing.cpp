@@ -56,8 +56,8 @@ struct IndexRowLowering : OpConversionPattern<IndexRowOp> {
   LogicalResult
   matchAndRewrite(IndexRowOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RowSlice slice = rowSlice(rewriter, op.getLoc(), adaptor.getInput(),
-                              adaptor.getIndex());
+    RowSlice slice =
+        rowSlice(rewriter, op.getLoc(), adaptor.getInput(), adaptor.getIndex());
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
         op, op.getType(), adaptor.getInput(), slice.offsets, slice.sizes,
         slice.strides);
@@ -70,11 +70,11 @@ struct UpdateRowLowering : OpConversionPattern<UpdateRowOp> {
   LogicalResult
   matchAndRewrite(UpdateRowOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RowSlice slice = rowSlice(rewriter, op.getLoc(), adaptor.getInput(),
-                              adaptor.getIndex());
+    RowSlice slice =
+        rowSlice(rewriter, op.getLoc(), adaptor.getInput(), adaptor.getIndex());
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        op, adaptor.getValue(), adaptor.getInput(), slice.offsets,
-        slice.sizes, slice.strides);
+        op, adaptor.getValue(), adaptor.getInput(), slice.offsets, slice.sizes,
+        slice.strides);
     return success();
   }
 };

@@ -18,8 +18,8 @@ static LogicalResult verifyYield(Operation *op, Region &region, StringRef what,
                                  StringRef valueName, TypeRange expected) {
   auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
   if (!yield)
-    return op->emitOpError() << "requires its " << what
-                             << " region to end in lazy.yield";
+    return op->emitOpError()
+           << "requires its " << what << " region to end in lazy.yield";
   if (yield.getValues().size() != expected.size())
     return op->emitOpError()
            << "requires its " << what << " region to yield " << expected.size()
@@ -36,13 +36,12 @@ static LogicalResult verifyYield(Operation *op, Region &region, StringRef what,
 
 /// Checks that `region` takes one argument per carried value, of its type.
 static LogicalResult verifyCarriedArguments(Operation *op, Region &region,
-                                            StringRef what,
-                                            TypeRange carried) {
+                                            StringRef what, TypeRange carried) {
   Block &block = region.front();
   if (block.getNumArguments() != carried.size())
     return op->emitOpError()
-           << "requires its " << what << " region to take "
-           << carried.size() << " argument(s), one per carried value, but it "
+           << "requires its " << what << " region to take " << carried.size()
+           << " argument(s), one per carried value, but it "
            << "takes " << block.getNumArguments();
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip(block.getArgumentTypes(), carried)))
@@ -62,10 +61,10 @@ LogicalResult IfOp::verify() {
                      getResultTypes());
 }
 
-LogicalResult
-WhileOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                          ValueRange operands, DictionaryAttr, OpaqueProperties,
-                          RegionRange, SmallVectorImpl<Type> &inferred) {
+LogicalResult WhileOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                        ValueRange operands, DictionaryAttr,
+                                        OpaqueProperties, RegionRange,
+                                        SmallVectorImpl<Type> &inferred) {
   llvm::append_range(inferred, operands.getTypes());
   return success();
 }
