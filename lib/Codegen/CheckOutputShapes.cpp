@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/Passes.h"
+#include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -52,7 +53,15 @@ struct LazyCheckOutputShapesPass
       return;
 
     func::FuncOp report = getOrDeclareReport();
+    bool anyTied = false;
+    for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+      anyTied = anyTied ||
+                function.getArgAttr(i, lazy::kTiedArgumentAttrName) != nullptr;
     for (memref::CopyOp copy : copies) {
+      // A fresh out-parameter (no result is tied to an argument, whose
+      // buffer it could share) takes the result directly.
+      if (!anyTied && computeInOutParameter(copy, entry, report))
+        continue;
       OpBuilder b(copy);
       Location loc = copy.getLoc();
       auto targetType = cast<MemRefType>(copy.getTarget().getType());
@@ -75,6 +84,49 @@ struct LazyCheckOutputShapesPass
                                                       /*width=*/64);
       func::CallOp::create(elseBuilder, loc, report, ValueRange{indexValue});
     }
+  }
+
+  /// Replaces the allocation `copy` copies from into its out-parameter by
+  /// the out-parameter itself when the caller's buffer has the sizes the
+  /// allocation would have (checked where the allocation was, before the
+  /// result is computed), and by the allocation otherwise, after a report:
+  /// no copy of a dynamically shaped result. False if `copy` does not copy
+  /// a whole allocation of the entry block.
+  bool computeInOutParameter(memref::CopyOp copy, Block &entry,
+                             func::FuncOp report) {
+    auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
+    Value target = copy.getTarget();
+    if (!alloc || alloc->getBlock() != &entry || copy->getBlock() != &entry ||
+        alloc.getType() != target.getType() || !target.hasOneUse())
+      return false;
+    OpBuilder b(alloc);
+    Location loc = alloc.getLoc();
+    MemRefType type = alloc.getType();
+    Value ok = arith::ConstantIntOp::create(b, loc, 1, /*width=*/1);
+    for (int64_t d = 0, k = 0, e = type.getRank(); d < e; ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      Value have = memref::DimOp::create(b, loc, target, d);
+      ok = arith::AndIOp::create(
+          b, loc, ok,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                alloc.getDynamicSizes()[k++], have));
+    }
+    auto choice =
+        scf::IfOp::create(b, loc, TypeRange{type}, ok, /*withElse=*/true);
+    OpBuilder thenBuilder = choice.getThenBodyBuilder();
+    scf::YieldOp::create(thenBuilder, loc, target);
+    OpBuilder elseBuilder = choice.getElseBodyBuilder();
+    int64_t index = cast<BlockArgument>(target).getArgNumber();
+    func::CallOp::create(
+        elseBuilder, loc, report,
+        ValueRange{arith::ConstantIntOp::create(elseBuilder, loc, index, 64)});
+    Operation *aside = elseBuilder.clone(*alloc);
+    scf::YieldOp::create(elseBuilder, loc, aside->getResult(0));
+    alloc.replaceAllUsesWith(choice.getResult(0));
+    alloc.erase();
+    copy.erase();
+    return true;
   }
 
   func::FuncOp getOrDeclareReport() {

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -357,9 +358,22 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t limit = reduces ? 4 * vectorWidth : 16 * vectorWidth;
   if (elements > limit)
     return;
+  // A dynamic innermost tile (a dynamic size, or a static one that is not a
+  // vector-width multiple): peel its loop, so that every tile but the last
+  // is a full vector, whose mask folds away, and only the last is masked.
+  linalg::LinalgOp remainder;
+  if (isDynamic && !reduces && ShapedType::isDynamic(tiledRanges[loops - 1]) &&
+      tileSizes.back() == vectorWidth)
+    if (auto loop = dyn_cast<scf::ForOp>(tiled->getParentOp())) {
+      scf::ForOp partial;
+      if (succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)))
+        partial.walk([&](linalg::LinalgOp op) { remainder = op; });
+    }
   vectorizeTile(rewriter, tiled,
                 isDynamic ? ArrayRef<int64_t>(vectorSizes)
                           : ArrayRef<int64_t>());
+  if (remainder)
+    vectorizeTile(rewriter, remainder, vectorSizes);
 }
 
 namespace {

@@ -124,8 +124,9 @@ func.func @matmul_bias_relu(%a: tensor<512x256xf32>, %b: tensor<256x128xf32>, %b
 // -----
 
 // A dynamic size: one chunk per thread if the op has at least 2^15
-// elements, else one chunk; the last 64-element tile of a chunk is partial,
-// so the reads and the write are masked by a mask of the tile's size.
+// elements, else one chunk. The tile loop is peeled: full 64-element tiles
+// need no mask, and only the chunk's last, partial tile is masked by a mask
+// of its size.
 // CHECK-LABEL: func.func @dynamic_elementwise
 //   CHECK-DAG:   %[[TWO:.*]] = arith.constant 2 : index
 //   CHECK-DAG:   %[[ONE:.*]] = arith.constant 1 : index
@@ -134,8 +135,14 @@ func.func @matmul_bias_relu(%a: tensor<512x256xf32>, %b: tensor<256x128xf32>, %b
 //       CHECK:   %[[BIG:.*]] = arith.cmpi sge, %[[N]], %[[MIN]] : index
 //       CHECK:   %[[CHUNKS:.*]] = arith.select %[[BIG]], %[[TWO]], %[[ONE]] : index
 //       CHECK:   scf.forall (%{{.*}}) in (%[[CHUNKS]])
-//       CHECK:     scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}}
-//       CHECK:       %[[SIZE:.*]] = affine.min #{{.*}}(%[[I]])
+//       CHECK:     %[[FULL:.*]] = scf.for %{{.*}} = %{{.*}} to %[[SPLIT:.*]] step %{{.*}}
+//   CHECK-NOT:       vector.mask
+//       CHECK:       vector.transfer_read %{{.*}} : tensor<64xf32>, vector<64xf32>
+//       CHECK:       vector.transfer_read %{{.*}} : tensor<64xf32>, vector<64xf32>
+//       CHECK:       arith.mulf %{{.*}}, %{{.*}} : vector<64xf32>
+//       CHECK:       vector.transfer_write %{{.*}} : vector<64xf32>, tensor<64xf32>
+//       CHECK:     scf.for %[[I:.*]] = %[[SPLIT]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[FULL]])
+//       CHECK:       %[[SIZE:.*]] = affine.apply #{{.*}}(%[[I]])
 //       CHECK:       %[[MASK:.*]] = vector.create_mask %[[SIZE]] : vector<64xi1>
 //       CHECK:       %[[L:.*]] = vector.mask %[[MASK]] { vector.transfer_read %{{.*}} : tensor<?xf32>, vector<64xf32> }
 //       CHECK:       %[[R:.*]] = vector.mask %[[MASK]] { vector.transfer_read %{{.*}} : tensor<?xf32>, vector<64xf32> }
