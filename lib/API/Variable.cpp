@@ -30,6 +30,7 @@ Variable::Variable(const Tensor &initial, std::string name,
                    SourceLocation where) {
   if (!initial.defined())
     throw Error("Variable", "the initial value is an empty Tensor", where);
+  detail::creatingVariable(name, where);
   static std::atomic<uint64_t> nextId{1};
   state = new detail::VariableState{initial, std::move(name), nextId++};
 }
@@ -64,6 +65,7 @@ Tensor Variable::read(SourceLocation where) const {
                 where);
   if (tape::recording())
     tape::variableRead(state->id, detail::TensorAccess::node(state->value));
+  detail::usingVariable(*state);
   return state->value;
 }
 
@@ -91,6 +93,7 @@ void Variable::assign(const Tensor &value, SourceLocation where) {
                     " value to " + who + " of dtype " + dtypeName(old.dtype()),
                 where);
   detail::assigningVariable(*state, where);
+  detail::usingVariable(*state);
   state->value = value.dtype() == old.dtype()
                      ? value
                      : lazyc::cast(value, old.dtype(), where);

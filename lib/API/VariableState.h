@@ -35,6 +35,14 @@ struct VariableState {
 /// branch is traced, the assignment becomes a result of its cond.
 void assigningVariable(VariableState &state, SourceLocation where);
 
+/// Called by the Variable constructor: a lazyc::function may create state
+/// on its first call only.
+void creatingVariable(const std::string &name, SourceLocation where);
+
+/// Called when a Variable is read or assigned: the functions running list
+/// it as captured.
+void usingVariable(const VariableState &state);
+
 } // namespace lazyc::detail
 
 #endif // LAZYC_LIB_API_VARIABLESTATE_H

@@ -1,0 +1,802 @@
+//===- Serialization.cpp - .npy files and checkpoints ---------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements saveNpy/loadNpy and saveVariables/loadVariables.
+// Both formats are read from a whole-file buffer with every length and size
+// checked against what is left of it before use, so a truncated, corrupted
+// or hostile file is an error, never a read past the end or a huge
+// allocation.
+//
+// A checkpoint (all integers little endian):
+//
+//   "LAZYCKPT"  u32 format version  string lazyc version  u64 entry count
+//   u64 FNV-1a of the header so far
+//   per entry: string name  string dtype ("Float32")  u32 rank  i64 dims[rank]
+//              u64 data bytes  data  u64 FNV-1a of the entry so far
+//   "LAZYCEND"
+//
+// where a string is a u32 byte count and the bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/API/Serialization.h"
+#include "Convert.h"
+#include "Engine.h"
+#include "TensorAccess.h"
+
+#include "lazyc/API/Autodiff.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+
+#ifndef LAZYC_VERSION_STRING
+#define LAZYC_VERSION_STRING "unknown"
+#endif
+
+using namespace lazyc;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Files and bytes
+//===----------------------------------------------------------------------===//
+
+[[noreturn]] void fail(const char *op, const std::string &path,
+                       const std::string &why, SourceLocation where) {
+  throw Error(op, "'" + path + "' " + why, where);
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+/// The whole file.
+std::string readFile(const char *op, const std::string &path,
+                     SourceLocation where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fail(op, path, std::string("cannot be opened: ") + std::strerror(errno),
+         where);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad())
+    fail(op, path, "cannot be read", where);
+  return std::move(bytes).str();
+}
+
+/// Writes `bytes` to a temporary file next to `path` and renames it over
+/// `path`: a crash or a full disk leaves the old file (or none), never a
+/// half-written one that a later load would have to reject.
+void writeFileAtomically(const char *op, const std::string &path,
+                         const std::string &bytes, SourceLocation where) {
+  std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  std::FILE *file = std::fopen(temporary.c_str(), "wb");
+  if (!file)
+    fail(op, path,
+         "cannot be written: cannot create '" + temporary +
+             "': " + std::strerror(errno),
+         where);
+  bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) ==
+                     bytes.size() &&
+                 std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+  int error = errno;
+  if (std::fclose(file) != 0 && written) {
+    written = false;
+    error = errno;
+  }
+  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    if (written)
+      error = errno;
+    std::remove(temporary.c_str());
+    fail(op, path, std::string("cannot be written: ") + std::strerror(error),
+         where);
+  }
+}
+
+/// FNV-1a, 64 bits: a few lines, no dependency, and any flipped byte
+/// changes it.
+uint64_t fnv1a(const char *data, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= static_cast<uint8_t>(data[i]);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+template <typename T> void putLittleEndian(std::string &out, T value) {
+  for (size_t i = 0; i < sizeof(T); ++i)
+    out += static_cast<char>(static_cast<uint64_t>(value) >> (8 * i) & 0xff);
+}
+
+template <typename T> T getLittleEndian(const char *data) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < sizeof(T); ++i)
+    value |= uint64_t(static_cast<uint8_t>(data[i])) << (8 * i);
+  return static_cast<T>(value);
+}
+
+/// Little-endian hosts only: tensor bytes are copied as they are.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the .npy and checkpoint code assumes a little-endian host");
+
+/// The computed bytes of each tensor, materialized together in one trace
+/// (as toVector would, one at a time).
+std::vector<std::string> hostBytes(const std::vector<Tensor> &tensors,
+                                   const char *op, SourceLocation where) {
+  std::vector<trace::Node *> pending;
+  for (const Tensor &tensor : tensors)
+    if (!tensor.isMaterialized())
+      pending.push_back(detail::TensorAccess::node(tensor).get());
+  if (!pending.empty())
+    engine::materialize(pending, Cause::ToVector, where);
+  std::vector<std::string> out;
+  for (const Tensor &tensor : tensors) {
+    const trace::Node &node = *detail::TensorAccess::node(tensor);
+    std::vector<uint8_t> staging;
+    const char *data = static_cast<const char *>(
+        engine::hostData(node, staging, op, where));
+    out.emplace_back(data, static_cast<size_t>(node.numel()) *
+                               sizeOf(node.dtype));
+  }
+  return out;
+}
+
+/// A computed tensor holding a copy of `data`.
+Tensor newTensor(DType dtype, std::vector<int64_t> shape, const char *data,
+                 const char *op, SourceLocation where) {
+  return detail::TensorAccess::wrap(
+      engine::newValue(dtype, std::move(shape), data, op, where));
+}
+
+/// The element count of `shape` and its byte size in `dtype`; none where
+/// either overflows int64 (a corrupted or hostile shape).
+std::optional<std::pair<int64_t, int64_t>>
+checkedSizes(const std::vector<int64_t> &shape, DType dtype) {
+  int64_t elements = 1, bytes;
+  for (int64_t dim : shape)
+    if (dim < 0 || __builtin_mul_overflow(elements, dim, &elements))
+      return std::nullopt;
+  if (__builtin_mul_overflow(elements, static_cast<int64_t>(sizeOf(dtype)),
+                             &bytes))
+    return std::nullopt;
+  return std::pair{elements, bytes};
+}
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+const char kNpyMagic[] = "\x93NUMPY";
+
+/// "'<f4', '<f8', ...": the type strings loadNpy reads.
+std::string npyDescriptors() {
+  std::string text;
+  for (DType dtype : kAllDTypes)
+    if (*dtypeInfo(dtype).numpyName)
+      text += (text.empty() ? "'" : ", '") +
+              std::string(dtypeInfo(dtype).numpyName) + "'";
+  return text;
+}
+
+std::optional<DType> fromNpyDescriptor(const std::string &descr) {
+  for (DType dtype : kAllDTypes)
+    if (*dtypeInfo(dtype).numpyName && descr == dtypeInfo(dtype).numpyName)
+      return dtype;
+  return std::nullopt;
+}
+
+/// The .npy header, a Python dict literal such as
+/// `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`, parsed
+/// strictly: the three keys once each and nothing else.
+struct NpyHeader {
+  std::string descr;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+};
+
+class NpyHeaderParser {
+public:
+  explicit NpyHeaderParser(const std::string &text) : text(text) {}
+
+  /// The header, or why it is malformed.
+  std::optional<NpyHeader> parse(std::string &why) {
+    NpyHeader header;
+    bool seenDescr = false, seenOrder = false, seenShape = false;
+    skipSpace();
+    if (!consume('{'))
+      return bad(why, "does not start with '{'");
+    for (;;) {
+      skipSpace();
+      if (consume('}'))
+        break;
+      std::string key;
+      if (!parseString(key))
+        return bad(why, "has a key that is not a quoted string");
+      skipSpace();
+      if (!consume(':'))
+        return bad(why, "has no ':' after '" + key + "'");
+      skipSpace();
+      bool *seen = key == "descr"           ? &seenDescr
+                   : key == "fortran_order" ? &seenOrder
+                   : key == "shape"         ? &seenShape
+                                            : nullptr;
+      if (!seen)
+        return bad(why, "has an unexpected key '" + key + "'");
+      if (*seen)
+        return bad(why, "has the key '" + key + "' twice");
+      *seen = true;
+      if (key == "descr" && !parseString(header.descr))
+        return bad(why, "has a 'descr' that is not a type string "
+                        "(structured dtypes are not supported)");
+      if (key == "fortran_order" && !parseBool(header.fortranOrder))
+        return bad(why, "has a 'fortran_order' that is neither True nor "
+                        "False");
+      if (key == "shape" && !parseShape(header.shape))
+        return bad(why, "has a 'shape' that is not a tuple of non-negative "
+                        "integers");
+      skipSpace();
+      if (consume(','))
+        continue;
+      skipSpace();
+      if (!consume('}'))
+        return bad(why, "has no ',' or '}' after '" + key + "'");
+      break;
+    }
+    skipSpace();
+    if (at != text.size())
+      return bad(why, "has text after the closing '}'");
+    for (auto [seen, key] : {std::pair{seenDescr, "descr"},
+                             {seenOrder, "fortran_order"},
+                             {seenShape, "shape"}})
+      if (!seen)
+        return bad(why, std::string("has no '") + key + "'");
+    return header;
+  }
+
+private:
+  std::optional<NpyHeader> bad(std::string &why, std::string message) {
+    why = std::move(message);
+    return std::nullopt;
+  }
+  void skipSpace() {
+    while (at < text.size() && std::strchr(" \t\r\n", text[at]) && text[at])
+      ++at;
+  }
+  bool consume(char c) {
+    if (at < text.size() && text[at] == c) {
+      ++at;
+      return true;
+    }
+    return false;
+  }
+  bool consumeWord(const char *word) {
+    size_t size = std::strlen(word);
+    if (text.compare(at, size, word) != 0)
+      return false;
+    at += size;
+    return true;
+  }
+  bool parseString(std::string &out) {
+    if (at >= text.size() || (text[at] != '\'' && text[at] != '"'))
+      return false;
+    size_t end = text.find(text[at], at + 1);
+    if (end == std::string::npos)
+      return false;
+    out = text.substr(at + 1, end - at - 1);
+    at = end + 1;
+    return true;
+  }
+  bool parseBool(bool &out) {
+    if (consumeWord("True"))
+      return out = true, true;
+    if (consumeWord("False"))
+      return out = false, true;
+    return false;
+  }
+  /// `()`, `(4,)`, `(2, 3)`; Python 2's `3L` is accepted.
+  bool parseShape(std::vector<int64_t> &out) {
+    if (!consume('('))
+      return false;
+    for (;;) {
+      skipSpace();
+      if (consume(')'))
+        return true;
+      int64_t dim = 0;
+      size_t start = at;
+      while (at < text.size() && text[at] >= '0' && text[at] <= '9')
+        if (__builtin_mul_overflow(dim, 10, &dim) ||
+            __builtin_add_overflow(dim, text[at++] - '0', &dim))
+          return false;
+      if (at == start)
+        return false;
+      consume('L');
+      out.push_back(dim);
+      skipSpace();
+      if (consume(','))
+        continue;
+      skipSpace();
+      return consume(')');
+    }
+  }
+
+  const std::string &text;
+  size_t at = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Checkpoints
+//===----------------------------------------------------------------------===//
+
+const char kCheckpointMagic[] = "LAZYCKPT";
+const char kCheckpointEnd[] = "LAZYCEND";
+
+void putString(std::string &out, const std::string &text) {
+  putLittleEndian<uint32_t>(out, static_cast<uint32_t>(text.size()));
+  out += text;
+}
+
+/// One variable to write.
+struct SavedEntry {
+  std::string name;
+  const Variable *variable;
+};
+
+/// A checkpoint read and checked; the data stays in `bytes`.
+struct Checkpoint {
+  struct Entry {
+    std::string name;
+    DType dtype;
+    std::vector<int64_t> shape;
+    size_t dataOffset;
+  };
+  std::string bytes;
+  std::vector<Entry> entries;
+};
+
+/// Reads fields from a checkpoint's bytes; a read past the end is a
+/// truncation error saying where.
+class CheckpointReader {
+public:
+  CheckpointReader(const std::string &bytes, const char *op,
+                   const std::string &path, SourceLocation where)
+      : bytes(bytes), op(op), path(path), where(where) {}
+
+  /// What the next read belongs to, for truncation errors.
+  std::string context = "the header";
+  size_t offset = 0;
+
+  const char *take(size_t size) {
+    if (size > bytes.size() - offset)
+      fail(op, path,
+           "is truncated: it ends inside " + context + " (" +
+               std::to_string(size) + " bytes needed at offset " +
+               std::to_string(offset) + ", the file has " +
+               std::to_string(bytes.size()) + ")",
+           where);
+    const char *at = bytes.data() + offset;
+    offset += size;
+    return at;
+  }
+  template <typename T> T get() { return getLittleEndian<T>(take(sizeof(T))); }
+  std::string getString() {
+    uint32_t size = get<uint32_t>();
+    return std::string(take(size), size);
+  }
+
+private:
+  const std::string &bytes;
+  const char *op;
+  const std::string &path;
+  SourceLocation where;
+};
+
+Checkpoint readCheckpoint(const char *op, const std::string &path,
+                          SourceLocation where) {
+  Checkpoint checkpoint;
+  checkpoint.bytes = readFile(op, path, where);
+  const std::string &bytes = checkpoint.bytes;
+  if (bytes.compare(0, 8, kCheckpointMagic) != 0)
+    fail(op, path,
+         bytes.compare(0, 6, kNpyMagic) == 0
+             ? "is a numpy .npy file, not a lazyc checkpoint (read it with "
+               "loadNpy)"
+             : "is not a lazyc checkpoint (it does not start with "
+               "\"LAZYCKPT\")",
+         where);
+  CheckpointReader reader(bytes, op, path, where);
+  reader.take(8);
+  uint32_t version = reader.get<uint32_t>();
+  if (version != kCheckpointFormatVersion) {
+    // The writer's lazyc version, if this other format still puts it here.
+    std::string writer;
+    if (bytes.size() >= 16) {
+      uint32_t size = getLittleEndian<uint32_t>(bytes.data() + 12);
+      if (size <= 64 && size <= bytes.size() - 16)
+        writer = " (by lazyc " + bytes.substr(16, size) + ")";
+    }
+    fail(op, path,
+         "was written in checkpoint format version " +
+             std::to_string(version) + writer + ", but this lazyc (" +
+             LAZYC_VERSION_STRING + ") reads format version " +
+             std::to_string(kCheckpointFormatVersion),
+         where);
+  }
+  reader.getString(); // the writer's lazyc version: informative only
+  uint64_t count = reader.get<uint64_t>();
+  uint64_t expected = fnv1a(bytes.data(), reader.offset);
+  if (reader.get<uint64_t>() != expected)
+    fail(op, path, "is corrupted: the header's checksum does not match", where);
+
+  for (uint64_t i = 0; i < count; ++i) {
+    size_t start = reader.offset;
+    std::string number = std::to_string(i + 1) + " of " + std::to_string(count);
+    reader.context = "entry " + number;
+    Checkpoint::Entry entry;
+    entry.name = reader.getString();
+    reader.context = "entry " + number + " ('" + entry.name + "')";
+    std::string dtypeText = reader.getString();
+    uint32_t rank = reader.get<uint32_t>();
+    reader.take(size_t(rank) * 8);
+    for (uint32_t d = 0; d < rank; ++d)
+      entry.shape.push_back(getLittleEndian<int64_t>(
+          bytes.data() + reader.offset - size_t(rank - d) * 8));
+    uint64_t dataBytes = reader.get<uint64_t>();
+    if (dataBytes > bytes.size())
+      reader.take(bytes.size() + 1); // reports the truncation
+    entry.dataOffset = reader.offset;
+    reader.take(static_cast<size_t>(dataBytes));
+    uint64_t sum = fnv1a(bytes.data() + start, reader.offset - start);
+    if (reader.get<uint64_t>() != sum)
+      fail(op, path,
+           "is corrupted: the checksum of " + reader.context +
+               " does not match",
+           where);
+    // The checksum held, so what follows is what the writer wrote.
+    std::optional<DType> dtype;
+    for (DType candidate : kAllDTypes)
+      if (dtypeText == dtypeInfo(candidate).name)
+        dtype = candidate;
+    if (!dtype)
+      fail(op, path,
+           "has an unknown dtype '" + dtypeText + "' in " + reader.context,
+           where);
+    entry.dtype = *dtype;
+    auto sizes = checkedSizes(entry.shape, entry.dtype);
+    if (!sizes || uint64_t(sizes->second) != dataBytes)
+      fail(op, path,
+           "has " + std::to_string(dataBytes) + " data bytes in " +
+               reader.context + ", which do not fit its shape " +
+               shapeText(entry.shape) + " of " + dtypeName(entry.dtype),
+           where);
+    checkpoint.entries.push_back(std::move(entry));
+  }
+  reader.context = "the end marker (after " + std::to_string(count) +
+                   " entries)";
+  if (std::memcmp(reader.take(8), kCheckpointEnd, 8) != 0)
+    fail(op, path, "is corrupted: the end marker is missing", where);
+  if (reader.offset != bytes.size())
+    fail(op, path,
+         "is corrupted: " + std::to_string(bytes.size() - reader.offset) +
+             " unexpected bytes follow the end marker",
+         where);
+  return checkpoint;
+}
+
+void writeCheckpoint(const std::string &path,
+                     const std::vector<SavedEntry> &entries,
+                     SourceLocation where) {
+  const char *op = "saveVariables";
+  std::vector<Tensor> values;
+  {
+    // Reading to save is not part of any gradient computation.
+    NoGradScope noGrad;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const Variable *variable = entries[i].variable;
+      if (!variable || !variable->defined())
+        throw Error(op,
+                    "variable " + std::to_string(i + 1) + " ('" +
+                        entries[i].name + "') is " +
+                        (variable ? "empty (default-constructed or moved "
+                                    "from)"
+                                  : "a null pointer"),
+                    where);
+      values.push_back(variable->read(where));
+    }
+  }
+  std::vector<std::string> data = hostBytes(values, op, where);
+
+  std::string out(kCheckpointMagic, 8);
+  putLittleEndian<uint32_t>(out, kCheckpointFormatVersion);
+  putString(out, LAZYC_VERSION_STRING);
+  putLittleEndian<uint64_t>(out, entries.size());
+  putLittleEndian<uint64_t>(out, fnv1a(out.data(), out.size()));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    size_t start = out.size();
+    putString(out, entries[i].name);
+    putString(out, dtypeName(values[i].dtype()));
+    putLittleEndian<uint32_t>(out, static_cast<uint32_t>(values[i].rank()));
+    for (int64_t dim : values[i].shape())
+      putLittleEndian<int64_t>(out, dim);
+    putLittleEndian<uint64_t>(out, data[i].size());
+    out += data[i];
+    putLittleEndian<uint64_t>(out, fnv1a(out.data() + start, out.size() - start));
+  }
+  out.append(kCheckpointEnd, 8);
+  writeFileAtomically(op, path, out, where);
+}
+
+/// Checks `variable` against `entry` (a mismatch is an error naming both).
+void checkMatches(const Variable *variable, const Checkpoint::Entry &entry,
+                  const std::string &description, const std::string &path,
+                  SourceLocation where) {
+  const char *op = "loadVariables";
+  if (!variable || !variable->defined())
+    fail(op, path,
+         "cannot be loaded into " + description + ": it is " +
+             (variable ? "empty (default-constructed or moved from)"
+                       : "a null pointer"),
+         where);
+  if (variable->dtype() != entry.dtype || variable->shape() != entry.shape)
+    fail(op, path,
+         "holds " + std::string(dtypeName(entry.dtype)) + " " +
+             shapeText(entry.shape) + " for '" + entry.name + "', but " +
+             description + " is " + dtypeName(variable->dtype()) + " " +
+             shapeText(variable->shape()),
+         where);
+}
+
+/// Assigns the checked entries to their variables.
+void assignAll(const Checkpoint &checkpoint,
+               const std::vector<std::pair<Variable *, size_t>> &targets,
+               SourceLocation where) {
+  for (auto [variable, index] : targets) {
+    const Checkpoint::Entry &entry = checkpoint.entries[index];
+    variable->assign(newTensor(entry.dtype, entry.shape,
+                               checkpoint.bytes.data() + entry.dataOffset,
+                               "loadVariables", where),
+                     where);
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public functions
+//===----------------------------------------------------------------------===//
+
+void lazyc::saveNpy(const Tensor &tensor, const std::string &path,
+                    SourceLocation where) {
+  const char *op = "saveNpy";
+  if (!tensor.defined())
+    throw Error(op, "the tensor to write to '" + path + "' is empty", where);
+  std::string data = std::move(hostBytes({tensor}, op, where).front());
+  DType dtype = tensor.dtype();
+  if (dtype == DType::BFloat16) {
+    // numpy has no bfloat16; every bfloat16 is exactly a float32.
+    std::string wide(data.size() * 2, '\0');
+    convert::elements(data.data(), DType::BFloat16, wide.data(),
+                      DType::Float32, tensor.numel());
+    data = std::move(wide);
+    dtype = DType::Float32;
+  }
+  // numpy's spelling of the shape: (), (4,), (2, 3).
+  std::string shape;
+  for (size_t i = 0; i < tensor.shape().size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
+  if (tensor.rank() == 1)
+    shape += ",";
+  std::string header = std::string("{'descr': '") +
+                       dtypeInfo(dtype).numpyName +
+                       "', 'fortran_order': False, 'shape': (" + shape +
+                       "), }";
+  // Version 1.0 has a 2-byte header length, 2.0 a 4-byte one. The data
+  // starts at a multiple of 64 bytes, as numpy writes it.
+  bool wide = header.size() + 1 + 10 + 63 > 0xffff;
+  size_t prefix = wide ? 12 : 10;
+  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out(kNpyMagic, 6);
+  out += static_cast<char>(wide ? 2 : 1);
+  out += '\0';
+  if (wide)
+    putLittleEndian<uint32_t>(out, static_cast<uint32_t>(header.size()));
+  else
+    putLittleEndian<uint16_t>(out, static_cast<uint16_t>(header.size()));
+  out += header;
+  out += data;
+  writeFileAtomically(op, path, out, where);
+}
+
+Tensor lazyc::loadNpy(const std::string &path, SourceLocation where) {
+  const char *op = "loadNpy";
+  std::string bytes = readFile(op, path, where);
+  if (bytes.size() < 8 || bytes.compare(0, 6, kNpyMagic, 6) != 0)
+    fail(op, path, "is not a .npy file (it does not start with \"\\x93NUMPY\")",
+         where);
+  unsigned major = static_cast<uint8_t>(bytes[6]);
+  unsigned minor = static_cast<uint8_t>(bytes[7]);
+  if (major < 1 || major > 3 || minor != 0)
+    fail(op, path,
+         "has .npy format version " + std::to_string(major) + "." +
+             std::to_string(minor) + " (1.0, 2.0 and 3.0 are supported)",
+         where);
+  size_t prefix = major == 1 ? 10 : 12;
+  if (bytes.size() < prefix)
+    fail(op, path, "is truncated inside its header length", where);
+  size_t headerSize = major == 1 ? getLittleEndian<uint16_t>(&bytes[8])
+                                 : getLittleEndian<uint32_t>(&bytes[8]);
+  if (headerSize > bytes.size() - prefix)
+    fail(op, path,
+         "is truncated: its header needs " + std::to_string(headerSize) +
+             " bytes, the file has " + std::to_string(bytes.size() - prefix) +
+             " after the header length",
+         where);
+  std::string headerText = bytes.substr(prefix, headerSize);
+  std::string why;
+  std::optional<NpyHeader> header = NpyHeaderParser(headerText).parse(why);
+  if (!header)
+    fail(op, path, "has a malformed header: it " + why, where);
+
+  std::optional<DType> dtype = fromNpyDescriptor(header->descr);
+  if (!dtype) {
+    std::string little = header->descr;
+    if (!little.empty() && little[0] == '>')
+      little[0] = '<';
+    if (little != header->descr && fromNpyDescriptor(little))
+      fail(op, path,
+           "holds big-endian data ('" + header->descr +
+               "'); only little-endian is supported (numpy: "
+               "a.astype('" +
+               little + "'))",
+           where);
+    fail(op, path,
+         "has the unsupported dtype '" + header->descr +
+             "' (supported: " + npyDescriptors() + ")",
+         where);
+  }
+  if (header->fortranOrder)
+    fail(op, path,
+         "is in Fortran order (fortran_order: True); only C order is "
+         "supported (numpy: np.ascontiguousarray(a))",
+         where);
+  auto sizes = checkedSizes(header->shape, *dtype);
+  if (!sizes)
+    fail(op, path,
+         "has a shape " + shapeText(header->shape) +
+             " whose size overflows 64 bits",
+         where);
+  size_t dataStart = prefix + headerSize;
+  uint64_t have = bytes.size() - dataStart;
+  if (have != uint64_t(sizes->second))
+    fail(op, path,
+         std::string(have < uint64_t(sizes->second) ? "is truncated: it "
+                                                     : "is corrupted: it ") +
+             "holds " + std::to_string(have) + " data bytes, but its shape " +
+             shapeText(header->shape) + " of '" + header->descr + "' needs " +
+             std::to_string(sizes->second),
+         where);
+  char *data = bytes.data() + dataStart;
+  // A numpy bool is one byte, 0 or 1; any other byte is true.
+  if (*dtype == DType::Bool)
+    for (int64_t i = 0; i < sizes->first; ++i)
+      data[i] = data[i] != 0;
+  return newTensor(*dtype, std::move(header->shape), data, op, where);
+}
+
+void lazyc::saveVariables(const std::string &path,
+                          const std::vector<const Variable *> &variables,
+                          SourceLocation where) {
+  std::vector<SavedEntry> entries;
+  for (const Variable *variable : variables)
+    entries.push_back({variable && variable->defined() ? variable->name() : "",
+                       variable});
+  writeCheckpoint(path, entries, where);
+}
+
+void lazyc::saveVariables(const std::string &path,
+                          const std::vector<Variable *> &variables,
+                          SourceLocation where) {
+  saveVariables(
+      path, std::vector<const Variable *>(variables.begin(), variables.end()),
+      where);
+}
+
+void lazyc::saveVariables(const std::string &path,
+                          std::initializer_list<const Variable *> variables,
+                          SourceLocation where) {
+  saveVariables(path, std::vector<const Variable *>(variables), where);
+}
+
+void lazyc::saveVariables(
+    const std::string &path,
+    const std::map<std::string, const Variable *> &variables,
+    SourceLocation where) {
+  std::vector<SavedEntry> entries;
+  for (const auto &[name, variable] : variables)
+    entries.push_back({name, variable});
+  writeCheckpoint(path, entries, where);
+}
+
+void lazyc::loadVariables(const std::string &path,
+                          const std::vector<Variable *> &variables,
+                          SourceLocation where) {
+  const char *op = "loadVariables";
+  Checkpoint checkpoint = readCheckpoint(op, path, where);
+  if (checkpoint.entries.size() != variables.size())
+    fail(op, path,
+         "holds " + std::to_string(checkpoint.entries.size()) +
+             " variables, but " + std::to_string(variables.size()) +
+             " were given to load",
+         where);
+  std::vector<std::pair<Variable *, size_t>> targets;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    const Checkpoint::Entry &entry = checkpoint.entries[i];
+    std::string description = "variable " + std::to_string(i + 1);
+    if (variables[i] && variables[i]->defined()) {
+      const std::string &name = variables[i]->name();
+      if (name != entry.name)
+        fail(op, path,
+             "holds '" + entry.name + "' at position " +
+                 std::to_string(i + 1) + ", but the variable there is '" +
+                 name + "'",
+             where);
+      description += " ('" + name + "')";
+    }
+    checkMatches(variables[i], entry, description, path, where);
+    targets.emplace_back(variables[i], i);
+  }
+  assignAll(checkpoint, targets, where);
+}
+
+void lazyc::loadVariables(const std::string &path,
+                          std::initializer_list<Variable *> variables,
+                          SourceLocation where) {
+  loadVariables(path, std::vector<Variable *>(variables), where);
+}
+
+void lazyc::loadVariables(const std::string &path,
+                          const std::map<std::string, Variable *> &variables,
+                          SourceLocation where) {
+  const char *op = "loadVariables";
+  Checkpoint checkpoint = readCheckpoint(op, path, where);
+  std::map<std::string, size_t> byName;
+  for (size_t i = 0; i < checkpoint.entries.size(); ++i)
+    if (!byName.emplace(checkpoint.entries[i].name, i).second &&
+        variables.count(checkpoint.entries[i].name))
+      fail(op, path,
+           "holds two entries named '" + checkpoint.entries[i].name +
+               "' (load it with a list of variables instead)",
+           where);
+  std::vector<std::pair<Variable *, size_t>> targets;
+  for (const auto &[name, variable] : variables) {
+    auto found = byName.find(name);
+    if (found == byName.end())
+      fail(op, path, "has no entry named '" + name + "'", where);
+    checkMatches(variable, checkpoint.entries[found->second],
+                 "the variable for '" + name + "'", path, where);
+    targets.emplace_back(variable, found->second);
+  }
+  assignAll(checkpoint, targets, where);
+}
+
+std::vector<CheckpointEntry> lazyc::checkpointEntries(const std::string &path,
+                                                      SourceLocation where) {
+  Checkpoint checkpoint = readCheckpoint("checkpointEntries", path, where);
+  std::vector<CheckpointEntry> entries;
+  for (Checkpoint::Entry &entry : checkpoint.entries)
+    entries.push_back({entry.name, entry.dtype, entry.shape});
+  return entries;
+}
