@@ -185,4 +185,23 @@ TEST_F(RecompileTest, EagerBatchSizesCompileEachOpOnce) {
   EXPECT_LE(compilesAfterFirst, 2u);
 }
 
+TEST_F(RecompileTest, EagerSlicesCompileOncePerBounds) {
+  // Fixed bounds on inputs of every size: the slice's result has the
+  // bounds' shape, its input any size.
+  EagerScope eager;
+  uint64_t compilesAfterFirst = 0;
+  for (int64_t n : kBatchSizes) {
+    if (n < 3)
+      continue;
+    std::vector<float> data = batchData(n);
+    Tensor x = Tensor::fromVector<float>(data, {n, 4});
+    std::vector<float> got = slice(x, {1, 1}, {3, 4}, {1, 2}).toVector<float>();
+    std::vector<float> expected = {data[5], data[7], data[9], data[11]};
+    EXPECT_EQ(got, expected) << "n=" << n;
+    if (n == kBatchSizes[0])
+      compilesAfterFirst = metrics().tracesCompiled;
+  }
+  EXPECT_EQ(metrics().tracesCompiled - compilesAfterFirst, 0u);
+}
+
 } // namespace
