@@ -105,7 +105,8 @@ detail::FunctionHandle::~FunctionHandle() {
     delete state;
 }
 
-detail::FunctionHandle detail::makeFunctionState(std::string name,
+detail::FunctionHandle
+detail::makeFunctionState(std::string name,
                           std::optional<std::vector<TensorSpec>> signature,
                           size_t tensorParameters, SourceLocation where) {
   if (name.empty())
@@ -154,8 +155,9 @@ detail::FunctionCall::FunctionCall(FunctionState &state,
       const Tensor &tensor = *argument.tensor;
       std::string name = parameterName(state, tensorIndex, i);
       if (!tensor.defined())
-        throw Error(state.name, "argument " + std::to_string(i) + " (" + name +
-                                    ") is an empty Tensor",
+        throw Error(state.name,
+                    "argument " + std::to_string(i) + " (" + name +
+                        ") is an empty Tensor",
                     argument.where);
       if (state.signature) {
         const TensorSpec &spec = (*state.signature)[tensorIndex];
@@ -181,9 +183,8 @@ detail::FunctionCall::FunctionCall(FunctionState &state,
   }
   key += std::string(isEager() ? "eager" : "lazy") + " on " + device.str();
 
-  auto found = llvm::find_if(state.concrete, [&](const ConcreteFunction &c) {
-    return c.key == key;
-  });
+  auto found = llvm::find_if(
+      state.concrete, [&](const ConcreteFunction &c) { return c.key == key; });
   first = found == state.concrete.end();
   if (first) {
     ConcreteFunction &created = state.concrete.emplace_back();
@@ -231,12 +232,10 @@ void detail::FunctionCall::finish(const std::vector<Tensor> &results) {
     return;
   std::vector<std::string> types;
   for (const Tensor &result : results)
-    types.push_back(result.defined()
-                        ? typeText(result.dtype(), result.shape())
-                        : std::string("(empty)"));
-  std::string returned = types.size() == 1
-                             ? types.front()
-                             : "(" + llvm::join(types, ", ") + ")";
+    types.push_back(result.defined() ? typeText(result.dtype(), result.shape())
+                                     : std::string("(empty)"));
+  std::string returned =
+      types.size() == 1 ? types.front() : "(" + llvm::join(types, ", ") + ")";
   concrete->text += " -> " + returned;
 }
 

@@ -392,6 +392,16 @@ bool Generator::addRandomOp() {
       step.axis = random.between(0, 6);
       return add(step);
     }
+    if (random.chance(0.3)) {
+      step.kind = StepKind::Call;
+      int b = slotOrInput(
+          [&](const Tensor &t) { return broadcasts(t.shape(), shape); },
+          compatibleShape(shape), dtype);
+      if (b < 0)
+        return false;
+      step.operands.push_back(b);
+      return add(step);
+    }
     step.kind = StepKind::Cond;
     int p = pickSlot([](const Tensor &) { return true; });
     int b = slotOrInput(sameType, shape, dtype);

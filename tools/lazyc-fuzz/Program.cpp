@@ -263,6 +263,21 @@ Tensor fuzz::apply(const Program &program, size_t index,
         },
         std::tuple{a}, LoopOptions{step.axis}));
   }
+  case StepKind::Call: {
+    const Tensor &a = operand(0), &b = operand(1);
+    std::vector<int64_t> any = a.shape();
+    if (!any.empty())
+      any[0] = -1;
+    auto f = lazyc::function("fuzzed",
+                             [&](Tensor x, Tensor y) {
+                               return binary(
+                                   static_cast<BinaryOp>(step.op2),
+                                   unary(static_cast<UnaryOp>(step.op), x), y);
+                             },
+                             {TensorSpec(any, a.dtype(), "x"),
+                              TensorSpec(b.shape(), b.dtype(), "y")});
+    return f(a, b);
+  }
   case StepKind::Read:
     return Tensor();
   }
@@ -597,6 +612,17 @@ std::string fuzz::print(const Program &program, bool eager) {
           binaryExpression(static_cast<BinaryOp>(step.op2), next, t(0)) +
           "}; }, std::tuple{" + t(0) + "}, LoopOptions{" +
           std::to_string(step.axis) + "}))";
+      break;
+    }
+    case StepKind::Call: {
+      auto op = static_cast<UnaryOp>(step.op);
+      std::string inner =
+          op == UnaryOp::Neg ? "-x" : std::string(unaryName(op)) + "(x)";
+      expression =
+          "lazyc::function(\"fuzzed\", [](Tensor x, Tensor y) { "
+          "return " +
+          binaryExpression(static_cast<BinaryOp>(step.op2), inner, "y") +
+          "; })(" + t(0) + ", " + t(1) + ")";
       break;
     }
     case StepKind::Read:

@@ -49,6 +49,8 @@ enum class StepKind {
   Cond,          ///< cond(sum(p) > c, unary(a), binary(a, b))
   Loop,          ///< whileLoop over a: v <- binary(unary(v), a) while
                  ///< sum(|v|) > c, at most `axis` iterations
+  Call,          ///< a lazyc::function computing binary(unary(a), b), with
+                 ///< a signature leaving a's dimension 0 unknown
   Read,          ///< materializes operand 0 (or everything: sync)
 };
 

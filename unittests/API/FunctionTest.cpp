@@ -34,14 +34,13 @@ TEST(FunctionTest, OneConcreteFunctionForEveryBatchSize) {
   // A linear model's squared error over a batch: mean((x @ w - y)^2).
   std::vector<float> wv = {0.5f, -1.0f, 0.25f, 2.0f, 1.0f, -0.5f};
   Variable w(Tensor::fromVector<float>(wv, {3, 2}), "w");
-  auto loss = lazyc::function(
-      "loss",
-      [&](Tensor x, Tensor y) {
-        Tensor error = matmul(x, w.read()) - y;
-        return mean(error * error);
-      },
-      {TensorSpec({-1, 3}, DType::Float32, "x"),
-       TensorSpec({-1, 2}, DType::Float32, "y")});
+  auto loss = lazyc::function("loss",
+                              [&](Tensor x, Tensor y) {
+                                Tensor error = matmul(x, w.read()) - y;
+                                return mean(error * error);
+                              },
+                              {TensorSpec({-1, 3}, DType::Float32, "x"),
+                               TensorSpec({-1, 2}, DType::Float32, "y")});
 
   uint64_t compiledBefore = 0;
   for (int64_t batch = 8; batch <= 80; batch += 8) {
@@ -80,10 +79,10 @@ TEST(FunctionTest, OneConcreteFunctionForEveryBatchSize) {
 }
 
 TEST(FunctionTest, CallsThatDoNotMatchTheSignatureAreErrors) {
-  auto f = lazyc::function(
-      "scale", [](Tensor x, Tensor y) { return x * 2.0f + y; },
-      {TensorSpec({-1, 4}, DType::Float32, "x"),
-       TensorSpec({4}, DType::Float32, "y")});
+  auto f =
+      lazyc::function("scale", [](Tensor x, Tensor y) { return x * 2.0f + y; },
+                      {TensorSpec({-1, 4}, DType::Float32, "x"),
+                       TensorSpec({4}, DType::Float32, "y")});
   Tensor y = ones({4});
   expectError(
       [&](unsigned &line) {
@@ -98,8 +97,9 @@ TEST(FunctionTest, CallsThatDoNotMatchTheSignatureAreErrors) {
         line = __LINE__ + 1;
         f(ones({2, 4}), ones({4}, DType::Float64));
       },
-      "scale", "argument 1 (y) does not match the signature: expected "
-               "Float32[4], got Float64[4]");
+      "scale",
+      "argument 1 (y) does not match the signature: expected "
+      "Float32[4], got Float64[4]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
@@ -134,8 +134,8 @@ TEST(FunctionTest, WithoutASignatureEachTypeIsTracedAndRetracingIsReported) {
 }
 
 TEST(FunctionTest, OtherArgumentsAndTheModeArePartOfTheKey) {
-  auto f = lazyc::function(
-      "affine", [](Tensor x, double scale, std::string mode) {
+  auto f =
+      lazyc::function("affine", [](Tensor x, double scale, std::string mode) {
         return mode == "shift" ? Tensor(x + scale) : Tensor(x * scale);
       });
   Tensor x = Tensor::fromVector<float>({1, 2}, {2});

@@ -128,17 +128,18 @@ private:
   FunctionState *state;
 };
 
-FunctionHandle makeFunctionState(std::string name,
-                                 std::optional<std::vector<TensorSpec>> signature,
-                                 size_t tensorParameters, SourceLocation where);
+FunctionHandle
+makeFunctionState(std::string name,
+                  std::optional<std::vector<TensorSpec>> signature,
+                  size_t tensorParameters, SourceLocation where);
 std::vector<ConcreteFunction> concreteFunctions(const FunctionState &);
 std::vector<CapturedVariable> capturedVariables(const FunctionState &);
 
 /// `value` exactly, as text ("0.1" for 0.1).
 std::string numberText(double value);
 
-template <typename T> FunctionArgument describeArgument(const T &value,
-                                                        SourceLocation where) {
+template <typename T>
+FunctionArgument describeArgument(const T &value, SourceLocation where) {
   FunctionArgument argument;
   argument.where = where;
   if constexpr (std::is_same_v<std::decay_t<T>, Tensor>) {
@@ -167,8 +168,9 @@ template <typename T> struct Located {
   SourceLocation where;
 };
 
-template <typename T> struct CallableTraits
-    : CallableTraits<decltype(&std::decay_t<T>::operator())> {};
+template <typename T>
+struct CallableTraits : CallableTraits<decltype(&std::decay_t<T>::operator())> {
+};
 template <typename C, typename R, typename... A>
 struct CallableTraits<R (C::*)(A...) const> {
   using Result = R;
@@ -225,8 +227,8 @@ private:
 template <typename F>
 auto function(std::string name, F body, std::vector<TensorSpec> signature,
               SourceLocation where = SourceLocation::current()) {
-  return detail::StagedFunction<
-      F, typename detail::CallableTraits<F>::Arguments>(
+  return detail::StagedFunction<F,
+                                typename detail::CallableTraits<F>::Arguments>(
       std::move(name), std::move(body), std::move(signature), where);
 }
 
@@ -236,8 +238,8 @@ auto function(std::string name, F body, std::vector<TensorSpec> signature,
 template <typename F>
 auto function(std::string name, F body,
               SourceLocation where = SourceLocation::current()) {
-  return detail::StagedFunction<
-      F, typename detail::CallableTraits<F>::Arguments>(
+  return detail::StagedFunction<F,
+                                typename detail::CallableTraits<F>::Arguments>(
       std::move(name), std::move(body), std::nullopt, where);
 }
 
