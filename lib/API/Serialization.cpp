@@ -33,6 +33,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -65,6 +66,10 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 /// The whole file.
 std::string readFile(const char *op, const std::string &path,
                      SourceLocation where) {
+  // An ifstream opens a directory and then reads nothing from it.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    fail(op, path, "cannot be read: it is a directory", where);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     fail(op, path, std::string("cannot be opened: ") + std::strerror(errno),
@@ -88,9 +93,9 @@ void writeFileAtomically(const char *op, const std::string &path,
          "cannot be written: cannot create '" + temporary +
              "': " + std::strerror(errno),
          where);
-  bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) ==
-                     bytes.size() &&
-                 std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+  bool written =
+      std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() &&
+      std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
   int error = errno;
   if (std::fclose(file) != 0 && written) {
     written = false;
@@ -146,10 +151,11 @@ std::vector<std::string> hostBytes(const std::vector<Tensor> &tensors,
   for (const Tensor &tensor : tensors) {
     const trace::Node &node = *detail::TensorAccess::node(tensor);
     std::vector<uint8_t> staging;
-    const char *data = static_cast<const char *>(
-        engine::hostData(node, staging, op, where));
-    out.emplace_back(data, static_cast<size_t>(node.numel()) *
-                               sizeOf(node.dtype));
+    const char *data =
+        static_cast<const char *>(engine::hostData(node, staging, op, where));
+    size_t size = static_cast<size_t>(node.numel()) * sizeOf(node.dtype);
+    // An empty buffer's data may be null.
+    out.push_back(size ? std::string(data, size) : std::string());
   }
   return out;
 }
@@ -258,9 +264,11 @@ public:
     skipSpace();
     if (at != text.size())
       return bad(why, "has text after the closing '}'");
-    for (auto [seen, key] : {std::pair{seenDescr, "descr"},
-                             {seenOrder, "fortran_order"},
-                             {seenShape, "shape"}})
+    const std::pair<bool, const char *> required[] = {
+        {seenDescr, "descr"},
+        {seenOrder, "fortran_order"},
+        {seenShape, "shape"}};
+    for (auto [seen, key] : required)
       if (!seen)
         return bad(why, std::string("has no '") + key + "'");
     return header;
@@ -428,9 +436,9 @@ Checkpoint readCheckpoint(const char *op, const std::string &path,
         writer = " (by lazyc " + bytes.substr(16, size) + ")";
     }
     fail(op, path,
-         "was written in checkpoint format version " +
-             std::to_string(version) + writer + ", but this lazyc (" +
-             LAZYC_VERSION_STRING + ") reads format version " +
+         "was written in checkpoint format version " + std::to_string(version) +
+             writer + ", but this lazyc (" + LAZYC_VERSION_STRING +
+             ") reads format version " +
              std::to_string(kCheckpointFormatVersion),
          where);
   }
@@ -483,8 +491,8 @@ Checkpoint readCheckpoint(const char *op, const std::string &path,
            where);
     checkpoint.entries.push_back(std::move(entry));
   }
-  reader.context = "the end marker (after " + std::to_string(count) +
-                   " entries)";
+  reader.context =
+      "the end marker (after " + std::to_string(count) + " entries)";
   if (std::memcmp(reader.take(8), kCheckpointEnd, 8) != 0)
     fail(op, path, "is corrupted: the end marker is missing", where);
   if (reader.offset != bytes.size())
@@ -532,7 +540,8 @@ void writeCheckpoint(const std::string &path,
       putLittleEndian<int64_t>(out, dim);
     putLittleEndian<uint64_t>(out, data[i].size());
     out += data[i];
-    putLittleEndian<uint64_t>(out, fnv1a(out.data() + start, out.size() - start));
+    putLittleEndian<uint64_t>(out,
+                              fnv1a(out.data() + start, out.size() - start));
   }
   out.append(kCheckpointEnd, 8);
   writeFileAtomically(op, path, out, where);
@@ -587,8 +596,8 @@ void lazyc::saveNpy(const Tensor &tensor, const std::string &path,
   if (dtype == DType::BFloat16) {
     // numpy has no bfloat16; every bfloat16 is exactly a float32.
     std::string wide(data.size() * 2, '\0');
-    convert::elements(data.data(), DType::BFloat16, wide.data(),
-                      DType::Float32, tensor.numel());
+    convert::elements(data.data(), DType::BFloat16, wide.data(), DType::Float32,
+                      tensor.numel());
     data = std::move(wide);
     dtype = DType::Float32;
   }
@@ -598,10 +607,8 @@ void lazyc::saveNpy(const Tensor &tensor, const std::string &path,
     shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
   if (tensor.rank() == 1)
     shape += ",";
-  std::string header = std::string("{'descr': '") +
-                       dtypeInfo(dtype).numpyName +
-                       "', 'fortran_order': False, 'shape': (" + shape +
-                       "), }";
+  std::string header = std::string("{'descr': '") + dtypeInfo(dtype).numpyName +
+                       "', 'fortran_order': False, 'shape': (" + shape + "), }";
   // Version 1.0 has a 2-byte header length, 2.0 a 4-byte one. The data
   // starts at a multiple of 64 bytes, as numpy writes it.
   bool wide = header.size() + 1 + 10 + 63 > 0xffff;
@@ -683,7 +690,7 @@ Tensor lazyc::loadNpy(const std::string &path, SourceLocation where) {
   if (have != uint64_t(sizes->second))
     fail(op, path,
          std::string(have < uint64_t(sizes->second) ? "is truncated: it "
-                                                     : "is corrupted: it ") +
+                                                    : "is corrupted: it ") +
              "holds " + std::to_string(have) + " data bytes, but its shape " +
              shapeText(header->shape) + " of '" + header->descr + "' needs " +
              std::to_string(sizes->second),
@@ -701,8 +708,8 @@ void lazyc::saveVariables(const std::string &path,
                           SourceLocation where) {
   std::vector<SavedEntry> entries;
   for (const Variable *variable : variables)
-    entries.push_back({variable && variable->defined() ? variable->name() : "",
-                       variable});
+    entries.push_back(
+        {variable && variable->defined() ? variable->name() : "", variable});
   writeCheckpoint(path, entries, where);
 }
 
@@ -749,9 +756,8 @@ void lazyc::loadVariables(const std::string &path,
       const std::string &name = variables[i]->name();
       if (name != entry.name)
         fail(op, path,
-             "holds '" + entry.name + "' at position " +
-                 std::to_string(i + 1) + ", but the variable there is '" +
-                 name + "'",
+             "holds '" + entry.name + "' at position " + std::to_string(i + 1) +
+                 ", but the variable there is '" + name + "'",
              where);
       description += " ('" + name + "')";
     }

@@ -37,6 +37,15 @@ Adam::Adam(std::vector<Variable *> parameters, Options options, Where where)
 
 Adam::~Adam() = default;
 
+std::vector<Variable *> Adam::stateVariables() {
+  std::vector<Variable *> state{&steps};
+  for (Variable &moment : firstMoments)
+    state.push_back(&moment);
+  for (Variable &moment : secondMoments)
+    state.push_back(&moment);
+  return state;
+}
+
 void Adam::update(const std::vector<Tensor> &gradients, Where where) {
   // The step count and both bias corrections are rank-0 tensors computed in
   // the trace (in double precision), so they change without changing it.

@@ -30,6 +30,13 @@ SGD::SGD(std::vector<Variable *> parameters, Options options, Where where)
 
 SGD::~SGD() = default;
 
+std::vector<Variable *> SGD::stateVariables() {
+  std::vector<Variable *> state;
+  for (Variable &velocity : velocities)
+    state.push_back(&velocity);
+  return state;
+}
+
 void SGD::update(const std::vector<Tensor> &gradients, Where where) {
   const std::vector<Variable *> &params = parameters();
   for (size_t i = 0; i < params.size(); ++i) {

@@ -38,6 +38,9 @@ public:
   const Options &options() const { return settings; }
   /// The number of steps recorded so far (a lazy scalar, Float32).
   Tensor stepCount() const { return steps.read(); }
+  /// The step count ("adam.steps"), then each parameter's first moment
+  /// ("<name>.m"), then each one's second moment ("<name>.v").
+  std::vector<Variable *> stateVariables() override;
 
 private:
   void update(const std::vector<Tensor> &gradients, Where where) override;

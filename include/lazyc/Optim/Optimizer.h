@@ -46,6 +46,12 @@ public:
   double learningRate() const { return rate; }
   void setLearningRate(double learningRate) { rate = learningRate; }
 
+  /// The optimizer's own state (momenta, step counts), for checkpoints:
+  /// saving it with the parameters and loading both into a new optimizer
+  /// over a new model resumes training exactly. The learning rate is a C++
+  /// setting, not state: set it again after loading if it changed.
+  virtual std::vector<Variable *> stateVariables() { return {}; }
+
 protected:
   /// Records the updates; the gradients have been checked against the
   /// parameters' shapes and dtypes.

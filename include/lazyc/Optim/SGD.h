@@ -30,6 +30,8 @@ public:
   ~SGD() override;
 
   const Options &options() const { return settings; }
+  /// Each parameter's velocity ("<name>.velocity"), none without momentum.
+  std::vector<Variable *> stateVariables() override;
 
 private:
   void update(const std::vector<Tensor> &gradients, Where where) override;
