@@ -9,9 +9,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "API/TensorAccess.h"
 #include "ExpectError.h"
 
+#include "lazyc/Import/TraceImporter.h"
+#include "lazyc/InitAll.h"
+#include "lazyc/Trace/Trace.h"
 #include "lazyc/lazyc.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
 
@@ -387,6 +394,69 @@ TEST(ControlFlowTest, UnboundedLoopsSayHowToDifferentiateThem) {
         tape.gradient(sum(y), x);
       },
       "gradient", "give it LoopOptions{maxIterations}");
+}
+
+/// How many times `needle` occurs in `text`.
+size_t occurrences(const std::string &text, const std::string &needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1))
+    ++count;
+  return count;
+}
+
+TEST(ControlFlowTest, TheGradientOfAnIfIsAnIfReadingExposedIntermediates) {
+  Tensor x = vec({0.5f, 2.0f});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor y =
+      sum(cond(sum(x) > 0.0f, [&] { return exp(x) * x; }, [&] { return -x; }));
+  Tensor g = tape.gradient(y, x);
+
+  // The trace of the gradient, as the engine would compile it.
+  lazyc::trace::Trace trace =
+      lazyc::trace::extractTrace({detail::TensorAccess::node(g).get()});
+  mlir::DialectRegistry registry;
+  lazyc::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto module = lazyc::import::importTrace(trace, context, {});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+
+  // Two lazy.if on one predicate: the forward one, whose then branch yields
+  // its exp(x) for the gradient (the user's result is not needed here) and
+  // whose else branch yields zeros in its place (its gradient never reads
+  // it); then the gradient's, which reads it.
+  ASSERT_EQ(occurrences(text, "lazy.if %"), 2u) << text;
+  size_t forward = text.find("lazy.if %");
+  size_t exp = text.find(" = lazy.exp", forward);
+  size_t otherwise = text.find("} else {", forward);
+  size_t gradient = text.find("lazy.if %", forward + 1);
+  ASSERT_LT(exp, otherwise) << text;
+  std::string expValue =
+      text.substr(text.rfind('%', exp), exp - text.rfind('%', exp));
+  size_t thenYield = text.find("lazy.yield ", exp);
+  EXPECT_EQ(text.substr(thenYield, 11 + expValue.size() + 1),
+            "lazy.yield " + expValue + " ")
+      << text;
+  size_t zero =
+      text.find("lazy.constant dense<0.000000e+00> : tensor<2xf32>", otherwise);
+  EXPECT_LT(zero, gradient) << text;
+  // The intermediate is computed once, in the forward branch.
+  EXPECT_EQ(occurrences(text, "lazy.exp"), 1u) << text;
+  std::string forwardValue =
+      text.substr(text.rfind('%', forward - 4),
+                  text.find(' ', text.rfind('%', forward - 4)) -
+                      text.rfind('%', forward - 4));
+  EXPECT_NE(text.find(forwardValue + " ", gradient), std::string::npos)
+      << "the gradient's If reads " << forwardValue << "\n"
+      << text;
+  // The derivative, exp(x) * (x + 1) where the sum is positive.
+  std::vector<float> got = g.toVector<float>();
+  EXPECT_NEAR(got[0], std::exp(0.5f) * 1.5f, 1e-5f);
+  EXPECT_NEAR(got[1], std::exp(2.0f) * 3.0f, 1e-4f);
 }
 
 } // namespace
