@@ -57,3 +57,21 @@ func.func @loop(%i0: tensor<i32>, %x0: tensor<4xf32>, %n: tensor<i32>, %one: ten
   }
   return %r#0, %r#1 : tensor<i32>, tensor<4xf32>
 }
+
+// -----
+
+// Rows at a runtime index: the 0-d i64 index is read, clamped to
+// [0, rows - 1], and used as the offset of a rank-reducing slice.
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME: (%[[S:.*]]: tensor<8x4xf32>, %[[I:.*]]: tensor<i64>, %[[V:.*]]: tensor<4xf32>)
+// CHECK: %[[RAW:.*]] = tensor.extract %[[I]][] : tensor<i64>
+// CHECK: %[[IDX:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK: %[[LOW:.*]] = arith.minsi %[[IDX]], %{{.*}} : index
+// CHECK: %[[AT:.*]] = arith.maxsi %[[LOW]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[S]][%[[AT]], 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
+// CHECK: tensor.insert_slice %[[V]] into %[[S]][%{{.*}}, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<8x4xf32>
+func.func @rows(%stack: tensor<8x4xf32>, %i: tensor<i64>, %v: tensor<4xf32>) -> (tensor<4xf32>, tensor<8x4xf32>) {
+  %row = lazy.index_row %stack[%i] : tensor<8x4xf32>
+  %next = lazy.update_row %stack[%i] = %v : tensor<8x4xf32>, tensor<4xf32>
+  return %row, %next : tensor<4xf32>, tensor<8x4xf32>
+}

@@ -43,3 +43,12 @@ func.func @loop(%i0: tensor<i32>, %x0: tensor<4xf32>, %n: tensor<i32>, %one: ten
   }
   return %r#0, %r#1 : tensor<i32>, tensor<4xf32>
 }
+
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[R:.*]] = lazy.index_row %{{.*}}[%{{.*}}] : tensor<8x4xf32>
+// CHECK: lazy.update_row %{{.*}}[%{{.*}}] = %[[R]] : tensor<8x4xf32>, tensor<4xf32>
+func.func @rows(%stack: tensor<8x4xf32>, %i: tensor<i64>) -> tensor<8x4xf32> {
+  %row = lazy.index_row %stack[%i] : tensor<8x4xf32>
+  %next = lazy.update_row %stack[%i] = %row : tensor<8x4xf32>, tensor<4xf32>
+  return %next : tensor<8x4xf32>
+}

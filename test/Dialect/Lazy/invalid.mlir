@@ -814,3 +814,19 @@ func.func @yield_outside_control_flow(%x: tensor<4xf32>) {
   // expected-error @+1 {{'lazy.yield' op expects parent op to be one of 'lazy.if, lazy.while'}}
   lazy.yield %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @index_row_of_scalar(%x: tensor<f32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'lazy.index_row' op requires an input of rank >= 1, but got 'tensor<f32>'}}
+  %r = lazy.index_row %x[%i] : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @update_row_wrong_value(%x: tensor<8x4xf32>, %i: tensor<i64>, %v: tensor<3xf32>) {
+  // expected-error @+1 {{'lazy.update_row' op requires a value of the row type 'tensor<4xf32>', but got 'tensor<3xf32>'}}
+  %r = lazy.update_row %x[%i] = %v : tensor<8x4xf32>, tensor<3xf32>
+  return
+}

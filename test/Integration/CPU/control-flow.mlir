@@ -54,3 +54,19 @@ func.func @halve(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<f32>) {
   }
   return %r#0, %r#1 : tensor<256xf32>, tensor<f32>
 }
+
+// -----
+
+// Rows at runtime indices, clamped: row i of x, and x with row j replaced
+// by v (j = 9 is clamped to the last row).
+// ARG: x f32 [8, 5]
+// ARG: i i64 [] int(0, 7)
+// ARG: v f32 [5]
+// OUT: x[i]
+// OUT: np.concatenate([x[:7], v[None, :]])
+func.func @rows(%x: tensor<8x5xf32>, %i: tensor<i64>, %v: tensor<5xf32>) -> (tensor<5xf32>, tensor<8x5xf32>) {
+  %row = lazy.index_row %x[%i] : tensor<8x5xf32>
+  %j = lazy.constant dense<9> : tensor<i64>
+  %next = lazy.update_row %x[%j] = %v : tensor<8x5xf32>, tensor<5xf32>
+  return %row, %next : tensor<5xf32>, tensor<8x5xf32>
+}
