@@ -59,8 +59,9 @@ Tensor input(float offset) {
 float branchesWithCond(const Tensor &start) {
   Tensor x = start;
   for (int step = 0; step < kSteps; ++step)
-    x = cond(sum(x) > 0.0f, [&] { return x * 0.9f - 0.1f; },
-             [&] { return x * 1.1f + 0.2f; });
+    x = cond(
+        sum(x) > 0.0f, [&] { return x * 0.9f - 0.1f; },
+        [&] { return x * 1.1f + 0.2f; });
   return sum(x).item<float>();
 }
 
@@ -120,18 +121,23 @@ int main(int argc, char **argv) {
   std::printf("| workload | first run (compiles) | traces compiled | warm "
               "run (median) | materializations per run | same value |\n");
   std::printf("| --- | --- | --- | --- | --- | --- |\n");
-  row("20 branches, cond", rounds, [&] { return branchesWithCond(up); },
+  row(
+      "20 branches, cond", rounds, [&] { return branchesWithCond(up); },
       [&] { return branchesOnTheHost(up); });
-  row("20 branches, C++ if on item()", rounds,
+  row(
+      "20 branches, C++ if on item()", rounds,
       [&] { return branchesOnTheHost(up); },
       [&] { return branchesWithCond(up); });
-  row("20 branches, cond, other data", rounds,
+  row(
+      "20 branches, cond, other data", rounds,
       [&] { return branchesWithCond(down); },
       [&] { return branchesOnTheHost(down); });
-  row("50 iterations, whileLoop", rounds,
+  row(
+      "50 iterations, whileLoop", rounds,
       [&] { return loopWithWhileLoop(up, w); },
       [&] { return loopOnTheHost(up, w); });
-  row("50 iterations, C++ loop (unrolled trace)", rounds,
+  row(
+      "50 iterations, C++ loop (unrolled trace)", rounds,
       [&] { return loopOnTheHost(up, w); },
       [&] { return loopWithWhileLoop(up, w); });
   return 0;

@@ -16,6 +16,7 @@
 #include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Device.h"
 #include "lazyc/API/Error.h"
+#include "lazyc/API/Export.h"
 #include "lazyc/API/Function.h"
 #include "lazyc/API/Metrics.h"
 #include "lazyc/API/Ops.h"

@@ -17,6 +17,7 @@
 
 #include "lazyc/API/ControlFlow.h"
 #include "Engine.h"
+#include "RegionTracer.h"
 #include "Rows.h"
 #include "Tape.h"
 #include "TensorAccess.h"
@@ -57,48 +58,6 @@ Tensor predicateOf(const Tensor &predicate, const char *op, const char *what,
                 where);
   return predicate.shape().empty() ? predicate : reshape(predicate, {}, where);
 }
-
-/// Traces `function` as a region of the control-flow op `op`: records its
-/// ops apart, and undoes its Variable assignments (returned with their new
-/// values) so that the op decides when they happen.
-class RegionTracer {
-public:
-  RegionTracer(const char *op, SourceLocation where) {
-    region.op = op;
-    region.where = where;
-  }
-
-  template <typename F> auto trace(F &&function) {
-    auto &regions = engine::tracedRegions();
-    regions.push_back(&region);
-    auto pop = llvm::scope_exit([&] {
-      regions.pop_back();
-      restoreVariables();
-    });
-    return function();
-  }
-
-  /// Marks `node` (a Parameter) as recorded in this region.
-  void own(const Node *node) { region.recorder.recorded(node); }
-  const RegionRecorder &recorder() const { return region.recorder; }
-  /// The Variables the region assigned: state, value before, value after.
-  struct Assignment {
-    detail::VariableState *state;
-    Tensor before, after;
-  };
-  const std::vector<Assignment> &assignments() const { return assigned; }
-
-private:
-  void restoreVariables() {
-    for (auto &[state, before] : region.assigned) {
-      assigned.push_back({state, before, state->value});
-      state->value = before;
-    }
-  }
-
-  engine::TracedRegion region;
-  std::vector<Assignment> assigned;
-};
 
 /// Creates a control-flow node of `kind` over `operands` with `regions`.
 NodePtr controlFlowNode(OpKind kind, std::vector<NodePtr> operands,
@@ -157,7 +116,9 @@ void checkDevice(const NodePtr &value, Device device, const char *op,
 
 void detail::assigningVariable(VariableState &state, SourceLocation where) {
   for (engine::TracedRegion *region : engine::tracedRegions()) {
-    if (std::strcmp(region->op, "cond") != 0)
+    // A cond branch's assignment becomes a result of the cond, an exported
+    // function's a result of the function; a loop's has no such place.
+    if (std::strcmp(region->op, "whileLoop") == 0)
       throw Error("assign",
                   "cannot assign " + state.describe() + " inside a " +
                       region->op +

@@ -41,6 +41,10 @@ struct TracedRegion {
   SourceLocation where;
 };
 
+/// Sets this thread's mode (what EagerScope does, either way); returns the
+/// previous one. Exporting traces a function lazily whatever the mode.
+bool setEager(bool eager);
+
 /// This thread's regions being traced, innermost last.
 std::vector<TracedRegion *> &tracedRegions();
 

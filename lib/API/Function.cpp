@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Function.h"
+#include "FunctionState.h"
 #include "VariableState.h"
 
 #include "lazyc/API/Device.h"
@@ -29,23 +30,6 @@
 #include <deque>
 
 using namespace lazyc;
-
-namespace lazyc::detail {
-struct FunctionState {
-  std::string name;
-  std::optional<std::vector<TensorSpec>> signature;
-  size_t tensorParameters;
-  SourceLocation where;
-  /// A deque: calls keep pointers to their concrete function.
-  std::deque<ConcreteFunction> concrete;
-  /// Per concrete function, its arguments' descriptions (for the warning).
-  std::vector<std::vector<std::string>> argumentTexts;
-  /// What the calls used, as it was then (a Variable may die first).
-  std::vector<CapturedVariable> variables;
-  bool warned = false;
-  std::atomic<int> owners{1};
-};
-} // namespace lazyc::detail
 
 using detail::FunctionState;
 
@@ -142,7 +126,8 @@ std::string detail::numberText(double value) {
 }
 
 detail::FunctionCall::FunctionCall(FunctionState &state,
-                                   std::vector<FunctionArgument> arguments) {
+                                   std::vector<FunctionArgument> arguments)
+    : state(state) {
   // The key: each argument as the signature sees it, then the context.
   std::vector<std::string> texts;
   std::string key;
@@ -218,6 +203,11 @@ detail::FunctionCall::FunctionCall(FunctionState &state,
                    change.empty() ? "the context changed" : change.c_str());
     }
     state.argumentTexts.push_back(std::move(texts));
+    auto &types = state.inputTypes.emplace_back();
+    for (const FunctionArgument &argument : arguments)
+      if (argument.tensor)
+        types.emplace_back(argument.tensor->dtype(), argument.tensor->shape());
+    state.replays.emplace_back();
   } else {
     concrete = &*found;
   }
@@ -226,6 +216,16 @@ detail::FunctionCall::FunctionCall(FunctionState &state,
 }
 
 detail::FunctionCall::~FunctionCall() { activeCalls.pop_back(); }
+
+void detail::FunctionCall::setReplay(
+    std::function<std::vector<Tensor>(const std::vector<Tensor> &)> replay) {
+  // A deque's elements are not contiguous: find the index by identity.
+  size_t index = 0;
+  for (size_t i = 0; i < state.concrete.size(); ++i)
+    if (&state.concrete[i] == concrete)
+      index = i;
+  state.replays[index] = std::move(replay);
+}
 
 void detail::FunctionCall::finish(const std::vector<Tensor> &results) {
   if (!first)
@@ -266,7 +266,18 @@ void detail::creatingVariable(const std::string &name, SourceLocation where) {
                   where);
 }
 
+namespace {
+thread_local std::vector<const detail::VariableState *> *variableCollector =
+    nullptr;
+} // namespace
+
+void detail::collectVariables(std::vector<const VariableState *> *collector) {
+  variableCollector = collector;
+}
+
 void detail::usingVariable(const VariableState &variable) {
+  if (variableCollector && !llvm::is_contained(*variableCollector, &variable))
+    variableCollector->push_back(&variable);
   for (const ActiveCall &call : activeCalls) {
     std::vector<CapturedVariable> &used = call.state->variables;
     if (llvm::none_of(used, [&](const CapturedVariable &v) {

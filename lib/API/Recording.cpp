@@ -35,6 +35,12 @@ bool lazyc::isEager() { return eagerMode; }
 EagerScope::EagerScope() : previous(eagerMode) { eagerMode = true; }
 EagerScope::~EagerScope() { eagerMode = previous; }
 
+bool engine::setEager(bool eager) {
+  bool previous = eagerMode;
+  eagerMode = eager;
+  return previous;
+}
+
 std::vector<Node *> engine::liveNodes() {
   prunePending();
   return heldPendingNodes();

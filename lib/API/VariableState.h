@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lazyc::detail {
 
@@ -40,8 +41,12 @@ void assigningVariable(VariableState &state, SourceLocation where);
 void creatingVariable(const std::string &name, SourceLocation where);
 
 /// Called when a Variable is read or assigned: the functions running list
-/// it as captured.
+/// it as captured, and the collector set below, if any, gets it.
 void usingVariable(const VariableState &state);
+
+/// Collects the Variables read or assigned on this thread into `collector`
+/// while it is set (lazyc::save names the values it saves); null stops.
+void collectVariables(std::vector<const VariableState *> *collector);
 
 } // namespace lazyc::detail
 

@@ -15,6 +15,8 @@
 //
 //   lazyc-run trace.mlir --input=x.npy --input=random:4x8 --output-dir=out
 //   lazyc-run trace.mlir --bench --runs=50
+//   lazyc-run model.lazyc --input=x.npy --print   (a file lazyc::save wrote:
+//       its function's saved Variables are passed after the inputs)
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,7 @@
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
 #include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/Model/ModelFile.h"
 #include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Runtime/Shape.h"
 
@@ -251,8 +254,19 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   // Diagnostics point at the source line; the op's generic form adds noise.
   context.printOpOnDiagnostic(false);
+  // A function lazyc::save wrote: its module, and the values its functions
+  // read after their own arguments.
+  std::optional<model::ModelFile> saved;
+  if (model::looksLikeModelFile(inputFile)) {
+    llvm::Expected<model::ModelFile> read = model::read(inputFile);
+    if (!read)
+      return fail(llvm::toString(read.takeError()));
+    saved = std::move(*read);
+  }
   std::string openError;
-  auto file = openInputFile(inputFile, &openError);
+  auto file = saved ? llvm::MemoryBuffer::getMemBuffer(
+                          saved->module, inputFile.getValue(), false)
+                    : openInputFile(inputFile, &openError);
   if (!file)
     return fail(openError);
   llvm::SourceMgr sourceMgr;
@@ -277,6 +291,12 @@ int main(int argc, char **argv) {
   if (!function)
     return fail(entryName.empty() ? "the module has no function"
                                   : "no function @" + entryName);
+  // A saved function's own arguments come first; the saved values follow.
+  const model::Concrete *concrete = nullptr;
+  if (saved)
+    for (const model::Concrete &candidate : saved->functions)
+      if (candidate.entry == function.getSymName())
+        concrete = &candidate;
 
   // Inputs: read, or generated from the seed.
   std::mt19937_64 engine(seed);
@@ -294,7 +314,11 @@ int main(int argc, char **argv) {
     llvm::StringRef spec =
         index < inputs.size() ? llvm::StringRef(inputs[index]) : "random";
     npy::Array array;
-    if (spec.starts_with("random")) {
+    if (concrete && index >= concrete->inputs.size()) {
+      const model::Value &value =
+          *saved->value(concrete->captured[index - concrete->inputs.size()]);
+      array = {value.dtype, value.shape, value.data};
+    } else if (spec.starts_with("random")) {
       std::vector<int64_t> shape(tensorType.getShape());
       if (spec.consume_front("random:")) {
         std::optional<std::vector<int64_t>> parsed = parseShape(spec);

@@ -35,6 +35,7 @@
 #include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Tensor.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -107,8 +108,15 @@ public:
   FunctionCall &operator=(const FunctionCall &) = delete;
   /// The call returned `results` (typed in the signature text).
   void finish(const std::vector<Tensor> &results);
+  /// Whether the call made a new concrete function.
+  bool isFirst() const { return first; }
+  /// For lazyc::save: how to call the body again on other Tensors (the
+  /// other arguments as this call passed them).
+  void setReplay(
+      std::function<std::vector<Tensor>(const std::vector<Tensor> &)> replay);
 
 private:
+  FunctionState &state;
   ConcreteFunction *concrete;
   bool first;
 };
@@ -203,10 +211,16 @@ public:
   Result operator()(Located<A>... arguments) {
     FunctionCall call(*state,
                       {describeArgument(arguments.value, arguments.where)...});
+    if constexpr (std::is_copy_constructible_v<F>)
+      if (call.isFirst())
+        call.setReplay(replayOf(arguments.value...));
     Result result = body(std::move(arguments.value)...);
     call.finish(PackOf<Result>::flatten(result));
     return result;
   }
+
+  /// The function's state (for lazyc::save).
+  const FunctionHandle &handle() const { return state; }
 
   /// Every concrete function so far, in the order they were first called.
   std::vector<ConcreteFunction> concreteFunctions() const {
@@ -218,6 +232,32 @@ public:
   }
 
 private:
+  /// The body as a function of the Tensor arguments, the others as given
+  /// (copies; the Tensors are not kept).
+  std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
+  replayOf(const A &...values) {
+    std::tuple<A...> saved(values...);
+    std::apply([](auto &...value) { (clearTensor(value), ...); }, saved);
+    return [body = body, saved](const std::vector<Tensor> &tensors) mutable {
+      std::tuple<A...> arguments = saved;
+      size_t next = 0;
+      std::apply(
+          [&](auto &...value) { (fillTensor(value, tensors, next), ...); },
+          arguments);
+      return PackOf<Result>::flatten(std::apply(body, std::move(arguments)));
+    };
+  }
+  template <typename T> static void clearTensor(T &value) {
+    if constexpr (std::is_same_v<T, Tensor>)
+      value = Tensor();
+  }
+  template <typename T>
+  static void fillTensor(T &value, const std::vector<Tensor> &tensors,
+                         size_t &next) {
+    if constexpr (std::is_same_v<T, Tensor>)
+      value = tensors[next++];
+  }
+
   F body;
   FunctionHandle state;
 };

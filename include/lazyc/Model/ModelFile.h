@@ -1,0 +1,79 @@
+//===- ModelFile.h - Exported functions on disk -----------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The `.lazyc` file lazyc::save writes and lazyc::load and lazyc-run read: a
+// function's concrete functions as one MLIR bytecode module (`lazy`
+// dialect, a func per concrete function), what each takes and returns, and
+// the values they read besides their arguments (Variables and constants).
+// No exceptions here (lazyc-run links it too): errors are llvm::Error.
+//
+//   "LAZYCFN\0"  u32 format version  payload  u64 FNV-1a of the payload
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_MODEL_MODELFILE_H
+#define LAZYC_MODEL_MODELFILE_H
+
+#include "lazyc/Runtime/DType.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lazyc::model {
+
+inline constexpr char kMagic[8] = {'L', 'A', 'Z', 'Y', 'C', 'F', 'N', '\0'};
+inline constexpr uint32_t kFormatVersion = 1;
+
+/// A tensor's type, and a name (a parameter's, a Variable's).
+struct TypedName {
+  std::string name;
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+};
+
+/// A saved value: a Variable's (its name) or a constant's ("constant#i").
+struct Value : TypedName {
+  std::vector<uint8_t> data; ///< Little-endian elements, row-major.
+};
+
+/// One concrete function: `entry` in the module takes `inputs`, then the
+/// saved values named by `captured`, and returns `results`. A result named
+/// by a Variable is that Variable's new value; the others are the call's.
+struct Concrete {
+  std::string entry;
+  std::string signature;
+  std::vector<TypedName> inputs;
+  std::vector<std::string> captured;
+  std::vector<TypedName> results;
+};
+
+struct ModelFile {
+  std::string name;
+  std::string lazycVersion;
+  std::vector<Concrete> functions;
+  std::vector<Value> values;
+  std::string module; ///< MLIR bytecode.
+
+  const Value *value(llvm::StringRef name) const;
+};
+
+/// Writes `file` to `path` through a temporary file and a rename.
+llvm::Error write(const ModelFile &file, llvm::StringRef path);
+
+/// Reads and checks a file: magic, format version, checksum, sizes.
+llvm::Expected<ModelFile> read(llvm::StringRef path);
+
+/// Whether the file at `path` starts like a `.lazyc` file.
+bool looksLikeModelFile(llvm::StringRef path);
+
+} // namespace lazyc::model
+
+#endif // LAZYC_MODEL_MODELFILE_H

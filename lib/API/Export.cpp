@@ -1,0 +1,437 @@
+//===- Export.cpp - Saving staged functions and loading them --------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// lazyc::save traces each concrete function once more, as a region (the
+// way whileLoop traces its body): its Tensor arguments are Parameter leaves,
+// what it reads from outside is captured, and its Variable assignments
+// become results. That region, with the Parameters and the captured buffers
+// as arguments and the literals baked in, is imported like any trace and
+// written as MLIR bytecode next to the captured values (lazyc/Model).
+// lazyc::load compiles each function with the CPU target and calls it with
+// the caller's Tensors followed by the saved values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/API/Export.h"
+#include "Engine.h"
+#include "FunctionState.h"
+#include "RegionTracer.h"
+#include "TensorAccess.h"
+#include "VariableState.h"
+
+#include "lazyc/Import/TraceImporter.h"
+#include "lazyc/InitAll.h"
+#include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/Model/ModelFile.h"
+#include "lazyc/Runtime/Shape.h"
+#include "lazyc/Trace/Region.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#ifndef LAZYC_VERSION_STRING
+#define LAZYC_VERSION_STRING "unknown"
+#endif
+
+using namespace lazyc;
+using namespace lazyc::trace;
+
+namespace {
+
+/// The context exported and loaded modules live in (loaded functions keep
+/// theirs), and the lock around it.
+struct ExportContext {
+  std::mutex mutex;
+  mlir::MLIRContext context;
+  ExportContext() {
+    mlir::DialectRegistry registry;
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+};
+ExportContext &exportContext() {
+  static ExportContext *shared = new ExportContext; // Outlives every user.
+  return *shared;
+}
+
+std::string typeText(DType dtype, const std::vector<int64_t> &shape) {
+  return std::string(dtypeName(dtype)) + shapeText(shape);
+}
+
+NodePtr parameterNode(DType dtype, const std::vector<int64_t> &shape,
+                      int64_t index, SourceLocation where) {
+  NodePtr node = makeNode();
+  node->kind = OpKind::Parameter;
+  node->dtype = dtype;
+  node->shape = shape;
+  node->device = Device::cpu();
+  node->integer = index;
+  node->loc = {where.file_name(), where.line()};
+  node->computeContentHash();
+  return node;
+}
+
+/// The bytes of a materialized value, little-endian and row-major.
+std::vector<uint8_t> bytesOf(const Node &node, const char *op,
+                             SourceLocation where) {
+  std::vector<uint8_t> staging;
+  const void *data = engine::hostData(node, staging, op, where);
+  size_t size = static_cast<size_t>(node.numel()) * sizeOf(node.dtype);
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  return std::vector<uint8_t>(bytes, bytes + size);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// save
+//===----------------------------------------------------------------------===//
+
+void detail::saveFunction(const FunctionState &state, const std::string &path,
+                          SourceLocation where) {
+  const std::string &op = state.name;
+  if (state.concrete.empty())
+    throw Error(op,
+                "has no concrete function to save yet: call it first (each "
+                "is saved at the argument types of its first call)",
+                where);
+  // What the functions read from outside must be values, not pending work.
+  lazyc::sync();
+  ExportContext &shared = exportContext();
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  bool wasEager = engine::setEager(false);
+  std::vector<const VariableState *> variables;
+  collectVariables(&variables);
+  auto restore = llvm::scope_exit([&] {
+    collectVariables(nullptr);
+    engine::setEager(wasEager);
+  });
+
+  model::ModelFile file;
+  file.name = state.name;
+  file.lazycVersion = LAZYC_VERSION_STRING;
+  mlir::OwningOpRef<mlir::ModuleOp> combined =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&shared.context));
+  std::map<const Node *, std::string> valueNames;
+  auto nameOf = [&](const VariableState &variable) {
+    return variable.name.empty() ? "variable#" + std::to_string(variable.id)
+                                 : variable.name;
+  };
+
+  for (size_t k = 0; k < state.concrete.size(); ++k) {
+    if (!state.replays[k])
+      throw Error(op,
+                  "cannot be saved: its body is not copyable, so lazyc "
+                  "cannot call it again to trace it",
+                  where);
+    model::Concrete concrete;
+    concrete.entry = state.name + "_" + std::to_string(k);
+    concrete.signature = state.concrete[k].signature();
+
+    // The call, traced as a region over Parameters.
+    std::vector<Tensor> parameters;
+    for (auto [i, type] : llvm::enumerate(state.inputTypes[k])) {
+      parameters.push_back(detail::TensorAccess::wrap(
+          parameterNode(type.first, type.second, i, where)));
+      std::string name =
+          state.signature && !(*state.signature)[i].name.empty()
+              ? (*state.signature)[i].name
+              : "arg" + std::to_string(i);
+      concrete.inputs.push_back({name, type.first, type.second});
+    }
+    RegionTracer tracer("function", where);
+    for (const Tensor &parameter : parameters)
+      tracer.own(detail::TensorAccess::node(parameter).get());
+    std::vector<Tensor> results =
+        tracer.trace([&] { return state.replays[k](parameters); });
+    std::vector<NodePtr> outputs;
+    for (const Tensor &result : results) {
+      if (!result.defined())
+        throw Error(op, "cannot be saved: it returns an empty Tensor", where);
+      outputs.push_back(detail::TensorAccess::node(result));
+      concrete.results.push_back({"", result.dtype(), result.shape()});
+    }
+    for (const RegionTracer::Assignment &assignment : tracer.assignments()) {
+      outputs.push_back(detail::TensorAccess::node(assignment.after));
+      concrete.results.push_back({nameOf(*assignment.state),
+                                  assignment.after.dtype(),
+                                  assignment.after.shape()});
+    }
+    Captures captures(/*firstOperand=*/0);
+    Region region = extractRegion(outputs, tracer.recorder(), captures);
+
+    // The region as a trace: Parameters, then captured buffers, are the
+    // arguments; captured literals are baked in.
+    const Trace &body = region.body;
+    Trace traced;
+    traced.nodes = body.nodes;
+    traced.operandList = body.operandList;
+    traced.operandStart = body.operandStart;
+    traced.outputs = body.outputs;
+    traced.tiedArguments.assign(traced.outputs.size(), -1);
+    traced.device = Device::cpu();
+    std::vector<int32_t> parameterAt(parameters.size(), -1);
+    for (auto [i, node] : llvm::enumerate(traced.nodes))
+      if (node->kind == OpKind::Parameter)
+        parameterAt[node->integer] = static_cast<int32_t>(i);
+    for (auto [i, at] : llvm::enumerate(parameterAt)) {
+      if (at < 0) { // An argument the function does not read.
+        at = static_cast<int32_t>(traced.nodes.size());
+        traced.nodes.push_back(
+            detail::TensorAccess::node(parameters[i]).get());
+        traced.operandStart.push_back(traced.operandStart.back());
+      }
+      traced.arguments.push_back(at);
+    }
+    for (int32_t index : body.arguments) {
+      const Node &node = *body.nodes[index];
+      if (node.kind == OpKind::Literal && !node.isMaterialized()) {
+        traced.literals.push_back(index);
+        continue;
+      }
+      if (!node.isMaterialized())
+        throw Error(op,
+                    "cannot be saved: it reads a value computed outside it "
+                    "that is not a Variable or an argument (`" +
+                        std::string(opName(node.kind)) + "`)",
+                    where);
+      traced.arguments.push_back(index);
+      auto [it, inserted] = valueNames.try_emplace(&node);
+      if (inserted) {
+        for (const VariableState *variable : variables)
+          if (detail::TensorAccess::node(variable->value).get() == &node)
+            it->second = nameOf(*variable);
+        if (it->second.empty())
+          it->second = "constant#" + std::to_string(valueNames.size() - 1);
+        else if (file.value(it->second))
+          throw Error(op,
+                      "cannot be saved: two Variables it uses are named '" +
+                          it->second + "'",
+                      where);
+        model::Value value;
+        value.name = it->second;
+        value.dtype = node.dtype;
+        value.shape = node.shape;
+        value.data = bytesOf(node, "save", where);
+        file.values.push_back(std::move(value));
+      }
+      concrete.captured.push_back(it->second);
+    }
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        import::importTrace(traced, shared.context, {}, concrete.entry);
+    for (mlir::func::FuncOp function : llvm::make_early_inc_range(
+             module->getOps<mlir::func::FuncOp>())) {
+      function->remove();
+      combined->push_back(function);
+    }
+    file.functions.push_back(std::move(concrete));
+  }
+
+  llvm::raw_string_ostream os(file.module);
+  if (mlir::failed(mlir::writeBytecodeToFile(combined.get(), os)))
+    throw Error(op, "cannot be saved: writing MLIR bytecode failed", where);
+  os.flush();
+  if (llvm::Error error = model::write(file, path))
+    throw Error(op, llvm::toString(std::move(error)), where);
+}
+
+//===----------------------------------------------------------------------===//
+// load
+//===----------------------------------------------------------------------===//
+
+namespace lazyc::detail {
+struct LoadedState {
+  model::ModelFile file;
+  struct Function {
+    const model::Concrete *concrete;
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    std::unique_ptr<jit::CompiledFunction> compiled;
+  };
+  std::vector<Function> functions;
+  std::map<std::string, std::unique_ptr<Variable>> variables;
+  std::map<std::string, Tensor> constants;
+};
+} // namespace lazyc::detail
+
+LoadedFunction lazyc::load(const std::string &path, SourceLocation where) {
+  llvm::Expected<model::ModelFile> read = model::read(path);
+  if (!read)
+    throw Error("load", llvm::toString(read.takeError()), where);
+  auto state = std::make_unique<detail::LoadedState>();
+  state->file = std::move(*read);
+  const model::ModelFile &file = state->file;
+
+  ExportContext &shared = exportContext();
+  {
+    std::lock_guard<std::mutex> lock(shared.mutex);
+    llvm::SourceMgr sources;
+    sources.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(file.module, path,
+                                         /*RequiresNullTerminator=*/false),
+        llvm::SMLoc());
+    mlir::ParserConfig config(&shared.context);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceFile<mlir::ModuleOp>(sources, config);
+    if (!module)
+      throw Error("load", path + ": its MLIR module does not parse", where);
+    for (const model::Concrete &concrete : file.functions) {
+      auto function =
+          module->lookupSymbol<mlir::func::FuncOp>(concrete.entry);
+      if (!function)
+        throw Error("load", path + ": is malformed: no function @" +
+                                concrete.entry,
+                    where);
+      // Compiling lowers a module in place: one module per function.
+      detail::LoadedState::Function loaded{&concrete, nullptr, nullptr};
+      loaded.module = mlir::ModuleOp::create(function.getLoc());
+      loaded.module->push_back(function.clone());
+      auto compiled =
+          jit::CompiledFunction::compile(*loaded.module, concrete.entry);
+      if (!compiled)
+        throw Error("load",
+                    path + ": " + concrete.entry + " does not compile: " +
+                        llvm::toString(compiled.takeError()),
+                    where);
+      loaded.compiled = std::move(*compiled);
+      state->functions.push_back(std::move(loaded));
+    }
+  }
+  for (const model::Value &value : file.values) {
+    Tensor tensor = detail::TensorAccess::wrap(engine::newValue(
+        value.dtype, value.shape, value.data.data(), "load", where));
+    if (llvm::StringRef(value.name).starts_with("constant#"))
+      state->constants.emplace(value.name, tensor);
+    else
+      state->variables.emplace(
+          value.name, std::make_unique<Variable>(tensor, value.name, where));
+  }
+  return LoadedFunction(state.release());
+}
+
+LoadedFunction::LoadedFunction(LoadedFunction &&other) noexcept
+    : state(other.state) {
+  other.state = nullptr;
+}
+
+LoadedFunction &LoadedFunction::operator=(LoadedFunction &&other) noexcept {
+  if (this != &other) {
+    delete state;
+    state = other.state;
+    other.state = nullptr;
+  }
+  return *this;
+}
+
+LoadedFunction::~LoadedFunction() { delete state; }
+
+const std::string &LoadedFunction::name() const { return state->file.name; }
+
+std::vector<std::string> LoadedFunction::signatures() const {
+  std::vector<std::string> signatures;
+  for (const model::Concrete &concrete : state->file.functions)
+    signatures.push_back(concrete.signature);
+  return signatures;
+}
+
+Variable &LoadedFunction::variable(const std::string &name) {
+  auto found = state->variables.find(name);
+  if (found == state->variables.end())
+    throw Error(state->file.name, "has no Variable named '" + name + "'");
+  return *found->second;
+}
+
+std::vector<std::string> LoadedFunction::variableNames() const {
+  std::vector<std::string> names;
+  for (const auto &[name, variable] : state->variables)
+    names.push_back(name);
+  return names;
+}
+
+std::vector<Tensor> LoadedFunction::operator()(const std::vector<Tensor> &inputs,
+                                               SourceLocation where) {
+  const std::string &op = state->file.name;
+  detail::LoadedState::Function *chosen = nullptr;
+  for (detail::LoadedState::Function &function : state->functions) {
+    const std::vector<model::TypedName> &wanted = function.concrete->inputs;
+    bool matches = wanted.size() == inputs.size();
+    for (size_t i = 0; matches && i < inputs.size(); ++i)
+      matches = inputs[i].defined() && inputs[i].dtype() == wanted[i].dtype &&
+                inputs[i].shape() == wanted[i].shape;
+    if (matches) {
+      chosen = &function;
+      break;
+    }
+  }
+  if (!chosen) {
+    std::vector<std::string> given;
+    for (const Tensor &input : inputs)
+      given.push_back(input.defined() ? typeText(input.dtype(), input.shape())
+                                      : "(empty)");
+    throw Error(op,
+                "no saved concrete function takes (" +
+                    llvm::join(given, ", ") + "); it was saved for " +
+                    llvm::join(signatures(), "; "),
+                where);
+  }
+
+  // Arguments: the caller's, then the saved values, all computed.
+  std::vector<Tensor> arguments = inputs;
+  for (const std::string &name : chosen->concrete->captured) {
+    auto variable = state->variables.find(name);
+    arguments.push_back(variable != state->variables.end()
+                            ? variable->second->read(where)
+                            : state->constants.at(name));
+  }
+  lazyc::sync();
+  std::vector<std::vector<uint8_t>> staging(arguments.size());
+  std::vector<jit::BufferView> views;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Node &node = *detail::TensorAccess::node(arguments[i]);
+    views.push_back(
+        {const_cast<void *>(engine::hostData(node, staging[i], op.c_str(),
+                                             where)),
+         node.shape});
+  }
+  std::vector<Tensor> outputs;
+  std::vector<jit::BufferView> outputViews;
+  for (const model::TypedName &result : chosen->concrete->results) {
+    int64_t elements = 1;
+    for (int64_t dim : result.shape)
+      elements *= dim;
+    std::vector<uint8_t> zeros(static_cast<size_t>(elements) *
+                               sizeOf(result.dtype));
+    outputs.push_back(detail::TensorAccess::wrap(engine::newValue(
+        result.dtype, result.shape, zeros.data(), op.c_str(), where)));
+    const Node &node = *detail::TensorAccess::node(outputs.back());
+    outputViews.push_back({node.value->data(), node.shape});
+  }
+  if (llvm::Error error = chosen->compiled->call(views, outputViews))
+    throw Error(op, llvm::toString(std::move(error)), where);
+
+  std::vector<Tensor> results;
+  for (auto [result, output] :
+       llvm::zip(chosen->concrete->results, outputs)) {
+    if (result.name.empty())
+      results.push_back(output);
+    else
+      state->variables.at(result.name)->assign(output, where);
+  }
+  return results;
+}

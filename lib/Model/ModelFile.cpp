@@ -1,0 +1,251 @@
+//===- ModelFile.cpp - Exported functions on disk -------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Model/ModelFile.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <iterator>
+
+using namespace lazyc;
+using namespace lazyc::model;
+
+const Value *ModelFile::value(llvm::StringRef name) const {
+  for (const Value &value : values)
+    if (value.name == name)
+      return &value;
+  return nullptr;
+}
+
+namespace {
+
+/// FNV-1a, 64 bits: any flipped byte changes it.
+uint64_t fnv1a(llvm::StringRef bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (char c : bytes) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+class Writer {
+public:
+  template <typename T> void integer(T value) {
+    for (size_t i = 0; i < sizeof(T); ++i)
+      out.push_back(static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) &
+                                      0xFF));
+  }
+  void string(llvm::StringRef text) {
+    integer<uint64_t>(text.size());
+    out.append(text.begin(), text.end());
+  }
+  void typedName(const TypedName &typed) {
+    string(typed.name);
+    integer<uint8_t>(static_cast<uint8_t>(typed.dtype));
+    integer<uint64_t>(typed.shape.size());
+    for (int64_t dim : typed.shape)
+      integer<int64_t>(dim);
+  }
+  std::string out;
+};
+
+/// Reads the payload; every read is checked against its end.
+class Reader {
+public:
+  explicit Reader(llvm::StringRef bytes) : bytes(bytes) {}
+  template <typename T> bool integer(T &value) {
+    if (bytes.size() - offset < sizeof(T))
+      return false;
+    uint64_t raw = 0;
+    for (size_t i = 0; i < sizeof(T); ++i)
+      raw |= uint64_t(static_cast<uint8_t>(bytes[offset + i])) << (8 * i);
+    value = static_cast<T>(raw);
+    offset += sizeof(T);
+    return true;
+  }
+  bool string(std::string &text) {
+    uint64_t size;
+    if (!integer(size) || bytes.size() - offset < size)
+      return false;
+    text = bytes.substr(offset, size).str();
+    offset += size;
+    return true;
+  }
+  bool typedName(TypedName &typed) {
+    uint8_t dtype;
+    uint64_t rank;
+    if (!string(typed.name) || !integer(dtype) || !integer(rank) ||
+        dtype >= std::size(kAllDTypes) || rank > 64)
+      return false;
+    typed.dtype = static_cast<DType>(dtype);
+    typed.shape.resize(rank);
+    for (int64_t &dim : typed.shape)
+      if (!integer(dim) || dim < 0)
+        return false;
+    return true;
+  }
+  bool done() const { return offset == bytes.size(); }
+
+private:
+  llvm::StringRef bytes;
+  size_t offset = 0;
+};
+
+/// The bytes a value of `typed` holds, or -1 if they overflow.
+int64_t byteCount(const TypedName &typed) {
+  uint64_t count = sizeOf(typed.dtype);
+  for (int64_t dim : typed.shape) {
+    if (dim != 0 && count > (uint64_t(1) << 62) / uint64_t(dim))
+      return -1;
+    count *= uint64_t(dim);
+  }
+  return static_cast<int64_t>(count);
+}
+
+llvm::Error problem(llvm::StringRef path, const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 path + ": " + what);
+}
+
+} // namespace
+
+llvm::Error model::write(const ModelFile &file, llvm::StringRef path) {
+  Writer payload;
+  payload.string(file.name);
+  payload.string(file.lazycVersion);
+  payload.integer<uint64_t>(file.functions.size());
+  for (const Concrete &function : file.functions) {
+    payload.string(function.entry);
+    payload.string(function.signature);
+    payload.integer<uint64_t>(function.inputs.size());
+    for (const TypedName &input : function.inputs)
+      payload.typedName(input);
+    payload.integer<uint64_t>(function.captured.size());
+    for (const std::string &name : function.captured)
+      payload.string(name);
+    payload.integer<uint64_t>(function.results.size());
+    for (const TypedName &result : function.results)
+      payload.typedName(result);
+  }
+  payload.integer<uint64_t>(file.values.size());
+  for (const Value &value : file.values) {
+    payload.typedName(value);
+    payload.string(llvm::StringRef(
+        reinterpret_cast<const char *>(value.data.data()), value.data.size()));
+  }
+  payload.string(file.module);
+
+  Writer whole;
+  whole.out.append(kMagic, sizeof(kMagic));
+  whole.integer<uint32_t>(kFormatVersion);
+  whole.out += payload.out;
+  whole.integer<uint64_t>(fnv1a(payload.out));
+
+  std::string temporary = (path + ".tmp").str();
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream os(temporary, error);
+    if (error)
+      return problem(path, "cannot be written: " + error.message());
+    os << whole.out;
+    os.close();
+    if (os.has_error()) {
+      llvm::sys::fs::remove(temporary);
+      return problem(path, "cannot be written: " + os.error().message());
+    }
+  }
+  if (std::error_code error = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    return problem(path, "cannot be written: " + error.message());
+  }
+  return llvm::Error::success();
+}
+
+bool model::looksLikeModelFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFileSlice(path, sizeof(kMagic), 0);
+  return buffer && (*buffer)->getBuffer().size() == sizeof(kMagic) &&
+         std::memcmp((*buffer)->getBufferStart(), kMagic, sizeof(kMagic)) == 0;
+}
+
+llvm::Expected<ModelFile> model::read(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return problem(path, "cannot be read: " + buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  constexpr size_t kFixed = sizeof(kMagic) + sizeof(uint32_t) + sizeof(uint64_t);
+  if (bytes.size() < sizeof(kMagic) ||
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    return problem(path, "is not a lazyc function file (no LAZYCFN header)");
+  if (bytes.size() < kFixed)
+    return problem(path, "is truncated");
+  uint32_t version = 0;
+  Reader(bytes.substr(sizeof(kMagic), 4)).integer(version);
+  if (version != kFormatVersion)
+    return problem(path, "has format version " + llvm::Twine(version) +
+                             ", but this lazyc reads version " +
+                             llvm::Twine(kFormatVersion));
+  llvm::StringRef payload =
+      bytes.substr(sizeof(kMagic) + 4, bytes.size() - kFixed);
+  uint64_t checksum = 0;
+  Reader(bytes.take_back(8)).integer(checksum);
+  if (checksum != fnv1a(payload))
+    return problem(path, "is corrupted or truncated (checksum mismatch)");
+
+  ModelFile file;
+  Reader reader(payload);
+  auto malformed = [&] { return problem(path, "is malformed"); };
+  uint64_t count;
+  if (!reader.string(file.name) || !reader.string(file.lazycVersion) ||
+      !reader.integer(count) || count > (uint64_t(1) << 20))
+    return malformed();
+  file.functions.resize(count);
+  for (Concrete &function : file.functions) {
+    uint64_t inputs, captured, results;
+    if (!reader.string(function.entry) || !reader.string(function.signature) ||
+        !reader.integer(inputs) || inputs > (uint64_t(1) << 20))
+      return malformed();
+    function.inputs.resize(inputs);
+    for (TypedName &input : function.inputs)
+      if (!reader.typedName(input))
+        return malformed();
+    if (!reader.integer(captured) || captured > (uint64_t(1) << 20))
+      return malformed();
+    function.captured.resize(captured);
+    for (std::string &name : function.captured)
+      if (!reader.string(name))
+        return malformed();
+    if (!reader.integer(results) || results > (uint64_t(1) << 20))
+      return malformed();
+    function.results.resize(results);
+    for (TypedName &result : function.results)
+      if (!reader.typedName(result))
+        return malformed();
+  }
+  if (!reader.integer(count) || count > (uint64_t(1) << 20))
+    return malformed();
+  file.values.resize(count);
+  for (Value &value : file.values) {
+    std::string data;
+    if (!reader.typedName(value) || !reader.string(data) ||
+        byteCount(value) != static_cast<int64_t>(data.size()))
+      return malformed();
+    value.data.assign(data.begin(), data.end());
+  }
+  if (!reader.string(file.module) || !reader.done())
+    return malformed();
+  for (const Concrete &function : file.functions)
+    for (const std::string &name : function.captured)
+      if (!file.value(name))
+        return problem(path, "is malformed: " + function.entry +
+                                 " reads a value it does not hold, " + name);
+  return file;
+}

@@ -1,0 +1,214 @@
+//===- ExportTest.cpp - Saving staged functions and loading them ----------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Expected values are computed by plain loops here; a loaded function must
+// also agree with the original it was saved from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExpectError.h"
+
+#include "lazyc/lazyc.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+using namespace lazyc;
+using lazyc::test::expectError;
+
+namespace {
+
+std::string temporaryPath(const std::string &name) {
+  return testing::TempDir() + "lazyc-export-" + name;
+}
+
+std::string readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+/// A model step: y = relu(x @ w + b) where sum(x) > 0, else -(x @ w); its
+/// call count is a Variable it updates.
+struct Model {
+  Variable w{Tensor::fromVector<float>({0.5f, -1.0f, 2.0f, 0.25f, 1.0f, -0.5f},
+                                       {3, 2}),
+             "w"};
+  Variable b{Tensor::fromVector<float>({0.1f, -0.2f}, {2}), "b"};
+  Variable calls{zeros({}), "calls"};
+};
+
+std::vector<float> expectedStep(const std::vector<float> &x, int64_t rows) {
+  const float w[6] = {0.5f, -1.0f, 2.0f, 0.25f, 1.0f, -0.5f};
+  const float b[2] = {0.1f, -0.2f};
+  float total = 0;
+  for (float v : x)
+    total += v;
+  std::vector<float> y;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int c = 0; c < 2; ++c) {
+      float dot = 0;
+      for (int k = 0; k < 3; ++k)
+        dot += x[r * 3 + k] * w[k * 2 + c];
+      y.push_back(total > 0 ? std::max(dot + b[c], 0.0f) : -dot);
+    }
+  return y;
+}
+
+TEST(ExportTest, ALoadedFunctionComputesWhatTheOriginalDid) {
+  Model model;
+  auto step = lazyc::function(
+      "step",
+      [&](Tensor x) {
+        model.calls.assignAdd(ones({}));
+        Tensor h = matmul(x, model.w.read());
+        return cond(sum(x) > 0.0f, [&] { return relu(h + model.b.read()); },
+                    [&] { return -h; });
+      },
+      {TensorSpec({2, 3}, DType::Float32, "x")});
+  std::vector<float> xp = {1, 2, -0.5f, 0.25f, -1, 3};
+  std::vector<float> xn = {-1, -2, 0.5f, 0.25f, -1, -3};
+  Tensor positive = Tensor::fromVector<float>(xp, {2, 3});
+  Tensor negative = Tensor::fromVector<float>(xn, {2, 3});
+  EXPECT_EQ(step(positive).toVector<float>(), expectedStep(xp, 2));
+
+  std::string path = temporaryPath("step.lazyc");
+  lazyc::save(step, path);
+  // Saving traced the body again but changed nothing.
+  EXPECT_EQ(model.calls.read().item<float>(), 1.0f);
+
+  LoadedFunction loaded = lazyc::load(path);
+  EXPECT_EQ(loaded.name(), "step");
+  ASSERT_EQ(loaded.signatures().size(), 1u);
+  EXPECT_EQ(loaded.signatures()[0], "step(x: Float32[2, 3]) -> Float32[2, 2]");
+  EXPECT_EQ(loaded.variableNames(),
+            (std::vector<std::string>{"b", "calls", "w"}));
+  // The saved state: one call so far.
+  EXPECT_EQ(loaded.variable("calls").read().item<float>(), 1.0f);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Tensor> out = loaded({negative});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].toVector<float>(), expectedStep(xn, 2));
+    out = loaded({positive});
+    EXPECT_EQ(out[0].toVector<float>(), expectedStep(xp, 2));
+  }
+  EXPECT_EQ(loaded.variable("calls").read().item<float>(), 5.0f);
+  std::remove(path.c_str());
+}
+
+TEST(ExportTest, CallsOutsideTheSavedSignaturesAreErrors) {
+  auto twice = lazyc::function("twice", [](Tensor x) { return x * 2.0f; });
+  (void)twice(ones({3}));
+  (void)twice(ones({2, 2}, DType::Float64));
+  std::string path = temporaryPath("twice.lazyc");
+  lazyc::save(twice, path);
+  LoadedFunction loaded = lazyc::load(path);
+  EXPECT_EQ(loaded({ones({2, 2}, DType::Float64)})[0].toVector<double>(),
+            (std::vector<double>{2, 2, 2, 2}));
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        loaded({ones({4})});
+      },
+      "twice",
+      "no saved concrete function takes (Float32[4]); it was saved for "
+      "twice(arg0: Float32[3]) -> Float32[3]; twice(arg0: Float64[2, 2]) -> "
+      "Float64[2, 2]");
+  std::remove(path.c_str());
+
+  auto never = lazyc::function("never", [](Tensor x) { return x; });
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        lazyc::save(never, path);
+      },
+      "never", "has no concrete function to save yet");
+}
+
+TEST(ExportTest, DamagedFilesAreClearErrors) {
+  auto square = lazyc::function("square", [](Tensor x) { return x * x; });
+  (void)square(ones({4}));
+  std::string path = temporaryPath("square.lazyc");
+  lazyc::save(square, path);
+  std::string good = readBytes(path);
+  ASSERT_GT(good.size(), 32u);
+
+  auto expectLoadError = [&](const std::string &bytes,
+                             const std::string &mentions) {
+    writeBytes(path, bytes);
+    try {
+      (void)lazyc::load(path);
+      ADD_FAILURE() << "no error for: " << mentions;
+    } catch (const Error &error) {
+      EXPECT_EQ(error.op(), "load");
+      EXPECT_NE(std::string(error.what()).find(mentions), std::string::npos)
+          << error.what();
+      EXPECT_NE(std::string(error.what()).find(path), std::string::npos)
+          << error.what();
+    }
+  };
+  expectLoadError(good.substr(0, good.size() / 2), "checksum mismatch");
+  expectLoadError(good.substr(0, 10), "truncated");
+  std::string flipped = good;
+  flipped[good.size() / 2] ^= 0x40;
+  expectLoadError(flipped, "checksum mismatch");
+  std::string otherVersion = good;
+  otherVersion[8] = 7;
+  expectLoadError(otherVersion, "has format version 7, but this lazyc reads "
+                                "version 1");
+  expectLoadError("not a model at all", "is not a lazyc function file");
+  std::remove(path.c_str());
+  expectLoadError("", "is not a lazyc function file");
+  std::remove(path.c_str());
+  try {
+    (void)lazyc::load(path);
+    ADD_FAILURE() << "no error for a missing file";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("cannot be read"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ExportTest, LazycRunRunsASavedFunctionInAnotherProcess) {
+  Variable scale(Tensor::fromVector<float>({2, -1, 0.5f}, {3}), "scale");
+  auto affine = lazyc::function(
+      "affine", [&](Tensor x) { return x * scale.read() + 1.0f; },
+      {TensorSpec({2, 3}, DType::Float32, "x")});
+  std::vector<float> xv = {1, 2, 3, -4, 5, -6};
+  Tensor x = Tensor::fromVector<float>(xv, {2, 3});
+  (void)affine(x);
+  std::string model = temporaryPath("affine.lazyc");
+  std::string input = temporaryPath("affine-x.npy");
+  std::string outputs = temporaryPath("affine-out");
+  lazyc::save(affine, model);
+  saveNpy(x, input);
+  std::string command = std::string(LAZYC_RUN_PATH) + " " + model +
+                        " --input=" + input + " --output-dir=" + outputs;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::vector<float> got =
+      loadNpy(outputs + "/out0.npy").toVector<float>();
+  const float s[3] = {2, -1, 0.5f};
+  std::vector<float> expected;
+  for (size_t i = 0; i < xv.size(); ++i)
+    expected.push_back(xv[i] * s[i % 3] + 1.0f);
+  EXPECT_EQ(got, expected);
+  std::remove(model.c_str());
+  std::remove(input.c_str());
+}
+
+} // namespace
