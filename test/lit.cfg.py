@@ -23,7 +23,8 @@ llvm_config.with_system_environment(
 
 tool_dirs = [config.lazyc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["lazyc-opt", "lazyc-run", "lazyc-opt-fuzz-replay", "lazyc-fuzz"], tool_dirs)
+    ["lazyc-opt", "lazyc-run", "lazyc-opt-fuzz-replay", "lazyc-fuzz",
+     "lazyc-export-function"], tool_dirs)
 
 # Runs the cases of a file with lazyc-run and checks them against numpy.
 config.substitutions.append((

@@ -150,10 +150,9 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
     for (auto [i, type] : llvm::enumerate(state.inputTypes[k])) {
       parameters.push_back(detail::TensorAccess::wrap(
           parameterNode(type.first, type.second, i, where)));
-      std::string name =
-          state.signature && !(*state.signature)[i].name.empty()
-              ? (*state.signature)[i].name
-              : "arg" + std::to_string(i);
+      std::string name = state.signature && !(*state.signature)[i].name.empty()
+                             ? (*state.signature)[i].name
+                             : "arg" + std::to_string(i);
       concrete.inputs.push_back({name, type.first, type.second});
     }
     RegionTracer tracer("function", where);
@@ -194,8 +193,7 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
     for (auto [i, at] : llvm::enumerate(parameterAt)) {
       if (at < 0) { // An argument the function does not read.
         at = static_cast<int32_t>(traced.nodes.size());
-        traced.nodes.push_back(
-            detail::TensorAccess::node(parameters[i]).get());
+        traced.nodes.push_back(detail::TensorAccess::node(parameters[i]).get());
         traced.operandStart.push_back(traced.operandStart.back());
       }
       traced.arguments.push_back(at);
@@ -236,8 +234,8 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
     }
     mlir::OwningOpRef<mlir::ModuleOp> module =
         import::importTrace(traced, shared.context, {}, concrete.entry);
-    for (mlir::func::FuncOp function : llvm::make_early_inc_range(
-             module->getOps<mlir::func::FuncOp>())) {
+    for (mlir::func::FuncOp function :
+         llvm::make_early_inc_range(module->getOps<mlir::func::FuncOp>())) {
       function->remove();
       combined->push_back(function);
     }
@@ -292,11 +290,10 @@ LoadedFunction lazyc::load(const std::string &path, SourceLocation where) {
     if (!module)
       throw Error("load", path + ": its MLIR module does not parse", where);
     for (const model::Concrete &concrete : file.functions) {
-      auto function =
-          module->lookupSymbol<mlir::func::FuncOp>(concrete.entry);
+      auto function = module->lookupSymbol<mlir::func::FuncOp>(concrete.entry);
       if (!function)
-        throw Error("load", path + ": is malformed: no function @" +
-                                concrete.entry,
+        throw Error("load",
+                    path + ": is malformed: no function @" + concrete.entry,
                     where);
       // Compiling lowers a module in place: one module per function.
       detail::LoadedState::Function loaded{&concrete, nullptr, nullptr};
@@ -364,8 +361,9 @@ std::vector<std::string> LoadedFunction::variableNames() const {
   return names;
 }
 
-std::vector<Tensor> LoadedFunction::operator()(const std::vector<Tensor> &inputs,
-                                               SourceLocation where) {
+std::vector<Tensor>
+LoadedFunction::operator()(const std::vector<Tensor> &inputs,
+                           SourceLocation where) {
   const std::string &op = state->file.name;
   detail::LoadedState::Function *chosen = nullptr;
   for (detail::LoadedState::Function &function : state->functions) {
@@ -385,9 +383,8 @@ std::vector<Tensor> LoadedFunction::operator()(const std::vector<Tensor> &inputs
       given.push_back(input.defined() ? typeText(input.dtype(), input.shape())
                                       : "(empty)");
     throw Error(op,
-                "no saved concrete function takes (" +
-                    llvm::join(given, ", ") + "); it was saved for " +
-                    llvm::join(signatures(), "; "),
+                "no saved concrete function takes (" + llvm::join(given, ", ") +
+                    "); it was saved for " + llvm::join(signatures(), "; "),
                 where);
   }
 
@@ -404,10 +401,9 @@ std::vector<Tensor> LoadedFunction::operator()(const std::vector<Tensor> &inputs
   std::vector<jit::BufferView> views;
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Node &node = *detail::TensorAccess::node(arguments[i]);
-    views.push_back(
-        {const_cast<void *>(engine::hostData(node, staging[i], op.c_str(),
-                                             where)),
-         node.shape});
+    views.push_back({const_cast<void *>(
+                         engine::hostData(node, staging[i], op.c_str(), where)),
+                     node.shape});
   }
   std::vector<Tensor> outputs;
   std::vector<jit::BufferView> outputViews;
@@ -426,8 +422,7 @@ std::vector<Tensor> LoadedFunction::operator()(const std::vector<Tensor> &inputs
     throw Error(op, llvm::toString(std::move(error)), where);
 
   std::vector<Tensor> results;
-  for (auto [result, output] :
-       llvm::zip(chosen->concrete->results, outputs)) {
+  for (auto [result, output] : llvm::zip(chosen->concrete->results, outputs)) {
     if (result.name.empty())
       results.push_back(output);
     else

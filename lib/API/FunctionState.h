@@ -33,8 +33,7 @@ struct FunctionState {
   std::vector<CapturedVariable> variables;
   /// Per concrete function: its Tensor arguments' types at its first call,
   /// and how to call the body again (null if the body is not copyable).
-  std::vector<std::vector<std::pair<DType, std::vector<int64_t>>>>
-      inputTypes;
+  std::vector<std::vector<std::pair<DType, std::vector<int64_t>>>> inputTypes;
   std::vector<std::function<std::vector<Tensor>(const std::vector<Tensor> &)>>
       replays;
   bool warned = false;

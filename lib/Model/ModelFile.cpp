@@ -40,8 +40,8 @@ class Writer {
 public:
   template <typename T> void integer(T value) {
     for (size_t i = 0; i < sizeof(T); ++i)
-      out.push_back(static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) &
-                                      0xFF));
+      out.push_back(
+          static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xFF));
   }
   void string(llvm::StringRef text) {
     integer<uint64_t>(text.size());
@@ -181,7 +181,8 @@ llvm::Expected<ModelFile> model::read(llvm::StringRef path) {
   if (!buffer)
     return problem(path, "cannot be read: " + buffer.getError().message());
   llvm::StringRef bytes = (*buffer)->getBuffer();
-  constexpr size_t kFixed = sizeof(kMagic) + sizeof(uint32_t) + sizeof(uint64_t);
+  constexpr size_t kFixed =
+      sizeof(kMagic) + sizeof(uint32_t) + sizeof(uint64_t);
   if (bytes.size() < sizeof(kMagic) ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
     return problem(path, "is not a lazyc function file (no LAZYCFN header)");

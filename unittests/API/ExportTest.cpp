@@ -71,15 +71,16 @@ std::vector<float> expectedStep(const std::vector<float> &x, int64_t rows) {
 
 TEST(ExportTest, ALoadedFunctionComputesWhatTheOriginalDid) {
   Model model;
-  auto step = lazyc::function(
-      "step",
-      [&](Tensor x) {
-        model.calls.assignAdd(ones({}));
-        Tensor h = matmul(x, model.w.read());
-        return cond(sum(x) > 0.0f, [&] { return relu(h + model.b.read()); },
-                    [&] { return -h; });
-      },
-      {TensorSpec({2, 3}, DType::Float32, "x")});
+  auto step = lazyc::function("step",
+                              [&](Tensor x) {
+                                model.calls.assignAdd(ones({}));
+                                Tensor h = matmul(x, model.w.read());
+                                return cond(
+                                    sum(x) > 0.0f,
+                                    [&] { return relu(h + model.b.read()); },
+                                    [&] { return -h; });
+                              },
+                              {TensorSpec({2, 3}, DType::Float32, "x")});
   std::vector<float> xp = {1, 2, -0.5f, 0.25f, -1, 3};
   std::vector<float> xn = {-1, -2, 0.5f, 0.25f, -1, -3};
   Tensor positive = Tensor::fromVector<float>(xp, {2, 3});
@@ -200,8 +201,7 @@ TEST(ExportTest, LazycRunRunsASavedFunctionInAnotherProcess) {
   std::string command = std::string(LAZYC_RUN_PATH) + " " + model +
                         " --input=" + input + " --output-dir=" + outputs;
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  std::vector<float> got =
-      loadNpy(outputs + "/out0.npy").toVector<float>();
+  std::vector<float> got = loadNpy(outputs + "/out0.npy").toVector<float>();
   const float s[3] = {2, -1, 0.5f};
   std::vector<float> expected;
   for (size_t i = 0; i < xv.size(); ++i)

@@ -55,8 +55,9 @@ public:
   LoadedFunction &operator=(const LoadedFunction &) = delete;
   ~LoadedFunction();
 
-  std::vector<Tensor> operator()(const std::vector<Tensor> &inputs,
-                                 SourceLocation where = SourceLocation::current());
+  std::vector<Tensor>
+  operator()(const std::vector<Tensor> &inputs,
+             SourceLocation where = SourceLocation::current());
   const std::string &name() const;
   /// The concrete functions' signatures, as concreteFunctions() gave them.
   std::vector<std::string> signatures() const;
