@@ -56,9 +56,9 @@ int main(int argc, char **argv) {
             steps.assignAdd(ones({}));
             Tensor logits = matmul(x, w.read());
             // Confident batches are sharpened, the others smoothed.
-            return cond(max(logits) > 2.0f,
-                        [&] { return softmax(logits * 2.0f, 1); },
-                        [&] { return softmax(logits * 0.5f, 1); });
+            return cond(
+                max(logits) > 2.0f, [&] { return softmax(logits * 2.0f, 1); },
+                [&] { return softmax(logits * 0.5f, 1); });
           },
           {TensorSpec({2, 3}, DType::Float32, "x")});
       Tensor scores = classify(batch());

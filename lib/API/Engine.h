@@ -41,6 +41,12 @@ struct TracedRegion {
   SourceLocation where;
 };
 
+/// Says that the sizes `sizes` of `node` (a lazyc::function argument whose
+/// signature leaves them unknown) vary between calls: a new structure whose
+/// trace holds the node compiles with the dimensions of those sizes left to
+/// the call, instead of first for these sizes and again for the next ones.
+void hintDynamicSizes(const trace::NodePtr &node, std::vector<int64_t> sizes);
+
 /// Sets this thread's mode (what EagerScope does, either way); returns the
 /// previous one. Exporting traces a function lazily whatever the mode.
 bool setEager(bool eager);

@@ -15,7 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Function.h"
+#include "Engine.h"
 #include "FunctionState.h"
+#include "TensorAccess.h"
 #include "VariableState.h"
 
 #include "lazyc/API/Device.h"
@@ -154,6 +156,14 @@ detail::FunctionCall::FunctionCall(FunctionState &state,
                           typeText(tensor.dtype(), tensor.shape()),
                       argument.where);
         text = spec.str();
+        // The sizes the signature leaves unknown vary: compile for any.
+        std::vector<int64_t> unknown;
+        for (size_t d = 0; d < spec.shape.size(); ++d)
+          if (spec.shape[d] < 0)
+            unknown.push_back(tensor.shape()[d]);
+        if (!unknown.empty())
+          engine::hintDynamicSizes(TensorAccess::node(tensor),
+                                   std::move(unknown));
       } else {
         text = typeText(tensor.dtype(), tensor.shape());
       }

@@ -51,6 +51,11 @@ struct CacheEntry {
   /// Set when leaving sizes to the call did not compile: traces of this
   /// structure compile for their sizes.
   bool staticOnly = false;
+  /// Set when a function signature said which sizes vary (see
+  /// engine::hintDynamicSizes): the first trace already leaves them to the
+  /// call, and every trace of the structure, its first sizes too, runs on
+  /// that one function.
+  bool hinted = false;
 };
 
 /// A bounded, thread-safe LRU map from trace keys to compiled functions.

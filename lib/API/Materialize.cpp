@@ -79,9 +79,54 @@ std::string causeText(Cause cause, SourceLocation where, const Node &value) {
 
 } // namespace
 
+namespace {
+/// Sizes function signatures left unknown, per argument node (weakly: a
+/// node that died is forgotten; see engine::hintDynamicSizes).
+struct SizeHint {
+  std::weak_ptr<Node> node;
+  std::vector<int64_t> sizes;
+};
+thread_local llvm::DenseMap<const Node *, SizeHint> sizeHints;
+} // namespace
+
+void engine::hintDynamicSizes(const NodePtr &node, std::vector<int64_t> sizes) {
+  if (sizeHints.size() >= 256)
+    for (auto it = sizeHints.begin(); it != sizeHints.end();)
+      if (it->second.node.expired())
+        sizeHints.erase(it++);
+      else
+        ++it;
+  sizeHints[node.get()] = {node, std::move(sizes)};
+}
+
+/// Marks in `dynamic` (numbered as traceSizes()) the sizes of `trace` that a
+/// signature said vary: every dimension of that size (it is where the
+/// unknown size flows; a dimension equal to it by chance is merely left to
+/// the call too). Size 1 is left out: it is what broadcasts stretch. False
+/// if no node of the trace has a hint.
+static bool hintedSizes(const Trace &trace, const std::vector<int64_t> &sizes,
+                        std::vector<bool> &dynamic) {
+  if (sizeHints.empty())
+    return false;
+  llvm::SmallVector<int64_t, 4> varying;
+  for (const Node *node : trace.nodes)
+    if (auto it = sizeHints.find(node);
+        it != sizeHints.end() && it->second.node.lock().get() == node)
+      for (int64_t size : it->second.sizes)
+        if (size != 1 && !llvm::is_contained(varying, size))
+          varying.push_back(size);
+  if (varying.empty())
+    return false;
+  dynamic.assign(sizes.size(), false);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    dynamic[i] = llvm::is_contained(varying, sizes[i]);
+  return true;
+}
+
 /// The shape-generic entry (see CacheEntry) of `trace`'s structure if a
-/// trace of it ran before with other sizes, else null; the first trace of a
-/// structure records its sizes and literals there.
+/// trace of it ran before with other sizes, or if a signature said which of
+/// its sizes vary, else null; the first trace of a structure records its
+/// sizes and literals there.
 static CacheEntry *shapeGenericEntry(FunctionCache &functions,
                                      const Trace &trace,
                                      const std::vector<double> &literals) {
@@ -92,11 +137,15 @@ static CacheEntry *shapeGenericEntry(FunctionCache &functions,
   bool existed;
   CacheEntry &entry = functions.lookup(key, existed);
   if (existed && entry.signature == signature)
-    return entry.sizes != sizes ? &entry : nullptr;
+    return entry.sizes != sizes || entry.hinted ? &entry : nullptr;
   entry = CacheEntry();
   entry.signature = signature;
   entry.sizes = sizes;
   entry.bakedLiterals = literals;
+  if (hintedSizes(trace, sizes, entry.dynamicSizes)) {
+    entry.hinted = true;
+    return &entry;
+  }
   return nullptr;
 }
 
