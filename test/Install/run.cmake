@@ -29,5 +29,19 @@ execute_process(COMMAND "${WORK_DIR}/build/mnist_mlp" --epochs 2
 if(NOT printed MATCHES "epoch 2/2: mean loss [0-9.]+.*steps compiled 0 traces")
   message(FATAL_ERROR "the mnist_mlp program printed:\n${printed}")
 endif()
+# cond doubles [1, -2, 3]; ten halvings give x / 1024; the loss of rows
+# [1, 2] against zeros with w = I is 0.5 * mean([1, 4]) = 1.25 for every
+# batch size, all on one concrete function; the loaded function agrees.
+execute_process(COMMAND "${WORK_DIR}/build/staged" "${WORK_DIR}/model.lazyc"
+                OUTPUT_VARIABLE printed COMMAND_ERROR_IS_FATAL ANY)
+if(NOT printed MATCHES "cond: 2 -4 6\nwhileLoop: 10 1 -2 3\nloss\\[1\\]: 1.25\nloss\\[2\\]: 1.25\nloss\\[3\\]: 1.25\ntrain_step\\(x: Float32\\[\\?, 2\\], labels: Float32\\[\\?, 2\\]\\) -> Float32\\[\\]\nloaded: 1.25\n")
+  message(FATAL_ERROR "the staged program printed:\n${printed}")
+endif()
+execute_process(COMMAND "${WORK_DIR}/prefix/bin/lazyc-run"
+                        "${WORK_DIR}/model.lazyc" --print
+                OUTPUT_VARIABLE printed COMMAND_ERROR_IS_FATAL ANY)
+if(NOT printed MATCHES "out0: tensor<f32>")
+  message(FATAL_ERROR "lazyc-run on the saved function printed:\n${printed}")
+endif()
 execute_process(COMMAND "${WORK_DIR}/prefix/bin/lazyc-opt" --version
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
