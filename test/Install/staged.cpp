@@ -33,14 +33,13 @@ int main(int argc, char **argv) {
               av[1] * 1024, av[2] * 1024);
 
   Variable w(Tensor::fromVector<float>({1, 0, 0, 1}, {2, 2}), "w");
-  auto step = lazyc::function(
-      "train_step",
-      [&](Tensor x, Tensor labels) {
-        Tensor error = matmul(x, w.read()) - labels;
-        return mean(error * error) * 0.5f;
-      },
-      {TensorSpec({-1, 2}, DType::Float32, "x"),
-       TensorSpec({-1, 2}, DType::Float32, "labels")});
+  auto step = lazyc::function("train_step",
+                              [&](Tensor x, Tensor labels) {
+                                Tensor error = matmul(x, w.read()) - labels;
+                                return mean(error * error) * 0.5f;
+                              },
+                              {TensorSpec({-1, 2}, DType::Float32, "x"),
+                               TensorSpec({-1, 2}, DType::Float32, "labels")});
   for (int64_t batch : {1, 2, 3}) {
     std::vector<float> xs, ls;
     for (int64_t r = 0; r < batch; ++r) {
