@@ -23,5 +23,6 @@
 #include "lazyc/API/Serialization.h"
 #include "lazyc/API/Tensor.h"
 #include "lazyc/API/Variable.h"
+#include "lazyc/API/Views.h"
 
 #endif // LAZYC_LAZYC_H

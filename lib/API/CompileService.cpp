@@ -14,6 +14,7 @@
 
 #include "CompileService.h"
 #include "Counters.h"
+#include "DotGraph.h"
 
 #include "lazyc/API/Error.h"
 #include "lazyc/Import/TraceImporter.h"
@@ -58,8 +59,17 @@ void engine::failAtOutput(const Trace &trace, const std::string &message) {
 
 /// Writes the imported module to
 /// LAZYC_DUMP_TRACES/trace-<key>[-promoted|-dynamic].mlir.
-static void dump(const Trace &trace, mlir::ModuleOp module,
-                 const char *variant) {
+static void dump(const Trace &trace, mlir::ModuleOp module, const char *variant,
+                 const std::vector<bool> &promoted) {
+  if (const char *dir = std::getenv("LAZYC_DUMP_DOT")) {
+    llvm::sys::fs::create_directories(dir);
+    std::string path = std::string(dir) + "/trace-" +
+                       llvm::utohexstr(trace.key) + variant + ".dot";
+    std::error_code error;
+    llvm::raw_fd_ostream os(path, error);
+    if (!error)
+      os << detail::dotOfTrace(trace, promoted);
+  }
   const char *dir = std::getenv("LAZYC_DUMP_TRACES");
   if (!dir)
     return;
@@ -94,7 +104,8 @@ engine::compile(const Trace &trace, const std::vector<bool> &promoted,
   dump(trace, *module,
        !promoted.empty()                        ? "-promoted"
        : llvm::is_contained(dynamicSizes, true) ? "-dynamic"
-                                                : "");
+                                                : "",
+       promoted);
 
   const jit::Target &target = jit::targetFor(trace.device.kind());
   auto compiled = target.compile(*module, "trace");
