@@ -20,6 +20,7 @@
 #include "lazyc/API/Function.h"
 #include "lazyc/API/Metrics.h"
 #include "lazyc/API/Ops.h"
+#include "lazyc/API/Profile.h"
 #include "lazyc/API/Serialization.h"
 #include "lazyc/API/Tensor.h"
 #include "lazyc/API/Variable.h"

@@ -15,6 +15,7 @@
 #include "CompileService.h"
 #include "Counters.h"
 #include "DotGraph.h"
+#include "Profiler.h"
 
 #include "lazyc/API/Error.h"
 #include "lazyc/Import/TraceImporter.h"
@@ -95,6 +96,12 @@ engine::compile(const Trace &trace, const std::vector<bool> &promoted,
                   "(carry the value and use the result)",
                   node->loc.file, node->loc.line);
   auto start = std::chrono::steady_clock::now();
+  profile::Scope compiling(
+      "compile", "compile",
+      profile::enabled()
+          ? profile::arg("trace", llvm::utohexstr(trace.key)) + ", " +
+                profile::arg("nodes", std::to_string(trace.nodes.size()))
+          : std::string());
   import::ImportOptions options;
   options.dynamicShapes = dynamicShapes;
   options.promotedLiterals = promoted;
@@ -108,7 +115,16 @@ engine::compile(const Trace &trace, const std::vector<bool> &promoted,
        promoted);
 
   const jit::Target &target = jit::targetFor(trace.device.kind());
+  double lowering = profile::enabled() ? profile::now() : 0;
   auto compiled = target.compile(*module, "trace");
+  if (compiled && profile::enabled()) {
+    // The target times its two halves; they ran back to back.
+    const jit::CompileStats &stats = (*compiled)->stats();
+    double pipelineEnd = lowering + stats.pipelineMs * 1000;
+    profile::complete("MLIR pipeline", "compile", lowering, pipelineEnd);
+    profile::complete("code generation", "compile", pipelineEnd,
+                      pipelineEnd + stats.codegenMs * 1000);
+  }
   if (!compiled) {
     // A pipeline failure blames the node its first diagnostic is about;
     // anything else (code generation, loading) the trace's output.

@@ -29,12 +29,14 @@
 #include "Engine.h"
 #include "Explain.h"
 #include "FunctionCache.h"
+#include "Profiler.h"
 #include "ShapeCheck.h"
 
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Trace/Trace.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 #include <array>
@@ -90,12 +92,14 @@ thread_local llvm::DenseMap<const Node *, SizeHint> sizeHints;
 } // namespace
 
 void engine::hintDynamicSizes(const NodePtr &node, std::vector<int64_t> sizes) {
-  if (sizeHints.size() >= 256)
-    for (auto it = sizeHints.begin(); it != sizeHints.end();)
+  if (sizeHints.size() >= 256) {
+    for (auto it = sizeHints.begin(); it != sizeHints.end();) {
       if (it->second.node.expired())
         sizeHints.erase(it++);
       else
         ++it;
+    }
+  }
   sizeHints[node.get()] = {node, std::move(sizes)};
 }
 
@@ -218,9 +222,21 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   bool dynamic = cause == Cause::Eager && requested.size() == 1;
   // One trace per thread, reused: extraction allocates nothing once warm.
   static thread_local Trace trace;
-  extractTrace(requested, dynamic, trace);
+  profile::Scope materializing("materialize", "engine");
+  {
+    profile::Scope extracting("extract trace", "engine");
+    extractTrace(requested, dynamic, trace);
+  }
   if (trace.outputs.empty())
     return;
+  std::string traceId;
+  if (profile::enabled()) {
+    traceId = llvm::utohexstr(trace.key);
+    materializing.setArgs(
+        profile::arg("trace", traceId) + ", " +
+        profile::arg("cause", causeText(cause, where, *requested.front())) +
+        ", " + profile::arg("nodes", std::to_string(trace.nodes.size())));
+  }
 
   const jit::Target &target = jit::targetFor(trace.device.kind());
   if (trace.device != Device::cpu())
@@ -269,6 +285,8 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   // function evicted meanwhile lives until its last caller returns.
   std::shared_ptr<jit::CompiledFunction> function;
   std::vector<bool> mask;
+  uint64_t missesBefore = c.cacheMisses;
+  double lookupStart = profile::enabled() ? profile::now() : 0;
   static thread_local std::vector<bool> dynamicSizes;
   dynamicSizes.clear();
   bool generic = false;
@@ -348,6 +366,11 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     }
   }
 
+  if (profile::enabled())
+    profile::complete(
+        c.cacheMisses > missesBefore ? "cache miss (compiled)" : "cache hit",
+        "cache", lookupStart, profile::now(), profile::arg("trace", traceId));
+
   // Arguments: the trace's buffers, then its promoted literals.
   static thread_local std::vector<jit::BufferView> inputs, outputs;
   inputs.clear();
@@ -377,8 +400,11 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   for (size_t i = 0; i < trace.outputs.size(); ++i)
     outputs.push_back(
         {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});
-  if (llvm::Error error = function->call(inputs, outputs))
-    failAtOutput(trace, llvm::toString(std::move(error)));
+  {
+    profile::Scope running("run", "kernel", profile::arg("trace", traceId));
+    if (llvm::Error error = function->call(inputs, outputs))
+      failAtOutput(trace, llvm::toString(std::move(error)));
+  }
   ++c.kernelsRun;
 
   // Memoize, and release the graph above the computed values.

@@ -13,6 +13,7 @@
 
 #include "Counters.h"
 #include "Engine.h"
+#include "Profiler.h"
 
 #include "lazyc/Trace/Trace.h"
 
@@ -63,6 +64,9 @@ std::vector<engine::TracedRegion *> &engine::tracedRegions() {
 
 void engine::recorded(const NodePtr &node, SourceLocation where) {
   countOp();
+  if (profile::enabled())
+    profile::instant("record", "record",
+                     profile::arg("op", opName(node->kind)));
   if (std::vector<TracedRegion *> &regions = tracedRegions();
       !regions.empty()) {
     regions.back()->recorder.recorded(node.get());

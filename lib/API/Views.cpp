@@ -6,9 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Views.h"
+#include "DotGraph.h"
 #include "FunctionCache.h"
 #include "TensorAccess.h"
-#include "DotGraph.h"
 
 #include "lazyc/Runtime/Shape.h"
 #include "lazyc/Trace/Region.h"
@@ -81,15 +81,16 @@ std::string detail::dotOfTrace(const Trace &trace,
     } else if (literalIndex[i] >= 0) {
       bool passed = static_cast<size_t>(literalIndex[i]) < promoted.size() &&
                     promoted[literalIndex[i]];
-      label = "literal " + number(node.scalar) +
-              (passed ? " (promoted)" : "") + "\n" + type;
+      label = "literal " + number(node.scalar) + (passed ? " (promoted)" : "") +
+              "\n" + type;
       shape = "note";
     } else if (hasRegions(node.kind)) {
       const Regions &regions = regionsOf(node);
       label = std::string(opName(node.kind)) + " (";
       for (auto [r, region] : llvm::enumerate(regions.regions))
-        label += (r ? ", " : "") + std::to_string(region.body.nodes.size() -
-                                                  region.body.arguments.size()) +
+        label += (r ? ", " : "") +
+                 std::to_string(region.body.nodes.size() -
+                                region.body.arguments.size()) +
                  (node.kind == OpKind::If ? (r ? " else" : " then")
                                           : (r ? " body" : " condition"));
       label += " nodes)";
@@ -106,8 +107,8 @@ std::string detail::dotOfTrace(const Trace &trace,
   }
   for (size_t i = 0; i < trace.nodes.size(); ++i)
     for (int32_t operand : trace.operands(i))
-      dot += "  n" + std::to_string(operand) + " -> n" + std::to_string(i) +
-             ";\n";
+      dot +=
+          "  n" + std::to_string(operand) + " -> n" + std::to_string(i) + ";\n";
   return dot + "}\n";
 }
 
@@ -116,8 +117,9 @@ std::string lazyc::toDot(const std::vector<Tensor> &tensors,
   std::vector<Node *> requested;
   for (const Tensor &tensor : tensors) {
     if (!tensor.defined())
-      throw Error("toDot", "a tensor is empty (default-constructed or moved "
-                           "from)",
+      throw Error("toDot",
+                  "a tensor is empty (default-constructed or moved "
+                  "from)",
                   where);
     Node *node = detail::TensorAccess::node(tensor).get();
     if (!requested.empty() && node->device != requested.front()->device)

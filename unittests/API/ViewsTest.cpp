@@ -62,8 +62,8 @@ TEST(ViewsTest, ToDotShowsThePendingTraceWithoutRunningIt) {
 
 TEST(ViewsTest, ControlFlowIsOneNode) {
   Tensor x = Tensor::fromVector<float>({1, -2}, {2});
-  Tensor y = cond(sum(x) > 0.0f, [&] { return exp(x) * 2.0f; },
-                  [&] { return -x; });
+  Tensor y =
+      cond(sum(x) > 0.0f, [&] { return exp(x) * 2.0f; }, [&] { return -x; });
   std::string dot = toDot({y});
   EXPECT_NE(dot.find("shape=diamond, label=\"cond (2 then, 1 else nodes)"),
             std::string::npos)
