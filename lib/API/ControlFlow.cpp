@@ -39,9 +39,8 @@ const NodePtr &nodeOf(const Tensor &tensor) {
 }
 
 /// "Float32 [2, 3]".
-std::string typeText(const Tensor &tensor) {
-  return std::string(dtypeName(tensor.dtype())) + " " +
-         shapeText(tensor.shape());
+std::string typeOf(const Tensor &tensor) {
+  return typeText(tensor.dtype(), tensor.shape());
 }
 
 /// The Bool scalar a cond or loop condition decides by, as a rank-0 tensor.
@@ -54,7 +53,7 @@ Tensor predicateOf(const Tensor &predicate, const char *op, const char *what,
                 std::string(what) +
                     " must be a Bool scalar (one element), "
                     "got " +
-                    typeText(predicate) + " (compare, or cast to Bool)",
+                    typeOf(predicate) + " (compare, or cast to Bool)",
                 where);
   return predicate.shape().empty() ? predicate : reshape(predicate, {}, where);
 }
@@ -167,8 +166,8 @@ detail::cond(const Tensor &predicate,
     if (a.dtype() != b.dtype() || a.shape() != b.shape())
       throw Error("cond",
                   "the branches return different types for result " +
-                      std::to_string(i) + ": " + typeText(a) + " (then) and " +
-                      typeText(b) + " (else)",
+                      std::to_string(i) + ": " + typeOf(a) + " (then) and " +
+                      typeOf(b) + " (else)",
                   where);
     checkDevice(nodeOf(a), device, "cond", where);
     checkDevice(nodeOf(b), device, "cond", where);
@@ -263,9 +262,9 @@ std::vector<Tensor> detail::whileLoop(
       if (next[i].dtype() != initial[i].dtype() ||
           next[i].shape() != initial[i].shape())
         throw Error("whileLoop",
-                    "the body returns " + typeText(next[i]) +
+                    "the body returns " + typeOf(next[i]) +
                         " for carried value " + std::to_string(i) +
-                        ", which starts as " + typeText(initial[i]),
+                        ", which starts as " + typeOf(initial[i]),
                     where);
     }
   };
@@ -384,9 +383,9 @@ void checkRowOperands(const char *op, const Tensor &x, const Tensor &index,
   if (!x.defined() || !index.defined())
     throw Error(op, "an operand is an empty Tensor", where);
   if (x.shape().empty())
-    throw Error(op, "needs a tensor of rank >= 1, got " + typeText(x), where);
+    throw Error(op, "needs a tensor of rank >= 1, got " + typeOf(x), where);
   if (index.dtype() != DType::Int64 || !index.shape().empty())
-    throw Error(op, "the index must be an Int64 scalar, got " + typeText(index),
+    throw Error(op, "the index must be an Int64 scalar, got " + typeOf(index),
                 where);
   checkDevice(nodeOf(index), nodeOf(x)->device, op, where);
 }
@@ -422,8 +421,8 @@ Tensor detail::updateRow(const Tensor &x, const Tensor &index,
   Shape row(x.shape().begin() + 1, x.shape().end());
   if (!value.defined() || value.shape() != row || value.dtype() != x.dtype())
     throw Error("updateRow",
-                "the value must be one row of " + typeText(x) + ", got " +
-                    (value.defined() ? typeText(value) : "an empty Tensor"),
+                "the value must be one row of " + typeOf(x) + ", got " +
+                    (value.defined() ? typeOf(value) : "an empty Tensor"),
                 where);
   checkDevice(nodeOf(value), nodeOf(x)->device, "updateRow", where);
   return recordRowOp(OpKind::UpdateRow, x, x.shape(),

@@ -71,10 +71,6 @@ ExportContext &exportContext() {
   return *shared;
 }
 
-std::string typeText(DType dtype, const std::vector<int64_t> &shape) {
-  return std::string(dtypeName(dtype)) + shapeText(shape);
-}
-
 NodePtr parameterNode(DType dtype, const std::vector<int64_t> &shape,
                       int64_t index, SourceLocation where) {
   NodePtr node = makeNode();

@@ -46,14 +46,6 @@ thread_local std::vector<ActiveCall> activeCalls;
 /// How many concrete functions without a signature before the warning.
 constexpr size_t kRetraceWarning = 5;
 
-std::string typeText(DType dtype, const std::vector<int64_t> &shape) {
-  std::string text = std::string(dtypeName(dtype)) + "[";
-  for (size_t d = 0; d < shape.size(); ++d)
-    text += (d ? ", " : "") +
-            (shape[d] < 0 ? std::string("?") : std::to_string(shape[d]));
-  return text + "]";
-}
-
 std::string parameterName(const FunctionState &state, size_t tensorIndex,
                           size_t argument) {
   if (state.signature && !(*state.signature)[tensorIndex].name.empty())

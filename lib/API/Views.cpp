@@ -72,8 +72,7 @@ std::string detail::dotOfTrace(const Trace &trace,
                     "  node [fontname=\"monospace\", fontsize=10];\n";
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
     const Node &node = *trace.nodes[i];
-    std::string type =
-        std::string(dtypeName(node.dtype)) + shapeText(node.shape);
+    std::string type = typeText(node.dtype, node.shape);
     std::string label, shape = "box";
     if (isArgument[i]) {
       label = "argument\n" + type;

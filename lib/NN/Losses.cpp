@@ -29,7 +29,7 @@ Tensor nn::oneHot(const Tensor &labels, int64_t classes, DType dtype,
   if (labels.rank() != 1 || !isInteger(labels.dtype()))
     throw Error("oneHot",
                 std::string("needs rank-1 Int32 or Int64 labels, got ") +
-                    dtypeName(labels.dtype()) + " " + shapeText(labels.shape()),
+                    typeText(labels.dtype(), labels.shape()),
                 where);
   if (classes <= 0)
     throw Error("oneHot",
@@ -67,7 +67,7 @@ Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets,
     throw Error("crossEntropy",
                 std::string("needs [batch, classes] floating-point logits, "
                             "got ") +
-                    dtypeName(logits.dtype()) + " " + shapeText(logits.shape()),
+                    typeText(logits.dtype(), logits.shape()),
                 where);
   int64_t batch = logits.shape()[0], classes = logits.shape()[1];
   Tensor targetTable;

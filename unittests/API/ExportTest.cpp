@@ -95,7 +95,8 @@ TEST(ExportTest, ALoadedFunctionComputesWhatTheOriginalDid) {
   LoadedFunction loaded = lazyc::load(path);
   EXPECT_EQ(loaded.name(), "step");
   ASSERT_EQ(loaded.signatures().size(), 1u);
-  EXPECT_EQ(loaded.signatures()[0], "step(x: Float32[2, 3]) -> Float32[2, 2]");
+  EXPECT_EQ(loaded.signatures()[0],
+            "step(x: Float32 [2, 3]) -> Float32 [2, 2]");
   EXPECT_EQ(loaded.variableNames(),
             (std::vector<std::string>{"b", "calls", "w"}));
   // The saved state: one call so far.
@@ -126,9 +127,9 @@ TEST(ExportTest, CallsOutsideTheSavedSignaturesAreErrors) {
         loaded({ones({4})});
       },
       "twice",
-      "no saved concrete function takes (Float32[4]); it was saved for "
-      "twice(arg0: Float32[3]) -> Float32[3]; twice(arg0: Float64[2, 2]) -> "
-      "Float64[2, 2]");
+      "no saved concrete function takes (Float32 [4]); it was saved for "
+      "twice(arg0: Float32 [3]) -> Float32 [3]; twice(arg0: Float64 [2, 2]) -> "
+      "Float64 [2, 2]");
   std::remove(path.c_str());
 
   auto never = lazyc::function("never", [](Tensor x) { return x; });

@@ -70,7 +70,7 @@ TEST(FunctionTest, OneConcreteFunctionForEveryBatchSize) {
   std::vector<ConcreteFunction> concrete = loss.concreteFunctions();
   ASSERT_EQ(concrete.size(), 1u);
   EXPECT_EQ(concrete[0].signature(),
-            "loss(x: Float32[?, 3], y: Float32[?, 2]) -> Float32[]");
+            "loss(x: Float32 [?, 3], y: Float32 [?, 2]) -> Float32 []");
   EXPECT_EQ(concrete[0].calls(), 10);
   std::vector<CapturedVariable> captured = loss.capturedVariables();
   ASSERT_EQ(captured.size(), 1u);
@@ -90,8 +90,8 @@ TEST(FunctionTest, CallsThatDoNotMatchTheSignatureAreErrors) {
         f(ones({2, 5}), y);
       },
       "scale",
-      "argument 0 (x) does not match the signature: expected Float32[?, 4], "
-      "got Float32[2, 5]");
+      "argument 0 (x) does not match the signature: expected Float32 [?, 4], "
+      "got Float32 [2, 5]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
@@ -99,7 +99,7 @@ TEST(FunctionTest, CallsThatDoNotMatchTheSignatureAreErrors) {
       },
       "scale",
       "argument 1 (y) does not match the signature: expected "
-      "Float32[4], got Float64[4]");
+      "Float32 [4], got Float64 [4]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
@@ -124,8 +124,8 @@ TEST(FunctionTest, WithoutASignatureEachTypeIsTracedAndRetracingIsReported) {
   std::string warnings = testing::internal::GetCapturedStderr();
   EXPECT_EQ(f.concreteFunctions().size(), 6u);
   EXPECT_NE(warnings.find("function 'double'"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("argument 0 changed from arg0: Float32[4] to arg0: "
-                          "Float32[5]"),
+  EXPECT_NE(warnings.find("argument 0 changed from arg0: Float32 [4] to arg0: "
+                          "Float32 [5]"),
             std::string::npos)
       << warnings;
   // Once only.
@@ -155,15 +155,15 @@ TEST(FunctionTest, OtherArgumentsAndTheModeArePartOfTheKey) {
   std::vector<ConcreteFunction> concrete = f.concreteFunctions();
   ASSERT_EQ(concrete.size(), 4u);
   EXPECT_EQ(concrete[0].signature(),
-            "affine(arg0: Float32[2], arg1: 0.5, arg2: \"scale\") -> "
-            "Float32[2]");
+            "affine(arg0: Float32 [2], arg1: 0.5, arg2: \"scale\") -> "
+            "Float32 [2]");
   EXPECT_EQ(concrete[0].calls(), 2);
   EXPECT_EQ(concrete[2].signature(),
-            "affine(arg0: Float32[2], arg1: 0.25, arg2: \"scale\") -> "
-            "Float32[2]");
+            "affine(arg0: Float32 [2], arg1: 0.25, arg2: \"scale\") -> "
+            "Float32 [2]");
   EXPECT_EQ(concrete[3].signature(),
-            "affine(arg0: Float32[2], arg1: 0.5, arg2: \"scale\") [eager] -> "
-            "Float32[2]");
+            "affine(arg0: Float32 [2], arg1: 0.5, arg2: \"scale\") [eager] -> "
+            "Float32 [2]");
 }
 
 TEST(FunctionTest, VariablesAreCapturedByReferenceInProgramOrder) {

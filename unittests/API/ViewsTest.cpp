@@ -38,22 +38,22 @@ TEST(ViewsTest, ToDotShowsThePendingTraceWithoutRunningIt) {
 
   EXPECT_EQ(dot.rfind("digraph trace {", 0), 0u) << dot;
   // The argument, the literal, and each op with its type and line.
-  EXPECT_NE(dot.find("shape=ellipse, label=\"argument\\nFloat32[2, 2]\""),
+  EXPECT_NE(dot.find("shape=ellipse, label=\"argument\\nFloat32 [2, 2]\""),
             std::string::npos)
       << dot;
-  EXPECT_NE(dot.find("shape=note, label=\"literal 0.5\\nFloat32[2, 2]"),
+  EXPECT_NE(dot.find("shape=note, label=\"literal 0.5\\nFloat32 [2, 2]"),
             std::string::npos)
       << dot;
   std::string at = "ViewsTest.cpp:" + std::to_string(line);
-  EXPECT_NE(dot.find("label=\"matmul\\nFloat32[2, 2]\\n" + at + "\""),
+  EXPECT_NE(dot.find("label=\"matmul\\nFloat32 [2, 2]\\n" + at + "\""),
             std::string::npos)
       << dot;
-  EXPECT_NE(dot.find("label=\"relu\\nFloat32[2, 2]\\n" + at + "\""),
+  EXPECT_NE(dot.find("label=\"relu\\nFloat32 [2, 2]\\n" + at + "\""),
             std::string::npos)
       << dot;
   // h and y are held: both are written out (double border).
   EXPECT_EQ(occurrences(dot, "peripheries=2"), 2u) << dot;
-  EXPECT_NE(dot.find("label=\"sum\\nFloat32[2]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("label=\"sum\\nFloat32 [2]"), std::string::npos) << dot;
   // Five nodes (argument, matmul, literal, mul, relu) and the sum: the
   // matmul reads the argument twice.
   EXPECT_EQ(occurrences(dot, "[shape="), 6u) << dot;

@@ -11,7 +11,7 @@
 // RUN: diff %t/saved-values.txt %t/loaded-values.txt
 // RUN: lazyc-run %t/model.lazyc --print | FileCheck %s --check-prefix=CLI
 //
-// LOADED: loaded classify: classify(x: Float32[2, 3]) -> Float32[2, 2]
+// LOADED: loaded classify: classify(x: Float32 [2, 3]) -> Float32 [2, 2]
 // LOADED: loaded: {{.*}} | steps 1
 //
 // The results: the scores (softmax rows sum to 1), then the step counter's

@@ -15,6 +15,8 @@
 #ifndef LAZYC_RUNTIME_SHAPE_H
 #define LAZYC_RUNTIME_SHAPE_H
 
+#include "lazyc/Runtime/DType.h"
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -43,6 +45,12 @@ inline std::string joinDims(std::span<const int64_t> shape,
 inline std::string shapeText(std::span<const int64_t> shape,
                              std::optional<int64_t> dynamic = std::nullopt) {
   return "[" + joinDims(shape, ", ", dynamic) + "]";
+}
+
+/// "Float32 [2, 3]": a tensor type as messages to users write it; -1 (an
+/// unknown size in a signature) reads "?".
+inline std::string typeText(DType dtype, std::span<const int64_t> shape) {
+  return std::string(dtypeInfo(dtype).name) + " " + shapeText(shape, -1);
 }
 
 /// "2x3" ("" for a scalar): the dimensions as an MLIR tensor type writes
