@@ -11,6 +11,7 @@
 
 #include "API/TensorAccess.h"
 #include "ExpectError.h"
+#include "Occurrences.h"
 
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
@@ -26,6 +27,7 @@
 
 using namespace lazyc;
 using lazyc::test::expectError;
+using lazyc::test::occurrences;
 
 namespace {
 
@@ -394,15 +396,6 @@ TEST(ControlFlowTest, UnboundedLoopsSayHowToDifferentiateThem) {
         tape.gradient(sum(y), x);
       },
       "gradient", "give it LoopOptions{maxIterations}");
-}
-
-/// How many times `needle` occurs in `text`.
-size_t occurrences(const std::string &text, const std::string &needle) {
-  size_t count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + 1))
-    ++count;
-  return count;
 }
 
 TEST(ControlFlowTest, TheGradientOfAnIfIsAnIfReadingExposedIntermediates) {
