@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // The header a training program includes: the Tensor API, gradients and
-// variables, layers, activations, losses, optimizers and data sets.
+// variables, layers and modules, activations, losses, optimizers, data sets
+// and the data loader.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +20,14 @@
 #include "lazyc/API/Variable.h"
 #include "lazyc/Data/Dataset.h"
 #include "lazyc/Data/Idx.h"
+#include "lazyc/Data/Loader.h"
 #include "lazyc/NN/Activations.h"
 #include "lazyc/NN/Init.h"
+#include "lazyc/NN/Layers.h"
 #include "lazyc/NN/Linear.h"
 #include "lazyc/NN/Losses.h"
+#include "lazyc/NN/Modules.h"
+#include "lazyc/NN/Sequential.h"
 #include "lazyc/Optim/Adam.h"
 #include "lazyc/Optim/SGD.h"
 

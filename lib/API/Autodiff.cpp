@@ -251,6 +251,17 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     accumulate(in[0], lazyc::detail::updateRow(zeros, x(1), g, where));
     return;
   }
+  case OpKind::Gather:
+    accumulate(in[0], lazyc::scatterAdd(zerosLike(x(0)), node.integer, x(1), g,
+                                        where));
+    return;
+  case OpKind::ScatterAdd:
+    accumulate(in[0], g);
+    accumulate(in[2], lazyc::gather(g, node.integer, x(1), where));
+    return;
+  case OpKind::Cumsum:
+    accumulate(in[0], lazyc::cumsum(g, node.integer, !node.flag, where));
+    return;
   case OpKind::UpdateRow:
     accumulate(in[0],
                lazyc::detail::updateRow(g, x(1), zerosLike(x(2)), where));
@@ -261,6 +272,8 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
   case OpKind::Literal:
   case OpKind::RandomUniform:
   case OpKind::RandomNormal:
+  case OpKind::ArgMax: // Positions carry no gradient.
+  case OpKind::ArgMin:
   case OpKind::Compare: // Bool results carry no gradient.
     return;
   case OpKind::Add:
@@ -279,6 +292,14 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     // d(a/b)/db = -a/b^2 = -(a/b)/b.
     accumulate(in[0], div(g, x(1)));
     accumulate(in[1], lazyc::operator-(At(div(mul(g, out), x(1)), where)));
+    return;
+  case OpKind::FloorDiv: // Piecewise constant: no gradient.
+    return;
+  case OpKind::Mod:
+    // a - floorDiv(a, b) * b, the quotient piecewise constant.
+    accumulate(in[0], g);
+    accumulate(in[1], lazyc::operator-(At(
+                          mul(g, lazyc::floorDiv(x(0), x(1), where)), where)));
     return;
   case OpKind::Pow: {
     // d(a^b)/da = b a^(b-1); d(a^b)/db = a^b log a, taken as 0 where a <= 0

@@ -387,19 +387,12 @@ Tensor unary(OpKind kind, const Tensor &x, Where where, bool floatOnly) {
 }
 
 /// Normalizes `axis` (negative counts from the end) for a rank-`rank` value.
-int64_t normalizeAxis(int64_t axis, int64_t rank, const char *op, Where where) {
-  int64_t normalized = axis < 0 ? axis + rank : axis;
-  if (normalized < 0 || normalized >= rank)
-    fail(op,
-         "axis " + std::to_string(axis) + " is out of range for a rank-" +
-             std::to_string(rank) + " tensor",
-         where);
-  return normalized;
-}
+using detail::normalizeAxis;
 
 Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
-              bool keepDims, Where where) {
-  const char *name = opName(kind);
+              bool keepDims, Where where, const char *userName = nullptr) {
+  // The name errors give: the op the user called (any/all reduce by sum).
+  const char *name = userName ? userName : opName(kind);
   NodePtr node = use(x, name, where);
   int64_t rank = static_cast<int64_t>(node->shape.size());
   if (axes.empty()) {
@@ -687,6 +680,183 @@ Tensor lazyc::operator!=(At lhs, Scalar rhs) {
   return compare(Predicate::Ne, lhs, rhs);
 }
 
+Tensor lazyc::operator<(Scalar lhs, At rhs) {
+  return compare(Predicate::Gt, rhs, lhs);
+}
+Tensor lazyc::operator<=(Scalar lhs, At rhs) {
+  return compare(Predicate::Ge, rhs, lhs);
+}
+Tensor lazyc::operator>(Scalar lhs, At rhs) {
+  return compare(Predicate::Lt, rhs, lhs);
+}
+Tensor lazyc::operator>=(Scalar lhs, At rhs) {
+  return compare(Predicate::Le, rhs, lhs);
+}
+Tensor lazyc::operator==(Scalar lhs, At rhs) {
+  return compare(Predicate::Eq, rhs, lhs);
+}
+Tensor lazyc::operator!=(Scalar lhs, At rhs) {
+  return compare(Predicate::Ne, rhs, lhs);
+}
+
+/// The kind of a dtype, for compound assignment: Bool < integer < float.
+static int kindRank(DType dtype) {
+  if (dtype == DType::Bool)
+    return 0;
+  return isFloat(dtype) ? 2 : 1;
+}
+
+/// Checks that two tensors are defined, on one device and broadcast, with
+/// errors naming `op`.
+static void checkOperands(const char *op, const Tensor &lhs, const Tensor &rhs,
+                          Where where) {
+  const NodePtr &a = use(lhs, op, where), &b = use(rhs, op, where);
+  checkSameDevice(op, {a.get(), b.get()}, where);
+  resultShape(a->shape, b->shape, op, where);
+}
+
+/// Rebinds `lhs` to `result` (the value of `lhs op= rhs`) in `lhs`'s dtype.
+static Tensor &assignResult(Tensor &lhs, Tensor result, const char *op,
+                            Where where) {
+  DType target = lhs.dtype();
+  if (result.dtype() != target) {
+    if (kindRank(result.dtype()) > kindRank(target))
+      fail(op,
+           std::string("the result is ") + dtypeName(result.dtype()) +
+               ", which cannot be stored back into the " + dtypeName(target) +
+               " tensor on the left (of shape " + shapeText(lhs.shape()) +
+               "; cast the left side first, or write x = x op y)",
+           where);
+    result = cast(result, target, where);
+  }
+  lhs = std::move(result);
+  return lhs;
+}
+
+Tensor &lazyc::operator+=(Tensor &lhs, At rhs) {
+  checkOperands("+=", lhs, rhs.tensor, rhs.where);
+  return assignResult(lhs, arithmetic(Arith::Add, lhs, rhs.tensor, rhs.where),
+                      "+=", rhs.where);
+}
+Tensor &lazyc::operator-=(Tensor &lhs, At rhs) {
+  checkOperands("-=", lhs, rhs.tensor, rhs.where);
+  return assignResult(lhs, arithmetic(Arith::Sub, lhs, rhs.tensor, rhs.where),
+                      "-=", rhs.where);
+}
+Tensor &lazyc::operator*=(Tensor &lhs, At rhs) {
+  checkOperands("*=", lhs, rhs.tensor, rhs.where);
+  return assignResult(lhs, arithmetic(Arith::Mul, lhs, rhs.tensor, rhs.where),
+                      "*=", rhs.where);
+}
+Tensor &lazyc::operator/=(Tensor &lhs, At rhs) {
+  checkOperands("/=", lhs, rhs.tensor, rhs.where);
+  return assignResult(lhs, arithmetic(Arith::Div, lhs, rhs.tensor, rhs.where),
+                      "/=", rhs.where);
+}
+Tensor &lazyc::operator+=(Tensor &lhs, Scalar rhs) {
+  use(lhs, "+=", rhs.where);
+  return assignResult(lhs, arithmetic(Arith::Add, lhs, rhs, false),
+                      "+=", rhs.where);
+}
+Tensor &lazyc::operator-=(Tensor &lhs, Scalar rhs) {
+  use(lhs, "-=", rhs.where);
+  return assignResult(lhs, arithmetic(Arith::Sub, lhs, rhs, false),
+                      "-=", rhs.where);
+}
+Tensor &lazyc::operator*=(Tensor &lhs, Scalar rhs) {
+  use(lhs, "*=", rhs.where);
+  return assignResult(lhs, arithmetic(Arith::Mul, lhs, rhs, false),
+                      "*=", rhs.where);
+}
+Tensor &lazyc::operator/=(Tensor &lhs, Scalar rhs) {
+  use(lhs, "/=", rhs.where);
+  return assignResult(lhs, arithmetic(Arith::Div, lhs, rhs, false),
+                      "/=", rhs.where);
+}
+
+/// `x` as truth values (x != 0), checked to be a tensor.
+static Tensor truthOf(const Tensor &x, const char *op, Where where) {
+  return detail::TensorAccess::wrap(
+      castTo(use(x, op, where), DType::Bool, where));
+}
+
+Tensor lazyc::logicalAnd(const Tensor &lhs, const Tensor &rhs, Where where) {
+  checkOperands("logicalAnd", lhs, rhs, where);
+  Tensor a = truthOf(lhs, "logicalAnd", where);
+  Tensor b = truthOf(rhs, "logicalAnd", where);
+  return lazyc::where(a, b, a, where); // a ? b : false
+}
+Tensor lazyc::logicalOr(const Tensor &lhs, const Tensor &rhs, Where where) {
+  checkOperands("logicalOr", lhs, rhs, where);
+  Tensor a = truthOf(lhs, "logicalOr", where);
+  Tensor b = truthOf(rhs, "logicalOr", where);
+  return lazyc::where(a, a, b, where); // a ? true : b
+}
+Tensor lazyc::logicalXor(const Tensor &lhs, const Tensor &rhs, Where where) {
+  checkOperands("logicalXor", lhs, rhs, where);
+  Tensor a = truthOf(lhs, "logicalXor", where);
+  Tensor b = truthOf(rhs, "logicalXor", where);
+  return compare(Predicate::Ne, At(a, where), b);
+}
+Tensor lazyc::logicalNot(const Tensor &x, Where where) {
+  Tensor a = truthOf(x, "logicalNot", where);
+  return compare(Predicate::Eq, At(a, where), Scalar(false, where));
+}
+
+/// The operands of `&`, `|`, `^`: Bool tensors.
+static void checkBools(const char *op, const Tensor &lhs, const Tensor &rhs,
+                       Where where) {
+  const NodePtr &a = use(lhs, op, where), &b = use(rhs, op, where);
+  if (a->dtype != DType::Bool || b->dtype != DType::Bool)
+    fail(op,
+         std::string("needs Bool tensors, got ") + dtypeName(a->dtype) + " " +
+             shapeText(a->shape) + " and " + dtypeName(b->dtype) + " " +
+             shapeText(b->shape) +
+             " (use logicalAnd/logicalOr/logicalXor for truth values)",
+         where);
+}
+
+Tensor lazyc::operator&(At lhs, const Tensor &rhs) {
+  checkBools("&", lhs.tensor, rhs, lhs.where);
+  return logicalAnd(lhs.tensor, rhs, lhs.where);
+}
+Tensor lazyc::operator|(At lhs, const Tensor &rhs) {
+  checkBools("|", lhs.tensor, rhs, lhs.where);
+  return logicalOr(lhs.tensor, rhs, lhs.where);
+}
+Tensor lazyc::operator^(At lhs, const Tensor &rhs) {
+  checkBools("^", lhs.tensor, rhs, lhs.where);
+  return logicalXor(lhs.tensor, rhs, lhs.where);
+}
+Tensor lazyc::operator~(At operand) {
+  const NodePtr &node = use(operand.tensor, "~", operand.where);
+  if (node->dtype != DType::Bool)
+    fail("~",
+         std::string("needs a Bool tensor, got ") + dtypeName(node->dtype) +
+             " " + shapeText(node->shape) + " (use logicalNot)",
+         operand.where);
+  return logicalNot(operand.tensor, operand.where);
+}
+
+Tensor lazyc::floorDiv(const Tensor &lhs, const Tensor &rhs, Where where) {
+  return arithmetic(Arith::FloorDiv, lhs, rhs, where);
+}
+Tensor lazyc::floorDiv(const Tensor &lhs, Scalar rhs) {
+  return arithmetic(Arith::FloorDiv, lhs, rhs, false);
+}
+Tensor lazyc::floorDiv(Scalar lhs, const Tensor &rhs) {
+  return arithmetic(Arith::FloorDiv, rhs, lhs, true);
+}
+Tensor lazyc::mod(const Tensor &lhs, const Tensor &rhs, Where where) {
+  return arithmetic(Arith::Mod, lhs, rhs, where);
+}
+Tensor lazyc::mod(const Tensor &lhs, Scalar rhs) {
+  return arithmetic(Arith::Mod, lhs, rhs, false);
+}
+Tensor lazyc::mod(Scalar lhs, const Tensor &rhs) {
+  return arithmetic(Arith::Mod, rhs, lhs, true);
+}
+
 Tensor lazyc::pow(const Tensor &base, const Tensor &exponent, Where where) {
   return arithmetic(Arith::Pow, base, exponent, where);
 }
@@ -732,6 +902,63 @@ Tensor lazyc::cos(const Tensor &x, Where where) {
 }
 Tensor lazyc::erf(const Tensor &x, Where where) {
   return unary(OpKind::Erf, x, where, true);
+}
+
+Tensor lazyc::square(const Tensor &x, Where where) {
+  return arithmetic(Arith::Mul, x, x, where);
+}
+
+Tensor lazyc::clamp(const Tensor &x, Scalar lo, Scalar hi) {
+  if (use(x, "clamp", lo.where)->dtype == DType::Bool)
+    fail("clamp", "is not defined for Bool tensors (cast first)", lo.where);
+  hi.where = lo.where;
+  return arithmetic(Arith::Min, arithmetic(Arith::Max, x, lo, false), hi,
+                    false);
+}
+
+Tensor lazyc::clamp(const Tensor &x, const Tensor &lo, const Tensor &hi,
+                    Where where) {
+  for (const Tensor *operand : {&x, &lo, &hi})
+    if (use(*operand, "clamp", where)->dtype == DType::Bool)
+      fail("clamp", "is not defined for Bool tensors (cast first)", where);
+  checkOperands("clamp", x, lo, where);
+  checkOperands("clamp", x, hi, where);
+  checkOperands("clamp", lo, hi, where);
+  return arithmetic(Arith::Min, arithmetic(Arith::Max, x, lo, where), hi,
+                    where);
+}
+
+Tensor lazyc::gelu(const Tensor &x, GeluApproximation approximation,
+                   Where where) {
+  use(x, "gelu", where);
+  At at(x, where);
+  if (approximation == GeluApproximation::Tanh) {
+    // sqrt(2 / pi) (x + 0.044715 x^3), as PyTorch's approximate="tanh".
+    const double scale = std::sqrt(2.0 / M_PI);
+    Tensor inner = At(At(square(x, where), where) * 0.044715, where) + 1.0;
+    Tensor argument = At(at * inner, where) * scale;
+    return At(at * 0.5, where) * (At(tanh(argument, where), where) + 1.0);
+  }
+  Tensor phi = At(erf(at * M_SQRT1_2, where), where) + 1.0;
+  return At(at * 0.5, where) * phi;
+}
+
+Tensor lazyc::gelu(const Tensor &x, Where where) {
+  return gelu(x, GeluApproximation::None, where);
+}
+
+Tensor lazyc::softplus(const Tensor &x, Where where) {
+  use(x, "softplus", where);
+  Tensor decay = exp(-At(abs(x, where), where), where); // in (0, 1]
+  // max(x, 0) rather than relu: its tie at 0 splits the gradient, which
+  // gives sigmoid(0) = 1/2 there (abs's gradient at 0 is 0).
+  Tensor positive = arithmetic(Arith::Max, x, Scalar(0.0, where), false);
+  return At(positive, where) + log(At(decay, where) + 1.0, where);
+}
+
+Tensor lazyc::silu(const Tensor &x, Where where) {
+  use(x, "silu", where);
+  return At(x, where) * sigmoid(x, where);
 }
 
 Tensor lazyc::where(const Tensor &condition, const Tensor &onTrue,
@@ -842,6 +1069,22 @@ Tensor lazyc::max(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
 Tensor lazyc::min(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
                   Where where) {
   return reduce(OpKind::ReduceMin, x, std::move(axes), keepDims, where);
+}
+
+Tensor lazyc::any(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
+                  Where where) {
+  // The number of nonzero elements, > 0 (an empty reduction counts 0).
+  Tensor count = reduce(OpKind::ReduceSum, truthOf(x, "any", where),
+                        std::move(axes), keepDims, where, "any");
+  return compare(Predicate::Gt, At(count, where), Scalar(int64_t(0), where));
+}
+Tensor lazyc::all(const Tensor &x, std::vector<int64_t> axes, bool keepDims,
+                  Where where) {
+  // No zero element.
+  use(x, "all", where);
+  Tensor zeros = reduce(OpKind::ReduceSum, logicalNot(x, where),
+                        std::move(axes), keepDims, where, "all");
+  return compare(Predicate::Eq, At(zeros, where), Scalar(int64_t(0), where));
 }
 
 Tensor lazyc::softmax(const Tensor &x, int64_t axis, Where where) {
@@ -1009,4 +1252,138 @@ Tensor lazyc::concat(const std::vector<Tensor> &tensors, int64_t axis,
   return detail::TensorAccess::wrap(record(
       OpKind::Concat, dtype, shape, NodeInputs(nodes.begin(), nodes.end()),
       where, [&](Node &n) { n.integer = axis; }));
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and scans
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The indices operand of gather and scatterAdd: an Int32 or Int64 tensor
+/// of `x`'s rank whose sizes outside `axis` are x's or 1, broadcast to x's.
+NodePtr indicesAlong(const char *op, const NodePtr &x, const Tensor &indices,
+                     int64_t axis, Where where) {
+  NodePtr node = use(indices, op, where);
+  checkSameDevice(op, {x.get(), node.get()}, where);
+  if (node->dtype != DType::Int32 && node->dtype != DType::Int64)
+    fail(op,
+         std::string("needs Int32 or Int64 indices, got ") +
+             dtypeName(node->dtype),
+         where);
+  if (node->shape.size() != x->shape.size())
+    fail(op,
+         "needs indices of the input's rank: indices " +
+             shapeText(node->shape) + ", input " + shapeText(x->shape),
+         where);
+  Shape shape = x->shape;
+  shape[axis] = node->shape[axis];
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (static_cast<int64_t>(d) != axis && node->shape[d] != shape[d] &&
+        node->shape[d] != 1)
+      fail(op,
+           "indices " + shapeText(node->shape) + " do not fit input " +
+               shapeText(x->shape) + " outside axis " + std::to_string(axis) +
+               " (each size there is the input's, or 1)",
+           where);
+  bool selects = std::all_of(shape.begin(), shape.end(),
+                             [](int64_t dim) { return dim != 0; });
+  if (x->shape[axis] == 0 && selects)
+    fail(op,
+         "cannot index the empty axis " + std::to_string(axis) + " of " +
+             shapeText(x->shape),
+         where);
+  return broadcastNode(node, shape, where);
+}
+
+Tensor argReduce(OpKind kind, const Tensor &x, int64_t axis, bool keepDims,
+                 Where where) {
+  const char *name = opName(kind);
+  NodePtr node = use(x, name, where);
+  if (node->dtype == DType::Bool)
+    node = castTo(node, DType::Int32, where);
+  int64_t rank = static_cast<int64_t>(node->shape.size());
+  axis = normalizeAxis(axis, rank, name, where);
+  if (node->shape[axis] == 0)
+    fail(name,
+         "needs a non-empty axis, but axis " + std::to_string(axis) + " of " +
+             shapeText(node->shape) + " is empty",
+         where);
+  Shape shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis)
+      shape.push_back(node->shape[d]);
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  return detail::TensorAccess::wrap(
+      record(kind, DType::Int64, shape, {node}, where, [&](Node &n) {
+        n.integer = axis;
+        n.flag = keepDims;
+      }));
+}
+
+} // namespace
+
+Tensor lazyc::gather(const Tensor &x, int64_t axis, const Tensor &indices,
+                     Where where) {
+  const NodePtr &node = use(x, "gather", where);
+  axis = normalizeAxis(axis, static_cast<int64_t>(node->shape.size()), "gather",
+                       where);
+  NodePtr positions = indicesAlong("gather", node, indices, axis, where);
+  return detail::TensorAccess::wrap(
+      record(OpKind::Gather, node->dtype, positions->shape, {node, positions},
+             where, [&](Node &n) { n.integer = axis; }));
+}
+
+Tensor lazyc::scatterAdd(const Tensor &x, int64_t axis, const Tensor &indices,
+                         const Tensor &updates, Where where) {
+  const NodePtr &node = use(x, "scatterAdd", where);
+  NodePtr values = use(updates, "scatterAdd", where);
+  checkSameDevice("scatterAdd", {node.get(), values.get()}, where);
+  if (node->dtype == DType::Bool)
+    fail("scatterAdd", "is not defined for Bool tensors (cast first)", where);
+  axis = normalizeAxis(axis, static_cast<int64_t>(node->shape.size()),
+                       "scatterAdd", where);
+  NodePtr positions = indicesAlong("scatterAdd", node, indices, axis, where);
+  if (values->shape != positions->shape)
+    fail("scatterAdd",
+         "needs updates of the indices' shape " + shapeText(positions->shape) +
+             ", got " + shapeText(values->shape),
+         where);
+  values = castTo(values, node->dtype, where);
+  return detail::TensorAccess::wrap(record(
+      OpKind::ScatterAdd, node->dtype, node->shape, {node, positions, values},
+      where, [&](Node &n) { n.integer = axis; }));
+}
+
+Tensor lazyc::argmax(const Tensor &x, int64_t axis, bool keepDims,
+                     Where where) {
+  return argReduce(OpKind::ArgMax, x, axis, keepDims, where);
+}
+Tensor lazyc::argmin(const Tensor &x, int64_t axis, bool keepDims,
+                     Where where) {
+  return argReduce(OpKind::ArgMin, x, axis, keepDims, where);
+}
+Tensor lazyc::argmax(const Tensor &x, Where where) {
+  return argReduce(OpKind::ArgMax, lazyc::reshape(x, {-1}, where), 0, false,
+                   where);
+}
+Tensor lazyc::argmin(const Tensor &x, Where where) {
+  return argReduce(OpKind::ArgMin, lazyc::reshape(x, {-1}, where), 0, false,
+                   where);
+}
+
+Tensor lazyc::cumsum(const Tensor &x, int64_t axis, bool reverse, Where where) {
+  NodePtr node = use(x, "cumsum", where);
+  axis = normalizeAxis(axis, static_cast<int64_t>(node->shape.size()), "cumsum",
+                       where);
+  // numpy sums integers and booleans in int64.
+  if (!isFloat(node->dtype))
+    node = castTo(node, DType::Int64, where);
+  return detail::TensorAccess::wrap(record(
+      OpKind::Cumsum, node->dtype, node->shape, {node}, where, [&](Node &n) {
+        n.integer = axis;
+        n.flag = reverse;
+      }));
 }

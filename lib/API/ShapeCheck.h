@@ -54,6 +54,19 @@ inline int64_t checkedElements(const std::vector<int64_t> &shape,
   return empty ? 0 : count;
 }
 
+/// `axis` of a rank-`rank` tensor, counted from the end when negative.
+inline int64_t normalizeAxis(int64_t axis, int64_t rank, const char *op,
+                             SourceLocation where) {
+  int64_t normalized = axis < 0 ? axis + rank : axis;
+  if (normalized < 0 || normalized >= rank)
+    throw Error(op,
+                "axis " + std::to_string(axis) +
+                    " is out of range for a rank-" + std::to_string(rank) +
+                    " tensor",
+                where);
+  return normalized;
+}
+
 } // namespace lazyc::detail
 
 #endif // LAZYC_LIB_API_SHAPECHECK_H

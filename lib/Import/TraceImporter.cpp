@@ -172,6 +172,17 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
                                   static_cast<uint64_t>(node.integer));
   case OpKind::Matmul:
     return lazy::MatmulOp::create(b, loc, in[0], in[1]);
+  case OpKind::Gather:
+    return lazy::GatherOp::create(b, loc, in[0], in[1], node.integer);
+  case OpKind::ScatterAdd:
+    return lazy::ScatterAddOp::create(b, loc, in[0], in[1], in[2],
+                                      node.integer);
+  case OpKind::ArgMax:
+    return lazy::ArgMaxOp::create(b, loc, in[0], node.integer, node.flag);
+  case OpKind::ArgMin:
+    return lazy::ArgMinOp::create(b, loc, in[0], node.integer, node.flag);
+  case OpKind::Cumsum:
+    return lazy::CumsumOp::create(b, loc, in[0], node.integer, node.flag);
   case OpKind::IndexRow:
     return lazy::IndexRowOp::create(b, loc, in[0], in[1]);
   case OpKind::UpdateRow:
@@ -212,6 +223,31 @@ std::optional<size_t> import::tracePosition(Location location) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// Casts the operands of an elementwise op to one shape where one has a
+/// dynamic size that another knows statically (a staged function's
+/// parameter of unknown batch size, and a value of the same size built
+/// from static pieces): the op wants operands of identical type.
+static void joinShapes(OpBuilder &b, Location loc,
+                       SmallVectorImpl<Value> &operands) {
+  auto first = dyn_cast<RankedTensorType>(operands.front().getType());
+  if (!first)
+    return;
+  SmallVector<int64_t> joined(first.getShape());
+  for (Value operand : operands) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || type.getRank() != first.getRank())
+      return;
+    for (auto [dim, size] : llvm::enumerate(type.getShape()))
+      if (ShapedType::isDynamic(size))
+        joined[dim] = ShapedType::kDynamic;
+  }
+  for (Value &operand : operands) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (type.getShape() != ArrayRef<int64_t>(joined))
+      operand = tensor::CastOp::create(b, loc, type.clone(joined), operand);
+  }
+}
+
 /// The shapes of a trace's nodes when some sizes are dynamic (all of them
 /// with ImportOptions::dynamicShapes, else those marked in
 /// ImportOptions::dynamicSizes), and the values of those sizes: a node
@@ -406,6 +442,8 @@ void BodyBuilder::build(const Trace &body, std::vector<Value> &values,
     for (int32_t operand : body.operands(i))
       operands.push_back(values[operand]);
     if (dynamic && !blame) {
+      if (isElementwiseOp(node.kind))
+        joinShapes(b, loc, operands);
       values[i] = sizesAreData(node.kind)
                       ? dynamic->buildSized(b, loc, i, operands)
                       : buildNode(b, loc, node, operands, true);

@@ -16,20 +16,6 @@
 
 using namespace lazyc;
 
-Tensor nn::gelu(const Tensor &x, Where where) {
-  Tensor phi = At(erf(At(x, where) * M_SQRT1_2, where), where) + 1.0;
-  return At(At(x, where) * 0.5, where) * phi;
-}
-
 Tensor nn::leakyRelu(const Tensor &x, double slope, Where where) {
   return lazyc::where(At(x, where) > 0.0, x, At(x, where) * slope, where);
-}
-
-Tensor nn::softplus(const Tensor &x, Where where) {
-  Tensor decay = exp(-At(abs(x, where), where), where); // in (0, 1]
-  return At(relu(x, where), where) + log(At(decay, where) + 1.0, where);
-}
-
-Tensor nn::silu(const Tensor &x, Where where) {
-  return At(x, where) * sigmoid(x, where);
 }

@@ -79,6 +79,7 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
                                       const CpuPipelineOptions &) {
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyReadOnlyArgumentsPass());
   // Write results straight into their destinations where possible; the
   // tensor.empty ops left become allocations.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());

@@ -70,8 +70,45 @@ double minimum(double a, double b) {
   return a < b ? a : b;
 }
 
+/// numpy's float divmod (npy_divmod), each step rounded to `dtype` (the
+/// dtype the compiled op computes in: f32 for f16/bf16): the floor quotient
+/// (`quotient`) or the remainder, whose sign follows the divisor.
+double floatDivMod(double a, double b, DType dtype, bool quotient) {
+  auto round = [&](double x) { return numerics::roundTo(x, dtype); };
+  double mod = std::fmod(a, b); // exact
+  if (b == 0)
+    return quotient ? round(a / b) : mod;
+  double div = round(round(a - mod) / b);
+  if (mod != 0 || std::isnan(mod)) {
+    if ((b < 0) != (mod < 0)) {
+      mod = round(mod + b);
+      div = round(div - 1);
+    }
+  } else {
+    mod = std::copysign(0.0, b);
+  }
+  if (!quotient)
+    return mod;
+  if (div != 0 || std::isnan(div)) {
+    double floor = std::floor(div);
+    if (round(div - floor) > 0.5)
+      floor = round(floor + 1);
+    return floor;
+  }
+  return std::copysign(0.0, round(a / b));
+}
+
+/// The dtype floorDiv and mod compute in: f32 for f16/bf16.
+DType divModDType(DType dtype) {
+  return dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+}
+
 double floatBinary(OpKind kind, double a, double b) {
   switch (kind) {
+  case OpKind::FloorDiv:
+    return floatDivMod(a, b, DType::Float64, true);
+  case OpKind::Mod:
+    return floatDivMod(a, b, DType::Float64, false);
   case OpKind::Add:
     return a + b;
   case OpKind::Sub:
@@ -185,6 +222,9 @@ double localError(OpKind kind, double exact, DType dtype) {
   case OpKind::Abs:
   case OpKind::Relu:
   case OpKind::Sqrt:
+  // Emulated step by step (floatDivMod).
+  case OpKind::FloorDiv:
+  case OpKind::Mod:
     // Neither unary nor binary: not computed here.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
@@ -227,6 +267,42 @@ double binarySpread(OpKind kind, double exact, double a, double ta, double b,
     }
   }
   return withSlack(worst, exact);
+}
+
+/// binarySpread for floorDiv and mod, which jump. The floor quotient is
+/// monotone in each operand while the divisor keeps its sign, so its
+/// corners bound it (plus 1 for numpy's snapping at an integer); the
+/// remainder is linear in a box where the quotient does not change, and
+/// otherwise anywhere between 0 and the divisor.
+double divModSpread(OpKind kind, double exact, double a, double ta, double b,
+                    double tb, DType dtype) {
+  if (ta == 0 && tb == 0)
+    return 0;
+  if (std::isinf(ta) || std::isinf(tb) || !std::isfinite(exact) ||
+      std::fabs(b) <= tb)
+    return kAnyValue;
+  double low = std::numeric_limits<double>::infinity(), high = -low;
+  for (double sa : {-1.0, 1.0}) {
+    for (double sb : {-1.0, 1.0}) {
+      double q = floatDivMod(a + sa * ta, b + sb * tb, DType::Float64, true);
+      if (!std::isfinite(q))
+        return kAnyValue;
+      low = std::min(low, q);
+      high = std::max(high, q);
+    }
+  }
+  if (kind == OpKind::FloorDiv)
+    return withSlack(std::max(high - exact, exact - low) + 1, exact);
+  double slack = 2 * numerics::ulp(std::fabs(b) + tb + std::fabs(a) + ta,
+                                   divModDType(dtype));
+  if (low != high)
+    return std::fabs(b) + tb + slack;
+  double worst = 0;
+  for (double sa : {-1.0, 1.0})
+    for (double sb : {-1.0, 1.0})
+      worst = std::max(worst,
+                       std::fabs((a + sa * ta) - low * (b + sb * tb) - exact));
+  return withSlack(worst + slack, exact);
 }
 
 double unarySpread(OpKind kind, double exact, double x, double tx) {
@@ -325,6 +401,23 @@ bool integerBinary(OpKind kind, int64_t a, int64_t b, DType dtype,
     if (b == 0 || (a == minimum && b == -1))
       return false;
     result = a / b; // C++ truncates toward zero, as the dialect does.
+    return true;
+  }
+  case OpKind::FloorDiv:
+  case OpKind::Mod: {
+    // numpy: a zero divisor gives 0; MIN // -1 wraps to MIN.
+    if (b == 0) {
+      result = 0;
+      return true;
+    }
+    if (b == -1) {
+      result = kind == OpKind::Mod ? 0 : wrap(0 - ua, dtype);
+      return true;
+    }
+    int64_t quotient = a / b, remainder = a % b;
+    bool adjust = remainder != 0 && ((remainder < 0) != (b < 0));
+    result = kind == OpKind::FloorDiv ? quotient - (adjust ? 1 : 0)
+                                      : remainder + (adjust ? b : 0);
     return true;
   }
   case OpKind::Pow:
@@ -554,6 +647,15 @@ Value impl::evaluateElementwise(const Node &node, const Inputs &inputs) {
     for (int64_t i = 0; i < count; ++i) {
       if (out.isFloat()) {
         double a = lhs.floats[i], b = rhs.floats[i];
+        if (kind == OpKind::FloorDiv || kind == OpKind::Mod) {
+          double exact = floatDivMod(a, b, divModDType(out.dtype),
+                                     kind == OpKind::FloorDiv);
+          storeFloat(out, i, exact,
+                     divModSpread(kind, exact, a, lhs.tolerance[i], b,
+                                  rhs.tolerance[i], out.dtype),
+                     0);
+          continue;
+        }
         double exact = floatBinary(kind, a, b);
         storeFloat(
             out, i, exact,

@@ -318,6 +318,15 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
 #define LAZYC_RANDOM_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #include "lazyc/Trace/Ops.def"
     return evaluateRandom(node, *in[0]);
+  case OpKind::Gather:
+    return evaluateGather(node, *in[0], *in[1]);
+  case OpKind::ScatterAdd:
+    return evaluateScatterAdd(node, *in[0], *in[1], *in[2]);
+  case OpKind::ArgMax:
+  case OpKind::ArgMin:
+    return evaluateArgReduce(node, *in[0]);
+  case OpKind::Cumsum:
+    return evaluateCumsum(node, *in[0]);
   case OpKind::IndexRow:
   case OpKind::UpdateRow:
     return evaluateRow(node, in);

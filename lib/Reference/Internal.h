@@ -50,6 +50,12 @@ Value evaluateSoftmax(const trace::Node &node, const Value &input);
 /// random_uniform and random_normal.
 /// `seed` is the node's 0-d Int64 operand.
 Value evaluateRandom(const trace::Node &node, const Value &seed);
+Value evaluateGather(const trace::Node &node, const Value &input,
+                     const Value &indices);
+Value evaluateScatterAdd(const trace::Node &node, const Value &input,
+                         const Value &indices, const Value &updates);
+Value evaluateArgReduce(const trace::Node &node, const Value &input);
+Value evaluateCumsum(const trace::Node &node, const Value &input);
 
 } // namespace lazyc::reference::impl
 

@@ -51,8 +51,12 @@ struct FloatSum {
   int64_t terms = 0;
   bool nonFinite = false; ///< A term is infinite or NaN.
   bool uncertainNonFinite = false;
+  /// Every term is -0.0: a sum that starts from its first term (a scan,
+  /// not a reduction from +0.0) is -0.0 then.
+  bool negativeZeros = true;
 
   void add(double term, double absTerm, double tolerance) {
+    negativeZeros = negativeZeros && term == 0 && std::signbit(term);
     sum += term;
     ++terms;
     sumTolerance += tolerance;
@@ -494,5 +498,182 @@ Value impl::evaluateRandom(const Node &node, const Value &seed) {
     out.floats[i] = value;
     out.tolerance[i] = settle(value, tolerance, dtype);
   }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and scans
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A shape seen as [outer, axis, inner]: element (o, j, i) is at
+/// (o * size + j) * inner + i.
+struct Lines {
+  int64_t outer = 1, size = 0, inner = 1;
+  Lines(const std::vector<int64_t> &shape, size_t axis) : size(shape[axis]) {
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (d < axis)
+        outer *= shape[d];
+      else if (d > axis)
+        inner *= shape[d];
+    }
+  }
+  int64_t at(int64_t o, int64_t j, int64_t i) const {
+    return (o * size + j) * inner + i;
+  }
+};
+
+/// Where an index points along an axis of `size` elements, as the compiled
+/// code computes it: negative counts from the end, then clamped.
+int64_t axisPosition(int64_t index, int64_t size) {
+  if (index < 0)
+    index += size;
+  return std::clamp<int64_t>(index, 0, size - 1);
+}
+
+void copyElement(const Value &from, int64_t fromIndex, Value &to,
+                 int64_t toIndex) {
+  if (to.isFloat())
+    to.floats[toIndex] = from.floats[fromIndex];
+  else
+    to.ints[toIndex] = from.ints[fromIndex];
+  to.tolerance[toIndex] = from.tolerance[fromIndex];
+}
+
+} // namespace
+
+Value impl::evaluateGather(const Node &node, const Value &input,
+                           const Value &indices) {
+  Value out = makeValue(node.dtype, node.shape);
+  size_t axis = static_cast<size_t>(node.integer);
+  Lines from(input.shape, axis), to(node.shape, axis);
+  for (int64_t o = 0; o < to.outer; ++o)
+    for (int64_t j = 0; j < to.size; ++j)
+      for (int64_t i = 0; i < to.inner; ++i) {
+        int64_t here = to.at(o, j, i);
+        copyElement(input,
+                    from.at(o, axisPosition(indices.ints[here], from.size), i),
+                    out, here);
+        // An inexact index may select any element.
+        if (indices.tolerance[here] != 0)
+          out.tolerance[here] = kAnyValue;
+      }
+  return out;
+}
+
+Value impl::evaluateScatterAdd(const Node &node, const Value &input,
+                               const Value &indices, const Value &updates) {
+  Value out = input;
+  size_t axis = static_cast<size_t>(node.integer);
+  Lines into(input.shape, axis), from(updates.shape, axis);
+  if (!out.isFloat()) {
+    for (int64_t o = 0; o < from.outer; ++o)
+      for (int64_t j = 0; j < from.size; ++j)
+        for (int64_t i = 0; i < from.inner; ++i) {
+          int64_t source = from.at(o, j, i);
+          int64_t target =
+              into.at(o, axisPosition(indices.ints[source], into.size), i);
+          out.ints[target] =
+              wrap(static_cast<uint64_t>(out.ints[target]) +
+                       static_cast<uint64_t>(updates.ints[source]),
+                   out.dtype);
+          out.tolerance[target] =
+              std::max({out.tolerance[target], updates.tolerance[source],
+                        indices.tolerance[source] != 0 ? kAnyValue : 0.0});
+        }
+    return out;
+  }
+  // Each target is a sum of its old value and the updates added to it, in
+  // order, rounded after each addition like the compiled loop.
+  std::vector<FloatSum> sums(out.numel());
+  std::vector<bool> uncertainLine(into.outer * into.inner, false);
+  for (int64_t t = 0, e = out.numel(); t < e; ++t)
+    sums[t].add(input.floats[t], std::fabs(input.floats[t]),
+                input.tolerance[t]);
+  for (int64_t o = 0; o < from.outer; ++o)
+    for (int64_t j = 0; j < from.size; ++j)
+      for (int64_t i = 0; i < from.inner; ++i) {
+        int64_t source = from.at(o, j, i);
+        int64_t target =
+            into.at(o, axisPosition(indices.ints[source], into.size), i);
+        sums[target].add(updates.floats[source],
+                         std::fabs(updates.floats[source]),
+                         updates.tolerance[source]);
+        if (indices.tolerance[source] != 0)
+          uncertainLine[o * into.inner + i] = true;
+      }
+  for (int64_t o = 0; o < into.outer; ++o)
+    for (int64_t j = 0; j < into.size; ++j)
+      for (int64_t i = 0; i < into.inner; ++i) {
+        int64_t t = into.at(o, j, i);
+        if (sums[t].terms > 1 && !sums[t].negativeZeros)
+          sums[t].result(out.dtype, 0, out.floats[t], out.tolerance[t]);
+        if (uncertainLine[o * into.inner + i])
+          out.tolerance[t] = kAnyValue;
+      }
+  return out;
+}
+
+Value impl::evaluateArgReduce(const Node &node, const Value &input) {
+  Value out = makeValue(node.dtype, node.shape);
+  bool isMax = node.kind == OpKind::ArgMax;
+  size_t axis = static_cast<size_t>(node.integer);
+  Lines lines(input.shape, axis);
+  auto valueAt = [&](int64_t k) {
+    return input.isFloat() ? input.floats[k]
+                           : static_cast<double>(input.ints[k]);
+  };
+  for (int64_t o = 0; o < lines.outer; ++o)
+    for (int64_t i = 0; i < lines.inner; ++i) {
+      int64_t t = o * lines.inner + i, best = 0;
+      double bestValue = valueAt(lines.at(o, 0, i));
+      for (int64_t j = 1; j < lines.size && !std::isnan(bestValue); ++j) {
+        double x = valueAt(lines.at(o, j, i));
+        if (std::isnan(x) || (isMax ? x > bestValue : x < bestValue)) {
+          best = j;
+          bestValue = x;
+        }
+      }
+      out.ints[t] = best;
+      // Another element within the tolerances may be the extreme instead.
+      double bestTolerance = input.tolerance[lines.at(o, best, i)];
+      for (int64_t j = 0; j < lines.size && !std::isnan(bestValue); ++j) {
+        double tolerance = input.tolerance[lines.at(o, j, i)] + bestTolerance;
+        double x = valueAt(lines.at(o, j, i));
+        if (j != best && tolerance != 0 &&
+            (isMax ? x >= bestValue - tolerance : x <= bestValue + tolerance))
+          out.tolerance[t] = kAnyValue;
+      }
+    }
+  return out;
+}
+
+Value impl::evaluateCumsum(const Node &node, const Value &input) {
+  Value out = makeValue(node.dtype, node.shape);
+  bool reverse = node.flag;
+  Lines lines(input.shape, static_cast<size_t>(node.integer));
+  for (int64_t o = 0; o < lines.outer; ++o)
+    for (int64_t i = 0; i < lines.inner; ++i) {
+      FloatSum sum;
+      uint64_t intSum = 0;
+      double intTolerance = 0;
+      for (int64_t step = 0; step < lines.size; ++step) {
+        int64_t j = reverse ? lines.size - 1 - step : step;
+        int64_t k = lines.at(o, j, i);
+        if (out.isFloat()) {
+          sum.add(input.floats[k], std::fabs(input.floats[k]),
+                  input.tolerance[k]);
+          sum.result(out.dtype, 0, out.floats[k], out.tolerance[k]);
+          if (sum.negativeZeros)
+            out.floats[k] = -0.0;
+        } else {
+          intSum += static_cast<uint64_t>(input.ints[k]);
+          intTolerance = std::max(intTolerance, input.tolerance[k]);
+          out.ints[k] = wrap(intSum, out.dtype);
+          out.tolerance[k] = intTolerance != 0 ? kAnyValue : 0;
+        }
+      }
+    }
   return out;
 }

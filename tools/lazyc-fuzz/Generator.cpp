@@ -93,6 +93,8 @@ private:
   /// Records `step` (to learn its result); false if the API rejects it.
   bool add(Step step);
   bool addRandomOp();
+  /// Gather, ScatterAdd, ArgReduce, Cumsum, TopK or Index on slot `a`.
+  bool addIndexingOp(int a);
   void setConstants(Step &step, ScalarType type);
 
   Random random;
@@ -285,7 +287,9 @@ bool Generator::addRandomOp() {
   DType dtype = x.dtype();
   Step step;
   step.operands = {a};
-  int64_t choice = random.below(100);
+  int64_t choice = random.below(110);
+  if (choice >= 100)
+    return addIndexingOp(a);
   if (choice < 5) {
     // A fresh leaf.
     int64_t kind = random.below(5);
@@ -352,6 +356,36 @@ bool Generator::addRandomOp() {
     if (b < 0)
       return false;
     step.operands.push_back(b);
+    return add(step);
+  }
+  if (choice < 58 && random.chance(0.3)) {
+    // An op recorded from others (Ops.h), in the unary ops' share.
+    step.kind = StepKind::Composite;
+    step.op = static_cast<int>(random.below(kCompositeOps));
+    auto op = static_cast<CompositeOp>(step.op);
+    auto fits = [&](const Tensor &t) { return broadcasts(t.shape(), shape); };
+    int operands = op >= CompositeOp::ClampTensors ? 3
+                   : op >= CompositeOp::LogicalAnd ? 2
+                                                   : 1;
+    if (op >= CompositeOp::Any)
+      operands = 1;
+    for (int k = 1; k < operands; ++k) {
+      int b = slotOrInput(fits, compatibleShape(shape),
+                          random.chance(0.7) ? dtype : random.pick(kAllDTypes));
+      if (b < 0)
+        return false;
+      step.operands.push_back(b);
+    }
+    if (op == CompositeOp::ClampScalars) {
+      step.start = static_cast<double>(random.between(-6, 2)) / 2;
+      step.stop = step.start + static_cast<double>(random.between(-1, 6)) / 2;
+    }
+    if (op >= CompositeOp::Any) {
+      step.flag = random.chance(0.4);
+      for (int64_t d = 0; d < rank; ++d)
+        if (random.chance(0.5))
+          step.ints.push_back(random.chance(0.3) ? d - rank : d);
+    }
     return add(step);
   }
   if (choice < 58) {
@@ -551,6 +585,110 @@ bool Generator::addRandomOp() {
   }
   std::shuffle(step.operands.begin(), step.operands.end(),
                std::mt19937_64(random.next()));
+  return add(step);
+}
+
+bool Generator::addIndexingOp(int a) {
+  std::vector<int64_t> shape = slots[a].shape();
+  int64_t rank = static_cast<int64_t>(shape.size());
+  Step step;
+  step.operands = {a};
+  // Positions along an axis of n elements: mostly in range, some negative,
+  // a few outside (clamped).
+  auto positions = [&](int64_t count, int64_t n) {
+    std::vector<int64_t> values;
+    for (int64_t i = 0; i < count; ++i)
+      values.push_back(random.chance(0.1) ? random.between(-n - 3, n + 2)
+                                          : random.between(-n, n - 1));
+    return values;
+  };
+  int64_t kind = random.below(6);
+  if (kind == 0 || kind == 1) {
+    if (rank == 0)
+      return false;
+    step.kind = kind == 0 ? StepKind::Gather : StepKind::ScatterAdd;
+    step.axis = random.below(rank);
+    if (kind == 0 && random.chance(0.3)) {
+      step.flag = true; // indexSelect: indices of any shape
+      step.shape = randomShape(2);
+    } else {
+      step.shape = shape;
+      step.shape[step.axis] = random.between(kind == 0 ? 0 : 1, 4);
+      for (int64_t d = 0; d < rank && kind == 0; ++d)
+        if (d != step.axis && random.chance(0.2))
+          step.shape[d] = 1; // broadcast
+    }
+    step.intData = positions(elementCount(step.shape), shape[step.axis]);
+    if (kind == 1) {
+      int b = slotOrInput(
+          [&](const Tensor &t) { return t.shape() == step.shape; }, step.shape,
+          random.chance(0.7) ? slots[a].dtype() : random.pick(kAllDTypes));
+      if (b < 0)
+        return false;
+      step.operands.push_back(b);
+    }
+    return add(step);
+  }
+  if (kind == 2) {
+    step.kind = StepKind::ArgReduce;
+    step.op = static_cast<int>(random.below(2));
+    if (rank > 0 && random.chance(0.8)) {
+      step.axis = random.between(-rank, rank - 1);
+      step.ints = {step.axis};
+      step.flag = random.chance(0.4);
+    }
+    return add(step);
+  }
+  if (rank == 0)
+    return false;
+  step.axis = random.between(-rank, rank - 1);
+  if (kind == 3) {
+    step.kind = StepKind::Cumsum;
+    step.flag = random.chance(0.5);
+    return add(step);
+  }
+  if (kind == 4) {
+    step.kind = StepKind::TopK;
+    int64_t n = shape[step.axis < 0 ? step.axis + rank : step.axis];
+    step.seed = random.between(1, std::min<int64_t>(n, 3));
+    step.flag = random.chance(0.4);
+    return add(step);
+  }
+  step.kind = StepKind::Index;
+  bool ellipsisUsed = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = shape[d];
+    int64_t entry = random.below(10);
+    if (entry < 1 && !ellipsisUsed) {
+      ellipsisUsed = true;
+      step.ints.push_back(static_cast<int64_t>(IndexKind::Ellipsis));
+      step.ints2.insert(step.ints2.end(), {0, 0, 0});
+      break; // the rest of the dimensions
+    }
+    if (entry < 2) {
+      step.ints.push_back(static_cast<int64_t>(IndexKind::NewAxis));
+      step.ints2.insert(step.ints2.end(), {0, 0, 0});
+    }
+    if (entry < 4 && n > 0) {
+      step.ints.push_back(static_cast<int64_t>(IndexKind::Integer));
+      step.ints2.insert(step.ints2.end(), {random.between(-n, n - 1), 0, 0});
+    } else if (entry < 6 && n > 0) {
+      int64_t length = random.between(1, 3);
+      std::vector<int64_t> values = positions(length, n);
+      for (int64_t &value : values)
+        value = std::clamp<int64_t>(value, -n, n - 1);
+      step.ints.push_back(static_cast<int64_t>(IndexKind::Tensor));
+      step.ints2.insert(step.ints2.end(), {length, 0, 0});
+      step.intData.insert(step.intData.end(), values.begin(), values.end());
+    } else {
+      auto bound = [&] {
+        return random.chance(0.3) ? kNone : random.between(-n - 2, n + 1);
+      };
+      int64_t stride = random.between(1, 3) * (random.chance(0.3) ? -1 : 1);
+      step.ints.push_back(static_cast<int64_t>(IndexKind::Range));
+      step.ints2.insert(step.ints2.end(), {bound(), bound(), stride});
+    }
+  }
   return add(step);
 }
 

@@ -83,6 +83,10 @@ Tensor binary(BinaryOp op, const Tensor &a, const Tensor &b) {
     return a * b;
   case BinaryOp::Div:
     return a / b;
+  case BinaryOp::FloorDiv:
+    return floorDiv(a, b);
+  case BinaryOp::Mod:
+    return mod(a, b);
   case BinaryOp::Pow:
     return pow(a, b);
   case BinaryOp::Max:
@@ -103,6 +107,10 @@ Tensor binaryScalar(BinaryOp op, const Tensor &a, Scalar s, bool scalarFirst) {
     return scalarFirst ? s * a : a * s;
   case BinaryOp::Div:
     return scalarFirst ? s / a : a / s;
+  case BinaryOp::FloorDiv:
+    return scalarFirst ? floorDiv(s, a) : floorDiv(a, s);
+  case BinaryOp::Mod:
+    return scalarFirst ? mod(s, a) : mod(a, s);
   case BinaryOp::Pow:
     return pow(a, s);
   // No scalar form (kScalarBinaryOps).
@@ -218,6 +226,36 @@ Tensor fuzz::apply(const Program &program, size_t index,
         makeScalar(step.scalarType, program.constant(step, iteration)));
   case StepKind::Unary:
     return unary(static_cast<UnaryOp>(step.op), operand(0));
+  case StepKind::Composite:
+    switch (static_cast<CompositeOp>(step.op)) {
+    case CompositeOp::LogicalNot:
+      return logicalNot(operand(0));
+    case CompositeOp::Square:
+      return square(operand(0));
+    case CompositeOp::Gelu:
+      return gelu(operand(0));
+    case CompositeOp::GeluTanh:
+      return gelu(operand(0), GeluApproximation::Tanh);
+    case CompositeOp::Softplus:
+      return softplus(operand(0));
+    case CompositeOp::Silu:
+      return silu(operand(0));
+    case CompositeOp::ClampScalars:
+      return clamp(operand(0), step.start, step.stop);
+    case CompositeOp::LogicalAnd:
+      return logicalAnd(operand(0), operand(1));
+    case CompositeOp::LogicalOr:
+      return logicalOr(operand(0), operand(1));
+    case CompositeOp::LogicalXor:
+      return logicalXor(operand(0), operand(1));
+    case CompositeOp::ClampTensors:
+      return clamp(operand(0), operand(1), operand(2));
+    case CompositeOp::Any:
+      return any(operand(0), step.ints, step.flag);
+    case CompositeOp::All:
+      return all(operand(0), step.ints, step.flag);
+    }
+    throw std::logic_error("lazyc-fuzz: bad composite op");
   case StepKind::Where:
     return where(operand(0), operand(1), operand(2));
   case StepKind::Cast:
@@ -278,10 +316,65 @@ Tensor fuzz::apply(const Program &program, size_t index,
                               TensorSpec(b.shape(), b.dtype(), "y")});
     return f(a, b);
   }
+  case StepKind::Gather:
+    return step.flag ? indexSelect(operand(0), step.axis, indicesOf(step))
+                     : gather(operand(0), step.axis, indicesOf(step));
+  case StepKind::ScatterAdd:
+    return scatterAdd(operand(0), step.axis, indicesOf(step), operand(1));
+  case StepKind::ArgReduce:
+    if (step.ints.empty())
+      return step.op ? argmin(operand(0)) : argmax(operand(0));
+    return step.op ? argmin(operand(0), step.axis, step.flag)
+                   : argmax(operand(0), step.axis, step.flag);
+  case StepKind::Cumsum:
+    return cumsum(operand(0), step.axis, step.flag);
+  case StepKind::TopK: {
+    TopK top = topk(operand(0), step.seed, step.axis);
+    return step.flag ? top.indices : top.values;
+  }
+  case StepKind::Index:
+    return operand(0).index(indexEntries(step));
   case StepKind::Read:
     return Tensor();
   }
   throw std::logic_error("lazyc-fuzz: bad step");
+}
+
+Tensor fuzz::indicesOf(const Step &step) {
+  return Tensor::fromVector<int64_t>(step.intData, step.shape);
+}
+
+std::vector<Index> fuzz::indexEntries(const Step &step) {
+  std::vector<Index> entries;
+  size_t data = 0;
+  for (size_t e = 0; e < step.ints.size(); ++e) {
+    const int64_t *n = &step.ints2[3 * e];
+    auto optional = [](int64_t value) {
+      return value == kNone ? std::nullopt : std::optional<int64_t>(value);
+    };
+    switch (static_cast<IndexKind>(step.ints[e])) {
+    case IndexKind::Integer:
+      entries.push_back(n[0]);
+      break;
+    case IndexKind::Range:
+      entries.push_back(Range{optional(n[0]), optional(n[1]), n[2]});
+      break;
+    case IndexKind::NewAxis:
+      entries.push_back(newAxis);
+      break;
+    case IndexKind::Ellipsis:
+      entries.push_back(ellipsis);
+      break;
+    case IndexKind::Tensor: {
+      std::vector<int64_t> values(step.intData.begin() + data,
+                                  step.intData.begin() + data + n[0]);
+      data += n[0];
+      entries.push_back(Tensor::fromVector<int64_t>(values, {n[0]}));
+      break;
+    }
+    }
+  }
+  return entries;
 }
 
 //===----------------------------------------------------------------------===//
@@ -359,6 +452,42 @@ const char *scalarTypeName(ScalarType type) {
   return "?";
 }
 
+/// The entries of an Index step as C++ source.
+std::string indexExpression(const Step &step) {
+  std::string text = "{";
+  size_t data = 0;
+  auto bound = [](int64_t value) {
+    return value == kNone ? std::string("std::nullopt") : std::to_string(value);
+  };
+  for (size_t e = 0; e < step.ints.size(); ++e) {
+    const int64_t *n = &step.ints2[3 * e];
+    text += e ? ", " : "";
+    switch (static_cast<IndexKind>(step.ints[e])) {
+    case IndexKind::Integer:
+      text += std::to_string(n[0]);
+      break;
+    case IndexKind::Range:
+      text += "Range{" + bound(n[0]) + ", " + bound(n[1]) + ", " +
+              std::to_string(n[2]) + "}";
+      break;
+    case IndexKind::NewAxis:
+      text += "newAxis";
+      break;
+    case IndexKind::Ellipsis:
+      text += "ellipsis";
+      break;
+    case IndexKind::Tensor:
+      text += "Tensor::fromVector<int64_t>(" +
+              list(std::vector<int64_t>(step.intData.begin() + data,
+                                        step.intData.begin() + data + n[0])) +
+              ", {" + std::to_string(n[0]) + "})";
+      data += n[0];
+      break;
+    }
+  }
+  return text + "}";
+}
+
 std::string inputExpression(const Step &step) {
   std::ostringstream data;
   bool isFloat = isFloatingPoint(step.dtype);
@@ -409,6 +538,10 @@ const char *binarySymbol(BinaryOp op) {
     return "*";
   case BinaryOp::Div:
     return "/";
+  case BinaryOp::FloorDiv:
+    return "floorDiv";
+  case BinaryOp::Mod:
+    return "mod";
   case BinaryOp::Pow:
     return "pow";
   case BinaryOp::Max:
@@ -422,7 +555,8 @@ const char *binarySymbol(BinaryOp op) {
 /// `a + b`, or `pow(a, b)` for the ops that are functions.
 std::string binaryExpression(BinaryOp op, const std::string &a,
                              const std::string &b) {
-  if (op == BinaryOp::Pow || op == BinaryOp::Max || op == BinaryOp::Min)
+  if (op == BinaryOp::Pow || op == BinaryOp::Max || op == BinaryOp::Min ||
+      op == BinaryOp::FloorDiv || op == BinaryOp::Mod)
     return std::string(binarySymbol(op)) + "(" + a + ", " + b + ")";
   return a + " " + binarySymbol(op) + " " + b;
 }
@@ -531,9 +665,9 @@ std::string fuzz::print(const Program &program, bool eager) {
       if (op == BinaryOp::Pow)
         expression = "pow(" + t(0) + ", " + constant(i) + ")";
       else if (step.flag)
-        expression = constant(i) + " " + binarySymbol(op) + " " + t(0);
+        expression = binaryExpression(op, constant(i), t(0));
       else
-        expression = t(0) + " " + binarySymbol(op) + " " + constant(i);
+        expression = binaryExpression(op, t(0), constant(i));
       break;
     }
     case StepKind::Compare:
@@ -549,6 +683,27 @@ std::string fuzz::print(const Program &program, bool eager) {
       expression = op == UnaryOp::Neg
                        ? "-" + t(0)
                        : std::string(unaryName(op)) + "(" + t(0) + ")";
+      break;
+    }
+    case StepKind::Composite: {
+      static const char *const names[] = {
+          "logicalNot", "square", "gelu",       "gelu",      "softplus",
+          "silu",       "clamp",  "logicalAnd", "logicalOr", "logicalXor",
+          "clamp",      "any",    "all"};
+      static_assert(std::size(names) == kCompositeOps);
+      auto op = static_cast<CompositeOp>(step.op);
+      expression = std::string(names[step.op]) + "(" + t(0);
+      if (op == CompositeOp::GeluTanh)
+        expression += ", GeluApproximation::Tanh";
+      else if (op == CompositeOp::ClampScalars)
+        expression +=
+            ", " + doubleLiteral(step.start) + ", " + doubleLiteral(step.stop);
+      else if (op == CompositeOp::Any || op == CompositeOp::All)
+        expression +=
+            ", " + list(step.ints) + ", " + (step.flag ? "true" : "false");
+      for (size_t k = 1; k < step.operands.size(); ++k)
+        expression += ", " + t(k);
+      expression += ")";
       break;
     }
     case StepKind::Where:
@@ -589,6 +744,37 @@ std::string fuzz::print(const Program &program, bool eager) {
       expression += "}, " + std::to_string(step.axis) + ")";
       break;
     }
+    case StepKind::Gather:
+      expression = std::string(step.flag ? "indexSelect(" : "gather(") + t(0) +
+                   ", " + std::to_string(step.axis) + ", " +
+                   "Tensor::fromVector<int64_t>(" + list(step.intData) + ", " +
+                   list(step.shape) + "))";
+      break;
+    case StepKind::ScatterAdd:
+      expression = "scatterAdd(" + t(0) + ", " + std::to_string(step.axis) +
+                   ", Tensor::fromVector<int64_t>(" + list(step.intData) +
+                   ", " + list(step.shape) + "), " + t(1) + ")";
+      break;
+    case StepKind::ArgReduce:
+      expression =
+          std::string(step.op ? "argmin(" : "argmax(") + t(0) +
+          (step.ints.empty() ? std::string()
+                             : ", " + std::to_string(step.axis) + ", " +
+                                   (step.flag ? "true" : "false")) +
+          ")";
+      break;
+    case StepKind::Cumsum:
+      expression = "cumsum(" + t(0) + ", " + std::to_string(step.axis) + ", " +
+                   (step.flag ? "true" : "false") + ")";
+      break;
+    case StepKind::TopK:
+      expression = "topk(" + t(0) + ", " + std::to_string(step.seed) + ", " +
+                   std::to_string(step.axis) + ")." +
+                   (step.flag ? "indices" : "values");
+      break;
+    case StepKind::Index:
+      expression = t(0) + ".index(" + indexExpression(step) + ")";
+      break;
     case StepKind::Cond: {
       auto op = static_cast<UnaryOp>(step.op);
       std::string then = op == UnaryOp::Neg

@@ -36,6 +36,9 @@ enum class StepKind {
   Compare,       ///< a < b, ...
   CompareScalar, ///< a < scalar, ...
   Unary,         ///< -a, exp(a), ...
+  Composite,     ///< a CompositeOp: logicalAnd(a, b), clamp(a, lo, hi)
+                 ///< (`start`, `stop`, or tensors b, c), any(a, axes,
+                 ///< keepDims), gelu(a), ...
   Where,         ///< where(c, a, b)
   Cast,          ///< cast(a, dtype)
   Matmul,        ///< matmul(a, b)
@@ -51,8 +54,23 @@ enum class StepKind {
                  ///< sum(|v|) > c, at most `axis` iterations
   Call,          ///< a lazyc::function computing binary(unary(a), b), with
                  ///< a signature leaving a's dimension 0 unknown
+  Gather,        ///< gather(a, axis, indices), or indexSelect (flag)
+  ScatterAdd,    ///< scatterAdd(a, axis, indices, b)
+  ArgReduce,     ///< argmax / argmin (op 0 / 1) (a, axis, keepDims), or
+                 ///< over the flattened a (no `ints`)
+  Cumsum,        ///< cumsum(a, axis, reverse)
+  TopK,          ///< topk(a, k = seed, axis): values, or indices (flag)
+  Index,         ///< a.index({...}): `ints` the entries' IndexKind,
+                 ///< `ints2` three numbers per entry (an integer; a
+                 ///< Range's start, stop, step with kNone for nullopt; a
+                 ///< tensor's length, its values taken in order from
+                 ///< `intData`)
   Read,          ///< materializes operand 0 (or everything: sync)
 };
+
+/// Tensor::index entries as the fuzzer encodes them.
+enum class IndexKind { Integer, Range, NewAxis, Ellipsis, Tensor };
+inline constexpr int64_t kNone = INT64_MIN;
 
 // The binary, unary and reduce rows of lazyc/Trace/Ops.def, in its order:
 // an op added there is generated at once (and the switches of Program.cpp
@@ -70,6 +88,24 @@ enum class ReduceOp {
 #include "lazyc/Trace/Ops.def"
 };
 enum class CompareOp { Lt, Le, Gt, Ge, Eq, Ne };
+/// The ops recorded from other ops (lazyc/API/Ops.h), in kinds by operands:
+/// unary ones first, then the two binary logical ones and the reductions.
+enum class CompositeOp {
+  LogicalNot,
+  Square,
+  Gelu,
+  GeluTanh,
+  Softplus,
+  Silu,
+  ClampScalars,
+  LogicalAnd, // (a, b)
+  LogicalOr,
+  LogicalXor,
+  ClampTensors, // (a, lo, hi)
+  Any,          // (a, axes, keepDims)
+  All,
+};
+inline constexpr int kCompositeOps = static_cast<int>(CompositeOp::All) + 1;
 
 /// How many ops each of those enums has.
 inline constexpr int kBinaryOps = 0
@@ -138,6 +174,11 @@ struct GeneratorOptions {
 
 /// A random, valid program (every call is checked by recording it lazily;
 /// nothing runs).
+/// The indices of a Gather, ScatterAdd or Index step: `intData` with
+/// `shape` (Int64 data, so that new values reuse the trace).
+Tensor indicesOf(const Step &step);
+std::vector<Index> indexEntries(const Step &step);
+
 Program generate(uint64_t seed, const GeneratorOptions &options);
 
 /// Applies step `index` of `program` to earlier results (slots), in the

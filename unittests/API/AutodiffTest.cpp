@@ -196,6 +196,29 @@ TEST(AutodiffTest, ShapeOps) {
                 {a, sample({2, 1, 4}, -1, 1, 24)});
 }
 
+TEST(AutodiffTest, IndexingAndScans) {
+  Input a = sample({3, 5}, -1, 1, 40);
+  // Repeated indices: their gradients add up (the scatter).
+  Tensor rows = Tensor::fromVector<int64_t>({0, 2, 2, -1, 4, 0}, {3, 2});
+  checkGradient([&](auto &x) { return gather(x[0], 1, rows); }, {a});
+  Tensor picks = Tensor::fromVector<int32_t>({1, 1, 0, 2}, {4});
+  checkGradient([&](auto &x) { return indexSelect(x[0], 0, picks); }, {a});
+  checkGradient([&](auto &x) { return take(x[0], rows); }, {a});
+  Tensor targets = Tensor::fromVector<int64_t>({4, 4, 1, 0, 3, 3}, {2, 3});
+  checkGradient(
+      [&](auto &x) { return scatterAdd(x[0], 1, targets, x[1] * x[1]); },
+      {sample({2, 5}, -1, 1, 41), sample({2, 3}, -1, 1, 42)});
+  for (bool reverse : {false, true})
+    for (int64_t axis : {0, 1})
+      checkGradient([=](auto &x) { return cumsum(x[0], axis, reverse); }, {a});
+  checkGradient([](auto &x) { return topk(x[0], 2, 1).values; }, {a});
+  checkGradient(
+      [](auto &x) {
+        return x[0].index({Range{std::nullopt, std::nullopt, -2}, newAxis, 1});
+      },
+      {a});
+}
+
 TEST(AutodiffTest, AComposedModel) {
   // A two-layer network with a cross-entropy loss, as training uses it.
   checkGradient(

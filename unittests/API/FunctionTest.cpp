@@ -210,4 +210,18 @@ TEST(FunctionTest, StateIsCreatedOnTheFirstCallOnly) {
   }
 }
 
+TEST(FunctionTest, UnknownSizeMeetsAStaticOneOfTheSameSize) {
+  // Was a crash (lazyc-fuzz seed 1744): the parameter's unknown batch size
+  // met the static size of a value built from static pieces in one op.
+  auto f = lazyc::function("sub", [](Tensor x, Tensor y) { return x - y; },
+                           {TensorSpec({-1, 1}, DType::Float32, "x"),
+                            TensorSpec({-1, 1}, DType::Float32, "y")});
+  Tensor x = full({14, 1}, 1.0f);
+  Tensor y = -0.25f - concat({zeros({5, 1}), ones({9, 1})}, 0);
+  std::vector<float> out = f(x, y).toVector<float>();
+  ASSERT_EQ(out.size(), 14u);
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_EQ(out[i], i < 5 ? 1.25f : 2.25f) << i;
+}
+
 } // namespace

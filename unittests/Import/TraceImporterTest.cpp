@@ -367,6 +367,8 @@ TEST_F(TraceImporterTest, ImportsEachElementwiseKindAsItsOp) {
       {OpKind::Sub, "lazy.sub", true},
       {OpKind::Mul, "lazy.mul", true},
       {OpKind::Div, "lazy.div", true},
+      {OpKind::FloorDiv, "lazy.floor_div", true},
+      {OpKind::Mod, "lazy.mod", true},
       {OpKind::Pow, "lazy.pow", true},
       {OpKind::Max, "lazy.max", true},
       {OpKind::Min, "lazy.min", true},

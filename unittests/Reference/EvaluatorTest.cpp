@@ -145,6 +145,28 @@ TEST(ReferenceEvaluator, UnspecifiedResultsAcceptAnything) {
   EXPECT_EQ(cast32.tolerance, (std::vector<double>{0, 0, kInf, kInf}));
 }
 
+TEST(ReferenceEvaluator, FloorDivAndModFollowNumpy) {
+  // By hand (Python's // and %): 7 // -2 = -4, 7 % -2 = -1; -7 // 2 = -4,
+  // -7 % 2 = 1; a zero divisor gives 0; MIN // -1 wraps to MIN.
+  int32_t minimum = std::numeric_limits<int32_t>::min();
+  Tensor a = Tensor::fromVector<int32_t>({7, -7, 5, minimum}, {4});
+  Tensor b = Tensor::fromVector<int32_t>({-2, 2, 0, -1}, {4});
+  Value q = evaluate(floorDiv(a, b));
+  Value r = evaluate(mod(a, b));
+  EXPECT_EQ(q.ints, (std::vector<int64_t>{-4, -4, 0, minimum}));
+  EXPECT_EQ(r.ints, (std::vector<int64_t>{-1, 1, 0, 0}));
+  EXPECT_EQ(q.tolerance, (std::vector<double>{0, 0, 0, 0}));
+  // Floats: 1 // 0.1 is 9 (fmod(1, 0.1) = 0.0999...), -7.5 % 2 = 0.5, and
+  // in Float32 7.5 // -2 = -4.
+  Tensor x = Tensor::fromVector<double>({1, -7.5}, {2});
+  Tensor y = Tensor::fromVector<double>({0.1, 2}, {2});
+  EXPECT_EQ(evaluate(floorDiv(x, y)).floats, (std::vector<double>{9, -4}));
+  EXPECT_EQ(evaluate(mod(x, y)).floats[1], 0.5);
+  Tensor x32 = Tensor::fromVector<float>({7.5f}, {1});
+  EXPECT_EQ(evaluate(floorDiv(x32, -2.0f)).floats[0], -4);
+  EXPECT_EQ(evaluate(mod(x32, -2.0f)).floats[0], -0.5);
+}
+
 TEST(ReferenceEvaluator, CastsRoundOnce) {
   Tensor x = Tensor::fromVector<double>({1 + 0x1p-11 + 0x1p-40, 1e6}, {2});
   Value half = evaluate(cast(x, DType::Float16));

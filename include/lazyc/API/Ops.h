@@ -20,6 +20,8 @@
 
 #include "lazyc/API/SourceLocation.h"
 #include <cstdint>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 namespace lazyc {
@@ -113,6 +115,60 @@ Tensor operator>=(At lhs, Scalar rhs);
 Tensor operator==(At lhs, Scalar rhs);
 Tensor operator!=(At lhs, Scalar rhs);
 
+/// A C++ scalar on the left of a comparison (`0.5f < x`): the same as the
+/// mirrored comparison with the scalar on the right.
+Tensor operator<(Scalar lhs, At rhs);
+Tensor operator<=(Scalar lhs, At rhs);
+Tensor operator>(Scalar lhs, At rhs);
+Tensor operator>=(Scalar lhs, At rhs);
+Tensor operator==(Scalar lhs, At rhs);
+Tensor operator!=(Scalar lhs, At rhs);
+
+/// Compound assignment: `x += y` records `x + y` and rebinds the handle `x`
+/// to it (nothing is updated in place: other handles to the old value keep
+/// it). The result keeps `x`'s dtype: a result of the same kind (Bool <
+/// integer < floating point) is cast back, e.g. an Int64 sum into an Int32
+/// `x` or a Float64 one into a Float32 `x`; a result of a higher kind (a
+/// float into an integer tensor, `/=` on integers) is an Error, as in
+/// PyTorch. The shape is the broadcast shape, so `x` may grow.
+Tensor &operator+=(Tensor &lhs, At rhs);
+Tensor &operator-=(Tensor &lhs, At rhs);
+Tensor &operator*=(Tensor &lhs, At rhs);
+Tensor &operator/=(Tensor &lhs, At rhs);
+Tensor &operator+=(Tensor &lhs, Scalar rhs);
+Tensor &operator-=(Tensor &lhs, Scalar rhs);
+Tensor &operator*=(Tensor &lhs, Scalar rhs);
+Tensor &operator/=(Tensor &lhs, Scalar rhs);
+
+/// Logical ops on truth values (nonzero is true, NaN too), giving Bool;
+/// operands broadcast.
+Tensor logicalAnd(const Tensor &lhs, const Tensor &rhs,
+                  Where where = Where::current());
+Tensor logicalOr(const Tensor &lhs, const Tensor &rhs,
+                 Where where = Where::current());
+Tensor logicalXor(const Tensor &lhs, const Tensor &rhs,
+                  Where where = Where::current());
+Tensor logicalNot(const Tensor &x, Where where = Where::current());
+/// `&`, `|`, `^`, `~` on Bool tensors: logicalAnd, logicalOr, logicalXor,
+/// logicalNot (other dtypes are an Error: there are no bitwise integer ops).
+Tensor operator&(At lhs, const Tensor &rhs);
+Tensor operator|(At lhs, const Tensor &rhs);
+Tensor operator^(At lhs, const Tensor &rhs);
+Tensor operator~(At operand);
+
+/// numpy's floor_divide: the quotient rounded toward negative infinity.
+/// Integer division by zero gives 0 (numpy's value, without its warning).
+Tensor floorDiv(const Tensor &lhs, const Tensor &rhs,
+                Where where = Where::current());
+Tensor floorDiv(const Tensor &lhs, Scalar rhs);
+Tensor floorDiv(Scalar lhs, const Tensor &rhs);
+/// numpy's mod (Python's `%`): lhs - floorDiv(lhs, rhs) * rhs, with the
+/// divisor's sign. An integer divisor of zero gives 0, a float one NaN.
+Tensor mod(const Tensor &lhs, const Tensor &rhs,
+           Where where = Where::current());
+Tensor mod(const Tensor &lhs, Scalar rhs);
+Tensor mod(Scalar lhs, const Tensor &rhs);
+
 Tensor pow(const Tensor &base, const Tensor &exponent,
            Where where = Where::current());
 Tensor pow(const Tensor &base, Scalar exponent);
@@ -132,6 +188,28 @@ Tensor abs(const Tensor &x, Where where = Where::current());
 Tensor sin(const Tensor &x, Where where = Where::current());
 Tensor cos(const Tensor &x, Where where = Where::current());
 Tensor erf(const Tensor &x, Where where = Where::current());
+
+/// x * x (Bool computes in Int32, as `x * x` does).
+Tensor square(const Tensor &x, Where where = Where::current());
+/// minimum(maximum(x, lo), hi): so `lo > hi` gives `hi` everywhere, and a
+/// NaN stays NaN. The bounds broadcast (tensor form).
+Tensor clamp(const Tensor &x, Scalar lo, Scalar hi);
+Tensor clamp(const Tensor &x, const Tensor &lo, const Tensor &hi,
+             Where where = Where::current());
+
+/// GELU's two forms: x * Phi(x) with the normal CDF (None, the exact one)
+/// or PyTorch's `approximate="tanh"` form.
+enum class GeluApproximation { None, Tanh };
+/// 0.5 x (1 + erf(x / sqrt 2)), or with Tanh
+/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+Tensor gelu(const Tensor &x,
+            GeluApproximation approximation = GeluApproximation::None,
+            Where where = Where::current());
+Tensor gelu(const Tensor &x, Where where);
+/// log(1 + exp(x)), as max(x, 0) + log(1 + exp(-|x|)): no overflow.
+Tensor softplus(const Tensor &x, Where where = Where::current());
+/// x * sigmoid(x).
+Tensor silu(const Tensor &x, Where where = Where::current());
 
 /// Elements of `onTrue` where `condition` holds, of `onFalse` elsewhere
 /// (all three broadcast together).
@@ -155,6 +233,12 @@ Tensor mean(const Tensor &x, std::vector<int64_t> axes = {},
 Tensor max(const Tensor &x, std::vector<int64_t> axes = {},
            bool keepDims = false, Where where = Where::current());
 Tensor min(const Tensor &x, std::vector<int64_t> axes = {},
+           bool keepDims = false, Where where = Where::current());
+/// Whether any (all) elements along `axes` are nonzero (NaN counts), as
+/// Bool; over no elements, false (true).
+Tensor any(const Tensor &x, std::vector<int64_t> axes = {},
+           bool keepDims = false, Where where = Where::current());
+Tensor all(const Tensor &x, std::vector<int64_t> axes = {},
            bool keepDims = false, Where where = Where::current());
 
 Tensor softmax(const Tensor &x, int64_t axis = -1,
@@ -180,6 +264,95 @@ Tensor slice(const Tensor &x, std::vector<int64_t> start,
              Where where = Where::current());
 Tensor concat(const std::vector<Tensor> &tensors, int64_t axis = 0,
               Where where = Where::current());
+
+//===----------------------------------------------------------------------===//
+// Indexing and scans
+//===----------------------------------------------------------------------===//
+//
+// Indices are Int32 or Int64 tensors, data like any other: a new batch of
+// indices reuses the compiled trace. An index counts from the end when it
+// is negative; one outside [-n, n) for an axis of n elements is clamped to
+// the axis (a kernel cannot throw; JAX's rule). Tensor::index checks the
+// integers and ranges it is given, whose values it knows.
+
+/// torch.gather (numpy's take_along_axis): out[..., j, ...] =
+/// x[..., indices[..., j, ...], ...], the index in position `axis`.
+/// `indices` has x's rank, and x's sizes outside `axis` (or 1: broadcast);
+/// the result has its shape and x's dtype. Gradient: scatterAdd.
+Tensor gather(const Tensor &x, int64_t axis, const Tensor &indices,
+              Where where = Where::current());
+/// torch.index_select (numpy's take along an axis): the slices of x at
+/// `indices` (any shape) along `axis`; the result's shape is
+/// x.shape[:axis] + indices.shape + x.shape[axis + 1:].
+Tensor indexSelect(const Tensor &x, int64_t axis, const Tensor &indices,
+                   Where where = Where::current());
+/// numpy's take: elements of the flattened x at `indices` (any shape).
+Tensor take(const Tensor &x, const Tensor &indices,
+            Where where = Where::current());
+/// torch.scatter_add: a copy of x with updates[..., j, ...] added at
+/// [..., indices[..., j, ...], ...] along `axis`; repeated indices add up.
+/// `indices` fits x as gather's does; `updates` has its (broadcast) shape.
+Tensor scatterAdd(const Tensor &x, int64_t axis, const Tensor &indices,
+                  const Tensor &updates, Where where = Where::current());
+
+/// The Int64 position of the first maximum (minimum) along `axis`; a NaN
+/// counts as the extreme (numpy). The axis must not be empty.
+Tensor argmax(const Tensor &x, int64_t axis, bool keepDims = false,
+              Where where = Where::current());
+Tensor argmin(const Tensor &x, int64_t axis, bool keepDims = false,
+              Where where = Where::current());
+/// Over the flattened tensor: a 0-d Int64 position.
+Tensor argmax(const Tensor &x, Where where = Where::current());
+Tensor argmin(const Tensor &x, Where where = Where::current());
+
+/// The k largest elements along `axis` (k small: k passes over the data),
+/// largest first, ties by position; `indices` are Int64.
+struct TopK {
+  Tensor values, indices;
+};
+TopK topk(const Tensor &x, int64_t k, int64_t axis = -1,
+          Where where = Where::current());
+
+/// Running sums along `axis` (with `reverse`, from the end); integers and
+/// booleans sum in Int64 (numpy). Gradient: the reverse cumsum.
+Tensor cumsum(const Tensor &x, int64_t axis, bool reverse = false,
+              Where where = Where::current());
+
+/// One entry of Tensor::index (numpy's basic and integer-array indexing):
+/// an integer, a Range (`Range{}` is `:`, `Range{1, -1, 2}` is `1:-1:2`,
+/// negative steps reverse), `newAxis`, `ellipsis`, or an Int32/Int64
+/// tensor of indices. Several tensors broadcast together, and the result
+/// takes their shape where numpy puts it (in place if they are adjacent,
+/// first otherwise; integers then count as tensors, as in numpy).
+struct Range {
+  std::optional<int64_t> start, stop;
+  int64_t step = 1;
+};
+struct NewAxis {};
+struct Ellipsis {};
+inline constexpr NewAxis newAxis{};
+inline constexpr Ellipsis ellipsis{};
+
+class Index {
+public:
+  enum class Kind { Integer, Range, NewAxis, Ellipsis, Tensor };
+  template <typename T, typename = std::enable_if_t<std::is_integral_v<T> &&
+                                                    !std::is_same_v<T, bool>>>
+  Index(T integer) : kind(Kind::Integer), integer(integer) {}
+  Index(Range range) : kind(Kind::Range), range(range) {}
+  Index(NewAxis) : kind(Kind::NewAxis) {}
+  Index(Ellipsis) : kind(Kind::Ellipsis) {}
+  Index(const lazyc::Tensor &indices) : kind(Kind::Tensor), tensor(indices) {}
+
+  Kind kind;
+  int64_t integer = 0;
+  lazyc::Range range;
+  lazyc::Tensor tensor;
+};
+
+/// x[indices...] as numpy computes it; also `x.index({...})`.
+Tensor index(const Tensor &x, const std::vector<Index> &indices,
+             Where where = Where::current());
 
 /// The dtype numpy gives `lhs op rhs` for two tensors of these dtypes.
 DType promoteTypes(DType lhs, DType rhs);

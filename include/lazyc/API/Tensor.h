@@ -46,6 +46,8 @@ const char *dtypeName(DType dtype);
 /// Why a value was materialized (counted in metrics()).
 enum class Cause { Item, ToVector, Print, Bool, Sync, SizeLimit, Eager };
 
+class Index;
+
 class Tensor {
 public:
   /// An empty handle; using it in an op is an error.
@@ -104,6 +106,11 @@ public:
 
   /// The truth of a one-element tensor (materializes): `while (x > 0.0f)`.
   explicit operator bool() const;
+
+  /// x[indices...] as numpy computes it (lazyc::index, lazyc/API/Ops.h):
+  /// `x.index({0, Range{1, -1}, newAxis, ids})`.
+  Tensor index(const std::vector<Index> &indices,
+               SourceLocation where = SourceLocation::current()) const;
 
 private:
   friend struct detail::TensorAccess;

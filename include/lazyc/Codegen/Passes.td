@@ -111,6 +111,18 @@ def LazyUpdateInPlacePass : Pass<"lazy-update-in-place", "::mlir::func::FuncOp">
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def LazyReadOnlyArgumentsPass
+    : Pass<"lazy-read-only-arguments", "::mlir::func::FuncOp"> {
+  let summary = "Keep bufferization from writing into arguments not donated";
+  let description = [{
+    Marks every tensor argument that no result is tied to (see
+    `lazy-update-in-place`) `bufferization.writable = false`: the caller
+    still reads it. One-shot bufferization then writes into a copy where an
+    op would update the argument in place (a `lazy.scatter_add` loop adding
+    into its input), and into the argument itself only when it is donated.
+  }];
+}
+
 def LazyMaterializeTiedResultsPass
     : Pass<"lazy-materialize-tied-results", "::mlir::func::FuncOp"> {
   let summary = "Return tied results in their argument's buffer";

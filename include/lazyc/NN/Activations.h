@@ -7,7 +7,8 @@
 //
 // Activation functions as compositions of lazy ops: they fuse with the ops
 // around them, and GradientTape differentiates them through their parts.
-// relu, sigmoid and tanh are lazyc's own ops, also reachable as nn::relu etc.
+// relu, sigmoid, tanh, gelu, softplus and silu are lazyc's own functions
+// (lazyc/API/Ops.h), also reachable as nn::relu etc.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,24 +19,17 @@
 
 namespace lazyc::nn {
 
+using lazyc::gelu;
+using lazyc::GeluApproximation;
 using lazyc::relu;
 using lazyc::sigmoid;
+using lazyc::silu;
+using lazyc::softplus;
 using lazyc::tanh;
-
-/// x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)): the exact GELU, not the tanh
-/// approximation.
-Tensor gelu(const Tensor &x, Where where = Where::current());
 
 /// x where x > 0, else slope * x.
 Tensor leakyRelu(const Tensor &x, double slope = 0.01,
                  Where where = Where::current());
-
-/// log(1 + exp(x)), computed as max(x, 0) + log(1 + exp(-|x|)) so that it
-/// neither overflows for large x nor loses small values.
-Tensor softplus(const Tensor &x, Where where = Where::current());
-
-/// x * sigmoid(x) (also known as swish).
-Tensor silu(const Tensor &x, Where where = Where::current());
 
 } // namespace lazyc::nn
 

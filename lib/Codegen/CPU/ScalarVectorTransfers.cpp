@@ -11,6 +11,10 @@
 
 #include "lazyc/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -47,12 +51,61 @@ struct BroadcastReadAsLoad : OpRewritePattern<vector::TransferReadOp> {
   }
 };
 
+/// A 1-D gather from a view whose innermost stride is not 1 (a gather from
+/// a slice with a step) as one conditional load per lane: LLVM lowering
+/// takes gathers from unit-stride memrefs only.
+struct StridedGatherAsLoads : OpRewritePattern<vector::GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::GatherOp gather,
+                                PatternRewriter &rewriter) const override {
+    auto base = dyn_cast<MemRefType>(gather.getBase().getType());
+    VectorType type = gather.getVectorType();
+    if (!base || base.isLastDimUnitStride() || type.getRank() != 1 ||
+        type.isScalable())
+      return failure();
+    Location loc = gather.getLoc();
+    Value result = gather.getPassThru();
+    SmallVector<Value> position(gather.getOffsets());
+    Value offset = position.back();
+    for (int64_t lane = 0, e = type.getDimSize(0); lane < e; ++lane) {
+      Value enabled =
+          vector::ExtractOp::create(rewriter, loc, gather.getMask(), lane);
+      Value index =
+          vector::ExtractOp::create(rewriter, loc, gather.getIndices(), lane);
+      if (!index.getType().isIndex())
+        index = arith::IndexCastOp::create(rewriter, loc,
+                                           rewriter.getIndexType(), index);
+      position.back() = arith::AddIOp::create(rewriter, loc, offset, index);
+      Value previous = result;
+      result =
+          scf::IfOp::create(
+              rewriter, loc, enabled,
+              [&](OpBuilder &b, Location nestedLoc) {
+                Value element = memref::LoadOp::create(
+                    b, nestedLoc, gather.getBase(), position);
+                scf::YieldOp::create(b, nestedLoc,
+                                     vector::InsertOp::create(
+                                         b, nestedLoc, element, previous, lane)
+                                         .getResult());
+              },
+              [&](OpBuilder &b, Location nestedLoc) {
+                scf::YieldOp::create(b, nestedLoc, previous);
+              })
+              .getResult(0);
+    }
+    rewriter.replaceOp(gather, result);
+    return success();
+  }
+};
+
 struct LazyScalarVectorTransfersPass
     : mlir::lazy::impl::LazyScalarVectorTransfersPassBase<
           LazyScalarVectorTransfersPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<BroadcastReadAsLoad>(&getContext());
+    patterns.add<BroadcastReadAsLoad, StridedGatherAsLoads>(&getContext());
+    vector::populateVectorGatherLoweringPatterns(patterns);
     vector::populateScalarVectorTransferLoweringPatterns(
         patterns, /*benefit=*/1, /*allowMultipleUses=*/true);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

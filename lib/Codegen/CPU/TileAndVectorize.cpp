@@ -134,6 +134,12 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
       [rootOp](tensor::ExtractSliceOp slice, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer.getOwner());
+        // A producer looping over an empty static dimension (a sum over no
+        // elements) does no work worth fusing, and slicing it would divide
+        // by its zero size.
+        if (linalgProducer &&
+            llvm::is_contained(linalgProducer.getStaticLoopRanges(), 0))
+          return std::nullopt;
         if (!linalgProducer || !isContraction(linalgProducer))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         for (Operation *user : producer.getUsers())

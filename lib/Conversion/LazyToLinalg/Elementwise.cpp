@@ -82,6 +82,127 @@ static Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange args) {
     return arith::DivFOp::create(b, loc, args[0], args[1]);
   return safeSignedDivision(b, loc, args[0], args[1]);
 }
+/// A divisor that never traps: 1 where `rhs` is zero, or -1 with the minimum
+/// as the dividend (a division by 1 then gives the dividend, which is what
+/// `MIN / -1` wraps to).
+static Value safeDivisor(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  Type type = lhs.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  Value minimum = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
+  Value divisorIsZero = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, rhs, constantLike(b, loc, lhs, 0));
+  Value overflows = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, minimum),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs,
+                            constantLike(b, loc, lhs, -1)));
+  Value unsafe = arith::OrIOp::create(b, loc, divisorIsZero, overflows);
+  return arith::SelectOp::create(b, loc, unsafe, constantLike(b, loc, lhs, 1),
+                                 rhs);
+}
+
+/// Whether a truncated remainder `r` must move to the divisor's side: it is
+/// nonzero and its sign differs from the divisor's.
+static Value remainderNeedsAdjusting(OpBuilder &b, Location loc, Value r,
+                                     Value divisor) {
+  Value zero = constantLike(b, loc, r, 0);
+  Value nonzero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, divisor, zero));
+  return arith::AndIOp::create(b, loc, nonzero, signsDiffer);
+}
+
+/// numpy's float divmod (npy_divmod): the floor quotient and the remainder
+/// with the divisor's sign, both computed in `a`'s type (f32 or f64).
+static std::pair<Value, Value> floatDivMod(OpBuilder &b, Location loc, Value a,
+                                           Value divisor) {
+  using P = arith::CmpFPredicate;
+  Value zero = constantLike(b, loc, a, 0);
+  Value one = constantLike(b, loc, a, 1);
+  Value half = constantLike(b, loc, a, 0.5);
+  Value fmod = arith::RemFOp::create(b, loc, a, divisor);
+  Value quotient = arith::DivFOp::create(b, loc, a, divisor);
+  Value div = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, a, fmod), divisor);
+  // `if (mod)`: NaN counts as nonzero.
+  Value modNonzero = arith::CmpFOp::create(b, loc, P::UNE, fmod, zero);
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, P::OLT, divisor, zero),
+      arith::CmpFOp::create(b, loc, P::OLT, fmod, zero));
+  Value adjust = arith::AndIOp::create(b, loc, modNonzero, signsDiffer);
+  Value mod = arith::SelectOp::create(
+      b, loc, adjust, arith::AddFOp::create(b, loc, fmod, divisor), fmod);
+  div = arith::SelectOp::create(b, loc, adjust,
+                                arith::SubFOp::create(b, loc, div, one), div);
+  mod = arith::SelectOp::create(
+      b, loc, modNonzero, mod, math::CopySignOp::create(b, loc, zero, divisor));
+  // Snap the quotient to the nearest integer.
+  Value floor = math::FloorOp::create(b, loc, div);
+  Value above = arith::CmpFOp::create(
+      b, loc, P::OGT, arith::SubFOp::create(b, loc, div, floor), half);
+  floor = arith::SelectOp::create(
+      b, loc, above, arith::AddFOp::create(b, loc, floor, one), floor);
+  Value divNonzero = arith::CmpFOp::create(b, loc, P::UNE, div, zero);
+  Value floorDiv =
+      arith::SelectOp::create(b, loc, divNonzero, floor,
+                              math::CopySignOp::create(b, loc, zero, quotient));
+  // A zero divisor: a / b and fmod (NaN).
+  Value divisorIsZero = arith::CmpFOp::create(b, loc, P::OEQ, divisor, zero);
+  floorDiv = arith::SelectOp::create(b, loc, divisorIsZero, quotient, floorDiv);
+  mod = arith::SelectOp::create(b, loc, divisorIsZero, fmod, mod);
+  return {floorDiv, mod};
+}
+
+/// floatDivMod's quotient (`wantQuotient`) or remainder, with f16/bf16
+/// computed in f32 and rounded once.
+static Value floatDivModResult(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                               bool wantQuotient) {
+  Type type = lhs.getType();
+  bool narrow = type.getIntOrFloatBitWidth() < 32;
+  if (narrow) {
+    lhs = arith::ExtFOp::create(b, loc, b.getF32Type(), lhs);
+    rhs = arith::ExtFOp::create(b, loc, b.getF32Type(), rhs);
+  }
+  auto [quotient, remainder] = floatDivMod(b, loc, lhs, rhs);
+  Value result = wantQuotient ? quotient : remainder;
+  return narrow ? arith::TruncFOp::create(b, loc, type, result) : result;
+}
+
+static Value scalar(FloorDivOp, OpBuilder &b, Location loc, ValueRange args) {
+  Value lhs = args[0], rhs = args[1];
+  if (isa<FloatType>(lhs.getType()))
+    return floatDivModResult(b, loc, lhs, rhs, /*wantQuotient=*/true);
+  // Truncated division and remainder by a divisor that cannot trap, the
+  // quotient moved one down when the remainder has the other sign; 0 for a
+  // zero divisor (numpy's value).
+  Value divisor = safeDivisor(b, loc, lhs, rhs);
+  Value quotient = arith::DivSIOp::create(b, loc, lhs, divisor);
+  Value remainder = arith::RemSIOp::create(b, loc, lhs, divisor);
+  Value adjusted = arith::SelectOp::create(
+      b, loc, remainderNeedsAdjusting(b, loc, remainder, rhs),
+      arith::SubIOp::create(b, loc, quotient, constantLike(b, loc, lhs, 1)),
+      quotient);
+  Value zero = constantLike(b, loc, lhs, 0);
+  Value divisorIsZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
+  return arith::SelectOp::create(b, loc, divisorIsZero, zero, adjusted);
+}
+
+static Value scalar(ModOp, OpBuilder &b, Location loc, ValueRange args) {
+  Value lhs = args[0], rhs = args[1];
+  if (isa<FloatType>(lhs.getType()))
+    return floatDivModResult(b, loc, lhs, rhs, /*wantQuotient=*/false);
+  // A zero divisor becomes 1, whose remainder is 0 (numpy's value).
+  Value remainder =
+      arith::RemSIOp::create(b, loc, lhs, safeDivisor(b, loc, lhs, rhs));
+  return arith::SelectOp::create(
+      b, loc, remainderNeedsAdjusting(b, loc, remainder, rhs),
+      arith::AddIOp::create(b, loc, remainder, rhs), remainder);
+}
+
 /// Integer power (as math.ipowi, wrapping), with the negative exponents
 /// settled here: 0, except 1 for base 1 and +-1 for base -1. (math.ipowi's
 /// own lowering divides by the base, which traps for base 0.)
@@ -441,6 +562,7 @@ void mlir::lazy::populateElementwiseLoweringPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
                ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+               ElementwiseLowering<FloorDivOp>, ElementwiseLowering<ModOp>,
                ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
                ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
                ElementwiseLowering<AbsOp>, ElementwiseLowering<ReluOp>,

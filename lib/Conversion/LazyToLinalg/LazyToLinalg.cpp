@@ -65,9 +65,8 @@ Value mlir::lazy::buildParallelGeneric(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
-/// The value every element of an empty reduction produces.
-static TypedAttr reductionIdentity(OpBuilder &b, ReductionKind kind,
-                                   Type element) {
+TypedAttr mlir::lazy::reductionIdentity(OpBuilder &b, ReductionKind kind,
+                                        Type element) {
   if (kind == ReductionKind::Sum)
     return b.getZeroAttr(element);
   bool isMax = kind == ReductionKind::Max;
@@ -226,6 +225,7 @@ void mlir::lazy::populateLazyToLinalgConversionPatterns(
   populateRandomLoweringPatterns(patterns);
   populateControlFlowLoweringPatterns(patterns);
   populateIndexingLoweringPatterns(patterns);
+  populateScanLoweringPatterns(patterns);
 }
 
 namespace {

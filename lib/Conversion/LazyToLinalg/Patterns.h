@@ -30,6 +30,7 @@ void populateReductionLoweringPatterns(RewritePatternSet &patterns);
 void populateRandomLoweringPatterns(RewritePatternSet &patterns);
 void populateControlFlowLoweringPatterns(RewritePatternSet &patterns);
 void populateIndexingLoweringPatterns(RewritePatternSet &patterns);
+void populateScanLoweringPatterns(RewritePatternSet &patterns);
 
 /// Builds the scalar computation of a generic's body from its block
 /// arguments (inputs first, then the output).
@@ -55,6 +56,10 @@ enum class ReductionKind { Sum, Max, Min };
 Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> axes, ReductionKind kind,
                      bool keepDims = false);
+
+/// The value every element of an empty reduction produces: 0, or the
+/// float infinity / integer limit on the losing side.
+TypedAttr reductionIdentity(OpBuilder &b, ReductionKind kind, Type element);
 
 /// Combines two scalars of a reduction (NaN-propagating for floats).
 Value combineReduction(OpBuilder &b, Location loc, ReductionKind kind,

@@ -139,6 +139,40 @@ func.func @div_i64(%a: tensor<5xi64>, %b: tensor<5xi64>) -> tensor<5xi64> {
   %0 = lazy.div %a, %b : tensor<5xi64>
   return %0 : tensor<5xi64>
 }
+// Integer floor_div and mod: truncated division and remainder by a divisor
+// that cannot trap, moved toward negative infinity when the remainder's
+// sign differs from the divisor's; 0 for a zero divisor.
+// CHECK-LABEL: func.func @floor_div_mod_i32
+//       CHECK:   ^bb0(%[[N:.*]]: i32, %[[D:.*]]: i32, %{{.*}}: i32):
+//       CHECK:     %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[D]] : i32
+//       CHECK:     %[[Q:.*]] = arith.divsi %[[N]], %[[SAFE]] : i32
+//       CHECK:     %[[R:.*]] = arith.remsi %[[N]], %[[SAFE]] : i32
+//       CHECK:     %[[ADJ:.*]] = arith.subi %[[Q]], %{{.*}} : i32
+//       CHECK:     %[[FLOOR:.*]] = arith.select %{{.*}}, %[[ADJ]], %[[Q]] : i32
+//       CHECK:     %[[ZERO:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : i32
+//       CHECK:     arith.select %[[ZERO]], %{{.*}}, %[[FLOOR]] : i32
+//       CHECK:   ^bb0(%[[N2:.*]]: i32, %[[D2:.*]]: i32, %{{.*}}: i32):
+//       CHECK:     %[[R2:.*]] = arith.remsi %[[N2]], %{{.*}} : i32
+//       CHECK:     %[[SUM:.*]] = arith.addi %[[R2]], %[[D2]] : i32
+//       CHECK:     arith.select %{{.*}}, %[[SUM]], %[[R2]] : i32
+//   CHECK-NOT:   lazy.
+func.func @floor_div_mod_i32(%a: tensor<6xi32>, %b: tensor<6xi32>) -> (tensor<6xi32>, tensor<6xi32>) {
+  %0 = lazy.floor_div %a, %b : tensor<6xi32>
+  %1 = lazy.mod %a, %b : tensor<6xi32>
+  return %0, %1 : tensor<6xi32>, tensor<6xi32>
+}
+// Float floor_div and mod follow numpy's divmod: fmod, then the quotient
+// (a - fmod) / b, adjusted and snapped to an integer.
+// CHECK-LABEL: func.func @floor_div_f32
+//       CHECK:   ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+//       CHECK:     %[[FMOD:.*]] = arith.remf %[[X]], %[[Y]] : f32
+//       CHECK:     arith.subf %[[X]], %[[FMOD]] : f32
+//       CHECK:     math.floor
+//   CHECK-NOT:   lazy.
+func.func @floor_div_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = lazy.floor_div %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
 
 // -----
 
@@ -1307,4 +1341,121 @@ func.func @matmul_rank4_mixed_batch(%a: tensor<2x?x8x16xf32>, %b: tensor<?x3x16x
 func.func @cast_i32_to_bf16(%x: tensor<4xi32>) -> tensor<4xbf16> {
   %0 = lazy.cast %x : tensor<4xi32> to tensor<4xbf16>
   return %0 : tensor<4xbf16>
+}
+
+// -----
+
+// gather: a parallel generic over the indices that extracts each element at
+// the index, counted from the end when negative and clamped to the axis.
+// CHECK-LABEL: func.func @gather
+//  CHECK-SAME:   (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4x3xi64>)
+//       CHECK:   %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x8xf32>
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel"]
+//  CHECK-SAME:     ins(%[[I]] : tensor<4x3xi64>)
+//       CHECK:   ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
+//       CHECK:     %[[ROW:.*]] = linalg.index 0 : index
+//       CHECK:     %[[P:.*]] = arith.index_cast %[[IN]] : i64 to index
+//       CHECK:     %[[NEG:.*]] = arith.cmpi slt, %[[P]]
+//       CHECK:     %[[WRAP:.*]] = arith.addi %[[P]], %[[N]] : index
+//       CHECK:     %[[SEL:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[P]] : index
+//       CHECK:     %[[LAST:.*]] = arith.subi %[[N]]
+//       CHECK:     %[[HI:.*]] = arith.minsi %[[SEL]], %[[LAST]] : index
+//       CHECK:     %[[POS:.*]] = arith.maxsi %[[HI]]
+//       CHECK:     %[[E:.*]] = tensor.extract %[[X]][%[[ROW]], %[[POS]]] : tensor<4x8xf32>
+//       CHECK:     linalg.yield %[[E]] : f32
+//   CHECK-NOT:   lazy.
+func.func @gather(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>) -> tensor<4x3xf32> {
+  %0 = lazy.gather %x[%i], axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// scatter_add: a loop nest over the updates, carrying the result (starting
+// as a copy of the input, never the input's buffer) and adding each update
+// in order at its clamped index.
+// CHECK-LABEL: func.func @scatter_add
+//  CHECK-SAME:   (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4x3xi64>, %[[U:.*]]: tensor<4x3xf32>)
+//       CHECK:   %[[COPY:.*]] = linalg.copy ins(%[[X]] : tensor<4x8xf32>)
+//       CHECK:   scf.for %[[A:.*]] = {{.*}} iter_args(%[[OUTER:.*]] = %[[COPY]]) -> (tensor<4x8xf32>)
+//       CHECK:     scf.for %[[B:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[OUTER]]) -> (tensor<4x8xf32>)
+//       CHECK:       %[[V:.*]] = tensor.extract %[[U]][%[[A]], %[[B]]] : tensor<4x3xf32>
+//       CHECK:       tensor.extract %[[I]][%[[A]], %[[B]]] : tensor<4x3xi64>
+//       CHECK:       %[[POS:.*]] = arith.maxsi
+//       CHECK:       %[[OLD:.*]] = tensor.extract %[[ACC]][%[[A]], %[[POS]]] : tensor<4x8xf32>
+//       CHECK:       %[[SUM:.*]] = arith.addf %[[OLD]], %[[V]] : f32
+//       CHECK:       tensor.insert %[[SUM]] into %[[ACC]][%[[A]], %[[POS]]] : tensor<4x8xf32>
+//   CHECK-NOT:   lazy.
+func.func @scatter_add(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %u: tensor<4x3xf32>) -> tensor<4x8xf32> {
+  %0 = lazy.scatter_add %x[%i], %u, axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// argmax: one reduction into the maximum so far (from -inf) and its
+// position (from 0); a strictly greater element or the first NaN replaces
+// them. keep_dims expands the positions afterwards.
+// CHECK-LABEL: func.func @argmax_keep_dims
+//       CHECK:   %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+//       CHECK:   %[[BEST:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<4xf32>)
+//       CHECK:   %[[ZERO:.*]] = arith.constant 0 : i64
+//       CHECK:   %[[POS:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<4xi64>)
+//       CHECK:   %[[R:.*]]:2 = linalg.generic
+//  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
+//  CHECK-SAME:     outs(%[[BEST]], %[[POS]] : tensor<4xf32>, tensor<4xi64>)
+//       CHECK:   ^bb0(%[[IN:.*]]: f32, %[[B:.*]]: f32, %[[P:.*]]: i64):
+//       CHECK:     %[[HERE:.*]] = arith.index_cast %{{.*}} : index to i64
+//       CHECK:     %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[B]] : f32
+//       CHECK:     %[[NAN:.*]] = arith.cmpf uno, %[[IN]], %[[IN]] : f32
+//       CHECK:     %[[ORD:.*]] = arith.cmpf ord, %[[B]], %[[B]] : f32
+//       CHECK:     %[[FIRSTNAN:.*]] = arith.andi %[[NAN]], %[[ORD]] : i1
+//       CHECK:     %[[TAKE:.*]] = arith.ori %[[GT]], %[[FIRSTNAN]] : i1
+//       CHECK:     %[[NB:.*]] = arith.select %[[TAKE]], %[[IN]], %[[B]] : f32
+//       CHECK:     %[[NP:.*]] = arith.select %[[TAKE]], %[[HERE]], %[[P]] : i64
+//       CHECK:     linalg.yield %[[NB]], %[[NP]] : f32, i64
+//       CHECK:   tensor.expand_shape %[[R]]#1 {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xi64> into tensor<4x1xi64>
+//   CHECK-NOT:   lazy.
+func.func @argmax_keep_dims(%x: tensor<4x8xf32>) -> tensor<4x1xi64> {
+  %0 = lazy.argmax %x, axis = 1 keep_dims : tensor<4x8xf32>
+  return %0 : tensor<4x1xi64>
+}
+
+// -----
+
+// argmin of integers: from the integer maximum, a strictly smaller element.
+// CHECK-LABEL: func.func @argmin_i32
+//       CHECK:   arith.constant 2147483647 : i32
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     iterator_types = ["reduction", "parallel"]
+//       CHECK:     arith.cmpi slt
+//   CHECK-NOT:   lazy.
+func.func @argmin_i32(%x: tensor<5x7xi32>) -> tensor<7xi64> {
+  %0 = lazy.argmin %x, axis = 0 : tensor<5x7xi32>
+  return %0 : tensor<7xi64>
+}
+
+// -----
+
+// cumsum (reverse): a loop nest with the summed axis outside the later
+// ones; element j is x[j] plus the result at j + 1, or x[j] at the start.
+// CHECK-LABEL: func.func @cumsum_reverse
+//  CHECK-SAME:   (%[[X:.*]]: tensor<4x8xi32>)
+//       CHECK:   %[[EMPTY:.*]] = tensor.empty() : tensor<4x8xi32>
+//       CHECK:   scf.for %[[A:.*]] = {{.*}} iter_args(%[[OUTER:.*]] = %[[EMPTY]])
+//       CHECK:     scf.for %[[B:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[OUTER]])
+//       CHECK:       %[[J:.*]] = arith.subi %{{.*}}, %[[A]] : index
+//       CHECK:       %[[V:.*]] = tensor.extract %[[X]][%[[J]], %[[B]]]
+//       CHECK:       %[[FIRST:.*]] = arith.cmpi eq, %[[A]]
+//       CHECK:       %[[NEXT:.*]] = arith.addi %[[J]]
+//       CHECK:       %[[PREV:.*]] = arith.select %[[FIRST]], %[[J]], %[[NEXT]] : index
+//       CHECK:       %[[OLD:.*]] = tensor.extract %[[ACC]][%[[PREV]], %[[B]]]
+//       CHECK:       %[[SUM:.*]] = arith.addi %[[OLD]], %[[V]] : i32
+//       CHECK:       %[[R:.*]] = arith.select %[[FIRST]], %[[V]], %[[SUM]] : i32
+//       CHECK:       tensor.insert %[[R]] into %[[ACC]][%[[J]], %[[B]]]
+//   CHECK-NOT:   lazy.
+func.func @cumsum_reverse(%x: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %0 = lazy.cumsum %x, axis = 0 reverse : tensor<4x8xi32>
+  return %0 : tensor<4x8xi32>
 }

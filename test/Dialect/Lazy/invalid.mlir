@@ -830,3 +830,83 @@ func.func @update_row_wrong_value(%x: tensor<8x4xf32>, %i: tensor<i64>, %v: tens
   %r = lazy.update_row %x[%i] = %v : tensor<8x4xf32>, tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @gather_axis_out_of_range(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>) {
+  // expected-error @+1 {{'lazy.gather' op axis 2 is out of range for operand of type 'tensor<4x8xf32>' (expected 0 <= axis < 2)}}
+  %0 = lazy.gather %x[%i], axis = 2 : tensor<4x8xf32>, tensor<4x3xi64>
+  return
+}
+
+// -----
+
+func.func @gather_wrong_rank(%x: tensor<4x8xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{'lazy.gather' op requires indices of rank 2 (the input's), but got 'tensor<3xi64>'}}
+  %0 = lazy.gather %x[%i], axis = 1 : tensor<4x8xf32>, tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @gather_wrong_size_outside_axis(%x: tensor<4x8xf32>, %i: tensor<5x3xi64>) {
+  // expected-error @+1 {{'lazy.gather' op requires indices with the input's sizes outside axis 1, but got 'tensor<5x3xi64>' for input 'tensor<4x8xf32>'}}
+  %0 = lazy.gather %x[%i], axis = 1 : tensor<4x8xf32>, tensor<5x3xi64>
+  return
+}
+
+// -----
+
+func.func @gather_float_indices(%x: tensor<4x8xf32>, %i: tensor<4x3xf32>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = lazy.gather %x[%i], axis = 1 : tensor<4x8xf32>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_wrong_updates_type(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %u: tensor<4x3xf64>) {
+  // expected-error @+1 {{'lazy.scatter_add' op requires updates of the input's element type, but got 'tensor<4x3xf64>' for input 'tensor<4x8xf32>'}}
+  %0 = lazy.scatter_add %x[%i], %u, axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf64>
+  return
+}
+
+// -----
+
+func.func @scatter_add_shape_mismatch(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %u: tensor<4x2xf32>) {
+  // expected-error @+1 {{'lazy.scatter_add' op requires indices and updates of one shape, but got 'tensor<4x3xi64>' and 'tensor<4x2xf32>'}}
+  %0 = lazy.scatter_add %x[%i], %u, axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_wrong_size_outside_axis(%x: tensor<4x8xf32>, %i: tensor<3x3xi64>, %u: tensor<3x3xf32>) {
+  // expected-error @+1 {{'lazy.scatter_add' op requires updates with the input's sizes outside axis 1, but got 'tensor<3x3xf32>' for input 'tensor<4x8xf32>'}}
+  %0 = lazy.scatter_add %x[%i], %u, axis = 1 : tensor<4x8xf32>, tensor<3x3xi64>, tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @argmax_empty_axis(%x: tensor<4x0xf32>) {
+  // expected-error @+1 {{'lazy.argmax' op requires a non-empty axis 1, but got 'tensor<4x0xf32>'}}
+  %0 = lazy.argmax %x, axis = 1 : tensor<4x0xf32>
+  return
+}
+
+// -----
+
+func.func @argmin_axis_out_of_range(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.argmin' op axis -1 is out of range for operand of type 'tensor<4xf32>' (expected 0 <= axis < 1)}}
+  %0 = lazy.argmin %x, axis = -1 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cumsum_axis_out_of_range(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.cumsum' op axis 1 is out of range for operand of type 'tensor<4xf32>' (expected 0 <= axis < 1)}}
+  %0 = lazy.cumsum %x, axis = 1 : tensor<4xf32>
+  return
+}

@@ -38,6 +38,10 @@ func.func @binary(%a: tensor<4x?xf32>, %b: tensor<4x?xf32>, %i: tensor<3xi32>) {
   %7 = lazy.add %i, %i : tensor<3xi32>
   // CHECK: lazy.div %[[I]], %[[I]] : tensor<3xi32>
   %8 = lazy.div %i, %i : tensor<3xi32>
+  // CHECK: lazy.floor_div %[[A]], %[[B]] : tensor<4x?xf32>
+  %fd = lazy.floor_div %a, %b : tensor<4x?xf32>
+  // CHECK: lazy.mod %[[I]], %[[I]] : tensor<3xi32>
+  %md = lazy.mod %i, %i : tensor<3xi32>
   // CHECK: lazy.pow %[[I]], %[[I]] : tensor<3xi32>
   %9 = lazy.pow %i, %i : tensor<3xi32>
   return
@@ -187,4 +191,25 @@ func.func @dynamic_target_sizes(%s: tensor<f32>, %y: tensor<?xf32>, %n: index) -
   // CHECK: lazy.reshape %[[Y]] to [%[[N]], 3] : tensor<?xf32>
   %1 = lazy.reshape %y to [%n, 3] : tensor<?xf32>
   return %0, %1 : tensor<?x3xf32>, tensor<?x3xf32>
+}
+
+// Indexing and scans.
+// CHECK-LABEL: func.func @indexing_and_scans
+//  CHECK-SAME:   (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4x3xi64>, %[[U:.*]]: tensor<4x3xf32>, %[[D:.*]]: tensor<?x8xf32>, %[[J:.*]]: tensor<?x2xi32>)
+func.func @indexing_and_scans(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %u: tensor<4x3xf32>, %d: tensor<?x8xf32>, %j: tensor<?x2xi32>) -> (tensor<4x3xf32>, tensor<?x2xf32>, tensor<4x8xf32>, tensor<4xi64>, tensor<1x8xi64>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  // CHECK: lazy.gather %[[X]][%[[I]]], axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>
+  %0 = lazy.gather %x[%i], axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>
+  // CHECK: lazy.gather %[[D]][%[[J]]], axis = 1 : tensor<?x8xf32>, tensor<?x2xi32>
+  %1 = lazy.gather %d[%j], axis = 1 : tensor<?x8xf32>, tensor<?x2xi32>
+  // CHECK: lazy.scatter_add %[[X]][%[[I]]], %[[U]], axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>
+  %2 = lazy.scatter_add %x[%i], %u, axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>
+  // CHECK: lazy.argmax %[[X]], axis = 1 : tensor<4x8xf32>
+  %3 = lazy.argmax %x, axis = 1 : tensor<4x8xf32>
+  // CHECK: lazy.argmin %[[X]], axis = 0 keep_dims : tensor<4x8xf32>
+  %4 = lazy.argmin %x, axis = 0 keep_dims : tensor<4x8xf32>
+  // CHECK: lazy.cumsum %[[X]], axis = 1 : tensor<4x8xf32>
+  %5 = lazy.cumsum %x, axis = 1 : tensor<4x8xf32>
+  // CHECK: lazy.cumsum %[[X]], axis = 0 reverse : tensor<4x8xf32>
+  %6 = lazy.cumsum %x, axis = 0 reverse : tensor<4x8xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<4x3xf32>, tensor<?x2xf32>, tensor<4x8xf32>, tensor<4xi64>, tensor<1x8xi64>, tensor<4x8xf32>, tensor<4x8xf32>
 }

@@ -174,3 +174,18 @@ func.func @bf16_sigmoid_rounds_once(%x: tensor<8xbf16>) -> tensor<8xbf16> {
   %0 = lazy.sigmoid %x : tensor<8xbf16>
   return %0 : tensor<8xbf16>
 }
+
+// -----
+
+// A sum over an empty static dimension, with a dynamic one, feeding an
+// elementwise op: tiling the consumer over threads used to fuse the empty
+// reduction in and crash slicing it.
+// ARG: x f32 [3, 0]
+// ARG: y f32 [3, 1]
+// OUT: np.exp(x.sum(axis=1, keepdims=True).astype(np.float64)) / y ; rtol=1e-6, atol=1e-6
+func.func @empty_reduction_into_elementwise(%x: tensor<?x0xf32>, %y: tensor<?x1xf32>) -> tensor<?x1xf32> {
+  %0 = lazy.reduce_sum %x [1] keep_dims : tensor<?x0xf32>
+  %1 = lazy.exp %0 : tensor<?x1xf32>
+  %2 = lazy.div %1, %y : tensor<?x1xf32>
+  return %2 : tensor<?x1xf32>
+}

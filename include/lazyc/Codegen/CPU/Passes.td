@@ -128,9 +128,13 @@ def LazyScalarVectorTransfersPass : Pass<"lazy-scalar-vector-transfers"> {
     lowering. Vectorized code reads a broadcast scalar this way; when that
     scalar lives in a strided view (a slice with a step) no later pass
     lowered the transfer, and the LLVM translation failed on the casts left
-    behind.
+    behind. For the same reason a `vector.gather` (a vectorized
+    `lazy.gather`) from a strided view becomes one conditional load per
+    lane, after n-D gathers are unrolled to 1-D ones.
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
 }
 

@@ -19,6 +19,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -548,6 +549,110 @@ static LogicalResult inferSoftmax(std::optional<Location> loc,
   auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
   if (inputType && failed(checkAxis(loc, OpTy::getOperationName(),
                                     adaptor.getAxisAttr().getInt(), inputType)))
+    return failure();
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and scans
+//===----------------------------------------------------------------------===//
+
+/// Checks `indices` (or `updates`) against `input` for gather and
+/// scatter_add: the same rank, and `input`'s sizes outside `axis`.
+static LogicalResult checkAlongAxis(std::optional<Location> loc,
+                                    StringRef opName, RankedTensorType input,
+                                    StringRef what, RankedTensorType other,
+                                    int64_t axis) {
+  if (failed(checkAxis(loc, opName, axis, input)))
+    return failure();
+  if (other.getRank() != input.getRank())
+    return emitInferError(loc, opName, "requires ", what, " of rank ",
+                          input.getRank(), " (the input's), but got ", other);
+  for (int64_t d = 0, e = input.getRank(); d < e; ++d)
+    if (d != axis && !dimsCompatible(input.getDimSize(d), other.getDimSize(d)))
+      return emitInferError(loc, opName, "requires ", what,
+                            " with the input's sizes outside axis ", axis,
+                            ", but got ", other, " for input ", input);
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto indices = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  if (!input || !indices) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  if (failed(checkAlongAxis(loc, getOperationName(), input, "indices", indices,
+                            adaptor.getAxis())))
+    return failure();
+  inferred.push_back(indices.clone(input.getElementType()));
+  return success();
+}
+
+LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto indices = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  auto updates = dyn_cast<RankedTensorType>(adaptor.getUpdates().getType());
+  inferred.push_back(adaptor.getInput().getType());
+  if (!input || !indices || !updates)
+    return success();
+  if (updates.getElementType() != input.getElementType())
+    return emitInferError(loc, getOperationName(),
+                          "requires updates of the input's element type, but "
+                          "got ",
+                          updates, " for input ", input);
+  if (failed(verifyCompatibleShape(indices.getShape(), updates.getShape())))
+    return emitInferError(loc, getOperationName(),
+                          "requires indices and updates of one shape, but got ",
+                          indices, " and ", updates);
+  return checkAlongAxis(loc, getOperationName(), input, "updates", updates,
+                        adaptor.getAxis());
+}
+
+/// Implements inferReturnTypes for argmax and argmin.
+template <typename OpTy>
+static LogicalResult inferArgReduce(std::optional<Location> loc,
+                                    typename OpTy::Adaptor adaptor,
+                                    SmallVectorImpl<Type> &inferred) {
+  StringRef opName = OpTy::getOperationName();
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!input) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, opName, axis, input)))
+    return failure();
+  if (input.getDimSize(axis) == 0)
+    return emitInferError(loc, opName, "requires a non-empty axis ", axis,
+                          ", but got ", input);
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0, e = input.getRank(); d < e; ++d) {
+    if (d != axis)
+      shape.push_back(input.getDimSize(d));
+    else if (adaptor.getKeepDims())
+      shape.push_back(1);
+  }
+  Builder b(input.getContext());
+  inferred.push_back(RankedTensorType::get(shape, b.getI64Type()));
+  return success();
+}
+
+LogicalResult CumsumOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (input &&
+      failed(checkAxis(loc, getOperationName(), adaptor.getAxis(), input)))
     return failure();
   inferred.push_back(adaptor.getInput().getType());
   return success();

@@ -162,6 +162,20 @@ def Lazy_MulOp : Lazy_BinaryOp<"mul", Lazy_NumericTensor,
 def Lazy_DivOp : Lazy_BinaryOp<"div", Lazy_NumericTensor, [{
     Floats follow IEEE-754. Integer division rounds toward zero; an integer
     division by zero (or `MIN / -1`) gives an unspecified value, never a trap.}]>;
+def Lazy_FloorDivOp : Lazy_BinaryOp<"floor_div", Lazy_NumericTensor, [{
+    numpy's `floor_divide`: the quotient rounded toward negative infinity.
+    Integers: a division by zero gives 0, and `MIN // -1` wraps to `MIN`.
+    Floats follow numpy's `divmod` (`(a - mod(a, b)) / b`, snapped to the
+    nearest integer); f16/bf16 compute in f32 and round once.}]> {
+  let hasFolder = 0;
+}
+def Lazy_ModOp : Lazy_BinaryOp<"mod", Lazy_NumericTensor, [{
+    numpy's `mod` (Python's `%`): `a - floor_div(a, b) * b`, whose sign
+    follows the divisor. Integers: a divisor of zero gives 0. Floats:
+    `fmod`, plus `b` when the signs differ (a zero takes `b`'s sign); a zero
+    divisor gives NaN; f16/bf16 compute in f32 and round once.}]> {
+  let hasFolder = 0;
+}
 def Lazy_PowOp : Lazy_BinaryOp<"pow", Lazy_NumericTensor, [{
     Floats follow C's `pow`. For integers a negative exponent gives 0 unless
     the base is 1 or -1 (as `math.ipowi`).}]>;
@@ -464,6 +478,113 @@ class Lazy_SoftmaxLikeOp<string mnemonic, string formula>
 def Lazy_SoftmaxOp : Lazy_SoftmaxLikeOp<"softmax", "exp(x) / sum(exp(x))">;
 def Lazy_LogSoftmaxOp : Lazy_SoftmaxLikeOp<"log_softmax",
                                            "x - log(sum(exp(x)))">;
+
+//===----------------------------------------------------------------------===//
+// Indexing and scans
+//===----------------------------------------------------------------------===//
+
+/// Positions along an axis: an integer tensor.
+def Lazy_IndicesTensor : RankedTensorOf<[I32, I64]>;
+
+def Lazy_GatherOp : Lazy_InferredOp<"gather"> {
+  let summary = "elements along an axis at runtime indices (take_along_axis)";
+  let description = [{
+    `result[i_0, ..., i_n] = input[i_0, ..., indices[i_0, ..., i_n], ..., i_n]`
+    with the index in position `axis`. `indices` has the rank of `input` and
+    its sizes outside `axis`; the result has the shape of `indices`. A
+    negative index counts from the end of the axis; indices outside it are
+    clamped to it (a kernel cannot raise an error).
+
+    Example:
+
+    ```mlir
+    %0 = lazy.gather %x[%i], axis = 1 : tensor<4x8xf32>, tensor<4x3xi64>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input, Lazy_IndicesTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = [{
+    $input `[` $indices `]` `,` `axis` `=` $axis attr-dict `:` type($input)
+    `,` type($indices)
+  }];
+}
+
+def Lazy_ScatterAddOp : Lazy_InferredOp<"scatter_add"> {
+  let summary = "adds values into a tensor at runtime indices along an axis";
+  let description = [{
+    A copy of `input` with `updates[i_0, ..., i_n]` added at
+    `[i_0, ..., indices[i_0, ..., i_n], ..., i_n]` (the index in position
+    `axis`): the gradient of `lazy.gather`. `indices` and `updates` have one
+    shape, of the rank of `input` and its sizes outside `axis`. Indices are
+    normalized and clamped as `lazy.gather`'s; repeated indices accumulate.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.scatter_add %x[%i], %u, axis = 0
+           : tensor<10x4xf32>, tensor<6x4xi64>, tensor<6x4xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_NumericTensor:$input, Lazy_IndicesTensor:$indices,
+                       Lazy_NumericTensor:$updates, I64Attr:$axis);
+  let results = (outs Lazy_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input `[` $indices `]` `,` $updates `,` `axis` `=` $axis attr-dict
+    `:` type($input) `,` type($indices) `,` type($updates)
+  }];
+}
+
+/// The position of the first extreme element along one axis.
+class Lazy_ArgReduceOp<string mnemonic, string extreme>
+    : Lazy_InferredOp<mnemonic> {
+  let summary = "the i64 position of the " # extreme # " along an axis";
+  let description = !strconcat([{
+    Reduces `axis` of `input` to the position of its first }], extreme, [{
+    element (a NaN counts as the extreme, as in numpy). With `keep_dims` the
+    axis stays as size 1. The axis must not be empty.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.}], mnemonic, [{ %x, axis = 1 : tensor<4x8xf32>  // tensor<4xi64>
+    ```
+  }]);
+  let arguments = (ins Lazy_NumericTensor:$input, I64Attr:$axis,
+                       UnitAttr:$keep_dims);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $input `,` `axis` `=` $axis (`keep_dims` $keep_dims^)? attr-dict `:`
+    type($input)
+  }];
+  let inferDefinition = Lazy_InferWith<"inferArgReduce">.definition;
+}
+
+def Lazy_ArgMaxOp : Lazy_ArgReduceOp<"argmax", "maximum">;
+def Lazy_ArgMinOp : Lazy_ArgReduceOp<"argmin", "minimum">;
+
+def Lazy_CumsumOp : Lazy_InferredOp<"cumsum"> {
+  let summary = "running sum along an axis";
+  let description = [{
+    `result[..., j, ...] = sum(input[..., 0..j, ...])` along `axis`, or with
+    `reverse` the sum from `j` to the end of the axis (the gradient of the
+    forward sum).
+
+    Example:
+
+    ```mlir
+    %0 = lazy.cumsum %x, axis = 1 : tensor<4x8xf32>
+    %1 = lazy.cumsum %x, axis = 1 reverse : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_NumericTensor:$input, I64Attr:$axis,
+                       UnitAttr:$reverse);
+  let results = (outs Lazy_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input `,` `axis` `=` $axis (`reverse` $reverse^)? attr-dict `:`
+    type($input)
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Control flow

@@ -1,0 +1,368 @@
+//===- ConvTest.cpp - conv2d, maxPool2d, avgPool2d ------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM
+// Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// conv2d and both its gradients against direct convolution loops written
+// here (in double), over strides, padding, dilation and groups; pooling
+// against window loops; gradients also against central differences.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../API/ExpectError.h"
+#include "GradientCheck.h"
+
+#include "lazyc/nn.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace lazyc;
+using lazyc::test::expectError;
+using lazyc::test::testValues;
+
+namespace {
+
+struct ConvCase {
+  int64_t n, c, h, w, outC, kh, kw;
+  nn::Conv2dOptions options;
+};
+
+int64_t outSize(int64_t size, int64_t pad, int64_t kernel, int64_t dilation,
+                int64_t stride) {
+  return (size + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+}
+
+/// The input pixel a tap reads, or -1 in the padding.
+int64_t source(int64_t out, int64_t tap, int64_t stride, int64_t dilation,
+               int64_t pad, int64_t size) {
+  int64_t at = out * stride + tap * dilation - pad;
+  return at >= 0 && at < size ? at : -1;
+}
+
+/// Direct convolution, and its gradients for an upstream gradient `g`.
+struct Reference {
+  std::vector<double> y, dx, dw, db;
+};
+
+Reference directConv(const ConvCase &k, const std::vector<double> &x,
+                     const std::vector<double> &w, const std::vector<double> &b,
+                     const std::vector<double> &g) {
+  const nn::Conv2dOptions &o = k.options;
+  int64_t oh =
+      outSize(k.h, o.padding.height, k.kh, o.dilation.height, o.stride.height);
+  int64_t ow =
+      outSize(k.w, o.padding.width, k.kw, o.dilation.width, o.stride.width);
+  int64_t cg = k.c / o.groups, og = k.outC / o.groups;
+  Reference r;
+  r.y.assign(k.n * k.outC * oh * ow, 0);
+  r.dx.assign(x.size(), 0);
+  r.dw.assign(w.size(), 0);
+  r.db.assign(k.outC, 0);
+  for (int64_t n = 0; n < k.n; ++n)
+    for (int64_t oc = 0; oc < k.outC; ++oc)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xo = 0; xo < ow; ++xo) {
+          int64_t out = ((n * k.outC + oc) * oh + y) * ow + xo;
+          double acc = b.empty() ? 0 : b[oc];
+          r.db[oc] += g[out];
+          int64_t group = oc / og;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t i = 0; i < k.kh; ++i)
+              for (int64_t j = 0; j < k.kw; ++j) {
+                int64_t row = source(y, i, o.stride.height, o.dilation.height,
+                                     o.padding.height, k.h);
+                int64_t col = source(xo, j, o.stride.width, o.dilation.width,
+                                     o.padding.width, k.w);
+                if (row < 0 || col < 0)
+                  continue;
+                int64_t c = group * cg + ci;
+                int64_t xi = ((n * k.c + c) * k.h + row) * k.w + col;
+                int64_t wi = ((oc * cg + ci) * k.kh + i) * k.kw + j;
+                acc += x[xi] * w[wi];
+                r.dx[xi] += g[out] * w[wi];
+                r.dw[wi] += g[out] * x[xi];
+              }
+          r.y[out] = acc;
+        }
+  return r;
+}
+
+void expectNear(const std::vector<double> &got,
+                const std::vector<double> &expected, double tolerance,
+                const char *what) {
+  ASSERT_EQ(got.size(), expected.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], expected[i], tolerance) << what << " element " << i;
+}
+
+void checkConv(const ConvCase &k, bool withBias) {
+  std::vector<double> x = testValues(k.n * k.c * k.h * k.w, 1);
+  std::vector<double> w =
+      testValues(k.outC * (k.c / k.options.groups) * k.kh * k.kw, 2);
+  std::vector<double> b =
+      withBias ? testValues(k.outC, 3) : std::vector<double>();
+  Tensor xt = Tensor::fromVector(x, {k.n, k.c, k.h, k.w});
+  Tensor wt =
+      Tensor::fromVector(w, {k.outC, k.c / k.options.groups, k.kh, k.kw});
+  Tensor bt = withBias ? Tensor::fromVector(b, {k.outC}) : Tensor();
+  // Without a tape conv2d slices the taps (or sums them directly); under
+  // one it gathers them (docs/API.md): both against the loops.
+  std::vector<double> untaped =
+      nn::conv2d(xt, wt, bt, k.options).toVector<double>();
+  GradientTape tape;
+  tape.watch(xt);
+  tape.watch(wt);
+  if (withBias)
+    tape.watch(bt);
+  Tensor y = nn::conv2d(xt, wt, bt, k.options);
+  std::vector<double> g = testValues(y.numel(), 4);
+  Reference r = directConv(k, x, w, b, g);
+  expectNear(untaped, r.y, 1e-12, "y without a tape");
+  ASSERT_EQ(y.shape(),
+            (Shape{k.n, k.outC,
+                   outSize(k.h, k.options.padding.height, k.kh,
+                           k.options.dilation.height, k.options.stride.height),
+                   outSize(k.w, k.options.padding.width, k.kw,
+                           k.options.dilation.width, k.options.stride.width)}));
+  Tensor loss = sum(y * Tensor::fromVector(g, y.shape()));
+  std::vector<Tensor> sources = {xt, wt};
+  if (withBias)
+    sources.push_back(bt);
+  std::vector<Tensor> grads = tape.gradient(loss, sources);
+  expectNear(y.toVector<double>(), r.y, 1e-12, "y");
+  expectNear(grads[0].toVector<double>(), r.dx, 1e-12, "dx");
+  expectNear(grads[1].toVector<double>(), r.dw, 1e-12, "dw");
+  if (withBias)
+    expectNear(grads[2].toVector<double>(), r.db, 1e-12, "db");
+}
+
+TEST(Conv2dTest, MatchesDirectLoopsWithGradients) {
+  checkConv({2, 3, 7, 6, 4, 3, 3, {}}, /*withBias=*/true);
+  checkConv({2, 1, 8, 8, 3, 5, 5, {}}, /*withBias=*/false);
+  nn::Conv2dOptions strided;
+  strided.stride = {2, 3};
+  strided.padding = {1, 2};
+  checkConv({2, 3, 9, 10, 2, 3, 2, strided}, true);
+  nn::Conv2dOptions dilated;
+  dilated.dilation = {2, 1};
+  dilated.padding = 1;
+  checkConv({1, 2, 8, 7, 3, 3, 3, dilated}, true);
+  // More than 32 taps (C kH kW): im2col and a GEMM rather than a direct
+  // sum.
+  nn::Conv2dOptions wide;
+  wide.stride = 2;
+  wide.padding = {1, 0};
+  checkConv({2, 4, 7, 8, 3, 3, 3, wide}, true);
+  nn::Conv2dOptions wideDilated;
+  wideDilated.dilation = 2;
+  checkConv({1, 5, 7, 6, 2, 3, 2, wideDilated}, false);
+  nn::Conv2dOptions grouped;
+  grouped.groups = 2;
+  grouped.padding = 1;
+  checkConv({2, 4, 5, 5, 6, 3, 3, grouped}, true);
+  nn::Conv2dOptions depthwise;
+  depthwise.groups = 3;
+  depthwise.stride = 2;
+  checkConv({1, 3, 6, 6, 3, 2, 2, depthwise}, false);
+}
+
+TEST(Conv2dTest, Float32AndUnbatchedInput) {
+  ConvCase k{1, 2, 5, 5, 3, 3, 3, {}};
+  k.options.padding = 1;
+  std::vector<double> x = testValues(2 * 5 * 5, 5),
+                      w = testValues(3 * 2 * 9, 6);
+  Reference r = directConv(k, x, w, {}, std::vector<double>(75, 0));
+  std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end());
+  Tensor y = nn::conv2d(Tensor::fromVector(xf, {2, 5, 5}),
+                        Tensor::fromVector(wf, {3, 2, 3, 3}), k.options);
+  EXPECT_EQ(y.shape(), (Shape{3, 5, 5}));
+  EXPECT_EQ(y.dtype(), DType::Float32);
+  std::vector<float> got = y.toVector<float>();
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], r.y[i], 1e-5) << i;
+}
+
+TEST(Conv2dTest, GradientsMatchFiniteDifferences) {
+  nn::Conv2dOptions options;
+  options.stride = 2;
+  options.padding = 1;
+  lazyc::test::expectGradientsMatchDifferences(
+      [&](const std::vector<Tensor> &in) {
+        return nn::conv2d(in[0], in[1], in[2], options);
+      },
+      {testValues(1 * 2 * 5 * 4, 7), testValues(2 * 2 * 3 * 3, 8),
+       testValues(2, 9)},
+      {{1, 2, 5, 4}, {2, 2, 3, 3}, {2}});
+}
+
+TEST(Conv2dTest, ErrorsNameTheShapesAndTheLine) {
+  Tensor x = zeros({2, 3, 8, 8}), w = zeros({4, 3, 3, 3});
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::conv2d(x, zeros({4, 2, 3, 3}), nn::Conv2dOptions());
+      },
+      "conv2d", "has 3 channels, so the weight [4, 2, 3, 3] needs 3");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::conv2d(zeros({3, 8}), w, nn::Conv2dOptions());
+      },
+      "conv2d", "needs an [N, C, H, W] or [C, H, W] input, got Float32 [3, 8]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::conv2d(x, w, zeros({3}));
+      },
+      "conv2d", "the bias must be [4], got [3]");
+  nn::Conv2dOptions grouped;
+  grouped.groups = 2;
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::conv2d(x, w, grouped);
+      },
+      "conv2d", "groups = 2 must be positive and divide the input channels");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::conv2d(zeros({1, 3, 2, 2}), w, nn::Conv2dOptions());
+      },
+      "conv2d", "does not fit the padded input [1, 3, 2, 2]");
+  nn::Conv2dOptions badStride;
+  badStride.stride = {1, 0};
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::conv2d(x, w, badStride);
+      },
+      "conv2d", "the stride must be positive, got (1, 0)");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::conv2d(x, zeros({4, 3, 3, 3}, DType::Int32), nn::Conv2dOptions());
+      },
+      "conv2d", "the weight must be floating point, got Int32 [4, 3, 3, 3]");
+}
+
+/// Window loops: max (padding is -infinity) or mean.
+std::vector<double> poolLoops(const std::vector<double> &x, int64_t n,
+                              int64_t c, int64_t h, int64_t w, nn::Size2 k,
+                              nn::Size2 s, nn::Size2 p, bool isMax,
+                              bool countIncludePad) {
+  int64_t oh = (h + 2 * p.height - k.height) / s.height + 1;
+  int64_t ow = (w + 2 * p.width - k.width) / s.width + 1;
+  std::vector<double> out;
+  for (int64_t image = 0; image < n * c; ++image)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t xo = 0; xo < ow; ++xo) {
+        double best = -std::numeric_limits<double>::infinity(), total = 0;
+        int64_t inside = 0;
+        for (int64_t i = 0; i < k.height; ++i)
+          for (int64_t j = 0; j < k.width; ++j) {
+            int64_t row = y * s.height + i - p.height;
+            int64_t col = xo * s.width + j - p.width;
+            if (row < 0 || row >= h || col < 0 || col >= w)
+              continue;
+            double value = x[(image * h + row) * w + col];
+            best = std::max(best, value);
+            total += value;
+            ++inside;
+          }
+        out.push_back(isMax
+                          ? best
+                          : total / double(countIncludePad ? k.height * k.width
+                                                           : inside));
+      }
+  return out;
+}
+
+TEST(PoolTest, MaxAndAverageMatchWindowLoops) {
+  std::vector<double> x = testValues(2 * 3 * 7 * 8, 10);
+  Tensor xt = Tensor::fromVector(x, {2, 3, 7, 8});
+  struct Setting {
+    nn::Size2 kernel, stride, padding;
+  };
+  for (Setting s :
+       {Setting{2, 2, 0}, Setting{3, 2, 1}, Setting{{3, 2}, 1, {1, 0}},
+        Setting{{2, 3}, {1, 2}, {1, 1}}}) {
+    Tensor maxed = nn::maxPool2d(xt, s.kernel, s.stride, s.padding);
+    expectNear(
+        maxed.toVector<double>(),
+        poolLoops(x, 2, 3, 7, 8, s.kernel, s.stride, s.padding, true, true), 0,
+        "max");
+    for (bool include : {true, false}) {
+      Tensor mean = nn::avgPool2d(xt, s.kernel, s.stride, s.padding, include);
+      expectNear(mean.toVector<double>(),
+                 poolLoops(x, 2, 3, 7, 8, s.kernel, s.stride, s.padding, false,
+                           include),
+                 1e-12, "avg");
+    }
+  }
+  // The stride defaults to the kernel.
+  EXPECT_EQ(nn::maxPool2d(xt, 2).shape(), (Shape{2, 3, 3, 4}));
+  EXPECT_EQ(nn::avgPool2d(zeros({3, 6, 6}), 3).shape(), (Shape{3, 2, 2}));
+}
+
+TEST(PoolTest, GradientsGoToTheMaximumAndSpreadForTheMean) {
+  // Distinct values: max pooling's gradient goes to each window's maximum
+  // (hand derivation), added up where windows overlap.
+  std::vector<double> x = testValues(1 * 1 * 5 * 5, 11);
+  Tensor xt = Tensor::fromVector(x, {1, 1, 5, 5});
+  GradientTape tape;
+  tape.watch(xt);
+  Tensor y = nn::maxPool2d(xt, 3, 2, 1);
+  std::vector<double> g = testValues(y.numel(), 12);
+  Tensor dx = tape.gradient(sum(y * Tensor::fromVector(g, y.shape())), xt);
+  std::vector<double> expected(25, 0);
+  int64_t o = 0;
+  for (int64_t yo = 0; yo < 3; ++yo)
+    for (int64_t xo = 0; xo < 3; ++xo, ++o) {
+      int64_t best = -1;
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 3; ++j) {
+          int64_t row = 2 * yo + i - 1, col = 2 * xo + j - 1;
+          if (row < 0 || row >= 5 || col < 0 || col >= 5)
+            continue;
+          if (best < 0 || x[row * 5 + col] > x[best])
+            best = row * 5 + col;
+        }
+      expected[best] += g[o];
+    }
+  expectNear(dx.toVector<double>(), expected, 1e-12, "max gradient");
+
+  lazyc::test::expectGradientsMatchDifferences(
+      [](const std::vector<Tensor> &in) {
+        return nn::avgPool2d(in[0], {3, 2}, {2, 1}, {1, 1}, false);
+      },
+      {testValues(2 * 5 * 4, 13)}, {{1, 2, 5, 4}});
+}
+
+TEST(PoolTest, ErrorsNameTheShapesAndTheLine) {
+  expectError(
+      [](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::maxPool2d(zeros({1, 1, 4, 4}), 3, 1, 2);
+      },
+      "maxPool2d", "the padding (2, 2) must be between 0 and half the kernel");
+  expectError(
+      [](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::avgPool2d(zeros({1, 1, 2, 2}), 3);
+      },
+      "avgPool2d", "does not fit the padded input [1, 1, 2, 2]");
+  expectError(
+      [](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::maxPool2d(zeros({4, 4}), 2);
+      },
+      "maxPool2d", "got Float32 [4, 4]");
+}
+
+} // namespace
