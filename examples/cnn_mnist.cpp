@@ -372,7 +372,7 @@ int main(int argc, char **argv) {
 
   int64_t step = 0;
   uint64_t steadyCompiles = 0, steadySteps = 0;
-  double trainSeconds = 0;
+  double trainSeconds = 0, steadySeconds = 0;
   double firstLoss = -1, lastLoss = 0;
   for (int epoch = 1; epoch <= settings.epochs; ++epoch) {
     ProgressBar progress(stepsPerEpoch);
@@ -380,6 +380,7 @@ int main(int argc, char **argv) {
     int64_t b = 0;
     auto epochStart = std::chrono::steady_clock::now();
     for (const data::Batch &batch : loader.epoch()) {
+      auto stepStart = std::chrono::steady_clock::now();
       uint64_t compiledBefore = metrics().tracesCompiled;
       Tensor loss;
       {
@@ -399,6 +400,9 @@ int main(int argc, char **argv) {
       if (step > 2) {
         steadyCompiles += metrics().tracesCompiled - compiledBefore;
         ++steadySteps;
+        steadySeconds += std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - stepStart)
+                             .count();
       }
       double seconds = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - epochStart)
@@ -426,10 +430,11 @@ int main(int argc, char **argv) {
               "first step, %.4f in the last epoch\n",
               100 * accuracy(model, test, side, 500),
               static_cast<long long>(test.count), firstLoss, lastLoss);
-  std::printf("%lld steps in %.2f s (%.1f steps/s); after the first two "
-              "steps, %llu steps compiled %llu traces\n",
-              static_cast<long long>(step), trainSeconds, step / trainSeconds,
+  std::printf("%lld steps in %.2f s, compiles included; after the first "
+              "two steps, %llu steps (%.1f steps/s) compiled %llu traces\n",
+              static_cast<long long>(step), trainSeconds,
               static_cast<unsigned long long>(steadySteps),
+              steadySteps / std::max(steadySeconds, 1e-9),
               static_cast<unsigned long long>(steadyCompiles));
   std::cout << metrics() << "\n";
   return steadyCompiles == 0 ? 0 : 1;

@@ -30,7 +30,8 @@
 //    order per epoch), SGD (lr 0.05, momentum 0.9), 15 epochs, in both; the
 //    held-out accuracy of each.
 //
-//   lazyc-bench-models [--only cnn|gpt|digits] [--rounds N] [--block N]
+//   lazyc-bench-models [--only cnn|gpt|digits|gpt-parts] [--rounds N] [--block
+//   N]
 //                      [--threads N] [--epochs N]
 //
 //===----------------------------------------------------------------------===//
@@ -230,6 +231,8 @@ float lazycStep(const std::function<Tensor()> &lossOf,
 }
 
 struct Variant {
+  Variant(std::string name, std::function<float()> step)
+      : name(std::move(name)), step(std::move(step)) {}
   std::string name;
   std::function<float()> step;
   std::vector<double> stepMs;
@@ -331,19 +334,18 @@ void benchCnn(const Settings &settings) {
 
   std::vector<Variant> variants;
   size_t lazyNext = 0, torchNext = 0;
-  variants.push_back(
-      {"lazyc lazy", [&] {
-         size_t b = lazyNext++ % batches;
-         return lazycStep(
-             [&] { return nn::crossEntropy(cnn.net(images[b]), labels[b]); },
-             parameters, *optimizer);
-       }});
+  variants.emplace_back("lazyc lazy", [&] {
+    size_t b = lazyNext++ % batches;
+    return lazycStep(
+        [&] { return nn::crossEntropy(cnn.net(images[b]), labels[b]); },
+        parameters, *optimizer);
+  });
   if (torch.step)
-    variants.push_back(
-        {"libtorch eager", withBlasThreads(settings.threads, [&] {
-           size_t b = torchNext++ % batches;
-           return torch.step(hostImages[b], hostLabels[b], batch);
-         })});
+    variants.emplace_back(
+        "libtorch eager", withBlasThreads(settings.threads, [&] {
+          size_t b = torchNext++ % batches;
+          return torch.step(hostImages[b], hostLabels[b], batch);
+        }));
   double ratio = timeVariants(
       settings,
       "CNN training step: LeNet, batch 64 x 1 x 28 x 28, SGD (lr 0.01, "
@@ -396,23 +398,22 @@ void benchGpt(const Settings &settings) {
 
   std::vector<Variant> variants;
   size_t lazyNext = 0, torchNext = 0;
-  variants.push_back({"lazyc lazy", [&] {
-                        size_t b = lazyNext++ % batches;
-                        return lazycStep(
-                            [&] {
-                              return nn::crossEntropy(
-                                  reshape(gpt.forward(inputs[b]),
-                                          {batch * T, setup.vocabulary}),
-                                  targets[b]);
-                            },
-                            parameters, *optimizer);
-                      }});
+  variants.emplace_back("lazyc lazy", [&] {
+    size_t b = lazyNext++ % batches;
+    return lazycStep(
+        [&] {
+          return nn::crossEntropy(
+              reshape(gpt.forward(inputs[b]), {batch * T, setup.vocabulary}),
+              targets[b]);
+        },
+        parameters, *optimizer);
+  });
   if (torch.step)
-    variants.push_back(
-        {"libtorch eager", withBlasThreads(settings.threads, [&] {
-           size_t b = torchNext++ % batches;
-           return torch.step(hostInputs[b], hostTargets[b], batch);
-         })});
+    variants.emplace_back(
+        "libtorch eager", withBlasThreads(settings.threads, [&] {
+          size_t b = torchNext++ % batches;
+          return torch.step(hostInputs[b], hostTargets[b], batch);
+        }));
   double ratio = timeVariants(
       settings,
       "Transformer training step: 2 layers, 4 heads, d 128, vocabulary 86, "
@@ -421,6 +422,127 @@ void benchGpt(const Settings &settings) {
   std::printf("RESULT gpt lazyc=%.4f torch=%.4f ratio=%.3f\n",
               median(variants[0].stepMs),
               variants.size() > 1 ? median(variants[1].stepMs) : 0.0, ratio);
+}
+
+/// Where the transformer step's time goes (`--only gpt-parts`): the
+/// forward and backward pass of each part of the model alone, as one
+/// trace each (the gradient of sum(out * g) for a fixed g, with respect to
+/// the part's parameters and input), then the whole model's forward pass,
+/// its forward and backward pass, and the whole step; lazyc only.
+void benchGptParts(const Settings &settings) {
+  const int64_t B = 32, T = 64, D = 128, V = 86;
+  auto timeIt = [&](const char *name, const std::function<void()> &record) {
+    std::vector<double> ms;
+    for (int i = 0; i < settings.warmUp + settings.rounds * settings.block;
+         ++i) {
+      auto start = Clock::now();
+      record();
+      lazyc::sync();
+      if (i >= settings.warmUp)
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - start)
+                .count());
+    }
+    std::printf("| %s | %.2f ms |\n", name, median(ms));
+    std::fflush(stdout);
+  };
+  std::printf("\n### Parts of the transformer step (lazyc, batch 32 x 64, "
+              "forward + backward unless noted)\n\n| part | median |\n| --- "
+              "| --- |\n");
+  Variable x(randomNormal({B, T, D}, 0, 1, 3), "x");
+  Tensor g = randomNormal({B, T, D}, 0, 1, 4);
+  g.toVector<float>();
+  auto backward = [&](const std::function<Tensor()> &forward,
+                      std::vector<Variable *> parameters) {
+    parameters.push_back(&x);
+    GradientTape tape;
+    Tensor loss = sum(forward() * g);
+    std::vector<Tensor> grads = tape.gradient(loss, nn::refs(parameters));
+    for (size_t i = 0; i < parameters.size(); ++i)
+      parameters[i]->assign(parameters[i]->read() - grads[i] * 1e-6f);
+  };
+  bench::GptSetup shape;
+  shape.vocabulary = V;
+  shape.dim = D;
+  shape.heads = 4;
+  shape.layers = 2;
+  shape.context = T;
+  Gpt gpt(shape, /*seed=*/1);
+  std::vector<Variable *> gptParameters = gpt.parameters();
+  std::vector<int32_t> tokenValues(B * T);
+  for (size_t i = 0; i < tokenValues.size(); ++i)
+    tokenValues[i] = static_cast<int32_t>((i * 13) % V);
+  Tensor tokenIds = Tensor::fromVector(tokenValues, {B, T});
+  Tensor nextIds = Tensor::fromVector(tokenValues, {B * T});
+  auto gptLoss = [&] {
+    return nn::crossEntropy(reshape(gpt.forward(tokenIds), {B * T, V}),
+                            nextIds);
+  };
+  timeIt("whole model, forward only (loss)",
+         [&] { gptLoss().toVector<float>(); });
+  timeIt("whole model, forward + backward (plain SGD update)", [&] {
+    GradientTape tape;
+    Tensor loss = gptLoss();
+    std::vector<Tensor> grads = tape.gradient(loss, nn::refs(gptParameters));
+    for (size_t i = 0; i < gptParameters.size(); ++i)
+      gptParameters[i]->assign(gptParameters[i]->read() - grads[i] * 1e-3f);
+  });
+  optim::Adam::Options adamOptions;
+  optim::Adam adam(gptParameters, adamOptions);
+  timeIt("whole step (forward + backward + Adam)", [&] {
+    GradientTape tape;
+    Tensor loss = gptLoss();
+    adam.step(tape.gradient(loss, nn::refs(gptParameters)));
+  });
+  nn::LayerNorm ln({D});
+  timeIt("layerNorm [32, 64, 128]",
+         [&] { backward([&] { return ln(x.read()); }, ln.parameters()); });
+  nn::MultiHeadAttention::Options causal;
+  causal.causal = true;
+  nn::MultiHeadAttention attention(D, 4, 5, causal);
+  timeIt("causal MultiHeadAttention, 4 heads", [&] {
+    backward([&] { return attention(x.read()); }, attention.parameters());
+  });
+  timeIt("MultiHeadAttention, forward only",
+         [&] { attention(x.read()).toVector<float>(); });
+  Tensor q = randomNormal({B, 4, T, D / 4}, 0, 1, 6);
+  Variable qv(q, "q");
+  timeIt("scaledDotProductAttention [32, 4, 64, 32] alone", [&] {
+    GradientTape tape;
+    Tensor out =
+        nn::scaledDotProductAttention(qv.read(), qv.read(), qv.read(), true);
+    Tensor loss = sum(out * out);
+    qv.assign(qv.read() - tape.gradient(loss, qv) * 1e-6f);
+  });
+  nn::Linear fc1(D, 4 * D, 7), fc2(4 * D, D, 8);
+  std::vector<Variable *> mlpParameters = fc1.parameters();
+  for (Variable *p : fc2.parameters())
+    mlpParameters.push_back(p);
+  timeIt("MLP 128-512-128 with gelu", [&] {
+    backward([&] { return fc2(gelu(fc1(x.read()))); }, mlpParameters);
+  });
+  Variable table(randomNormal({V, D}, 0, 0.02, 9), "table");
+  std::vector<int32_t> idValues(B * T);
+  for (size_t i = 0; i < idValues.size(); ++i)
+    idValues[i] = static_cast<int32_t>((i * 7) % V);
+  Tensor ids = Tensor::fromVector(idValues, {B, T});
+  timeIt("embedding [86, 128] of [32, 64] ids", [&] {
+    GradientTape tape;
+    Tensor loss = sum(nn::embedding(table.read(), ids) * g);
+    table.assign(table.read() - tape.gradient(loss, table) * 1e-6f);
+  });
+  nn::Linear head(D, V, 10);
+  Tensor targets = Tensor::fromVector(idValues, {B * T});
+  timeIt("head 128 -> 86 and crossEntropy", [&] {
+    std::vector<Variable *> parameters = head.parameters();
+    parameters.push_back(&x);
+    GradientTape tape;
+    Tensor loss =
+        nn::crossEntropy(reshape(head(x.read()), {B * T, V}), targets);
+    std::vector<Tensor> grads = tape.gradient(loss, nn::refs(parameters));
+    for (size_t i = 0; i < parameters.size(); ++i)
+      parameters[i]->assign(parameters[i]->read() - grads[i] * 1e-6f);
+  });
 }
 
 /// The sklearn digits, shuffled with `seed` as examples/cnn_mnist.cpp does.
@@ -580,7 +702,7 @@ int main(int argc, char **argv) {
       settings.epochs = std::max(1, std::atoi(value().c_str()));
     else {
       std::fprintf(stderr,
-                   "usage: %s [--only cnn|gpt|digits] [--rounds N] "
+                   "usage: %s [--only cnn|gpt|digits|gpt-parts] [--rounds N] "
                    "[--block N] [--threads N] [--epochs N]\n",
                    argv[0]);
       return 2;
@@ -605,5 +727,7 @@ int main(int argc, char **argv) {
     benchGpt(settings);
   if (settings.only.empty() || settings.only == "digits")
     benchDigits(settings);
+  if (settings.only == "gpt-parts")
+    benchGptParts(settings);
   return 0;
 }

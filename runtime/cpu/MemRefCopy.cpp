@@ -13,7 +13,9 @@
 
 #include "lazyc/Runtime/Runtime.h"
 
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -31,6 +33,44 @@ struct Unranked {
   Descriptor *descriptor;
 };
 
+/// One dimension of a copy: its size and the two strides (in elements).
+struct Dim {
+  int64_t size, fromStride, toStride;
+};
+
+/// Copies `count` elements `fromStride` / `toStride` elements apart, with
+/// a loop per element size that the compiler vectorizes or unrolls.
+template <typename Element>
+void copyRow(char *to, const char *from, int64_t count, int64_t toStride,
+             int64_t fromStride) {
+  auto *out = reinterpret_cast<Element *>(to);
+  auto *in = reinterpret_cast<const Element *>(from);
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(out + i * toStride, in + i * fromStride, sizeof(Element));
+}
+
+void copyRow(int64_t elementBytes, char *to, const char *from, int64_t count,
+             int64_t toStride, int64_t fromStride) {
+  if (toStride == 1 && fromStride == 1) {
+    std::memcpy(to, from, count * elementBytes);
+    return;
+  }
+  switch (elementBytes) {
+  case 1:
+    return copyRow<uint8_t>(to, from, count, toStride, fromStride);
+  case 2:
+    return copyRow<uint16_t>(to, from, count, toStride, fromStride);
+  case 4:
+    return copyRow<uint32_t>(to, from, count, toStride, fromStride);
+  case 8:
+    return copyRow<uint64_t>(to, from, count, toStride, fromStride);
+  default:
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(to + i * toStride * elementBytes,
+                  from + i * fromStride * elementBytes, elementBytes);
+  }
+}
+
 } // namespace
 
 extern "C" void memrefCopy(int64_t elementBytes, void *source, void *target) {
@@ -45,41 +85,52 @@ extern "C" void memrefCopy(int64_t elementBytes, void *source, void *target) {
   char *toBase =
       to->descriptor->aligned + to->descriptor->offset * elementBytes;
 
-  int64_t elements = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    elements *= sizes[d];
-  if (elements == 0)
-    return;
-
-  // Walk the index space like an odometer, keeping both byte offsets.
-  int64_t index[16] = {0};
-  if (rank > 16) {
-    // Deeper tensors are not produced by lazyc; copy element by element.
-    for (int64_t linear = 0; linear < elements; ++linear) {
-      int64_t rest = linear, fromOffset = 0, toOffset = 0;
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        int64_t i = rest % sizes[d];
-        rest /= sizes[d];
-        fromOffset += i * fromStrides[d];
-        toOffset += i * toStrides[d];
+  // The dimensions, size-1 ones dropped and neighbours that are contiguous
+  // in both layouts merged (a slice of rows copies whole rows at once).
+  std::vector<Dim> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0)
+      return;
+    if (sizes[d] == 1)
+      continue;
+    Dim dim{sizes[d], fromStrides[d], toStrides[d]};
+    if (!dims.empty()) {
+      Dim &outer = dims.back();
+      if (outer.fromStride == dim.size * dim.fromStride &&
+          outer.toStride == dim.size * dim.toStride) {
+        outer = {outer.size * dim.size, dim.fromStride, dim.toStride};
+        continue;
       }
-      std::memcpy(toBase + toOffset * elementBytes,
-                  fromBase + fromOffset * elementBytes, elementBytes);
     }
+    dims.push_back(dim);
+  }
+  if (dims.empty()) {
+    std::memcpy(toBase, fromBase, elementBytes);
     return;
   }
+
+  // The innermost dimension is one row; the others are walked like an
+  // odometer, keeping both element offsets.
+  Dim row = dims.back();
+  dims.pop_back();
+  std::vector<int64_t> index(dims.size(), 0);
   int64_t fromOffset = 0, toOffset = 0;
-  for (int64_t linear = 0; linear < elements; ++linear) {
-    std::memcpy(toBase + toOffset * elementBytes,
-                fromBase + fromOffset * elementBytes, elementBytes);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      fromOffset += fromStrides[d];
-      toOffset += toStrides[d];
-      if (++index[d] < sizes[d])
+  while (true) {
+    copyRow(elementBytes, toBase + toOffset * elementBytes,
+            fromBase + fromOffset * elementBytes, row.size, row.toStride,
+            row.fromStride);
+    size_t d = dims.size();
+    for (; d > 0; --d) {
+      Dim &dim = dims[d - 1];
+      fromOffset += dim.fromStride;
+      toOffset += dim.toStride;
+      if (++index[d - 1] < dim.size)
         break;
-      fromOffset -= fromStrides[d] * sizes[d];
-      toOffset -= toStrides[d] * sizes[d];
-      index[d] = 0;
+      fromOffset -= dim.fromStride * dim.size;
+      toOffset -= dim.toStride * dim.size;
+      index[d - 1] = 0;
     }
+    if (d == 0)
+      return;
   }
 }

@@ -95,6 +95,8 @@ private:
   bool addRandomOp();
   /// Gather, ScatterAdd, ArgReduce, Cumsum, TopK or Index on slot `a`.
   bool addIndexingOp(int a);
+  /// An nn layer on slot `a` (LayerOp).
+  bool addLayer(int a);
   void setConstants(Step &step, ScalarType type);
 
   Random random;
@@ -602,7 +604,9 @@ bool Generator::addIndexingOp(int a) {
                                           : random.between(-n, n - 1));
     return values;
   };
-  int64_t kind = random.below(6);
+  int64_t kind = random.below(8);
+  if (kind >= 6)
+    return addLayer(a);
   if (kind == 0 || kind == 1) {
     if (rank == 0)
       return false;
@@ -688,6 +692,70 @@ bool Generator::addIndexingOp(int a) {
       step.ints.push_back(static_cast<int64_t>(IndexKind::Range));
       step.ints2.insert(step.ints2.end(), {bound(), bound(), stride});
     }
+  }
+  return add(step);
+}
+
+bool Generator::addLayer(int a) {
+  std::vector<int64_t> shape = slots[a].shape();
+  int64_t rank = static_cast<int64_t>(shape.size());
+  Step step;
+  step.kind = StepKind::Layer;
+  step.operands = {a};
+  auto op = static_cast<LayerOp>(random.below(6));
+  step.op = static_cast<int>(op);
+  // Images are rare among random shapes: convolutions and pooling mostly
+  // read a new [N, C, H, W] input.
+  if ((op == LayerOp::Conv2d || op == LayerOp::MaxPool2d ||
+       op == LayerOp::AvgPool2d) &&
+      rank != 4 && random.chance(0.8)) {
+    shape = {random.between(1, 2), random.between(1, 3), random.between(2, 6),
+             random.between(2, 6)};
+    rank = 4;
+    if (!add(input(random.pick(kFloatDTypes), shape)))
+      return false;
+    step.operands = {static_cast<int>(slots.size()) - 1};
+  }
+  switch (op) {
+  case LayerOp::Conv2d: {
+    if (rank != 4)
+      return false;
+    int64_t channels = shape[1];
+    int64_t groups = channels > 1 && random.chance(0.3) ? channels : 1;
+    int64_t out = groups * random.between(1, 2);
+    step.ints = {random.between(1, 2), random.between(0, 1),
+                 random.between(1, 2), groups};
+    int b = slotOrInput(
+        [](const Tensor &) { return false; },
+        {out, channels / groups, random.between(1, 3), random.between(1, 3)},
+        random.pick(kFloatDTypes));
+    if (b < 0)
+      return false;
+    step.operands.push_back(b);
+    break;
+  }
+  case LayerOp::MaxPool2d:
+  case LayerOp::AvgPool2d: {
+    if (rank != 4 && rank != 3)
+      return false;
+    int64_t kernel = random.between(1, 3);
+    step.ints = {kernel, random.between(0, 2), random.between(0, kernel / 2)};
+    break;
+  }
+  case LayerOp::LayerNorm:
+    if (rank == 0)
+      return false;
+    step.ints = {random.between(1, std::min<int64_t>(rank, 2))};
+    break;
+  case LayerOp::Dropout:
+    step.start = random.chance(0.5) ? 0.25 : 0.5;
+    step.seed = random.between(0, 1000);
+    break;
+  case LayerOp::Attention:
+    if (rank < 2)
+      return false;
+    step.flag = random.chance(0.5);
+    break;
   }
   return add(step);
 }

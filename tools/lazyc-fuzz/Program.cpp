@@ -14,6 +14,8 @@
 
 #include "Program.h"
 
+#include "lazyc/NN/Layers.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -186,6 +188,27 @@ Tensor reduce(ReduceOp op, const Tensor &a, std::vector<int64_t> axes,
   throw std::logic_error("lazyc-fuzz: bad reduction");
 }
 
+Tensor layer(const Step &step, const Tensor &a, const Tensor &b) {
+  const std::vector<int64_t> &n = step.ints;
+  switch (static_cast<LayerOp>(step.op)) {
+  case LayerOp::Conv2d:
+    return nn::conv2d(a, b, nn::Conv2dOptions{n[0], n[1], n[2], n[3]});
+  case LayerOp::MaxPool2d:
+    return nn::maxPool2d(a, n[0], n[1], n[2]);
+  case LayerOp::AvgPool2d:
+    return nn::avgPool2d(a, n[0], n[1], n[2]);
+  case LayerOp::LayerNorm: {
+    Shape last(a.shape().end() - n[0], a.shape().end());
+    return nn::layerNorm(a, last);
+  }
+  case LayerOp::Dropout:
+    return nn::dropout(a, step.start, step.seed);
+  case LayerOp::Attention:
+    return nn::scaledDotProductAttention(a, a, a, step.flag);
+  }
+  throw std::logic_error("lazyc-fuzz: bad layer");
+}
+
 } // namespace
 
 Tensor fuzz::apply(const Program &program, size_t index,
@@ -334,6 +357,9 @@ Tensor fuzz::apply(const Program &program, size_t index,
   }
   case StepKind::Index:
     return operand(0).index(indexEntries(step));
+  case StepKind::Layer:
+    return layer(step, operand(0),
+                 step.operands.size() > 1 ? operand(1) : Tensor());
   case StepKind::Read:
     return Tensor();
   }
@@ -595,7 +621,8 @@ std::string fuzz::print(const Program &program, bool eager) {
   std::ostringstream os;
   std::string indent = "  ";
   os << "// lazyc-fuzz program " << program.seed << "\n"
-     << "#include <lazyc/lazyc.h>\n#include <cmath>\n#include <iostream>\n"
+     << "#include <lazyc/lazyc.h>\n#include <lazyc/nn.h>\n#include <cmath>\n"
+     << "#include <iostream>\n"
      << "using namespace lazyc;\n\nint main() {\n";
   if (eager)
     os << indent << "EagerScope eager;\n";
@@ -775,6 +802,39 @@ std::string fuzz::print(const Program &program, bool eager) {
     case StepKind::Index:
       expression = t(0) + ".index(" + indexExpression(step) + ")";
       break;
+    case StepKind::Layer: {
+      const std::vector<int64_t> &n = step.ints;
+      auto number = [&](size_t k) { return std::to_string(n[k]); };
+      switch (static_cast<LayerOp>(step.op)) {
+      case LayerOp::Conv2d:
+        expression = "nn::conv2d(" + t(0) + ", " + t(1) +
+                     ", nn::Conv2dOptions{" + number(0) + ", " + number(1) +
+                     ", " + number(2) + ", " + number(3) + "})";
+        break;
+      case LayerOp::MaxPool2d:
+      case LayerOp::AvgPool2d:
+        expression =
+            std::string(static_cast<LayerOp>(step.op) == LayerOp::MaxPool2d
+                            ? "nn::maxPool2d("
+                            : "nn::avgPool2d(") +
+            t(0) + ", " + number(0) + ", " + number(1) + ", " + number(2) + ")";
+        break;
+      case LayerOp::LayerNorm:
+        expression = "nn::layerNorm(" + t(0) + ", Shape(" + t(0) +
+                     ".shape().end() - " + number(0) + ", " + t(0) +
+                     ".shape().end()))";
+        break;
+      case LayerOp::Dropout:
+        expression = "nn::dropout(" + t(0) + ", " + doubleLiteral(step.start) +
+                     ", " + std::to_string(step.seed) + ")";
+        break;
+      case LayerOp::Attention:
+        expression = "nn::scaledDotProductAttention(" + t(0) + ", " + t(0) +
+                     ", " + t(0) + ", " + (step.flag ? "true" : "false") + ")";
+        break;
+      }
+      break;
+    }
     case StepKind::Cond: {
       auto op = static_cast<UnaryOp>(step.op);
       std::string then = op == UnaryOp::Neg

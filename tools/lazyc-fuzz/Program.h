@@ -65,7 +65,22 @@ enum class StepKind {
                  ///< Range's start, stop, step with kNone for nullopt; a
                  ///< tensor's length, its values taken in order from
                  ///< `intData`)
+  Layer,         ///< an nn layer (LayerOp `op`) of a, parameters in `ints`:
+                 ///< conv2d(a, b, {stride, padding, dilation, groups}),
+                 ///< maxPool2d / avgPool2d(a, kernel, stride, padding),
+                 ///< layerNorm(a, last `ints[0]` dimensions), dropout(a,
+                 ///< p = start, seed), scaledDotProductAttention(a, a, a,
+                 ///< causal = flag)
   Read,          ///< materializes operand 0 (or everything: sync)
+};
+
+enum class LayerOp {
+  Conv2d,
+  MaxPool2d,
+  AvgPool2d,
+  LayerNorm,
+  Dropout,
+  Attention
 };
 
 /// Tensor::index entries as the fuzzer encodes them.

@@ -108,6 +108,24 @@ TEST(MemRefCopyTest, Rank3WithOffsetsAndPaddedStrides) {
   EXPECT_EQ(out, expected);
 }
 
+TEST(MemRefCopyTest, ContiguousInnerDimensionsCopyAsRows) {
+  // A 3x2x4 block of a 5x2x4 buffer (rows 1..3) into the middle of a
+  // 6x2x4 one: the two inner dimensions are contiguous in both layouts, and
+  // size-1 dimensions anywhere change nothing. Elements outside stay.
+  constexpr int64_t rows = 3, inner = 8;
+  std::vector<float> storage = iota<float>(5 * inner, 0.25f);
+  std::vector<float> out(6 * inner, -1.0f);
+  Descriptor<float, 4> from{
+      storage.data(), storage.data(), inner, {rows, 1, 2, 4}, {8, 99, 4, 1}};
+  Descriptor<float, 4> to{
+      out.data(), out.data(), 2 * inner, {rows, 1, 2, 4}, {8, 0, 4, 1}};
+  copy(from, to);
+  std::vector<float> expected(out.size(), -1.0f);
+  for (int64_t i = 0; i < rows * inner; ++i)
+    expected[2 * inner + i] = storage[inner + i];
+  EXPECT_EQ(out, expected);
+}
+
 TEST(MemRefCopyTest, AlignedPointerIsUsedNotAllocated) {
   // `allocated` is only for freeing; the data starts at aligned + offset.
   std::vector<float> storage = iota<float>(16);

@@ -200,6 +200,9 @@ static void vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op,
   // The scalable flags must be spelled out: an empty list makes mask types
   // that differ from the (non-scalable) vector types they mask.
   SmallVector<bool> scalable(vectorSizes.size(), false);
+  // (Element reads at computed indices of n-D tensors stay scalar: the
+  // vectorizer linearizes them for a row-major layout, which the tensor
+  // may not have once bufferized into a strided view.)
   if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable)))
     return;
   rewriter.setInsertionPoint(op);

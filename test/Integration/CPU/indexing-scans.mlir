@@ -145,3 +145,22 @@ func.func @gather_from_strided_slice(%b: tensor<16xi1>, %x: tensor<16xf32>, %i: 
   %1 = lazy.gather %t[%i], axis = 0 : tensor<5xf32>, tensor<5xi64>
   return %0, %1 : tensor<5xi1>, tensor<5xf32>
 }
+
+// -----
+
+// Was a bug (lazyc-fuzz seed 20248): gathers from a 2-D slice with a step
+// read as if the slice were contiguous when the vectorizer linearized their
+// indices; they stay scalar loads now.
+// ARG: x i32 [16, 1]
+// ARG: y f32 [6, 5]
+// ARG: i i64 [3, 1] int(0, 2)
+// ARG: j i64 [2, 5] int(0, 1)
+// OUT: np.take_along_axis(x[10:15:2], i, axis=0)
+// OUT: np.take_along_axis(y[1:6:3], j, axis=0) ; rtol=0, atol=0
+func.func @gather_from_strided_rows(%x: tensor<16x1xi32>, %y: tensor<6x5xf32>, %i: tensor<3x1xi64>, %j: tensor<2x5xi64>) -> (tensor<3x1xi32>, tensor<2x5xf32>) {
+  %s = lazy.slice %x [10, 0] to [15, 1] step [2, 1] : tensor<16x1xi32>
+  %0 = lazy.gather %s[%i], axis = 0 : tensor<3x1xi32>, tensor<3x1xi64>
+  %t = lazy.slice %y [1, 0] to [6, 5] step [3, 1] : tensor<6x5xf32>
+  %1 = lazy.gather %t[%j], axis = 0 : tensor<2x5xf32>, tensor<2x5xi64>
+  return %0, %1 : tensor<3x1xi32>, tensor<2x5xf32>
+}
