@@ -108,10 +108,14 @@ Tensor nn::scaledDotProductAttention(const Tensor &q, const Tensor &k,
                           {queries, 1}, where);
     Tensor columns = arange(0, double(keys), 1, DType::Int32, where);
     Tensor visible = At(columns, where) <= rows; // [Tq, Tk]
-    scores = lazyc::where(
-        visible, scores,
+    // An additive bias, 0 or the lowest value: the loops that apply it (and
+    // the gradient, which passes through an addition unchanged) read floats,
+    // not a Bool mask, which keeps them vectorized.
+    Tensor bias = lazyc::where(
+        visible, nn::detail::scalarOf(0.0, scores.dtype(), where),
         nn::detail::scalarOf(lowestOf(scores.dtype()), scores.dtype(), where),
         where);
+    scores = At(scores, where) + bias;
   }
   return matmul(softmax(scores, -1, where), v, where);
 }
