@@ -31,6 +31,8 @@
 
 #include <lazyc/nn.h>
 
+#include "ExampleSupport.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -41,6 +43,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -48,9 +51,9 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
-#include <unistd.h> // isatty: so sync() is written lazyc::sync() below
 
 using namespace lazyc;
+using lazyc::examples::ProgressBar;
 
 namespace {
 
@@ -89,11 +92,10 @@ Settings parse(int argc, char **argv) {
       usage(argv[0], "missing value after " + flag);
     std::string value = argv[++i];
     auto number = [&](double low) {
-      char *end = nullptr;
-      double parsed = std::strtod(value.c_str(), &end);
-      if (end == value.c_str() || *end != '\0' || !(parsed >= low))
+      std::optional<double> parsed = examples::parseNumber(value, low);
+      if (!parsed)
         usage(argv[0], "bad value for " + flag + ": " + value);
-      return parsed;
+      return *parsed;
     };
     auto integer = [&](double low) {
       return static_cast<int64_t>(number(low));
@@ -264,55 +266,6 @@ private:
   std::vector<Block> blocks;
   nn::LayerNorm lnFinal;
   nn::Linear head;
-};
-
-/// A one-line progress bar on stderr, redrawn in place on a terminal;
-/// note() prints a line above it. Off a terminal only the notes appear,
-/// each with the bar's state.
-class ProgressBar {
-public:
-  explicit ProgressBar(int64_t total)
-      : total(total), interactive(isatty(STDERR_FILENO)) {}
-
-  void update(int64_t done, const std::string &suffix) {
-    state = bar(done) + " " + suffix;
-    if (!interactive)
-      return;
-    std::fprintf(stderr, "\r  %s\033[K", state.c_str());
-    std::fflush(stderr);
-  }
-
-  void note(const std::string &line) {
-    if (interactive)
-      std::fprintf(stderr, "\r\033[K");
-    else
-      std::printf("  %s\n", state.c_str());
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
-    if (interactive) {
-      std::fprintf(stderr, "  %s", state.c_str());
-      std::fflush(stderr);
-    }
-  }
-
-  void finish() {
-    if (interactive)
-      std::fprintf(stderr, "\n");
-  }
-
-private:
-  std::string bar(int64_t done) const {
-    const int width = 30;
-    int filled = static_cast<int>(width * done / total);
-    std::string text(filled, '=');
-    if (filled < width)
-      text += '>' + std::string(width - filled - 1, ' ');
-    return "[" + text + "] " + std::to_string(done) + "/" +
-           std::to_string(total);
-  }
-  int64_t total;
-  bool interactive;
-  std::string state;
 };
 
 /// Prints `text` with control characters as spaces or `|` (newlines), on

@@ -29,6 +29,8 @@
 
 #include <lazyc/nn.h>
 
+#include "ExampleSupport.h"
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -37,14 +39,15 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #ifdef LAZYC_EXAMPLES_HAVE_ZLIB
 #include <zlib.h>
 #endif
-#include <unistd.h> // isatty: so sync() is written lazyc::sync() below
 
 using namespace lazyc;
+using lazyc::examples::ProgressBar;
 
 namespace {
 
@@ -87,11 +90,10 @@ Settings parse(int argc, char **argv) {
       usage(argv[0], "missing value after " + flag);
     std::string value = argv[++i];
     auto number = [&](double low) {
-      char *end = nullptr;
-      double parsed = std::strtod(value.c_str(), &end);
-      if (end == value.c_str() || *end != '\0' || !(parsed >= low))
+      std::optional<double> parsed = examples::parseNumber(value, low);
+      if (!parsed)
         usage(argv[0], "bad value for " + flag + ": " + value);
-      return parsed;
+      return *parsed;
     };
     if (flag == "--data")
       settings.dataDirectory = value;
@@ -116,38 +118,6 @@ Settings parse(int argc, char **argv) {
     settings.epochs = settings.digitsFile.empty() ? 2 : 15;
   return settings;
 }
-
-/// `[=====>    ] 45/100 loss 0.1234, 85.3 steps/s` on one line, redrawn in
-/// place on a terminal; elsewhere (a pipe, a log) only the finished bar.
-class ProgressBar {
-public:
-  explicit ProgressBar(int64_t total)
-      : total(total), interactive(isatty(STDERR_FILENO)) {}
-
-  void update(int64_t done, const std::string &suffix) {
-    if (!interactive && done != total)
-      return;
-    const int width = 30;
-    int filled = static_cast<int>(width * done / total);
-    std::string bar(filled, '=');
-    if (filled < width)
-      bar += '>' + std::string(width - filled - 1, ' ');
-    std::fprintf(stderr, "%s  [%s] %lld/%lld %s%s", interactive ? "\r" : "",
-                 bar.c_str(), static_cast<long long>(done),
-                 static_cast<long long>(total), suffix.c_str(),
-                 interactive ? "\033[K" : "\n");
-    std::fflush(stderr);
-  }
-
-  void finish() {
-    if (interactive)
-      std::fprintf(stderr, "\n");
-  }
-
-private:
-  int64_t total;
-  bool interactive;
-};
 
 /// A data set's examples `first` .. `first + count - 1`.
 data::Dataset part(const data::Dataset &all, int64_t first, int64_t count) {

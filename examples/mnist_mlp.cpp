@@ -18,17 +18,19 @@
 
 #include <lazyc/nn.h>
 
+#include "ExampleSupport.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 
-#include <unistd.h> // isatty: so sync() is written lazyc::sync() below
-
 using namespace lazyc;
+using lazyc::examples::ProgressBar;
 
 namespace {
 
@@ -61,11 +63,10 @@ Settings parse(int argc, char **argv) {
       usage(argv[0], "missing value after " + flag);
     std::string value = argv[++i];
     auto number = [&](double low) {
-      char *end = nullptr;
-      double parsed = std::strtod(value.c_str(), &end);
-      if (end == value.c_str() || *end != '\0' || !(parsed >= low))
+      std::optional<double> parsed = examples::parseNumber(value, low);
+      if (!parsed)
         usage(argv[0], "bad value for " + flag + ": " + value);
-      return parsed;
+      return *parsed;
     };
     if (flag == "--data")
       settings.dataDirectory = value;
@@ -88,36 +89,6 @@ Settings parse(int argc, char **argv) {
   }
   return settings;
 }
-
-/// `[=====>    ] 45/100` on one line, redrawn in place on a terminal.
-class ProgressBar {
-public:
-  explicit ProgressBar(int64_t total)
-      : total(total), interactive(isatty(STDERR_FILENO)) {}
-
-  void update(int64_t done, const std::string &suffix) {
-    if (!interactive)
-      return;
-    const int width = 30;
-    int filled = static_cast<int>(width * done / total);
-    std::string bar(filled, '=');
-    if (filled < width)
-      bar += '>' + std::string(width - filled - 1, ' ');
-    std::fprintf(stderr, "\r  [%s] %lld/%lld %s", bar.c_str(),
-                 static_cast<long long>(done), static_cast<long long>(total),
-                 suffix.c_str());
-    std::fflush(stderr);
-  }
-
-  void finish() {
-    if (interactive)
-      std::fprintf(stderr, "\r%*s\r", 79, "");
-  }
-
-private:
-  int64_t total;
-  bool interactive;
-};
 
 /// The share of `set`'s examples (in whole batches) whose largest logit is
 /// at their label.
