@@ -36,3 +36,6 @@ config.substitutions.append((
 
 if config.lazyc_have_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
+# The persistent compile cache is off: each test compiles what it runs
+# (the cache's own tests name a directory).
+config.environment["LAZYC_CACHE_DIR"] = ""

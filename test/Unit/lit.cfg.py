@@ -15,3 +15,6 @@ config.test_format = lit.formats.GoogleTest(config.llvm_build_mode, "Tests")
 for name in ("OMP_NUM_THREADS", "OMP_TOOL_LIBRARIES", "ARCHER_OPTIONS"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
+# The persistent compile cache is off: each test compiles what it runs
+# (the cache's own tests name a directory).
+config.environment["LAZYC_CACHE_DIR"] = ""

@@ -95,7 +95,7 @@ static std::optional<DType> dtypeOf(Type type) {
 }
 
 /// Fills `array` with seeded values: floats uniform in [-1, 1), integers in
-/// [-10, 10], booleans fair.
+/// [-10, 10] (UInt8 in [0, 20]), booleans fair.
 static void fillRandom(npy::Array &array, std::mt19937_64 &engine) {
   size_t count = array.bytes.size() / sizeOf(array.dtype);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
@@ -132,6 +132,12 @@ static void fillRandom(npy::Array &array, std::mt19937_64 &engine) {
       break;
     case DType::Bool:
       store(static_cast<uint8_t>(engine() & 1));
+      break;
+    case DType::Int8:
+      store(static_cast<int8_t>(integer(engine)));
+      break;
+    case DType::UInt8:
+      store(static_cast<uint8_t>(integer(engine) + 10));
       break;
     }
   }
@@ -237,6 +243,12 @@ static void printSummary(llvm::raw_ostream &os, const npy::Array &array) {
       break;
     case DType::Bool:
       os << (load(uint8_t()) ? "true" : "false");
+      break;
+    case DType::Int8: // As numbers, not characters.
+      os << static_cast<int>(load(int8_t()));
+      break;
+    case DType::UInt8:
+      os << static_cast<int>(load(uint8_t()));
       break;
     }
   }
@@ -430,10 +442,17 @@ int main(int argc, char **argv) {
     std::vector<double> timed(times.begin() + 1, times.end());
     std::sort(timed.begin(), timed.end());
     const jit::CompileStats &stats = (*compiled)->stats();
+    if (stats.loadedFromDiskCache)
+      llvm::outs() << llvm::formatv(
+          "compile: {0:f1} ms (loaded from the compile cache)\n",
+          stats.codegenMs);
+    else
+      llvm::outs() << llvm::formatv(
+          "compile: {0:f1} ms (MLIR pipeline {1:f1} ms, LLVM {2:f1} ms{3})\n",
+          stats.pipelineMs + stats.codegenMs, stats.pipelineMs, stats.codegenMs,
+          stats.storedToDiskCache ? ", stored in the compile cache" : "");
     llvm::outs() << llvm::formatv(
-        "compile: {0:f1} ms (MLIR pipeline {1:f1} ms, LLVM {2:f1} ms)\n"
-        "run: median {3:f3} ms over {4} runs (min {5:f3}, max {6:f3})\n",
-        stats.pipelineMs + stats.codegenMs, stats.pipelineMs, stats.codegenMs,
+        "run: median {0:f3} ms over {1} runs (min {2:f3}, max {3:f3})\n",
         timed[timed.size() / 2], timed.size(), timed.front(), timed.back());
   }
   return 0;

@@ -59,6 +59,14 @@ struct BufferView {
 struct CompileStats {
   double pipelineMs = 0; ///< MLIR passes: lazy dialect to the target's IR.
   double codegenMs = 0;  ///< Target code generation and loading.
+  /// The persistent cache (DiskCache.h): the code was loaded from it, not
+  /// generated (then pipelineMs is 0 and codegenMs is the load).
+  bool loadedFromDiskCache = false;
+  /// Generated code was written to the persistent cache.
+  bool storedToDiskCache = false;
+  /// An entry for this code was on disk but was not trusted (corrupted,
+  /// truncated, another version's): it was ignored and rewritten.
+  bool rejectedDiskCacheEntry = false;
 };
 
 /// A failed compile: the stage that failed and the MLIR diagnostics it

@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements the CPU target: the CPU pipeline, stage by stage,
-// then LLVM at -O3 for the host CPU, loaded with ORC's LLJIT. (MLIR's
+// then LLVM at -O3 for the host CPU to an object file, stored in the
+// persistent compile cache (DiskCache.h) and loaded with ORC's LLJIT; a
+// function found in that cache is only loaded. (MLIR's
 // ExecutionEngine would do, but Debian links it against libMLIR.so, which
 // would put a second copy of MLIR into every lazyc program.) Buffers come
 // from the runtime's caching allocator; calls run to completion on the
@@ -21,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Stages.h"
+#include "lazyc/JIT/DiskCache.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Pipelines/Pipelines.h"
 #include "lazyc/Runtime/NarrowFloats.h"
@@ -34,18 +37,22 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/xxhash.h"
 
 #include <bit>
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 using namespace mlir;
 using namespace lazyc;
@@ -63,6 +70,11 @@ public:
                    llvm::ArrayRef<BufferView> outputs) const override;
 
 private:
+  /// Links `object` into a new LLJIT and finds its `wrapperName`.
+  llvm::Error load(llvm::orc::JITTargetMachineBuilder host,
+                   std::unique_ptr<llvm::MemoryBuffer> object,
+                   llvm::StringRef wrapperName);
+
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
 };
@@ -140,6 +152,85 @@ static void initializeLLVMOnce() {
   });
 }
 
+/// The JIT's target machine: the host CPU without its bf16 instructions.
+static llvm::Expected<llvm::orc::JITTargetMachineBuilder> hostMachine() {
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  for (const char *feature : kBFloat16Features)
+    machineBuilder->getFeatures().AddFeature(feature, false);
+  return std::move(*machineBuilder);
+}
+
+/// The persistent cache's key of function `name` of `module` (before
+/// lowering): everything its object code depends on, a line each.
+static std::string
+diskCacheKey(ModuleOp module, llvm::StringRef name,
+             const llvm::orc::JITTargetMachineBuilder &host) {
+  std::string code;
+  llvm::raw_string_ostream codeText(code);
+  module.print(codeText);
+  llvm::XXH128_hash_t hash =
+      llvm::xxh3_128bits(llvm::arrayRefFromStringRef(code));
+
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << DiskCache::compilerBuild() << "\n";
+  os << "LLVM " << LLVM_VERSION_STRING << "\n";
+  os << "target " << host.getTargetTriple().str() << " " << host.getCPU() << " "
+     << host.getFeatures().getString() << "\n";
+  // The pipeline splits loops for the cores it finds.
+  os << "options -O3 threads="
+     << std::max(1u, std::thread::hardware_concurrency()) << " ";
+  pipelineOptions().print(os);
+  os << "\n";
+  os << "code @" << name << " " << llvm::utohexstr(hash.high64, true, 16)
+     << llvm::utohexstr(hash.low64, true, 16);
+  return key;
+}
+
+llvm::Error CpuFunction::load(llvm::orc::JITTargetMachineBuilder host,
+                              std::unique_ptr<llvm::MemoryBuffer> object,
+                              llvm::StringRef wrapperName) {
+  auto created = llvm::orc::LLJITBuilder()
+                     .setJITTargetMachineBuilder(std::move(host))
+                     .create();
+  if (!created)
+    return created.takeError();
+  llvm::orc::LLJIT &loader = **created;
+  // Generated code calls the runtime (allocator, memrefCopy) and libm.
+  auto processSymbols =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          loader.getDataLayout().getGlobalPrefix());
+  if (!processSymbols)
+    return processSymbols.takeError();
+  loader.getMainJITDylib().addGenerator(std::move(*processSymbols));
+  llvm::orc::SymbolMap bf16Routines;
+  auto routine = [](auto *function) {
+    return llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(function),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  };
+  bf16Routines[loader.mangleAndIntern("__truncsfbf2")] =
+      routine(&truncateFloatToBFloat16);
+  bf16Routines[loader.mangleAndIntern("__truncdfbf2")] =
+      routine(&truncateDoubleToBFloat16);
+  if (llvm::Error error = loader.getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(bf16Routines))))
+    return error;
+  if (llvm::Error error = loader.addObjectFile(std::move(object)))
+    return error;
+  auto address = loader.lookup(wrapperName);
+  if (!address)
+    return address.takeError();
+  if (llvm::Error error = loader.initialize(loader.getMainJITDylib()))
+    return error;
+  entry = address->toPtr<void (*)(void **)>();
+  jit = std::move(*created);
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 CpuFunction::compile(ModuleOp module, llvm::StringRef name) {
   std::unique_ptr<CpuFunction> compiled(new CpuFunction());
@@ -147,84 +238,71 @@ CpuFunction::compile(ModuleOp module, llvm::StringRef name) {
     return std::move(error);
 
   using Clock = std::chrono::steady_clock;
+  using Ms = std::chrono::duration<double, std::milli>;
   auto start = Clock::now();
+  initializeLLVMOnce();
+  auto host = hostMachine();
+  if (!host)
+    return host.takeError();
+  std::string wrapperName = (name + "_packed").str();
+  CompileStats &stats = compiled->compileStats;
+
+  DiskCache *disk = DiskCache::forProcess();
+  std::string key;
+  if (disk) {
+    key = diskCacheKey(module, name, *host);
+    std::unique_ptr<llvm::MemoryBuffer> object;
+    DiskCache::Lookup found = disk->load(key, object);
+    if (found == DiskCache::Lookup::Hit) {
+      if (llvm::Error error =
+              compiled->load(*host, std::move(object), wrapperName))
+        return std::move(error);
+      stats.loadedFromDiskCache = true;
+      stats.codegenMs = Ms(Clock::now() - start).count();
+      return std::move(compiled);
+    }
+    stats.rejectedDiskCacheEntry = found == DiskCache::Lookup::Rejected;
+  }
+
   if (llvm::Error error =
           runPipeline(module, cpuPipelineStages(), pipelineOptions()))
     return std::move(error);
   auto lowered = Clock::now();
 
-  initializeLLVMOnce();
   MLIRContext *context = module.getContext();
   registerBuiltinDialectTranslation(*context);
   registerLLVMDialectTranslation(*context);
   registerOpenMPDialectTranslation(*context);
-
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return machineBuilder.takeError();
-  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  for (const char *feature : kBFloat16Features)
-    machineBuilder->getFeatures().AddFeature(feature, false);
-  auto targetMachine = machineBuilder->createTargetMachine();
+  auto targetMachine = host->createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
 
-  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, *llvmContext, name);
+      translateModuleToLLVMIR(module, llvmContext, name);
   if (!llvmModule)
     return llvm::createStringError("lazyc JIT: translating @" + name.str() +
                                    " to LLVM IR failed");
   llvmModule->setDataLayout((*targetMachine)->createDataLayout());
   llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
-  std::string wrapperName = (name + "_packed").str();
   if (llvm::Error error = addPackedWrapper(*llvmModule, name, wrapperName))
     return std::move(error);
   if (llvm::Error error = makeOptimizingTransformer(
           /*optLevel=*/3, /*sizeLevel=*/0,
           targetMachine->get())(llvmModule.get()))
     return std::move(error);
-
-  auto jit = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*machineBuilder))
-                 .create();
-  if (!jit)
-    return jit.takeError();
-  // Generated code calls the runtime (allocator, memrefCopy) and libm.
-  auto processSymbols =
-      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-          (*jit)->getDataLayout().getGlobalPrefix());
-  if (!processSymbols)
-    return processSymbols.takeError();
-  (*jit)->getMainJITDylib().addGenerator(std::move(*processSymbols));
-  llvm::orc::SymbolMap bf16Routines;
-  auto routine = [](auto *function) {
-    return llvm::orc::ExecutorSymbolDef(
-        llvm::orc::ExecutorAddr::fromPtr(function),
-        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
-  };
-  bf16Routines[(*jit)->mangleAndIntern("__truncsfbf2")] =
-      routine(&truncateFloatToBFloat16);
-  bf16Routines[(*jit)->mangleAndIntern("__truncdfbf2")] =
-      routine(&truncateDoubleToBFloat16);
-  if (llvm::Error error = (*jit)->getMainJITDylib().define(
-          llvm::orc::absoluteSymbols(std::move(bf16Routines))))
+  auto object = llvm::orc::SimpleCompiler(**targetMachine)(*llvmModule);
+  if (!object)
+    return object.takeError();
+  if (disk)
+    stats.storedToDiskCache = disk->store(key, (*object)->getBuffer());
+  if (llvm::Error error =
+          compiled->load(std::move(*host), std::move(*object), wrapperName))
     return std::move(error);
-  if (llvm::Error error = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(
-          std::move(llvmModule), std::move(llvmContext))))
-    return std::move(error);
-  auto entry = (*jit)->lookup(wrapperName);
-  if (!entry)
-    return entry.takeError();
-  if (llvm::Error error = (*jit)->initialize((*jit)->getMainJITDylib()))
-    return std::move(error);
-  compiled->entry = entry->toPtr<void (*)(void **)>();
-  compiled->jit = std::move(*jit);
   auto done = Clock::now();
 
-  using Ms = std::chrono::duration<double, std::milli>;
-  compiled->compileStats.pipelineMs = Ms(lowered - start).count();
-  compiled->compileStats.codegenMs = Ms(done - lowered).count();
+  stats.pipelineMs = Ms(lowered - start).count();
+  stats.codegenMs = Ms(done - lowered).count();
   return std::move(compiled);
 }
 
