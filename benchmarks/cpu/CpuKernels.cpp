@@ -8,7 +8,8 @@
 // Measures, in one process and interleaved round by round, lazyc's compiled
 // traces against the hand-fused reference loops (Reference.cpp), the memory
 // roofline (a parallel copy of the same bytes) and OpenBLAS, and the compile
-// latency of a 20-op trace. Prints a Markdown table of medians and ratios.
+// latency of a 20-op trace, compiled and loaded from the persistent compile
+// cache. Prints a Markdown table of medians and ratios.
 //
 // Outputs are allocated once, outside the timed calls, for every variant
 // (fresh 64 MiB buffers would add page faults to whichever variant got
@@ -18,7 +19,7 @@
 // baseline (its own pthreads) use different thread pools, and each pool
 // spins for a while after its last call.
 //
-//   lazyc-bench-cpu [--rounds N]
+//   lazyc-bench-cpu [--rounds N] [--compile-only]
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -232,15 +234,16 @@ func.func @gemm(%a: tensor<{0}x{1}xf32>, %b: tensor<{1}x{2}xf32>) -> tensor<{0}x
       .str();
 }
 
-/// 20 ops: a linear layer, its activation, a softmax and a few reductions.
-std::string twentyOpTrace() {
-  return R"mlir(
-func.func @trace(%x: tensor<64x128xf32>, %w: tensor<128x32xf32>, %b: tensor<32xf32>) -> (tensor<64x32xf32>, tensor<f32>) {
+/// 20 ops: a linear layer, its activation, a softmax and a few reductions;
+/// `scale` keeps traces of different rounds apart in the compile cache.
+std::string twentyOpTrace(int scale) {
+  return llvm::formatv(R"mlir(
+func.func @trace(%x: tensor<64x128xf32>, %w: tensor<128x32xf32>, %b: tensor<32xf32>) -> (tensor<64x32xf32>, tensor<f32>) {{
   %0 = lazy.matmul %x, %w : tensor<64x128xf32>, tensor<128x32xf32>
   %1 = lazy.broadcast %b to [64, 32] : tensor<32xf32>
   %2 = lazy.add %0, %1 : tensor<64x32xf32>
   %3 = lazy.relu %2 : tensor<64x32xf32>
-  %c = lazy.constant dense<0.5> : tensor<64x32xf32>
+  %c = lazy.constant dense<0.{0}> : tensor<64x32xf32>
   %4 = lazy.mul %3, %c : tensor<64x32xf32>
   %5 = lazy.tanh %4 : tensor<64x32xf32>
   %6 = lazy.exp %5 : tensor<64x32xf32>
@@ -256,7 +259,9 @@ func.func @trace(%x: tensor<64x128xf32>, %w: tensor<128x32xf32>, %b: tensor<32xf
   %16 = lazy.reduce_sum %15 [0, 1] : tensor<32x64xf32>
   %17 = lazy.sigmoid %14 : tensor<64x32xf32>
   return %17, %16 : tensor<64x32xf32>, tensor<f32>
-})mlir";
+})mlir",
+                       scale)
+      .str();
 }
 
 struct Row {
@@ -266,147 +271,181 @@ struct Row {
 } // namespace
 
 int main(int argc, char **argv) {
+  // A compile cache of this run's own, removed at exit.
+  llvm::SmallString<128> cacheDir;
+  if (llvm::sys::fs::createUniqueDirectory("lazyc-bench-cpu-cache", cacheDir))
+    return 1;
+  setenv("LAZYC_CACHE_DIR", cacheDir.c_str(), 1);
+  struct RemoveCache {
+    std::string path;
+    ~RemoveCache() { llvm::sys::fs::remove_directories(path); }
+  } removeCache{std::string(cacheDir)};
   int rounds = 15;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--rounds")
+  bool compileOnly = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--rounds" && i + 1 < argc)
       rounds = std::atoi(argv[i + 1]);
+    compileOnly |= std::string(argv[i]) == "--compile-only";
+  }
   unsigned threads = std::thread::hardware_concurrency();
   std::vector<Row> rows;
 
-  // Elementwise chain against the hand-fused loop and the copy roofline.
-  for (int64_t n : {int64_t(1) << 22, int64_t(1) << 24}) {
-    auto compiled = compile(chainTrace(n), "chain");
-    Buffer x(n), y(n), reference(n);
-    fillUniform(x, -3, 3, 1);
-    int64_t shape[] = {n};
-    auto lazycRun = [&] {
-      llvm::cantFail(compiled->call({{x.data, shape}}, {{y.data, shape}}));
-    };
-    lazycRun();
-    reference_chain(x.data, reference.data, n);
-    check("chain", y, reference, 1e-5);
-    auto medians = interleave(
-        rounds, {lazycRun, [&] { reference_chain(x.data, reference.data, n); },
-                 [&] { reference_copy(x.data, reference.data, n); }});
-    rows.push_back({llvm::formatv("chain, {0}M f32", n >> 20),
-                    llvm::formatv("{0:f2} ms", medians[0]),
-                    llvm::formatv("{0:f2} ms", medians[1]),
-                    llvm::formatv("{0:f2}x", medians[0] / medians[1]),
-                    llvm::formatv("copy {0:f2} ms ({1:f0}% of lazyc)",
-                                  medians[2], 100 * medians[2] / medians[0])});
-  }
+  if (!compileOnly) {
+    // Elementwise chain against the hand-fused loop and the copy roofline.
+    for (int64_t n : {int64_t(1) << 22, int64_t(1) << 24}) {
+      auto compiled = compile(chainTrace(n), "chain");
+      Buffer x(n), y(n), reference(n);
+      fillUniform(x, -3, 3, 1);
+      int64_t shape[] = {n};
+      auto lazycRun = [&] {
+        llvm::cantFail(compiled->call({{x.data, shape}}, {{y.data, shape}}));
+      };
+      lazycRun();
+      reference_chain(x.data, reference.data, n);
+      check("chain", y, reference, 1e-5);
+      auto medians = interleave(
+          rounds,
+          {lazycRun, [&] { reference_chain(x.data, reference.data, n); },
+           [&] { reference_copy(x.data, reference.data, n); }});
+      rows.push_back(
+          {llvm::formatv("chain, {0}M f32", n >> 20),
+           llvm::formatv("{0:f2} ms", medians[0]),
+           llvm::formatv("{0:f2} ms", medians[1]),
+           llvm::formatv("{0:f2}x", medians[0] / medians[1]),
+           llvm::formatv("copy {0:f2} ms ({1:f0}% of lazyc)", medians[2],
+                         100 * medians[2] / medians[0])});
+    }
 
-  // Row softmax and layer norm, 4096 x 1024.
-  {
-    int64_t r = 4096, c = 1024;
-    int64_t shape[] = {r, c};
-    Buffer x(r * c), y(r * c), reference(r * c);
-    fillUniform(x, -4, 4, 2);
-    auto softmax = compile(softmaxTrace(r, c), "softmax");
-    auto softmaxRun = [&] {
-      llvm::cantFail(softmax->call({{x.data, shape}}, {{y.data, shape}}));
-    };
-    softmaxRun();
-    reference_softmax(x.data, reference.data, r, c);
-    check("softmax", y, reference, 1e-5);
-    auto medians = interleave(
-        rounds,
-        {softmaxRun, [&] { reference_softmax(x.data, reference.data, r, c); },
-         [&] { reference_copy(x.data, reference.data, r * c); }});
-    rows.push_back({"row softmax, 4096x1024 f32",
-                    llvm::formatv("{0:f2} ms", medians[0]),
-                    llvm::formatv("{0:f2} ms", medians[1]),
-                    llvm::formatv("{0:f2}x", medians[0] / medians[1]),
-                    llvm::formatv("copy {0:f2} ms", medians[2])});
+    // Row softmax and layer norm, 4096 x 1024.
+    {
+      int64_t r = 4096, c = 1024;
+      int64_t shape[] = {r, c};
+      Buffer x(r * c), y(r * c), reference(r * c);
+      fillUniform(x, -4, 4, 2);
+      auto softmax = compile(softmaxTrace(r, c), "softmax");
+      auto softmaxRun = [&] {
+        llvm::cantFail(softmax->call({{x.data, shape}}, {{y.data, shape}}));
+      };
+      softmaxRun();
+      reference_softmax(x.data, reference.data, r, c);
+      check("softmax", y, reference, 1e-5);
+      auto medians = interleave(
+          rounds,
+          {softmaxRun, [&] { reference_softmax(x.data, reference.data, r, c); },
+           [&] { reference_copy(x.data, reference.data, r * c); }});
+      rows.push_back({"row softmax, 4096x1024 f32",
+                      llvm::formatv("{0:f2} ms", medians[0]),
+                      llvm::formatv("{0:f2} ms", medians[1]),
+                      llvm::formatv("{0:f2}x", medians[0] / medians[1]),
+                      llvm::formatv("copy {0:f2} ms", medians[2])});
 
-    Buffer gamma(c), beta(c);
-    fillUniform(gamma, 0.5, 1.5, 3);
-    fillUniform(beta, -0.5, 0.5, 4);
-    int64_t vector[] = {c};
-    auto layerNorm = compile(layerNormTrace(r, c), "layernorm");
-    auto layerNormRun = [&] {
-      llvm::cantFail(layerNorm->call(
-          {{x.data, shape}, {gamma.data, vector}, {beta.data, vector}},
-          {{y.data, shape}}));
-    };
-    layerNormRun();
-    reference_layernorm(x.data, gamma.data, beta.data, reference.data, r, c,
-                        1e-5f);
-    check("layernorm", y, reference, 1e-4);
-    medians = interleave(
-        rounds, {layerNormRun,
-                 [&] {
-                   reference_layernorm(x.data, gamma.data, beta.data,
-                                       reference.data, r, c, 1e-5f);
-                 },
-                 [&] { reference_copy(x.data, reference.data, r * c); }});
-    rows.push_back({"layer norm, 4096x1024 f32",
-                    llvm::formatv("{0:f2} ms", medians[0]),
-                    llvm::formatv("{0:f2} ms", medians[1]),
-                    llvm::formatv("{0:f2}x", medians[0] / medians[1]),
-                    llvm::formatv("copy {0:f2} ms", medians[2])});
-  }
+      Buffer gamma(c), beta(c);
+      fillUniform(gamma, 0.5, 1.5, 3);
+      fillUniform(beta, -0.5, 0.5, 4);
+      int64_t vector[] = {c};
+      auto layerNorm = compile(layerNormTrace(r, c), "layernorm");
+      auto layerNormRun = [&] {
+        llvm::cantFail(layerNorm->call(
+            {{x.data, shape}, {gamma.data, vector}, {beta.data, vector}},
+            {{y.data, shape}}));
+      };
+      layerNormRun();
+      reference_layernorm(x.data, gamma.data, beta.data, reference.data, r, c,
+                          1e-5f);
+      check("layernorm", y, reference, 1e-4);
+      medians = interleave(
+          rounds, {layerNormRun,
+                   [&] {
+                     reference_layernorm(x.data, gamma.data, beta.data,
+                                         reference.data, r, c, 1e-5f);
+                   },
+                   [&] { reference_copy(x.data, reference.data, r * c); }});
+      rows.push_back({"layer norm, 4096x1024 f32",
+                      llvm::formatv("{0:f2} ms", medians[0]),
+                      llvm::formatv("{0:f2} ms", medians[1]),
+                      llvm::formatv("{0:f2}x", medians[0] / medians[1]),
+                      llvm::formatv("copy {0:f2} ms", medians[2])});
+    }
 
-  // GEMM against OpenBLAS with all threads (its best configuration here).
-  for (auto shapeMKN : {std::tuple<int64_t, int64_t, int64_t>{1024, 1024, 1024},
-                        {512, 784, 128},
-                        {128, 784, 512}}) {
-    // Plain copies: structured bindings cannot be captured by the lambdas.
-    int64_t m = std::get<0>(shapeMKN), k = std::get<1>(shapeMKN),
-            n = std::get<2>(shapeMKN);
-    Buffer a(m * k), b(k * n), c(m * n), reference(m * n);
-    fillUniform(a, -1, 1, 5);
-    fillUniform(b, -1, 1, 6);
-    int64_t aShape[] = {m, k}, bShape[] = {k, n}, cShape[] = {m, n};
-    auto gemm = compile(gemmTrace(m, k, n), "gemm");
-    auto lazycRun = [&] {
-      llvm::cantFail(
-          gemm->call({{a.data, aShape}, {b.data, bShape}}, {{c.data, cShape}}));
-    };
-    auto blasRun = [&] {
-      // lazyc's runtime keeps OpenBLAS single-threaded; the baseline gets
-      // every core.
-      openblas_set_num_threads(threads);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
-                  a.data, k, b.data, n, 0.0f, reference.data, n);
-      openblas_set_num_threads(1);
-    };
-    lazycRun();
-    blasRun();
-    check("gemm", c, reference, 1e-4);
-    auto medians = interleaveBlocks(rounds, 7, {lazycRun, blasRun});
-    double flops = 2.0 * m * n * k;
-    rows.push_back(
-        {llvm::formatv("GEMM {0}x{1}x{2} f32", m, k, n),
-         llvm::formatv("{0:f2} ms ({1:f0} GFLOP/s)", medians[0],
-                       flops / medians[0] / 1e6),
-         llvm::formatv("OpenBLAS {0:f2} ms ({1:f0} GFLOP/s)", medians[1],
-                       flops / medians[1] / 1e6),
-         llvm::formatv("{0:f2}x OpenBLAS speed", medians[1] / medians[0]), ""});
+    // GEMM against OpenBLAS with all threads (its best configuration here).
+    for (auto shapeMKN :
+         {std::tuple<int64_t, int64_t, int64_t>{1024, 1024, 1024},
+          {512, 784, 128},
+          {128, 784, 512}}) {
+      // Plain copies: structured bindings cannot be captured by the lambdas.
+      int64_t m = std::get<0>(shapeMKN), k = std::get<1>(shapeMKN),
+              n = std::get<2>(shapeMKN);
+      Buffer a(m * k), b(k * n), c(m * n), reference(m * n);
+      fillUniform(a, -1, 1, 5);
+      fillUniform(b, -1, 1, 6);
+      int64_t aShape[] = {m, k}, bShape[] = {k, n}, cShape[] = {m, n};
+      auto gemm = compile(gemmTrace(m, k, n), "gemm");
+      auto lazycRun = [&] {
+        llvm::cantFail(gemm->call({{a.data, aShape}, {b.data, bShape}},
+                                  {{c.data, cShape}}));
+      };
+      auto blasRun = [&] {
+        // lazyc's runtime keeps OpenBLAS single-threaded; the baseline gets
+        // every core.
+        openblas_set_num_threads(threads);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+                    a.data, k, b.data, n, 0.0f, reference.data, n);
+        openblas_set_num_threads(1);
+      };
+      lazycRun();
+      blasRun();
+      check("gemm", c, reference, 1e-4);
+      auto medians = interleaveBlocks(rounds, 7, {lazycRun, blasRun});
+      double flops = 2.0 * m * n * k;
+      rows.push_back(
+          {llvm::formatv("GEMM {0}x{1}x{2} f32", m, k, n),
+           llvm::formatv("{0:f2} ms ({1:f0} GFLOP/s)", medians[0],
+                         flops / medians[0] / 1e6),
+           llvm::formatv("OpenBLAS {0:f2} ms ({1:f0} GFLOP/s)", medians[1],
+                         flops / medians[1] / 1e6),
+           llvm::formatv("{0:f2}x OpenBLAS speed", medians[1] / medians[0]),
+           ""});
+    }
   }
 
   // Compile latency of a 20-op trace: parse + MLIR pipeline + LLVM, in a
-  // context that already exists (as in a running program).
+  // context that already exists (as in a running program). Each round's
+  // trace is new to the persistent compile cache, which stores it; loading
+  // the stored code is timed next (as a second process would).
   {
     mlir::DialectRegistry registry;
     lazyc::registerAllDialects(registry);
     mlir::MLIRContext context(registry);
     context.loadAllAvailableDialects();
-    std::vector<double> times;
-    jit::CompileStats last;
-    for (int i = 0; i < std::max(5, rounds / 2); ++i) {
-      double ms = timeMs([&] {
-        auto module =
-            mlir::parseSourceString<mlir::ModuleOp>(twentyOpTrace(), &context);
-        auto compiled = jit::CompiledFunction::compile(*module, "trace");
-        last = llvm::cantFail(std::move(compiled))->stats();
+    std::vector<double> compiles, loads;
+    jit::CompileStats compiled, loaded;
+    int traces = std::max(5, rounds / 2);
+    auto compileTrace = [&](int round, jit::CompileStats &stats) {
+      return timeMs([&] {
+        auto module = mlir::parseSourceString<mlir::ModuleOp>(
+            twentyOpTrace(5000 + round), &context);
+        auto function = jit::CompiledFunction::compile(*module, "trace");
+        stats = llvm::cantFail(std::move(function))->stats();
       });
-      times.push_back(ms);
+    };
+    for (int round = 0; round < traces; ++round)
+      compiles.push_back(compileTrace(round, compiled));
+    for (int round = 0; round < traces; ++round)
+      loads.push_back(compileTrace(round, loaded));
+    if (!compiled.storedToDiskCache || !loaded.loadedFromDiskCache) {
+      llvm::errs() << "lazyc-bench-cpu: the compile cache did not store and "
+                      "load the 20-op trace\n";
+      std::exit(1);
     }
     rows.push_back({"compile a 20-op trace",
-                    llvm::formatv("{0:f1} ms", median(times)), "", "",
+                    llvm::formatv("{0:f1} ms", median(compiles)), "", "",
                     llvm::formatv("last: MLIR {0:f1} ms, LLVM {1:f1} ms",
-                                  last.pipelineMs, last.codegenMs)});
+                                  compiled.pipelineMs, compiled.codegenMs)});
+    rows.push_back({"the same 20-op trace, found in the persistent cache",
+                    llvm::formatv("{0:f2} ms", median(loads)), "",
+                    llvm::formatv("{0:f0}x faster than compiling",
+                                  median(compiles) / median(loads)),
+                    "parse + key + read + link"});
   }
 
   llvm::outs() << llvm::formatv("{0} threads, {1} interleaved rounds, medians; "

@@ -13,11 +13,13 @@
 #define LAZYC_LAZYC_H
 
 #include "lazyc/API/Autodiff.h"
+#include "lazyc/API/Compile.h"
 #include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Device.h"
 #include "lazyc/API/Error.h"
 #include "lazyc/API/Export.h"
 #include "lazyc/API/Function.h"
+#include "lazyc/API/Interop.h"
 #include "lazyc/API/Metrics.h"
 #include "lazyc/API/Ops.h"
 #include "lazyc/API/Profile.h"

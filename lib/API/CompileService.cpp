@@ -149,10 +149,24 @@ engine::compile(const Trace &trace, const std::vector<bool> &promoted,
       failAt(*blamed, message);
     failAtOutput(trace, message);
   }
+  countCompile((*compiled)->stats(), std::chrono::steady_clock::now() - start);
+  return std::move(*compiled);
+}
+
+void engine::countCompile(const jit::CompileStats &stats,
+                          std::chrono::steady_clock::duration elapsed) {
+  // A function loaded from the disk cache still counts as compiled: it is
+  // an in-memory miss that produced a function; the disk counters split it.
   Counters &c = counters();
   ++c.tracesCompiled;
-  c.compileMicros += std::chrono::duration_cast<std::chrono::microseconds>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-  return std::move(*compiled);
+  c.compileMicros +=
+      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+  c.compiles.record(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+  if (!stats.loadedFromDiskCache) // Then no pipeline ran.
+    c.compilePipeline.recordMs(stats.pipelineMs);
+  c.compileCodegen.recordMs(stats.codegenMs);
+  c.diskCacheHits += stats.loadedFromDiskCache;
+  c.diskCacheWrites += stats.storedToDiskCache;
+  c.diskCacheRejected += stats.rejectedDiskCacheEntry;
 }

@@ -17,6 +17,7 @@
 #include "lazyc/JIT/CompiledFunction.h"
 #include "lazyc/Trace/Trace.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ namespace lazyc::engine {
 std::unique_ptr<jit::CompiledFunction>
 compile(const trace::Trace &trace, const std::vector<bool> &promoted,
         bool dynamicShapes, const std::vector<bool> &dynamicSizes = {});
+
+/// Counts a compile that took `elapsed` in metrics().
+void countCompile(const jit::CompileStats &stats,
+                  std::chrono::steady_clock::duration elapsed);
 
 /// Throws `message` as a lazyc::Error about the first output of `trace` the
 /// user wrote (for failures no single node explains).

@@ -58,9 +58,8 @@ static uint16_t floatToHalf(float value) {
   return sign | static_cast<uint16_t>((rounded >> 13) - (112 << 10));
 }
 
-static bool isInteger(DType dtype) {
-  return dtype == DType::Int32 || dtype == DType::Int64 || dtype == DType::Bool;
-}
+/// Integers and Bool: converted among themselves exactly, not via double.
+static bool isIntegerOrBool(DType dtype) { return !isFloatingPoint(dtype); }
 
 static int64_t loadInteger(const void *source, DType dtype) {
   switch (dtype) {
@@ -74,6 +73,10 @@ static int64_t loadInteger(const void *source, DType dtype) {
     std::memcpy(&v, source, 8);
     return v;
   }
+  case DType::Int8:
+    return *static_cast<const int8_t *>(source);
+  case DType::UInt8:
+    return *static_cast<const uint8_t *>(source);
   default:
     return *static_cast<const uint8_t *>(source) != 0;
   }
@@ -88,6 +91,10 @@ static void storeInteger(int64_t value, DType dtype, void *target) {
   }
   case DType::Int64:
     std::memcpy(target, &value, 8);
+    return;
+  case DType::Int8:
+  case DType::UInt8: // Wraps around, as lazy.cast does.
+    *static_cast<uint8_t *>(target) = static_cast<uint8_t>(value);
     return;
   default:
     *static_cast<uint8_t *>(target) = value != 0;
@@ -165,7 +172,7 @@ void convert::elements(const void *source, DType from, void *target, DType to,
   auto *out = static_cast<uint8_t *>(target);
   size_t inSize = sizeOf(from), outSize = sizeOf(to);
   for (int64_t i = 0; i < count; ++i) {
-    if (isInteger(from) && isInteger(to))
+    if (isIntegerOrBool(from) && isIntegerOrBool(to))
       storeInteger(loadInteger(in + i * inSize, from), to, out + i * outSize);
     else
       storeScalar(loadScalar(in + i * inSize, from), to, out + i * outSize);

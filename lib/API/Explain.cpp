@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 using namespace lazyc;
@@ -85,24 +86,86 @@ static std::string describe(const NodeSummary &node) {
          (where.empty() ? "" : " at " + where);
 }
 
-/// The first difference between `now` and `cached` at node `i`, or "".
-static std::string difference(const NodeSummary &now, const NodeSummary &cached,
-                              bool dynamicShapes) {
-  std::string self = describe(now);
+const char *explain::missReasonName(MissReason reason) {
+  switch (reason) {
+  case MissReason::NothingCached:
+    return "nothing cached";
+  case MissReason::NewStructure:
+    return "new structure";
+  case MissReason::DeviceChanged:
+    return "device changed";
+  case MissReason::DtypeChanged:
+    return "dtype changed";
+  case MissReason::ShapeChanged:
+    return "shape changed";
+  case MissReason::InPlaceChanged:
+    return "in-place update changed";
+  case MissReason::AttributesChanged:
+    return "attributes changed";
+  case MissReason::OutputsChanged:
+    return "outputs changed";
+  case MissReason::OtherMode:
+    return "other mode";
+  case MissReason::ConstantsChanged:
+    return "literal changed";
+  case MissReason::SizesChanged:
+    return "sizes changed";
+  }
+  return "unknown";
+}
+
+/// The first way `now` differs from `cached`, if any. No strings: a miss
+/// compares against every cached trace.
+static std::optional<MissReason> difference(const NodeSummary &now,
+                                            const NodeSummary &cached,
+                                            bool dynamicShapes) {
   if (now.isArgument != cached.isArgument ||
       (!now.isArgument && now.kind != cached.kind))
-    return self + ", where the cached trace has " + describe(cached);
+    return MissReason::NewStructure;
   if (now.device != cached.device)
-    return self + " lives on " + now.device.str() + ", the cached one on " +
-           cached.device.str();
+    return MissReason::DeviceChanged;
   if (now.dtype != cached.dtype)
-    return self + " is " + dtypeName(now.dtype) + ", the cached one " +
-           dtypeName(cached.dtype);
+    return MissReason::DtypeChanged;
   if (now.shape.size() != cached.shape.size() ||
       (!dynamicShapes && now.shape != cached.shape))
+    return MissReason::ShapeChanged;
+  if (now.isArgument && now.isDonated != cached.isDonated)
+    return MissReason::InPlaceChanged;
+  if (now.isArgument)
+    return std::nullopt;
+  if (now.ints != cached.ints || now.ints2 != cached.ints2 ||
+      now.ints3 != cached.ints3 || now.integer != cached.integer ||
+      now.flag != cached.flag || now.predicate != cached.predicate ||
+      now.scalar != cached.scalar || now.scalar2 != cached.scalar2)
+    return MissReason::AttributesChanged;
+  if (now.operands != cached.operands)
+    return MissReason::NewStructure;
+  if (now.isOutput != cached.isOutput)
+    return MissReason::OutputsChanged;
+  return std::nullopt;
+}
+
+/// The difference `reason` between `now` and `cached`, in words.
+static std::string differenceText(const NodeSummary &now,
+                                  const NodeSummary &cached,
+                                  MissReason reason) {
+  std::string self = describe(now);
+  switch (reason) {
+  case MissReason::NewStructure:
+    if (now.isArgument != cached.isArgument ||
+        (!now.isArgument && now.kind != cached.kind))
+      return self + ", where the cached trace has " + describe(cached);
+    return self + " reads other values than the cached one";
+  case MissReason::DeviceChanged:
+    return self + " lives on " + now.device.str() + ", the cached one on " +
+           cached.device.str();
+  case MissReason::DtypeChanged:
+    return self + " is " + dtypeName(now.dtype) + ", the cached one " +
+           dtypeName(cached.dtype);
+  case MissReason::ShapeChanged:
     return self + " has shape " + shapeText(now.shape) + ", the cached one " +
            shapeText(cached.shape);
-  if (now.isArgument && now.isDonated != cached.isDonated)
+  case MissReason::InPlaceChanged:
     return self +
            (now.isDonated
                 ? " is dead (nothing can read it afterwards), so the new "
@@ -110,40 +173,38 @@ static std::string difference(const NodeSummary &now, const NodeSummary &cached,
                 : " can still be read afterwards (a Tensor, a pending op or "
                   "a tape holds it), so it is not overwritten") +
            ", unlike in the cached trace";
-  if (now.isArgument)
-    return "";
-  if (now.ints != cached.ints || now.ints2 != cached.ints2 ||
-      now.ints3 != cached.ints3 || now.integer != cached.integer ||
-      now.flag != cached.flag || now.predicate != cached.predicate ||
-      now.scalar != cached.scalar || now.scalar2 != cached.scalar2)
+  case MissReason::AttributesChanged:
     return self + " has other attributes (axes, shape, bounds, predicate, "
                   "seed or range) than the cached one";
-  if (now.operands != cached.operands)
-    return self + " reads other values than the cached one";
-  if (now.isOutput != cached.isOutput)
+  case MissReason::OutputsChanged:
     return self +
            (now.isOutput ? " is an output (a Tensor still holds it)"
                          : " is not an output") +
            ", unlike in the cached trace";
-  return "";
+  default:
+    return "";
+  }
 }
 
-std::string
-explain::structuralMiss(const TraceSummary &summary,
-                        const std::vector<const TraceSummary *> &cached,
-                        bool dynamicShapes) {
-  if (cached.empty())
-    return "nothing is cached yet";
+MissReason
+explain::classifyStructuralMiss(const TraceSummary &summary,
+                                const std::vector<const TraceSummary *> &cached,
+                                bool dynamicShapes, std::string *text) {
+  if (cached.empty()) {
+    if (text)
+      *text = "nothing is cached yet";
+    return MissReason::NothingCached;
+  }
   // The closest: the longest common prefix, then the nearest size.
   const TraceSummary *closest = nullptr;
   size_t bestPrefix = 0;
-  std::string bestDifference;
+  std::optional<MissReason> bestDifference;
   for (const TraceSummary *other : cached) {
     size_t prefix = 0;
-    std::string diff;
+    std::optional<MissReason> diff;
     for (; prefix < summary.size() && prefix < other->size(); ++prefix) {
       diff = difference(summary[prefix], (*other)[prefix], dynamicShapes);
-      if (!diff.empty())
+      if (diff)
         break;
     }
     auto distance = [&](const TraceSummary *t) {
@@ -157,18 +218,36 @@ explain::structuralMiss(const TraceSummary &summary,
       bestDifference = diff;
     }
   }
+  MissReason reason = bestDifference ? *bestDifference
+                      : summary.size() != closest->size()
+                          ? MissReason::NewStructure
+                          : MissReason::OtherMode;
+  if (!text)
+    return reason;
   std::string head = "the closest cached trace (" +
                      std::to_string(closest->size()) + " nodes) ";
-  if (!bestDifference.empty())
-    return head + "differs at node " + std::to_string(bestPrefix) + ": " +
-           bestDifference;
-  if (summary.size() > closest->size())
-    return head + "ends where this one continues with " +
-           describe(summary[bestPrefix]);
-  if (summary.size() < closest->size())
-    return head + "continues with " + describe((*closest)[bestPrefix]) +
-           " where this one ends";
-  return head + "was evicted or compiled for another mode";
+  if (bestDifference)
+    *text = head + "differs at node " + std::to_string(bestPrefix) + ": " +
+            differenceText(summary[bestPrefix], (*closest)[bestPrefix],
+                           *bestDifference);
+  else if (summary.size() > closest->size())
+    *text = head + "ends where this one continues with " +
+            describe(summary[bestPrefix]);
+  else if (summary.size() < closest->size())
+    *text = head + "continues with " + describe((*closest)[bestPrefix]) +
+            " where this one ends";
+  else
+    *text = head + "was evicted or compiled for another mode";
+  return reason;
+}
+
+std::string
+explain::structuralMiss(const TraceSummary &summary,
+                        const std::vector<const TraceSummary *> &cached,
+                        bool dynamicShapes) {
+  std::string text;
+  classifyStructuralMiss(summary, cached, dynamicShapes, &text);
+  return text;
 }
 
 static std::string valueText(double value) {

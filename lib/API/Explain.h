@@ -7,8 +7,9 @@
 //
 // With LAZYC_EXPLAIN=1 (or lazyc::setExplain(true)) every cache miss prints
 // why: the first structural difference from the closest cached trace, or the
-// constants that changed. Cache entries keep a summary of their trace for
-// this only while explaining is on.
+// constants that changed. The same classification, as a MissReason, is
+// what metrics() counts misses by, explained or not, so cache entries keep
+// a summary of their trace.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,26 @@ struct NodeSummary {
 /// A trace's structure (not its literal values).
 using TraceSummary = std::vector<NodeSummary>;
 
+/// Why a trace missed the function cache, in one word or three.
+enum class MissReason {
+  NothingCached,     ///< No cached trace to compare with.
+  NewStructure,      ///< Another op, other wiring, or a longer or shorter
+                     ///< trace than the closest cached one.
+  DeviceChanged,     ///< A node lives on another device.
+  DtypeChanged,      ///< A node has another dtype.
+  ShapeChanged,      ///< A node has another shape (rank, in eager mode).
+  InPlaceChanged,    ///< An argument is overwritten in one trace only.
+  AttributesChanged, ///< Axes, shape, bounds, predicate, seed or range.
+  OutputsChanged,    ///< A value is written out in one trace only.
+  OtherMode,         ///< An equal trace is cached for the other mode
+                     ///< (eager or lazy).
+  ConstantsChanged,  ///< Only literal values differ (they get promoted).
+  SizesChanged,      ///< Only sizes (and literals) differ (made dynamic).
+};
+
+/// "shape changed", "literal changed", ...: a static string.
+const char *missReasonName(MissReason reason);
+
 /// Whether misses are explained (LAZYC_EXPLAIN=1 or setExplain).
 bool enabled();
 
@@ -54,6 +75,13 @@ TraceSummary summarize(const trace::Trace &trace);
 std::string structuralMiss(const TraceSummary &summary,
                            const std::vector<const TraceSummary *> &cached,
                            bool dynamicShapes);
+
+/// structuralMiss's classification alone, without building its text
+/// (unless `text` is given).
+MissReason
+classifyStructuralMiss(const TraceSummary &summary,
+                       const std::vector<const TraceSummary *> &cached,
+                       bool dynamicShapes, std::string *text = nullptr);
 
 /// Why `trace` needs a function with more literals promoted: the literals
 /// marked in `differs` changed from `baked`.

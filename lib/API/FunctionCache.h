@@ -14,6 +14,7 @@
 #ifndef LAZYC_LIB_API_FUNCTIONCACHE_H
 #define LAZYC_LIB_API_FUNCTIONCACHE_H
 
+#include "BackgroundCompiler.h"
 #include "Explain.h"
 
 #include "lazyc/JIT/CompiledFunction.h"
@@ -35,6 +36,11 @@ struct CacheEntry {
   /// Compiled with every literal baked in, at these values.
   std::vector<double> bakedLiterals;
   std::shared_ptr<jit::CompiledFunction> baked;
+  /// `baked` while it compiles in the background (setAsyncCompile).
+  PendingFunction pending;
+  /// Set when the background compile failed: the next miss compiles on the
+  /// calling thread, which reports the error.
+  bool backgroundFailed = false;
   /// Compiled with the literals marked here passed as arguments.
   std::vector<bool> promotedMask;
   std::shared_ptr<jit::CompiledFunction> promoted;

@@ -49,6 +49,10 @@ Shape alongAxis(int64_t n, int64_t axis, int64_t rank) {
 /// The lowest value of `dtype`: what a taken element becomes in topk.
 double lowest(DType dtype) {
   switch (dtype) {
+  case DType::Int8:
+    return std::numeric_limits<int8_t>::min();
+  case DType::UInt8:
+    return 0;
   case DType::Int32:
     return std::numeric_limits<int32_t>::min();
   case DType::Int64:

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BackgroundCompiler.h"
 #include "CompileService.h"
 #include "Convert.h"
 #include "Counters.h"
@@ -32,6 +33,7 @@
 #include "Profiler.h"
 #include "ShapeCheck.h"
 
+#include "lazyc/API/Compile.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Trace/Trace.h"
 
@@ -77,6 +79,16 @@ std::string causeText(Cause cause, SourceLocation where, const Node &value) {
     text += std::string(" of `") + opName(value.kind) + "` at " +
             fileAndLine(value.loc.file, value.loc.line);
   return text;
+}
+
+/// The line that asked for a trace, as metrics() counts it (causeText's
+/// parts, without building the text).
+Site siteOf(Cause cause, SourceLocation where, const Node &value) {
+  if (where.line())
+    return {cause, where.file_name(), where.line(), nullptr};
+  if (value.loc.line)
+    return {cause, value.loc.file, value.loc.line, opName(value.kind)};
+  return {cause, "", 0, nullptr};
 }
 
 } // namespace
@@ -161,7 +173,7 @@ static CacheEntry *shapeGenericEntry(FunctionCache &functions,
 static std::shared_ptr<jit::CompiledFunction>
 shapeGenericFunction(CacheEntry &entry, const Trace &trace,
                      const std::vector<double> &literals,
-                     const std::string &cause) {
+                     const std::string &cause, const Site &site) {
   if (entry.staticOnly)
     return nullptr;
   static thread_local std::vector<int64_t> sizes;
@@ -190,6 +202,10 @@ shapeGenericFunction(CacheEntry &entry, const Trace &trace,
     return entry.promoted;
   }
   ++c.cacheMisses;
+  c.missSites.count(site, explain::missReasonName(
+                              llvm::is_contained(newSizes, true)
+                                  ? explain::MissReason::SizesChanged
+                                  : explain::MissReason::ConstantsChanged));
   if (explain::enabled())
     explain::report(trace, cause,
                     explain::sizeMiss(trace, entry.sizes, newSizes,
@@ -215,6 +231,16 @@ shapeGenericFunction(CacheEntry &entry, const Trace &trace,
 }
 
 /// Materializes `requested`, which all live on one device.
+/// Whether `trace` can run op by op while it compiles: not when it has
+/// control flow (an op with several results would run once per result).
+static bool opByOpRuns(const Trace &trace) {
+  for (const Node *node : trace.nodes)
+    if (node->kind == OpKind::If || node->kind == OpKind::While ||
+        node->kind == OpKind::Result)
+      return false;
+  return true;
+}
+
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
   // Eager mode compiles each op once per rank: every size is left to the
@@ -246,6 +272,8 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   Counters &c = counters();
   ++c.materializations;
   ++c.byCause[static_cast<int>(cause)];
+  Site site = siteOf(cause, where, *requested.front());
+  c.materializationSites.count(site);
 
   // Per-call lists in per-thread storage: a cached trace's host cost
   // matters (no allocation per materialization once warm). Nothing below
@@ -290,6 +318,7 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   static thread_local std::vector<bool> dynamicSizes;
   dynamicSizes.clear();
   bool generic = false;
+  bool runOpByOp = false;
   {
     FunctionCache &functions = cache();
     std::lock_guard<std::mutex> lock(functions.mutex);
@@ -298,9 +327,9 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     if (CacheEntry *exact = functions.find(trace.key);
         !dynamic && (!exact || exact->signature != trace.signature))
       if (CacheEntry *entry = shapeGenericEntry(functions, trace, literals)) {
-        function =
-            shapeGenericFunction(*entry, trace, literals,
-                                 causeText(cause, where, *requested.front()));
+        function = shapeGenericFunction(
+            *entry, trace, literals,
+            causeText(cause, where, *requested.front()), site);
         if (function) {
           generic = true;
           mask = entry->promotedMask;
@@ -318,19 +347,40 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
       entry = CacheEntry();
       existed = false;
     }
-    if (!existed || !entry.baked) {
+    // A background compile that finished serves from now on (or, failed,
+    // leaves the next miss to compile here and report the error).
+    if (entry.pending.valid() && isReady(entry.pending)) {
+      entry.baked = entry.pending.get();
+      entry.pending = {};
+      entry.backgroundFailed = !entry.baked;
+    }
+    if (existed && !entry.baked && entry.pending.valid()) {
+      // Still compiling.
+      runOpByOp = true;
+    } else if (!existed || !entry.baked) {
       ++c.cacheMisses;
-      if (explain::enabled()) {
-        explain::TraceSummary summary = explain::summarize(trace);
-        explain::report(
-            trace, causeText(cause, where, *requested.front()),
-            explain::structuralMiss(summary, functions.summaries(), dynamic));
-        entry.summary = std::move(summary);
+      // Classified (and kept for the next miss's comparison) whether
+      // explained or not: metrics() counts misses by reason.
+      explain::TraceSummary summary = explain::summarize(trace);
+      std::string why;
+      explain::MissReason reason = explain::classifyStructuralMiss(
+          summary, functions.summaries(), dynamic,
+          explain::enabled() ? &why : nullptr);
+      c.missSites.count(site, explain::missReasonName(reason));
+      if (explain::enabled())
+        explain::report(trace, causeText(cause, where, *requested.front()),
+                        why);
+      entry.summary = std::move(summary);
+      if (!dynamic && isCompilingAsync() && !entry.backgroundFailed &&
+          opByOpRuns(trace)) {
+        entry.pending = compileInBackground(trace);
+        runOpByOp = true;
+      } else {
+        entry.baked = engine::compile(trace, {}, dynamic);
+        function = entry.baked;
       }
-      entry.baked = engine::compile(trace, {}, dynamic);
       entry.bakedLiterals = literals;
       entry.signature = trace.signature;
-      function = entry.baked;
     } else if (sameBits(literals, entry.bakedLiterals)) {
       ++c.cacheHits;
       function = entry.baked;
@@ -346,6 +396,8 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
         ++c.cacheHits;
       } else {
         ++c.cacheMisses;
+        c.missSites.count(site, explain::missReasonName(
+                                    explain::MissReason::ConstantsChanged));
         if (explain::enabled())
           explain::report(
               trace, causeText(cause, where, *requested.front()),
@@ -370,6 +422,15 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     profile::complete(
         c.cacheMisses > missesBefore ? "cache miss (compiled)" : "cache hit",
         "cache", lookupStart, profile::now(), profile::arg("trace", traceId));
+
+  if (runOpByOp) {
+    // As eager mode would, while the fused function compiles. (The
+    // outputs allocated above are not used.)
+    for (Node *node : trace.nodes)
+      if (!node->value && node->kind != OpKind::Literal)
+        materializeOn({node}, Cause::Eager, where);
+    return;
+  }
 
   // Arguments: the trace's buffers, then its promoted literals.
   static thread_local std::vector<jit::BufferView> inputs, outputs;
@@ -402,6 +463,7 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
         {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});
   {
     profile::Scope running("run", "kernel", profile::arg("trace", traceId));
+    ScopedTimer timing(c.kernelRuns);
     if (llvm::Error error = function->call(inputs, outputs))
       failAtOutput(trace, llvm::toString(std::move(error)));
   }
@@ -487,10 +549,14 @@ NodePtr engine::newValue(DType dtype, std::vector<int64_t> shape,
                 where);
   }
   // An empty vector's data() may be null.
-  if (size_t bytes = static_cast<size_t>(elements) * sizeOf(dtype))
+  if (size_t bytes = static_cast<size_t>(elements) * sizeOf(dtype)) {
+    Counters &c = counters();
+    ScopedTimer timing(c.transfersToDevice);
+    c.bytesToDevice += bytes;
     if (llvm::Error error =
             target.copyFromHost(node->device, node->value->data(), host, bytes))
       throw Error(op, llvm::toString(std::move(error)), where);
+  }
   countOp();
   return node;
 }
@@ -501,6 +567,9 @@ const void *engine::hostData(const Node &node, std::vector<uint8_t> &staging,
   if (buffer.device() == Device::cpu())
     return buffer.data();
   staging.resize(static_cast<size_t>(buffer.size()) * sizeOf(buffer.dtype()));
+  Counters &c = counters();
+  ScopedTimer timing(c.transfersToHost);
+  c.bytesToHost += staging.size();
   if (llvm::Error error = jit::targetFor(buffer.device().kind())
                               .copyToHost(buffer.device(), staging.data(),
                                           buffer.data(), staging.size()))

@@ -231,9 +231,8 @@ const Shape &resultShape(const Shape &a, const Shape &b, const char *op,
 }
 
 bool isFloat(DType dtype) { return isFloatingPoint(dtype); }
-bool isInt(DType dtype) {
-  return dtype == DType::Int32 || dtype == DType::Int64;
-}
+/// Int8, UInt8, Int32 or Int64 (not Bool).
+bool isInt(DType dtype) { return !isFloat(dtype) && dtype != DType::Bool; }
 
 /// The dtype of a scalar combined with a tensor (NEP 50 "weak" scalars):
 /// the tensor's when the kinds agree, otherwise the scalar's own.
@@ -250,12 +249,19 @@ DType withScalar(DType tensor, const Scalar &scalar) {
 bool fitsIntegerDType(const Scalar &scalar, DType dtype) {
   if (scalar.dtype != DType::Int32 && scalar.dtype != DType::Int64)
     return true;
-  if (dtype == DType::Int32)
+  switch (dtype) {
+  case DType::Int8:
+    return scalar.value >= -128.0 && scalar.value <= 127.0;
+  case DType::UInt8:
+    return scalar.value >= 0.0 && scalar.value <= 255.0;
+  case DType::Int32:
     return scalar.value >= -2147483648.0 && scalar.value <= 2147483647.0;
-  if (dtype == DType::Int64) // 2^63 is the first double past int64.
+  case DType::Int64: // 2^63 is the first double past int64.
     return scalar.value >= -9223372036854775808.0 &&
            scalar.value < 9223372036854775808.0;
-  return true;
+  default:
+    return true;
+  }
 }
 
 /// NumPy's rule for Python integers: a scalar that does not fit the
@@ -273,11 +279,12 @@ void checkScalarFits(const Scalar &scalar, DType dtype, const char *op) {
        scalar.where);
 }
 
-/// The dtype unary float functions give (numpy: ints to float64).
+/// The dtype unary float functions give: numpy's smallest float that holds
+/// every value (Float16 for Bool, Int8 and UInt8; Float64 for wider ints).
 DType floatResult(DType dtype) {
   if (isFloat(dtype))
     return dtype;
-  return dtype == DType::Bool ? DType::Float16 : DType::Float64;
+  return sizeOf(dtype) == 1 ? DType::Float16 : DType::Float64;
 }
 
 /// The binary elementwise ops (the binary rows of lazyc/Trace/Ops.def).
@@ -507,12 +514,19 @@ DType lazyc::promoteTypes(DType a, DType b) {
     return b;
   if (b == DType::Bool)
     return a;
-  if (isInt(a) && isInt(b))
-    return DType::Int64;
+  if (isInt(a) && isInt(b)) {
+    // The wider; Int8 with UInt8 needs a type holding -128..255: numpy's
+    // int16, which lazyc lacks, so Int32.
+    if (sizeOf(a) != sizeOf(b))
+      return sizeOf(a) > sizeOf(b) ? a : b;
+    return sizeOf(a) == 1 ? DType::Int32 : DType::Int64;
+  }
   if (isInt(a) || isInt(b)) {
     // numpy: an integer with a float needs a float that holds the integer:
-    // int32 or int64 with any float gives float64.
-    return DType::Float64;
+    // every float holds 8-bit integers exactly (the float is kept), Int32 or
+    // Int64 with any float gives Float64.
+    DType integer = isInt(a) ? a : b;
+    return sizeOf(integer) == 1 ? (isInt(a) ? b : a) : DType::Float64;
   }
   // Two different floats: the wider; f16 with bf16 meet in f32.
   auto rank = [](DType t) {

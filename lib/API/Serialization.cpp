@@ -5,11 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements saveNpy/loadNpy and saveVariables/loadVariables.
-// Both formats are read from a whole-file buffer with every length and size
-// checked against what is left of it before use, so a truncated, corrupted
-// or hostile file is an error, never a read past the end or a huge
-// allocation.
+// This file implements saveNpy/loadNpy, saveNpz/loadNpz (zip archives of
+// .npy members) and saveVariables/loadVariables. Every format is read from a
+// whole-file buffer with every length and size checked against what is left of
+// it before use, so a truncated, corrupted or hostile file is an error, never a
+// read past the end or a huge allocation.
 //
 // A checkpoint (all integers little endian):
 //
@@ -30,6 +30,7 @@
 
 #include "lazyc/API/Autodiff.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -38,6 +39,7 @@
 #include <optional>
 #include <sstream>
 #include <unistd.h>
+#include <zlib.h>
 
 #ifndef LAZYC_VERSION_STRING
 #define LAZYC_VERSION_STRING "unknown"
@@ -344,6 +346,494 @@ private:
   size_t at = 0;
 };
 
+/// The .npy file of `tensor`, whose host bytes are `data`.
+std::string npyFile(const Tensor &tensor, std::string data) {
+  DType dtype = tensor.dtype();
+  if (dtype == DType::BFloat16) {
+    // numpy has no bfloat16; every bfloat16 is exactly a float32.
+    std::string wide(data.size() * 2, '\0');
+    convert::elements(data.data(), DType::BFloat16, wide.data(), DType::Float32,
+                      tensor.numel());
+    data = std::move(wide);
+    dtype = DType::Float32;
+  }
+  // numpy's spelling of the shape: (), (4,), (2, 3).
+  std::string shape;
+  for (size_t i = 0; i < tensor.shape().size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
+  if (tensor.rank() == 1)
+    shape += ",";
+  std::string header = std::string("{'descr': '") + dtypeInfo(dtype).numpyName +
+                       "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  // Version 1.0 has a 2-byte header length, 2.0 a 4-byte one. The data
+  // starts at a multiple of 64 bytes, as numpy writes it.
+  bool wide = header.size() + 1 + 10 + 63 > 0xffff;
+  size_t prefix = wide ? 12 : 10;
+  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out(kNpyMagic, 6);
+  out += static_cast<char>(wide ? 2 : 1);
+  out += '\0';
+  if (wide)
+    putLittleEndian<uint32_t>(out, static_cast<uint32_t>(header.size()));
+  else
+    putLittleEndian<uint16_t>(out, static_cast<uint16_t>(header.size()));
+  out += header;
+  out += data;
+  return out;
+}
+
+/// The tensor in the .npy file `bytes` (changed in place), or an error
+/// about `op` naming `subject` ("'x.npy'", "'x.npz' member 'a.npy'").
+Tensor parseNpy(const char *op, const std::string &subject, std::string &bytes,
+                SourceLocation where) {
+  auto fail = [&](const std::string &why) {
+    throw Error(op, subject + " " + why, where);
+  };
+  if (bytes.size() < 8 || bytes.compare(0, 6, kNpyMagic, 6) != 0)
+    fail("is not a .npy file (it does not start with \"\\x93NUMPY\")");
+  unsigned major = static_cast<uint8_t>(bytes[6]);
+  unsigned minor = static_cast<uint8_t>(bytes[7]);
+  if (major < 1 || major > 3 || minor != 0)
+    fail("has .npy format version " + std::to_string(major) + "." +
+         std::to_string(minor) + " (1.0, 2.0 and 3.0 are supported)");
+  size_t prefix = major == 1 ? 10 : 12;
+  if (bytes.size() < prefix)
+    fail("is truncated inside its header length");
+  size_t headerSize = major == 1 ? getLittleEndian<uint16_t>(&bytes[8])
+                                 : getLittleEndian<uint32_t>(&bytes[8]);
+  if (headerSize > bytes.size() - prefix)
+    fail("is truncated: its header needs " + std::to_string(headerSize) +
+         " bytes, the file has " + std::to_string(bytes.size() - prefix) +
+         " after the header length");
+  std::string headerText = bytes.substr(prefix, headerSize);
+  std::string why;
+  std::optional<NpyHeader> header = NpyHeaderParser(headerText).parse(why);
+  if (!header)
+    fail("has a malformed header: it " + why);
+
+  std::optional<DType> dtype = fromNpyDescriptor(header->descr);
+  if (!dtype) {
+    std::string little = header->descr;
+    if (!little.empty() && little[0] == '>')
+      little[0] = '<';
+    if (little != header->descr && fromNpyDescriptor(little))
+      fail("holds big-endian data ('" + header->descr +
+           "'); only little-endian is supported (numpy: a.astype('" + little +
+           "'))");
+    fail("has the unsupported dtype '" + header->descr +
+         "' (supported: " + npyDescriptors() + ")");
+  }
+  if (header->fortranOrder)
+    fail("is in Fortran order (fortran_order: True); only C order is "
+         "supported (numpy: np.ascontiguousarray(a))");
+  auto sizes = checkedSizes(header->shape, *dtype);
+  if (!sizes)
+    fail("has a shape " + shapeText(header->shape) +
+         " whose size overflows 64 bits");
+  size_t dataStart = prefix + headerSize;
+  uint64_t have = bytes.size() - dataStart;
+  if (have != uint64_t(sizes->second))
+    fail(std::string(have < uint64_t(sizes->second) ? "is truncated: it "
+                                                    : "is corrupted: it ") +
+         "holds " + std::to_string(have) + " data bytes, but its shape " +
+         shapeText(header->shape) + " of '" + header->descr + "' needs " +
+         std::to_string(sizes->second));
+  char *data = bytes.data() + dataStart;
+  // A numpy bool is one byte, 0 or 1; any other byte is true.
+  if (*dtype == DType::Bool)
+    for (int64_t i = 0; i < sizes->first; ++i)
+      data[i] = data[i] != 0;
+  return newTensor(*dtype, std::move(header->shape), data, op, where);
+}
+
+//===----------------------------------------------------------------------===//
+// .npz
+//===----------------------------------------------------------------------===//
+
+// An .npz file is a zip archive of .npy members, as Python's zipfile writes
+// it for numpy.savez (stored) and numpy.savez_compressed (deflated). Sizes
+// and offsets past 32 bits use the zip64 extensions (numpy writes zip64
+// local headers for every member).
+constexpr uint32_t kZipLocalHeader = 0x04034b50;
+constexpr uint32_t kZipCentralHeader = 0x02014b50;
+constexpr uint32_t kZipEnd = 0x06054b50;
+constexpr uint32_t kZip64End = 0x06064b50;
+constexpr uint32_t kZip64Locator = 0x07064b50;
+constexpr uint16_t kZip64ExtraId = 1;
+constexpr uint16_t kZipStored = 0, kZipDeflated = 8;
+constexpr uint64_t kZip32Max = 0xffffffff;
+constexpr size_t kZipLocalHeaderBytes = 30, kZipCentralHeaderBytes = 46,
+                 kZipEndBytes = 22, kZip64EndBytes = 56,
+                 kZip64LocatorBytes = 20;
+/// Deflate expands nothing more than 1032 times: a member claiming more is
+/// corrupt (and must not make loadNpz allocate what it claims).
+constexpr uint64_t kMaxDeflateRatio = 1032;
+/// zlib counts in 32-bit unsigned ints: larger buffers go in pieces.
+constexpr size_t kZlibChunk = size_t(1) << 30;
+
+uint32_t crc32Of(const char *data, size_t size) {
+  uLong crc = ::crc32(0, nullptr, 0);
+  for (size_t done = 0; done < size;) {
+    size_t piece = std::min(size - done, kZlibChunk);
+    crc = ::crc32(crc, reinterpret_cast<const Bytef *>(data + done),
+                  static_cast<uInt>(piece));
+    done += piece;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+/// `in` as a raw deflate stream (no zlib header), as zip members hold it.
+std::string deflateRaw(const std::string &in) {
+  z_stream stream = {};
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::bad_alloc();
+  std::string out(deflateBound(&stream, in.size()), '\0');
+  stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+  stream.next_out = reinterpret_cast<Bytef *>(out.data());
+  size_t inLeft = in.size(), outLeft = out.size();
+  int status = Z_OK;
+  while (status == Z_OK) {
+    stream.avail_in = static_cast<uInt>(std::min(inLeft, kZlibChunk));
+    stream.avail_out = static_cast<uInt>(std::min(outLeft, kZlibChunk));
+    uInt inGiven = stream.avail_in, outGiven = stream.avail_out;
+    status = deflate(&stream, inLeft == inGiven ? Z_FINISH : Z_NO_FLUSH);
+    inLeft -= inGiven - stream.avail_in;
+    outLeft -= outGiven - stream.avail_out;
+  }
+  deflateEnd(&stream);
+  if (status != Z_STREAM_END)
+    throw std::bad_alloc(); // deflateBound is an upper bound: never reached
+  out.resize(out.size() - outLeft);
+  return out;
+}
+
+/// Inflates the raw deflate stream `in` into exactly `out.size()` bytes;
+/// false if it is malformed or holds another number of bytes.
+bool inflateRaw(const char *in, size_t size, std::string &out) {
+  z_stream stream = {};
+  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
+    throw std::bad_alloc();
+  stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in));
+  stream.next_out = reinterpret_cast<Bytef *>(out.data());
+  size_t inLeft = size, outLeft = out.size();
+  int status = Z_OK;
+  while (status == Z_OK) {
+    stream.avail_in = static_cast<uInt>(std::min(inLeft, kZlibChunk));
+    stream.avail_out = static_cast<uInt>(std::min(outLeft, kZlibChunk));
+    uInt inGiven = stream.avail_in, outGiven = stream.avail_out;
+    status = inflate(&stream, Z_NO_FLUSH);
+    inLeft -= inGiven - stream.avail_in;
+    outLeft -= outGiven - stream.avail_out;
+  }
+  // Z_BUF_ERROR (no progress: the input ended early, or the output is full
+  // before the stream's end) and Z_DATA_ERROR end the loop too.
+  inflateEnd(&stream);
+  return status == Z_STREAM_END && outLeft == 0 && inLeft == 0;
+}
+
+/// One member as saveNpz wrote it, for the central directory.
+struct ZipMember {
+  std::string name;
+  uint32_t crc;
+  uint64_t compressedSize, size, offset;
+};
+
+/// The fields local and central headers share. A zip64 local header has
+/// both sizes in its extra field (`sizesInExtra`); a central one only those
+/// that overflow.
+void putZipEntryFields(std::string &out, const ZipMember &member,
+                       uint16_t method, bool zip64, bool sizesInExtra) {
+  putLittleEndian<uint16_t>(out, zip64 ? 45 : 20); // version needed: 4.5, 2.0
+  bool ascii = std::all_of(member.name.begin(), member.name.end(), [](char c) {
+    return static_cast<uint8_t>(c) < 128;
+  });
+  putLittleEndian<uint16_t>(out, ascii ? 0 : 0x800); // bit 11: UTF-8 name
+  putLittleEndian<uint16_t>(out, method);
+  putLittleEndian<uint16_t>(out, 0);    // time 00:00:00
+  putLittleEndian<uint16_t>(out, 0x21); // date 1980-01-01: reproducible files
+  putLittleEndian<uint32_t>(out, member.crc);
+  for (uint64_t size : {member.compressedSize, member.size})
+    putLittleEndian<uint32_t>(
+        out, static_cast<uint32_t>(sizesInExtra ? kZip32Max
+                                                : std::min(size, kZip32Max)));
+}
+
+void writeNpz(const char *op, const std::string &path,
+              const std::vector<std::pair<std::string, Tensor>> &tensors,
+              bool compress, SourceLocation where) {
+  std::map<std::string, size_t> seen;
+  std::vector<Tensor> values;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto &[name, tensor] = tensors[i];
+    if (!tensor.defined())
+      throw Error(
+          op, "the tensor '" + name + "' to write to '" + path + "' is empty",
+          where);
+    if (auto [it, inserted] = seen.emplace(name, i); !inserted)
+      throw Error(op,
+                  "the name '" + name + "' is given twice (tensors " +
+                      std::to_string(it->second + 1) + " and " +
+                      std::to_string(i + 1) + ") for '" + path + "'",
+                  where);
+    values.push_back(tensor);
+  }
+  std::vector<std::string> data = hostBytes(values, op, where);
+  uint16_t method = compress ? kZipDeflated : kZipStored;
+
+  std::string out;
+  std::vector<ZipMember> members;
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string npy = npyFile(values[i], std::move(data[i]));
+    ZipMember member{tensors[i].first + ".npy", crc32Of(npy.data(), npy.size()),
+                     0, npy.size(), out.size()};
+    if (compress)
+      npy = deflateRaw(npy);
+    member.compressedSize = npy.size();
+    bool zip64 = member.size >= kZip32Max || member.compressedSize >= kZip32Max;
+    putLittleEndian<uint32_t>(out, kZipLocalHeader);
+    putZipEntryFields(out, member, method, zip64, zip64);
+    putLittleEndian<uint16_t>(out, static_cast<uint16_t>(member.name.size()));
+    putLittleEndian<uint16_t>(out, zip64 ? 20 : 0);
+    out += member.name;
+    if (zip64) {
+      putLittleEndian<uint16_t>(out, kZip64ExtraId);
+      putLittleEndian<uint16_t>(out, 16);
+      putLittleEndian<uint64_t>(out, member.size);
+      putLittleEndian<uint64_t>(out, member.compressedSize);
+    }
+    out += npy;
+    members.push_back(std::move(member));
+  }
+
+  uint64_t directoryStart = out.size();
+  for (const ZipMember &member : members) {
+    // The zip64 extra holds, in this order, the fields that overflow.
+    std::string extra;
+    if (member.size >= kZip32Max)
+      putLittleEndian<uint64_t>(extra, member.size);
+    if (member.compressedSize >= kZip32Max)
+      putLittleEndian<uint64_t>(extra, member.compressedSize);
+    if (member.offset >= kZip32Max)
+      putLittleEndian<uint64_t>(extra, member.offset);
+    putLittleEndian<uint32_t>(out, kZipCentralHeader);
+    putLittleEndian<uint16_t>(out, (3 << 8) | 45); // made by: Unix, 4.5
+    putZipEntryFields(out, member, method, !extra.empty(), false);
+    putLittleEndian<uint16_t>(out, static_cast<uint16_t>(member.name.size()));
+    putLittleEndian<uint16_t>(out,
+                              extra.empty() ? 0 : 4 + uint16_t(extra.size()));
+    putLittleEndian<uint16_t>(out, 0);              // comment
+    putLittleEndian<uint16_t>(out, 0);              // disk
+    putLittleEndian<uint16_t>(out, 0);              // internal attributes
+    putLittleEndian<uint32_t>(out, 0100644u << 16); // a regular file, rw-r--r--
+    putLittleEndian<uint32_t>(
+        out, static_cast<uint32_t>(std::min(member.offset, kZip32Max)));
+    out += member.name;
+    if (!extra.empty()) {
+      putLittleEndian<uint16_t>(out, kZip64ExtraId);
+      putLittleEndian<uint16_t>(out, static_cast<uint16_t>(extra.size()));
+      out += extra;
+    }
+  }
+  uint64_t directorySize = out.size() - directoryStart;
+  uint64_t count = members.size();
+  if (count >= 0xffff || directoryStart >= kZip32Max ||
+      directorySize >= kZip32Max) {
+    uint64_t zip64End = out.size();
+    putLittleEndian<uint32_t>(out, kZip64End);
+    putLittleEndian<uint64_t>(out, kZip64EndBytes - 12); // bytes that follow
+    putLittleEndian<uint16_t>(out, (3 << 8) | 45);
+    putLittleEndian<uint16_t>(out, 45);
+    putLittleEndian<uint32_t>(out, 0); // this disk
+    putLittleEndian<uint32_t>(out, 0); // the directory's disk
+    putLittleEndian<uint64_t>(out, count);
+    putLittleEndian<uint64_t>(out, count);
+    putLittleEndian<uint64_t>(out, directorySize);
+    putLittleEndian<uint64_t>(out, directoryStart);
+    putLittleEndian<uint32_t>(out, kZip64Locator);
+    putLittleEndian<uint32_t>(out, 0);
+    putLittleEndian<uint64_t>(out, zip64End);
+    putLittleEndian<uint32_t>(out, 1); // disks
+  }
+  putLittleEndian<uint32_t>(out, kZipEnd);
+  putLittleEndian<uint16_t>(out, 0);
+  putLittleEndian<uint16_t>(out, 0);
+  putLittleEndian<uint16_t>(
+      out, static_cast<uint16_t>(std::min<uint64_t>(count, 0xffff)));
+  putLittleEndian<uint16_t>(
+      out, static_cast<uint16_t>(std::min<uint64_t>(count, 0xffff)));
+  putLittleEndian<uint32_t>(
+      out, static_cast<uint32_t>(std::min(directorySize, kZip32Max)));
+  putLittleEndian<uint32_t>(
+      out, static_cast<uint32_t>(std::min(directoryStart, kZip32Max)));
+  putLittleEndian<uint16_t>(out, 0); // comment
+  writeFileAtomically(op, path, out, where);
+}
+
+std::map<std::string, Tensor> readNpz(const char *op, const std::string &path,
+                                      SourceLocation where) {
+  std::string bytes = readFile(op, path, where);
+  auto fail = [&](const std::string &why) {
+    throw Error(op, "'" + path + "' " + why, where);
+  };
+  auto u16 = [&](uint64_t at) { return getLittleEndian<uint16_t>(&bytes[at]); };
+  auto u32 = [&](uint64_t at) { return getLittleEndian<uint32_t>(&bytes[at]); };
+  auto u64 = [&](uint64_t at) { return getLittleEndian<uint64_t>(&bytes[at]); };
+  /// Whether [at, at + size) lies inside the file.
+  auto inside = [&](uint64_t at, uint64_t size) {
+    return at <= bytes.size() && size <= bytes.size() - at;
+  };
+
+  // The end record is the last 22 bytes, unless an archive comment (at
+  // most 64 KiB) follows it.
+  std::optional<uint64_t> end;
+  if (bytes.size() >= kZipEndBytes)
+    for (uint64_t at = bytes.size() - kZipEndBytes;; --at) {
+      if (u32(at) == kZipEnd &&
+          at + kZipEndBytes + u16(at + 20) == bytes.size()) {
+        end = at;
+        break;
+      }
+      if (at == 0 || bytes.size() - at > kZipEndBytes + 0xffff)
+        break;
+    }
+  if (!end) {
+    if (bytes.compare(0, 6, kNpyMagic, 6) == 0)
+      fail("is a .npy file, not an .npz archive (read it with loadNpy)");
+    fail(bytes.compare(0, 4, "PK\x03\x04", 4) == 0
+             ? "is truncated: its zip end-of-central-directory record is "
+               "missing"
+             : "is not an .npz file (not a zip archive: no "
+               "end-of-central-directory record)");
+  }
+  if (u16(*end + 4) != 0 || u16(*end + 6) != 0)
+    fail("is a zip archive split over several disks (not supported)");
+  uint64_t count = u16(*end + 10), directorySize = u32(*end + 12),
+           directoryStart = u32(*end + 16);
+  if (count == 0xffff || directorySize == kZip32Max ||
+      directoryStart == kZip32Max) {
+    uint64_t locator = *end - std::min<uint64_t>(*end, kZip64LocatorBytes);
+    if (*end < kZip64LocatorBytes || u32(locator) != kZip64Locator)
+      fail("is corrupted: its zip64 end-of-central-directory locator is "
+           "missing");
+    uint64_t zip64End = u64(locator + 8);
+    if (!inside(zip64End, kZip64EndBytes) || u32(zip64End) != kZip64End)
+      fail("is corrupted: its zip64 end-of-central-directory record is "
+           "missing");
+    count = u64(zip64End + 32);
+    directorySize = u64(zip64End + 40);
+    directoryStart = u64(zip64End + 48);
+  }
+  if (!inside(directoryStart, directorySize) ||
+      directoryStart + directorySize > *end)
+    fail("is " +
+         std::string(directoryStart + directorySize > bytes.size()
+                         ? "truncated"
+                         : "corrupted") +
+         ": its central directory (" + std::to_string(directorySize) +
+         " bytes at offset " + std::to_string(directoryStart) +
+         ") does not fit before its end record at offset " +
+         std::to_string(*end));
+
+  std::map<std::string, Tensor> tensors;
+  uint64_t at = directoryStart;
+  const uint64_t directoryEnd = directoryStart + directorySize;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string number = std::to_string(i + 1) + " of " + std::to_string(count);
+    if (directoryEnd - at < kZipCentralHeaderBytes ||
+        u32(at) != kZipCentralHeader)
+      fail("is corrupted: central directory entry " + number +
+           " is missing or malformed");
+    uint16_t flags = u16(at + 8), method = u16(at + 10);
+    uint32_t crc = u32(at + 16);
+    uint64_t compressedSize = u32(at + 20), size = u32(at + 24);
+    uint16_t nameBytes = u16(at + 28), extraBytes = u16(at + 30),
+             commentBytes = u16(at + 32);
+    uint64_t offset = u32(at + 42);
+    uint64_t next =
+        at + kZipCentralHeaderBytes + nameBytes + extraBytes + commentBytes;
+    if (next > directoryEnd)
+      fail("is corrupted: central directory entry " + number +
+           " runs past the directory");
+    std::string name = bytes.substr(at + kZipCentralHeaderBytes, nameBytes);
+    std::string member = "member '" + name + "'";
+    // The zip64 extra holds the fields whose 32-bit value is all ones.
+    for (uint64_t extra = at + kZipCentralHeaderBytes + nameBytes,
+                  extraEnd = extra + extraBytes;
+         extraEnd - extra >= 4;) {
+      uint16_t id = u16(extra), blockBytes = u16(extra + 2);
+      if (blockBytes > extraEnd - extra - 4)
+        fail("is corrupted: the extra fields of " + member + " are malformed");
+      if (id == kZip64ExtraId) {
+        uint64_t field = extra + 4, fieldEnd = field + blockBytes;
+        for (uint64_t *value : {&size, &compressedSize, &offset}) {
+          if (*value != kZip32Max)
+            continue;
+          if (fieldEnd - field < 8)
+            fail("is corrupted: the zip64 extra field of " + member +
+                 " is too short");
+          *value = u64(field);
+          field += 8;
+        }
+      }
+      extra += 4 + blockBytes;
+    }
+    at = next;
+
+    if (flags & 1)
+      fail("holds the encrypted " + member + " (not supported)");
+    if (method != kZipStored && method != kZipDeflated)
+      fail("holds " + member + " compressed with zip method " +
+           std::to_string(method) +
+           " (only stored and deflated members are supported)");
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy") != 0)
+      fail("holds " + member +
+           ", which is not a .npy array (unsupported member)");
+    std::string key = name.substr(0, name.size() - 4);
+    if (tensors.count(key))
+      fail("holds two members named '" + name + "'");
+
+    if (!inside(offset, kZipLocalHeaderBytes) || u32(offset) != kZipLocalHeader)
+      fail("is corrupted: the local header of " + member + " (at offset " +
+           std::to_string(offset) + ") is missing");
+    uint64_t dataStart =
+        offset + kZipLocalHeaderBytes + u16(offset + 26) + u16(offset + 28);
+    if (!inside(dataStart, compressedSize))
+      fail("is truncated: " + member + " needs " +
+           std::to_string(compressedSize) + " bytes at offset " +
+           std::to_string(dataStart) + ", the file has " +
+           std::to_string(bytes.size()));
+    const char *data = bytes.data() + dataStart;
+    std::string npy;
+    if (method == kZipStored) {
+      if (size != compressedSize)
+        fail("is corrupted: the stored " + member + " has " +
+             std::to_string(compressedSize) + " bytes but records a size of " +
+             std::to_string(size));
+      npy.assign(data, compressedSize);
+    } else {
+      if (size / kMaxDeflateRatio > compressedSize + 1)
+        fail("is corrupted: " + member + " claims " + std::to_string(size) +
+             " bytes from " + std::to_string(compressedSize) +
+             " deflated ones, more than deflate can encode");
+      npy.resize(size);
+      if (!inflateRaw(data, compressedSize, npy))
+        fail("is corrupted: the deflated data of " + member +
+             " is malformed or does not hold its recorded " +
+             std::to_string(size) + " bytes");
+    }
+    if (uint32_t actual = crc32Of(npy.data(), npy.size()); actual != crc) {
+      char text[64];
+      std::snprintf(text, sizeof text, "0x%08x, but the archive records 0x%08x",
+                    actual, crc);
+      fail("is corrupted: the CRC-32 of " + member + " is " + text);
+    }
+    tensors.emplace(key, parseNpy(op, "'" + path + "' " + member, npy, where));
+  }
+  return tensors;
+}
+
 //===----------------------------------------------------------------------===//
 // Checkpoints
 //===----------------------------------------------------------------------===//
@@ -592,115 +1082,31 @@ void lazyc::saveNpy(const Tensor &tensor, const std::string &path,
   if (!tensor.defined())
     throw Error(op, "the tensor to write to '" + path + "' is empty", where);
   std::string data = std::move(hostBytes({tensor}, op, where).front());
-  DType dtype = tensor.dtype();
-  if (dtype == DType::BFloat16) {
-    // numpy has no bfloat16; every bfloat16 is exactly a float32.
-    std::string wide(data.size() * 2, '\0');
-    convert::elements(data.data(), DType::BFloat16, wide.data(), DType::Float32,
-                      tensor.numel());
-    data = std::move(wide);
-    dtype = DType::Float32;
-  }
-  // numpy's spelling of the shape: (), (4,), (2, 3).
-  std::string shape;
-  for (size_t i = 0; i < tensor.shape().size(); ++i)
-    shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
-  if (tensor.rank() == 1)
-    shape += ",";
-  std::string header = std::string("{'descr': '") + dtypeInfo(dtype).numpyName +
-                       "', 'fortran_order': False, 'shape': (" + shape + "), }";
-  // Version 1.0 has a 2-byte header length, 2.0 a 4-byte one. The data
-  // starts at a multiple of 64 bytes, as numpy writes it.
-  bool wide = header.size() + 1 + 10 + 63 > 0xffff;
-  size_t prefix = wide ? 12 : 10;
-  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string out(kNpyMagic, 6);
-  out += static_cast<char>(wide ? 2 : 1);
-  out += '\0';
-  if (wide)
-    putLittleEndian<uint32_t>(out, static_cast<uint32_t>(header.size()));
-  else
-    putLittleEndian<uint16_t>(out, static_cast<uint16_t>(header.size()));
-  out += header;
-  out += data;
-  writeFileAtomically(op, path, out, where);
+  writeFileAtomically(op, path, npyFile(tensor, std::move(data)), where);
 }
 
 Tensor lazyc::loadNpy(const std::string &path, SourceLocation where) {
   const char *op = "loadNpy";
   std::string bytes = readFile(op, path, where);
-  if (bytes.size() < 8 || bytes.compare(0, 6, kNpyMagic, 6) != 0)
-    fail(op, path, "is not a .npy file (it does not start with \"\\x93NUMPY\")",
-         where);
-  unsigned major = static_cast<uint8_t>(bytes[6]);
-  unsigned minor = static_cast<uint8_t>(bytes[7]);
-  if (major < 1 || major > 3 || minor != 0)
-    fail(op, path,
-         "has .npy format version " + std::to_string(major) + "." +
-             std::to_string(minor) + " (1.0, 2.0 and 3.0 are supported)",
-         where);
-  size_t prefix = major == 1 ? 10 : 12;
-  if (bytes.size() < prefix)
-    fail(op, path, "is truncated inside its header length", where);
-  size_t headerSize = major == 1 ? getLittleEndian<uint16_t>(&bytes[8])
-                                 : getLittleEndian<uint32_t>(&bytes[8]);
-  if (headerSize > bytes.size() - prefix)
-    fail(op, path,
-         "is truncated: its header needs " + std::to_string(headerSize) +
-             " bytes, the file has " + std::to_string(bytes.size() - prefix) +
-             " after the header length",
-         where);
-  std::string headerText = bytes.substr(prefix, headerSize);
-  std::string why;
-  std::optional<NpyHeader> header = NpyHeaderParser(headerText).parse(why);
-  if (!header)
-    fail(op, path, "has a malformed header: it " + why, where);
+  return parseNpy(op, "'" + path + "'", bytes, where);
+}
 
-  std::optional<DType> dtype = fromNpyDescriptor(header->descr);
-  if (!dtype) {
-    std::string little = header->descr;
-    if (!little.empty() && little[0] == '>')
-      little[0] = '<';
-    if (little != header->descr && fromNpyDescriptor(little))
-      fail(op, path,
-           "holds big-endian data ('" + header->descr +
-               "'); only little-endian is supported (numpy: "
-               "a.astype('" +
-               little + "'))",
-           where);
-    fail(op, path,
-         "has the unsupported dtype '" + header->descr +
-             "' (supported: " + npyDescriptors() + ")",
-         where);
-  }
-  if (header->fortranOrder)
-    fail(op, path,
-         "is in Fortran order (fortran_order: True); only C order is "
-         "supported (numpy: np.ascontiguousarray(a))",
-         where);
-  auto sizes = checkedSizes(header->shape, *dtype);
-  if (!sizes)
-    fail(op, path,
-         "has a shape " + shapeText(header->shape) +
-             " whose size overflows 64 bits",
-         where);
-  size_t dataStart = prefix + headerSize;
-  uint64_t have = bytes.size() - dataStart;
-  if (have != uint64_t(sizes->second))
-    fail(op, path,
-         std::string(have < uint64_t(sizes->second) ? "is truncated: it "
-                                                    : "is corrupted: it ") +
-             "holds " + std::to_string(have) + " data bytes, but its shape " +
-             shapeText(header->shape) + " of '" + header->descr + "' needs " +
-             std::to_string(sizes->second),
-         where);
-  char *data = bytes.data() + dataStart;
-  // A numpy bool is one byte, 0 or 1; any other byte is true.
-  if (*dtype == DType::Bool)
-    for (int64_t i = 0; i < sizes->first; ++i)
-      data[i] = data[i] != 0;
-  return newTensor(*dtype, std::move(header->shape), data, op, where);
+void lazyc::saveNpz(const std::string &path,
+                    const std::vector<std::pair<std::string, Tensor>> &tensors,
+                    SourceLocation where) {
+  writeNpz("saveNpz", path, tensors, /*compress=*/false, where);
+}
+
+void lazyc::saveNpzCompressed(
+    const std::string &path,
+    const std::vector<std::pair<std::string, Tensor>> &tensors,
+    SourceLocation where) {
+  writeNpz("saveNpzCompressed", path, tensors, /*compress=*/true, where);
+}
+
+std::map<std::string, Tensor> lazyc::loadNpz(const std::string &path,
+                                             SourceLocation where) {
+  return readNpz("loadNpz", path, where);
 }
 
 void lazyc::saveVariables(const std::string &path,

@@ -13,6 +13,7 @@
 
 #include "lazyc/Trace/Node.h"
 
+#include <cstring>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -160,6 +161,55 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
       engine::newValue(dtype, std::move(shape), data, "fromVector", where));
 }
 
+Tensor Tensor::fromBuffer(void *data, std::vector<int64_t> shape, DType dtype,
+                          std::function<void(void *)> deleter, Device device,
+                          SourceLocation where) {
+  const char *op = "fromBuffer";
+  int64_t elements = detail::checkedElements(shape, op, where);
+  size_t bytes = static_cast<size_t>(elements) * sizeOf(dtype);
+  if (!data && bytes)
+    throw Error(op,
+                "the data pointer is null, but shape " + shapeText(shape) +
+                    " of " + dtypeName(dtype) + " needs " +
+                    std::to_string(bytes) + " bytes",
+                where);
+  engine::checkAvailable(device, op, where);
+  NodePtr node = makeNode();
+  node->kind = OpKind::Buffer;
+  node->dtype = dtype;
+  node->device = device;
+  node->shape = std::move(shape);
+  node->loc = {where.file_name(), where.line()};
+  node->computeContentHash();
+  // Generated code loads elements at their natural alignment (and vectors
+  // at no more than that): memory aligned to its element size is read in
+  // place, any other is copied.
+  if (device == Device::cpu() &&
+      reinterpret_cast<uintptr_t>(data) % sizeOf(dtype) != 0) {
+    try {
+      node->value =
+          std::make_shared<Buffer>(dtype, elements, device, cpuAllocator());
+    } catch (const std::bad_alloc &) {
+      throw Error(op,
+                  "cannot allocate " + std::to_string(elements) +
+                      " elements of " + dtypeName(dtype) +
+                      " to copy unaligned memory",
+                  where);
+    }
+    std::memcpy(node->value->data(), data, bytes);
+    if (deleter)
+      deleter(data);
+  } else {
+    std::function<void()> release;
+    if (deleter)
+      release = [deleter = std::move(deleter), data] { deleter(data); };
+    node->value = std::make_shared<Buffer>(data, dtype, elements, device,
+                                           std::move(release));
+  }
+  engine::countOp();
+  return detail::TensorAccess::wrap(std::move(node));
+}
+
 Tensor Tensor::fromBools(const std::vector<bool> &data,
                          std::vector<int64_t> shape, SourceLocation where) {
   std::vector<uint8_t> bytes(data.begin(), data.end());
@@ -177,6 +227,35 @@ void Tensor::read(DType as, void *out, Cause cause,
   const char *op = cause == Cause::Item ? "item" : "toVector";
   convert::elements(engine::hostData(*node, staging, op, where), node->dtype,
                     out, as, node->numel());
+}
+
+void Tensor::copyTo(void *out, size_t bytes, DType dtype,
+                    SourceLocation where) const {
+  const char *op = "copyTo";
+  const NodePtr &node = slot(nodeStorage);
+  const Node &n = checked(node, op, where);
+  size_t needed = static_cast<size_t>(n.numel()) * sizeOf(n.dtype);
+  if (dtype != n.dtype)
+    throw Error(op,
+                std::string("the buffer is for ") + dtypeName(dtype) +
+                    " elements, but the tensor of shape " + shapeText(n.shape) +
+                    " is " + dtypeName(n.dtype) +
+                    " (cast it first, or use toVector to convert)",
+                where);
+  if (bytes != needed)
+    throw Error(op,
+                "the buffer holds " + std::to_string(bytes / sizeOf(dtype)) +
+                    " elements of " + dtypeName(dtype) + " (" +
+                    std::to_string(bytes) +
+                    " bytes), but the tensor of shape " + shapeText(n.shape) +
+                    " has " + std::to_string(n.numel()) + " (" +
+                    std::to_string(needed) + " bytes)",
+                where);
+  if (!n.isMaterialized())
+    engine::materialize({node.get()}, Cause::ToVector, where);
+  std::vector<uint8_t> staging; // used off the CPU only
+  if (needed)
+    std::memcpy(out, engine::hostData(n, staging, op, where), needed);
 }
 
 int64_t Tensor::readableNumel(SourceLocation where) const {

@@ -40,6 +40,10 @@ Type import::elementType(MLIRContext &context, DType dtype) {
     return b.getI64Type();
   case DType::Bool:
     return b.getI1Type();
+  case DType::Int8:
+    return b.getI8Type();
+  case DType::UInt8: // Unsigned in the lazy dialect; see LazyBase.td.
+    return b.getIntegerType(8, /*isSigned=*/false);
   }
   llvm_unreachable("unknown dtype");
 }

@@ -53,6 +53,10 @@ static std::optional<DType> toDType(Type type) {
     return DType::Int64;
   if (type.isInteger(1))
     return DType::Bool;
+  if (type.isSignlessInteger(8))
+    return DType::Int8;
+  if (type.isUnsignedInteger(8)) // The lazy dialect's UInt8.
+    return DType::UInt8;
   return std::nullopt;
 }
 

@@ -395,10 +395,8 @@ bool integerBinary(OpKind kind, int64_t a, int64_t b, DType dtype,
     result = wrap(ua * ub, dtype);
     return true;
   case OpKind::Div: {
-    int64_t minimum = dtype == DType::Int32
-                          ? std::numeric_limits<int32_t>::min()
-                          : std::numeric_limits<int64_t>::min();
-    if (b == 0 || (a == minimum && b == -1))
+    // (UInt8 has no -1: its MIN / -1 cannot happen.)
+    if (b == 0 || (a == integerMinimum(dtype) && b == -1))
       return false;
     result = a / b; // C++ truncates toward zero, as the dialect does.
     return true;
@@ -541,15 +539,14 @@ Value evaluateSelect(const Node &node, const Value &condition,
   return out;
 }
 
-/// The range of an integer dtype, as long doubles (exact).
+/// The values a float converts to integer `dtype` from, as long doubles
+/// (exact): its range, or Int32's for Int8 and UInt8, which convert
+/// through Int32 and wrap around.
 void integerRange(DType dtype, long double &low, long double &high) {
-  if (dtype == DType::Int32) {
-    low = std::numeric_limits<int32_t>::min();
-    high = std::numeric_limits<int32_t>::max();
-  } else {
-    low = static_cast<long double>(std::numeric_limits<int64_t>::min());
-    high = static_cast<long double>(std::numeric_limits<int64_t>::max());
-  }
+  if (sizeOf(dtype) < 4)
+    dtype = DType::Int32;
+  low = static_cast<long double>(integerMinimum(dtype));
+  high = static_cast<long double>(integerMaximum(dtype));
 }
 
 Value evaluateCast(const Node &node, const Value &input) {
@@ -592,8 +589,8 @@ Value evaluateCast(const Node &node, const Value &input) {
       out.tolerance[i] = tolerance == 0 ? 0 : kAnyValue;
       continue;
     }
-    // Float to integer truncates toward zero; NaN and values out of range
-    // are unspecified.
+    // Float to integer truncates toward zero (to Int8 and UInt8 through
+    // Int32, wrapping); NaN and values out of range are unspecified.
     double x = input.floats[i];
     long double low, high;
     integerRange(to, low, high);
@@ -603,7 +600,8 @@ Value evaluateCast(const Node &node, const Value &input) {
       out.tolerance[i] = kAnyValue;
       continue;
     }
-    out.ints[i] = static_cast<int64_t>(truncated);
+    out.ints[i] =
+        wrap(static_cast<uint64_t>(static_cast<int64_t>(truncated)), to);
     // An uncertain input decides the result only if its whole interval
     // truncates to the same integer.
     bool decided =

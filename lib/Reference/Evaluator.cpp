@@ -127,6 +127,12 @@ Value loadBuffer(const Node &node) {
     case DType::Bool:
       out.ints[i] = *at != 0;
       break;
+    case DType::Int8:
+      out.ints[i] = static_cast<int8_t>(*at);
+      break;
+    case DType::UInt8:
+      out.ints[i] = *at;
+      break;
     }
   }
   return out;

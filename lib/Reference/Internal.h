@@ -27,8 +27,12 @@ constexpr double kAnyValue = std::numeric_limits<double>::infinity();
 double unitRoundoff(DType dtype);
 /// Bits of precision of a float dtype (with the implicit one).
 int precision(DType dtype);
-/// The integer `bits` wrapped (two's complement) to an Int32, Int64 or Bool.
+/// The integer `bits` wrapped (two's complement) to an integer dtype or
+/// Bool: Int8 to -128..127, UInt8 to 0..255.
 int64_t wrap(uint64_t bits, DType dtype);
+/// The smallest and largest values of an integer dtype.
+int64_t integerMinimum(DType dtype);
+int64_t integerMaximum(DType dtype);
 
 /// An all-zero value of `dtype` and `shape` (tolerances 0).
 Value makeValue(DType dtype, std::vector<int64_t> shape);

@@ -93,9 +93,45 @@ uint64_t numerics::randomBits(int64_t seed, uint64_t counter) {
 }
 
 int64_t impl::wrap(uint64_t bits, DType dtype) {
-  if (dtype == DType::Int32)
+  switch (dtype) {
+  case DType::Int8:
+    return static_cast<int8_t>(static_cast<uint8_t>(bits));
+  case DType::UInt8:
+    return static_cast<uint8_t>(bits);
+  case DType::Int32:
     return static_cast<int32_t>(static_cast<uint32_t>(bits));
-  if (dtype == DType::Bool)
+  case DType::Bool:
     return bits & 1;
-  return static_cast<int64_t>(bits);
+  default:
+    return static_cast<int64_t>(bits);
+  }
+}
+
+int64_t impl::integerMinimum(DType dtype) {
+  switch (dtype) {
+  case DType::Int8:
+    return std::numeric_limits<int8_t>::min();
+  case DType::UInt8:
+  case DType::Bool:
+    return 0;
+  case DType::Int32:
+    return std::numeric_limits<int32_t>::min();
+  default:
+    return std::numeric_limits<int64_t>::min();
+  }
+}
+
+int64_t impl::integerMaximum(DType dtype) {
+  switch (dtype) {
+  case DType::Int8:
+    return std::numeric_limits<int8_t>::max();
+  case DType::UInt8:
+    return std::numeric_limits<uint8_t>::max();
+  case DType::Bool:
+    return 1;
+  case DType::Int32:
+    return std::numeric_limits<int32_t>::max();
+  default:
+    return std::numeric_limits<int64_t>::max();
+  }
 }

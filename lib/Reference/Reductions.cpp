@@ -190,13 +190,8 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
       std::fill(out.floats.begin(), out.floats.end(),
                 isMax ? -INFINITY : INFINITY);
     } else {
-      int64_t low = out.dtype == DType::Int32
-                        ? std::numeric_limits<int32_t>::min()
-                        : std::numeric_limits<int64_t>::min();
-      int64_t high = out.dtype == DType::Int32
-                         ? std::numeric_limits<int32_t>::max()
-                         : std::numeric_limits<int64_t>::max();
-      std::fill(out.ints.begin(), out.ints.end(), isMax ? low : high);
+      std::fill(out.ints.begin(), out.ints.end(),
+                isMax ? integerMinimum(out.dtype) : integerMaximum(out.dtype));
     }
     for (size_t i = 0; i < targets.size(); ++i) {
       int64_t t = targets[i];

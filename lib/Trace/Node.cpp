@@ -35,7 +35,17 @@ Buffer::Buffer(DType dtype, int64_t elements, Device device,
     throw std::bad_alloc();
 }
 
-Buffer::~Buffer() { allocator->deallocate(bytes); }
+Buffer::Buffer(void *data, DType dtype, int64_t elements, Device device,
+               std::function<void()> release)
+    : bytes(data), allocator(nullptr), release(std::move(release)),
+      external(true), elements(elements), type(dtype), where(device) {}
+
+Buffer::~Buffer() {
+  if (allocator)
+    allocator->deallocate(bytes);
+  else if (release)
+    release();
+}
 
 namespace {
 /// Fixed-size node blocks (see PoolAllocator). A block freed on another

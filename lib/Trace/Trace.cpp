@@ -93,10 +93,12 @@ static void tieDeadArguments(Trace &trace) {
       owners[operands[k]] = inputs[k].use_count();
     }
   }
+  // The user's memory (Tensor::fromBuffer, fromDLPack) is never written.
   auto unshared = [&](int32_t index) {
     const Node &node = *trace.nodes[index];
     return node.handles.load() == 0 && node.value.use_count() == 1 &&
-           readers[index] > 0 && owners[index] == readers[index];
+           !node.value->isExternal() && readers[index] > 0 &&
+           owners[index] == readers[index];
   };
   if (std::none_of(trace.arguments.begin(), trace.arguments.end(), unshared))
     return;

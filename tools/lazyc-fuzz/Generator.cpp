@@ -52,7 +52,8 @@ private:
 
 const std::vector<DType> kAllDTypes = {
     DType::Float32,  DType::Float32, DType::Float64, DType::Float16,
-    DType::BFloat16, DType::Int32,   DType::Int64,   DType::Bool};
+    DType::BFloat16, DType::Int32,   DType::Int64,   DType::Bool,
+    DType::Int8,     DType::UInt8};
 const std::vector<DType> kFloatDTypes = {DType::Float32, DType::Float32,
                                          DType::Float64, DType::Float16,
                                          DType::BFloat16};
@@ -97,7 +98,9 @@ private:
   bool addIndexingOp(int a);
   /// An nn layer on slot `a` (LayerOp).
   bool addLayer(int a);
-  void setConstants(Step &step, ScalarType type);
+  /// Scalars next to a tensor of `tensor`'s dtype: non-negative integers
+  /// next to UInt8, which does not hold negative ones.
+  void setConstants(Step &step, ScalarType type, DType tensor = DType::Float32);
 
   Random random;
   GeneratorOptions options;
@@ -164,6 +167,16 @@ int64_t Generator::randomInteger(DType dtype) {
   if (dtype == DType::Bool)
     return random.below(2);
   double p = random.unit();
+  if (sizeOf(dtype) == 1) {
+    // Small values, and the ends of the range and values past 127 (where
+    // signed and unsigned bytes differ) now and then.
+    static const std::vector<int64_t> int8Special = {127, -128, 100, -100, -1};
+    static const std::vector<int64_t> uint8Special = {255, 200, 128, 127, 0};
+    bool isUnsigned = isUnsignedInteger(dtype);
+    if (p < 0.15)
+      return random.pick(isUnsigned ? uint8Special : int8Special);
+    return isUnsigned ? random.between(0, 12) : random.between(-6, 6);
+  }
   if (p < 0.05) {
     static const std::vector<int64_t> special = {
         2147483647, -2147483647 - 1, (1 << 24) + (1 << 16) + 1, 65521, -46341,
@@ -214,13 +227,19 @@ Step Generator::input(DType dtype, std::vector<int64_t> shape) {
   return step;
 }
 
-void Generator::setConstants(Step &step, ScalarType type) {
+void Generator::setConstants(Step &step, ScalarType type, DType tensor) {
   step.scalarType = type;
-  step.constants = {randomConstant(type)};
+  bool nonNegative = tensor == DType::UInt8 &&
+                     (type == ScalarType::Int || type == ScalarType::Int64);
+  auto constant = [&] {
+    double value = randomConstant(type);
+    return nonNegative ? std::fabs(value) : value;
+  };
+  step.constants = {constant()};
   // Varying constants: the loop promotes them to arguments.
   if (program.iterations > 1 && random.chance(0.6))
     for (int i = 1; i < program.iterations; ++i)
-      step.constants.push_back(randomConstant(type));
+      step.constants.push_back(constant());
 }
 
 int Generator::pickSlot() {
@@ -303,7 +322,7 @@ bool Generator::addRandomOp() {
       leaf.shape = randomShape();
       leaf.dtype = random.pick(kAllDTypes);
       leaf.hasDType = random.chance(0.6);
-      setConstants(leaf, static_cast<ScalarType>(random.below(5)));
+      setConstants(leaf, static_cast<ScalarType>(random.below(5)), leaf.dtype);
     } else if (kind == 2) {
       leaf.kind = StepKind::Arange;
       leaf.start = static_cast<double>(random.between(-5, 5)) / 2;
@@ -340,7 +359,7 @@ bool Generator::addRandomOp() {
     step.op = static_cast<int>(random.below(kScalarBinaryOps));
     step.flag =
         step.op != static_cast<int>(BinaryOp::Pow) && random.chance(0.3);
-    setConstants(step, static_cast<ScalarType>(random.below(5)));
+    setConstants(step, static_cast<ScalarType>(random.below(5)), dtype);
     return add(step);
   }
   if (choice < 44) {

@@ -61,6 +61,14 @@ Tensor makeInput(const Step &step) {
   }
   case DType::Int64:
     return Tensor::fromVector<int64_t>(step.intData, step.shape);
+  case DType::Int8: {
+    std::vector<int8_t> data(step.intData.begin(), step.intData.end());
+    return Tensor::fromVector<int8_t>(data, step.shape);
+  }
+  case DType::UInt8: {
+    std::vector<uint8_t> data(step.intData.begin(), step.intData.end());
+    return Tensor::fromVector<uint8_t>(data, step.shape);
+  }
   case DType::Bool:
     return Tensor::fromBools(
         std::vector<bool>(step.intData.begin(), step.intData.end()),
@@ -544,6 +552,10 @@ std::string inputExpression(const Step &step) {
     return "Tensor::fromVector<int32_t>({" + data.str() + "}, " + shape + ")";
   case DType::Int64:
     return "Tensor::fromVector<int64_t>({" + data.str() + "}, " + shape + ")";
+  case DType::Int8:
+    return "Tensor::fromVector<int8_t>({" + data.str() + "}, " + shape + ")";
+  case DType::UInt8:
+    return "Tensor::fromVector<uint8_t>({" + data.str() + "}, " + shape + ")";
   case DType::Bool:
     return "Tensor::fromBools({" + data.str() + "}, " + shape + ")";
   case DType::Float32:

@@ -17,6 +17,7 @@
 
 #include "lazyc/JIT/DiskCache.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -285,15 +286,26 @@ TEST_F(DiskCacheTest, AFullDiskTurnsWritingOff) {
 }
 
 TEST_F(DiskCacheTest, AReadOnlyDirectoryIsReadButNotWritten) {
+  // Under /tmp: the user the child becomes must reach the directory (a test
+  // runner's TMPDIR may be private to root).
+  llvm::SmallString<128> shared;
+  llvm::sys::fs::createUniquePath("/tmp/lazyc-read-only-cache-%%%%%%%%", shared,
+                                  /*MakeAbsolute=*/false);
+  ASSERT_FALSE(llvm::sys::fs::create_directory(shared));
+  llvm::scope_exit removeShared([&] {
+    chmod(shared.c_str(), 0755);
+    llvm::sys::fs::remove_directories(shared);
+  });
+  std::string readOnly = std::string(shared);
   std::string key = keyFor("a", "1");
   {
-    DiskCache writer(directory, 1 << 20);
+    DiskCache writer(readOnly, 1 << 20);
     ASSERT_TRUE(writer.store(key, objectCode(500, 4)));
   }
   // Entries are private to their user (0600); this one is shared.
-  ASSERT_EQ(chmod(DiskCache(directory, 1 << 20).entryPath(key).c_str(), 0644),
+  ASSERT_EQ(chmod(DiskCache(readOnly, 1 << 20).entryPath(key).c_str(), 0644),
             0);
-  ASSERT_EQ(chmod(directory.c_str(), 0555), 0);
+  ASSERT_EQ(chmod(readOnly.c_str(), 0555), 0);
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   // In a child process that, when run as root (who may write anywhere),
   // first becomes the unprivileged user "nobody".
@@ -301,7 +313,7 @@ TEST_F(DiskCacheTest, AReadOnlyDirectoryIsReadButNotWritten) {
       {
         if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
           std::_Exit(2);
-        DiskCache cache(directory, 1 << 20);
+        DiskCache cache(readOnly, 1 << 20);
         std::unique_ptr<llvm::MemoryBuffer> code;
         bool hit = cache.load(key, code) == Lookup::Hit &&
                    code->getBuffer() == objectCode(500, 4);

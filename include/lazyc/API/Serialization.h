@@ -6,9 +6,9 @@
 //===----------------------------------------------------------------------===//
 //
 // This file declares what moves values in and out of a process: tensors as
-// numpy .npy files, and Variables (a model's parameters, an optimizer's
-// state) as one versioned, checksummed checkpoint file, so that a training
-// run can stop and resume with the same results. Every failure is a
+// numpy .npy files and .npz archives, and Variables (a model's parameters, an
+// optimizer's state) as one versioned, checksummed checkpoint file, so that a
+// training run can stop and resume with the same results. Every failure is a
 // lazyc::Error naming the file and what is wrong with it.
 //
 //===----------------------------------------------------------------------===//
@@ -23,6 +23,7 @@
 #include <initializer_list>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lazyc {
@@ -38,6 +39,29 @@ void saveNpy(const Tensor &tensor, const std::string &path,
 /// '<f2', '<i4', '<i8' or '|b1' in C order as a tensor of that dtype.
 Tensor loadNpy(const std::string &path,
                SourceLocation where = SourceLocation::current());
+
+/// Writes `tensors` (materializes them, in one trace) to `path` as a numpy
+/// .npz archive, as numpy.savez writes it: an uncompressed zip of one .npy
+/// member per tensor, "<name>.npy", in the given order (zip64 past 4 GiB).
+/// `saveNpz("model.npz", {{"w", w}, {"b", b}})`. A name given twice or an
+/// empty tensor is an error. Written aside and renamed into place.
+void saveNpz(const std::string &path,
+             const std::vector<std::pair<std::string, Tensor>> &tensors,
+             SourceLocation where = SourceLocation::current());
+/// saveNpz with every member compressed by deflate (numpy.savez_compressed).
+void saveNpzCompressed(
+    const std::string &path,
+    const std::vector<std::pair<std::string, Tensor>> &tensors,
+    SourceLocation where = SourceLocation::current());
+
+/// Reads a numpy .npz archive (numpy.savez or savez_compressed: stored or
+/// deflated members, zip64 or not): each member, a .npy file loadNpy would
+/// read, under its name without ".npy". Members that are not .npy files,
+/// encrypted ones, other compression methods, duplicate names, a bad CRC-32
+/// or a truncated archive are errors naming the file and the member.
+std::map<std::string, Tensor>
+loadNpz(const std::string &path,
+        SourceLocation where = SourceLocation::current());
 
 /// Writes the current values of `variables` (materializes) to `path` as one
 /// checkpoint: each under its name(), with its dtype, shape and data. The

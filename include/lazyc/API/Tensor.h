@@ -21,8 +21,11 @@
 
 #include "lazyc/API/SourceLocation.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -39,6 +42,8 @@ template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
 template <> constexpr DType dtypeOf<int32_t>() { return DType::Int32; }
 template <> constexpr DType dtypeOf<int64_t>() { return DType::Int64; }
 template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
+template <> constexpr DType dtypeOf<int8_t>() { return DType::Int8; }
+template <> constexpr DType dtypeOf<uint8_t>() { return DType::UInt8; }
 
 /// The name of a dtype as the API spells it ("Float32", ...).
 const char *dtypeName(DType dtype);
@@ -74,6 +79,22 @@ public:
                           std::vector<int64_t> shape,
                           SourceLocation where = SourceLocation::current());
 
+  /// A tensor over `data`, the row-major elements of `dtype` with `shape` in
+  /// `device`'s memory, without a copy (Bool elements are bytes, 0 or 1).
+  /// lazyc only reads that memory, when a computation that uses the tensor
+  /// runs: a write to it before then is seen by that computation, one
+  /// after it is not. Compiled code never writes it in place. `deleter(data)`
+  /// runs once, when lazyc no longer needs the memory (the last handle, op
+  /// and DLPack export using it are gone); with a null deleter the caller
+  /// keeps ownership and must keep the memory alive as long as lazyc may
+  /// read it. CPU memory not aligned to its element size is
+  /// copied at once instead (and the deleter runs at once). On an error
+  /// the memory stays the caller's: the deleter is not called.
+  static Tensor fromBuffer(void *data, std::vector<int64_t> shape, DType dtype,
+                           std::function<void(void *)> deleter,
+                           Device device = Device::cpu(),
+                           SourceLocation where = SourceLocation::current());
+
   // Metadata: known when the op is recorded, never forces execution.
   const std::vector<int64_t> &shape() const;
   DType dtype() const;
@@ -93,6 +114,20 @@ public:
     read(dtypeOf<T>(), out.data(), Cause::ToVector, where);
     return out;
   }
+
+  /// Copies the elements, row-major, into `out` (materializes; on the CPU
+  /// nothing is allocated): `x.copyTo(std::span(buffer))`. `out` must have
+  /// the tensor's dtype and hold exactly numel() elements.
+  template <typename T, size_t Extent>
+  void copyTo(std::span<T, Extent> out,
+              SourceLocation where = SourceLocation::current()) const {
+    static_assert(!std::is_const_v<T>, "copyTo writes into `out`");
+    copyTo(out.data(), out.size_bytes(), dtypeOf<T>(), where);
+  }
+  /// Copies the elements, row-major, into the `bytes` bytes at `out`, which
+  /// must be numel() elements of `dtype`, the tensor's dtype (materializes).
+  void copyTo(void *out, size_t bytes, DType dtype,
+              SourceLocation where = SourceLocation::current()) const;
 
   /// The single element of a one-element tensor, converted to T
   /// (materializes).

@@ -34,7 +34,12 @@ def ConvertLazyToLinalgPass : Pass<"convert-lazy-to-linalg"> {
     Composites with static shapes are expected to have been decomposed
     (`lazy-decompose`); the ones left (dynamic shapes) are lowered directly.
     Integer division guards against division by zero and `MIN / -1`, so the
-    generated code never traps.
+    generated code never traps. Integer ops follow the lazy type's
+    signedness: `ui8` gets the unsigned arith ops (`divui`, `remui`,
+    `cmpi ult`..., `maxui`/`minui`, `extui`, `uitofp`) and the signless
+    `i8`, `i32`, `i64` the signed ones; the pass then makes every integer
+    type signless (`ui8` becomes `i8`, constants keep their bits), as arith
+    and the later passes require.
 
     ```mlir
     %0 = lazy.add %a, %b : tensor<4xf32>

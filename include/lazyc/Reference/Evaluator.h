@@ -50,7 +50,8 @@ struct Value {
   std::vector<int64_t> shape;
   /// Float dtypes: the elements, rounded to the dtype (so held exactly).
   std::vector<double> floats;
-  /// Int32, Int64 and Bool: the elements (Bool as 0 or 1).
+  /// Integer dtypes and Bool: the elements (Bool as 0 or 1, UInt8 as 0 to
+  /// 255).
   std::vector<int64_t> ints;
   /// Per element: the largest distance a correct compiled result may have
   /// from the reference value; 0 means bit-exact (NaN matches NaN, and

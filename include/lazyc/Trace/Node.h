@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,6 +96,11 @@ public:
   /// Throws std::bad_alloc when the allocator has no memory.
   Buffer(DType dtype, int64_t elements, Device device,
          DeviceAllocator &allocator);
+  /// Wraps `data`, memory lazyc did not allocate (Tensor::fromBuffer,
+  /// fromDLPack); `release`, if set, runs when the last owner goes. Such a
+  /// buffer is only read: the engine never donates it to an output.
+  Buffer(void *data, DType dtype, int64_t elements, Device device,
+         std::function<void()> release);
   ~Buffer();
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
@@ -103,10 +109,14 @@ public:
   int64_t size() const { return elements; }
   DType dtype() const { return type; }
   Device device() const { return where; }
+  /// Whether the memory is the user's (see the wrapping constructor).
+  bool isExternal() const { return external; }
 
 private:
   void *bytes;
-  DeviceAllocator *allocator;
+  DeviceAllocator *allocator; ///< Null for external memory.
+  std::function<void()> release;
+  bool external = false;
   int64_t elements;
   DType type;
   Device where;

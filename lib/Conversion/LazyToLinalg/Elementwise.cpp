@@ -46,28 +46,6 @@ static Value constantLike(OpBuilder &b, Location loc, Value like,
       b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
-/// Signed integer division that never traps: a zero divisor, and -1 when the
-/// dividend is the minimum, are replaced by 1 (the result is unspecified).
-static Value safeSignedDivision(OpBuilder &b, Location loc, Value lhs,
-                                Value rhs) {
-  Type type = lhs.getType();
-  unsigned width = type.getIntOrFloatBitWidth();
-  Value zero = constantLike(b, loc, lhs, 0);
-  Value one = constantLike(b, loc, lhs, 1);
-  Value minusOne = constantLike(b, loc, lhs, -1);
-  Value minimum = arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
-  Value divisorIsZero =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
-  Value overflows = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, minimum),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, minusOne));
-  Value unsafe = arith::OrIOp::create(b, loc, divisorIsZero, overflows);
-  Value divisor = arith::SelectOp::create(b, loc, unsafe, one, rhs);
-  return arith::DivSIOp::create(b, loc, lhs, divisor);
-}
-
 static Value scalar(AddOp, OpBuilder &b, Location loc, ValueRange args) {
   return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, args);
 }
@@ -77,29 +55,33 @@ static Value scalar(SubOp, OpBuilder &b, Location loc, ValueRange args) {
 static Value scalar(MulOp, OpBuilder &b, Location loc, ValueRange args) {
   return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args);
 }
-static Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange args) {
-  if (isa<FloatType>(args[0].getType()))
-    return arith::DivFOp::create(b, loc, args[0], args[1]);
-  return safeSignedDivision(b, loc, args[0], args[1]);
-}
-/// A divisor that never traps: 1 where `rhs` is zero, or -1 with the minimum
-/// as the dividend (a division by 1 then gives the dividend, which is what
-/// `MIN / -1` wraps to).
+/// A divisor that never traps: 1 where `rhs` is zero, or (signed) -1 with
+/// the minimum as the dividend (a division by 1 then gives the dividend,
+/// which is what `MIN / -1` wraps to).
 static Value safeDivisor(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   Type type = lhs.getType();
-  unsigned width = type.getIntOrFloatBitWidth();
-  Value minimum = arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
   Value divisorIsZero = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, rhs, constantLike(b, loc, lhs, 0));
+  Value one = constantLike(b, loc, lhs, 1);
+  if (isUnsignedInteger(type))
+    return arith::SelectOp::create(b, loc, divisorIsZero, one, rhs);
+  Value minimum = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, integerLimit(type, /*maximum=*/false)));
   Value overflows = arith::AndIOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, minimum),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs,
                             constantLike(b, loc, lhs, -1)));
   Value unsafe = arith::OrIOp::create(b, loc, divisorIsZero, overflows);
-  return arith::SelectOp::create(b, loc, unsafe, constantLike(b, loc, lhs, 1),
-                                 rhs);
+  return arith::SelectOp::create(b, loc, unsafe, one, rhs);
+}
+
+static Value scalar(DivOp, OpBuilder &b, Location loc, ValueRange args) {
+  if (isa<FloatType>(args[0].getType()))
+    return arith::DivFOp::create(b, loc, args[0], args[1]);
+  // The result of an unsafe division is unspecified: divide by 1 instead.
+  return createIntegerDivision(b, loc, args[0],
+                               safeDivisor(b, loc, args[0], args[1]));
 }
 
 /// Whether a truncated remainder `r` must move to the divisor's side: it is
@@ -176,15 +158,17 @@ static Value scalar(FloorDivOp, OpBuilder &b, Location loc, ValueRange args) {
   if (isa<FloatType>(lhs.getType()))
     return floatDivModResult(b, loc, lhs, rhs, /*wantQuotient=*/true);
   // Truncated division and remainder by a divisor that cannot trap, the
-  // quotient moved one down when the remainder has the other sign; 0 for a
-  // zero divisor (numpy's value).
+  // quotient moved one down when the remainder has the other sign (never
+  // for unsigned integers); 0 for a zero divisor (numpy's value).
   Value divisor = safeDivisor(b, loc, lhs, rhs);
-  Value quotient = arith::DivSIOp::create(b, loc, lhs, divisor);
-  Value remainder = arith::RemSIOp::create(b, loc, lhs, divisor);
-  Value adjusted = arith::SelectOp::create(
-      b, loc, remainderNeedsAdjusting(b, loc, remainder, rhs),
-      arith::SubIOp::create(b, loc, quotient, constantLike(b, loc, lhs, 1)),
-      quotient);
+  Value adjusted = createIntegerDivision(b, loc, lhs, divisor);
+  if (!isUnsignedInteger(lhs.getType())) {
+    Value remainder = createIntegerRemainder(b, loc, lhs, divisor);
+    adjusted = arith::SelectOp::create(
+        b, loc, remainderNeedsAdjusting(b, loc, remainder, rhs),
+        arith::SubIOp::create(b, loc, adjusted, constantLike(b, loc, lhs, 1)),
+        adjusted);
+  }
   Value zero = constantLike(b, loc, lhs, 0);
   Value divisorIsZero =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
@@ -197,7 +181,9 @@ static Value scalar(ModOp, OpBuilder &b, Location loc, ValueRange args) {
     return floatDivModResult(b, loc, lhs, rhs, /*wantQuotient=*/false);
   // A zero divisor becomes 1, whose remainder is 0 (numpy's value).
   Value remainder =
-      arith::RemSIOp::create(b, loc, lhs, safeDivisor(b, loc, lhs, rhs));
+      createIntegerRemainder(b, loc, lhs, safeDivisor(b, loc, lhs, rhs));
+  if (isUnsignedInteger(lhs.getType()))
+    return remainder;
   return arith::SelectOp::create(
       b, loc, remainderNeedsAdjusting(b, loc, remainder, rhs),
       arith::AddIOp::create(b, loc, remainder, rhs), remainder);
@@ -205,9 +191,19 @@ static Value scalar(ModOp, OpBuilder &b, Location loc, ValueRange args) {
 
 /// Integer power (as math.ipowi, wrapping), with the negative exponents
 /// settled here: 0, except 1 for base 1 and +-1 for base -1. (math.ipowi's
-/// own lowering divides by the base, which traps for base 0.)
+/// own lowering divides by the base, which traps for base 0.) Integers
+/// narrower than i32 compute in i32 (math.ipowi's exponent is signed, a
+/// ui8 one is not) and wrap back: the low bits of a product do not depend
+/// on the high ones.
 static Value integerPower(OpBuilder &b, Location loc, Value base,
                           Value exponent) {
+  Type type = base.getType();
+  if (type.getIntOrFloatBitWidth() < 32) {
+    Type i32 = b.getI32Type();
+    Value power = integerPower(b, loc, createIntegerResize(b, loc, i32, base),
+                               createIntegerResize(b, loc, i32, exponent));
+    return arith::TruncIOp::create(b, loc, type, power);
+  }
   Value zero = constantLike(b, loc, base, 0);
   Value one = constantLike(b, loc, base, 1);
   Value minusOne = constantLike(b, loc, base, -1);
@@ -235,10 +231,14 @@ static Value scalar(PowOp, OpBuilder &b, Location loc, ValueRange args) {
   return integerPower(b, loc, args[0], args[1]);
 }
 static Value scalar(MaxOp, OpBuilder &b, Location loc, ValueRange args) {
-  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args);
+  if (isa<FloatType>(args[0].getType()))
+    return arith::MaximumFOp::create(b, loc, args[0], args[1]);
+  return createIntegerMax(b, loc, args[0], args[1]);
 }
 static Value scalar(MinOp, OpBuilder &b, Location loc, ValueRange args) {
-  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args);
+  if (isa<FloatType>(args[0].getType()))
+    return arith::MinimumFOp::create(b, loc, args[0], args[1]);
+  return createIntegerMin(b, loc, args[0], args[1]);
 }
 static Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange args) {
   if (isa<FloatType>(args[0].getType()))
@@ -249,16 +249,20 @@ static Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange args) {
 static Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange args) {
   if (isa<FloatType>(args[0].getType()))
     return math::AbsFOp::create(b, loc, args[0]);
+  if (isUnsignedInteger(args[0].getType()))
+    return args[0];
   // max(x, 0 - x), wrapping: abs(MIN) == MIN. Not math.absi, which
   // math-to-llvm cannot lower on the n-D vectors of rank >= 2 tiles.
   Value negated =
       arith::SubIOp::create(b, loc, constantLike(b, loc, args[0], 0), args[0]);
-  return arith::MaxSIOp::create(b, loc, args[0], negated);
+  return createIntegerMax(b, loc, args[0], negated);
 }
 static Value scalar(ReluOp, OpBuilder &b, Location loc, ValueRange args) {
   // maximumf(x, +0.0): NaN stays NaN, -0.0 becomes +0.0.
   Value zero = constantLike(b, loc, args[0], 0);
-  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, {args[0], zero});
+  if (isa<FloatType>(args[0].getType()))
+    return arith::MaximumFOp::create(b, loc, args[0], zero);
+  return createIntegerMax(b, loc, args[0], zero);
 }
 static Value scalar(ExpOp, OpBuilder &b, Location loc, ValueRange args) {
   return math::ExpOp::create(b, loc, args[0]);
@@ -332,8 +336,7 @@ static Value scalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args) {
     }
     return arith::CmpFOp::create(b, loc, floatPredicate, args[0], args[1]);
   }
-  // i1 orders false < true (unsigned); wider integers are signed.
-  bool isBool = type.isInteger(1);
+  // i1 orders false < true and ui8 is unsigned; the others are signed.
   arith::CmpIPredicate intPredicate;
   switch (predicate) {
   case ComparePredicate::eq:
@@ -343,23 +346,20 @@ static Value scalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args) {
     intPredicate = arith::CmpIPredicate::ne;
     break;
   case ComparePredicate::lt:
-    intPredicate =
-        isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+    intPredicate = arith::CmpIPredicate::slt;
     break;
   case ComparePredicate::le:
-    intPredicate =
-        isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+    intPredicate = arith::CmpIPredicate::sle;
     break;
   case ComparePredicate::gt:
-    intPredicate =
-        isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+    intPredicate = arith::CmpIPredicate::sgt;
     break;
   case ComparePredicate::ge:
-    intPredicate =
-        isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+    intPredicate = arith::CmpIPredicate::sge;
     break;
   }
-  return arith::CmpIOp::create(b, loc, intPredicate, args[0], args[1]);
+  return arith::CmpIOp::create(b, loc, integerPredicate(intPredicate, type),
+                               args[0], args[1]);
 }
 
 /// Rounds an f64 to f32 "to odd" (toward zero, then the last bit set if
@@ -402,7 +402,6 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
   }
-  bool fromBool = from.isInteger(1);
   if (fromFloat && toFloat) {
     unsigned fromWidth = from.getIntOrFloatBitWidth();
     unsigned toWidth = to.getIntOrFloatBitWidth();
@@ -415,24 +414,27 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
       x = roundToOddF32(b, loc, x);
     return arith::TruncFOp::create(b, loc, to, x);
   }
-  if (toFloat && !fromBool && to.getIntOrFloatBitWidth() == 16) {
+  // Every float holds i1, i8 and ui8 exactly: one conversion.
+  if (toFloat && from.getIntOrFloatBitWidth() > 8 &&
+      to.getIntOrFloatBitWidth() == 16) {
     // To f16/bf16 through f64 (exact for i32) and f32 rounded to odd: one
     // rounding. A direct sitofp is computed as sitofp to f32 then truncf,
     // two roundings: 2^24 + 2^16 + 1 became bf16 2^24, not 2^24 + 2^17.
     // (i64 beyond 2^53 still rounds once more in sitofp to f64.)
-    Value wide = arith::SIToFPOp::create(b, loc, b.getF64Type(), x);
+    Value wide = createIntegerToFloat(b, loc, b.getF64Type(), x);
     return arith::TruncFOp::create(b, loc, to, roundToOddF32(b, loc, wide));
   }
   if (toFloat)
-    return fromBool ? arith::UIToFPOp::create(b, loc, to, x).getResult()
-                    : arith::SIToFPOp::create(b, loc, to, x).getResult();
+    return createIntegerToFloat(b, loc, to, x);
+  if (fromFloat && to.getIntOrFloatBitWidth() < 32) {
+    // i8 and ui8 through i32, wrapping like numpy's casts (-1.0 to ui8 is
+    // 255, 300.0 is 44) instead of fptosi/fptoui's poison outside 8 bits.
+    Value wide = arith::FPToSIOp::create(b, loc, b.getI32Type(), x);
+    return arith::TruncIOp::create(b, loc, to, wide);
+  }
   if (fromFloat)
     return arith::FPToSIOp::create(b, loc, to, x);
-  if (fromBool)
-    return arith::ExtUIOp::create(b, loc, to, x);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? arith::ExtSIOp::create(b, loc, to, x).getResult()
-             : arith::TruncIOp::create(b, loc, to, x).getResult();
+  return createIntegerResize(b, loc, to, x);
 }
 
 //===----------------------------------------------------------------------===//

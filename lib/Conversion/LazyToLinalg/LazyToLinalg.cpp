@@ -22,6 +22,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::lazy {
@@ -31,6 +33,115 @@ namespace mlir::lazy {
 
 using namespace mlir;
 using namespace mlir::lazy;
+
+//===----------------------------------------------------------------------===//
+// Integer signedness
+//===----------------------------------------------------------------------===//
+
+bool mlir::lazy::isUnsignedInteger(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isUnsignedInteger() || element.isInteger(1);
+}
+
+arith::CmpIPredicate
+mlir::lazy::integerPredicate(arith::CmpIPredicate signedPredicate, Type type) {
+  if (!isUnsignedInteger(type))
+    return signedPredicate;
+  switch (signedPredicate) {
+  case arith::CmpIPredicate::slt:
+    return arith::CmpIPredicate::ult;
+  case arith::CmpIPredicate::sle:
+    return arith::CmpIPredicate::ule;
+  case arith::CmpIPredicate::sgt:
+    return arith::CmpIPredicate::ugt;
+  case arith::CmpIPredicate::sge:
+    return arith::CmpIPredicate::uge;
+  default:
+    return signedPredicate;
+  }
+}
+
+/// SignedOp for signed integers, UnsignedOp for unsigned ones.
+template <typename SignedOp, typename UnsignedOp>
+static Value bySignedness(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isUnsignedInteger(lhs.getType()))
+    return UnsignedOp::create(b, loc, lhs, rhs);
+  return SignedOp::create(b, loc, lhs, rhs);
+}
+
+Value mlir::lazy::createIntegerMax(OpBuilder &b, Location loc, Value lhs,
+                                   Value rhs) {
+  return bySignedness<arith::MaxSIOp, arith::MaxUIOp>(b, loc, lhs, rhs);
+}
+Value mlir::lazy::createIntegerMin(OpBuilder &b, Location loc, Value lhs,
+                                   Value rhs) {
+  return bySignedness<arith::MinSIOp, arith::MinUIOp>(b, loc, lhs, rhs);
+}
+Value mlir::lazy::createIntegerDivision(OpBuilder &b, Location loc, Value lhs,
+                                        Value rhs) {
+  return bySignedness<arith::DivSIOp, arith::DivUIOp>(b, loc, lhs, rhs);
+}
+Value mlir::lazy::createIntegerRemainder(OpBuilder &b, Location loc, Value lhs,
+                                         Value rhs) {
+  return bySignedness<arith::RemSIOp, arith::RemUIOp>(b, loc, lhs, rhs);
+}
+
+Value mlir::lazy::createIntegerToFloat(OpBuilder &b, Location loc, Type to,
+                                       Value x) {
+  if (isUnsignedInteger(x.getType()))
+    return arith::UIToFPOp::create(b, loc, to, x);
+  return arith::SIToFPOp::create(b, loc, to, x);
+}
+
+Value mlir::lazy::createIntegerResize(OpBuilder &b, Location loc, Type to,
+                                      Value x) {
+  unsigned fromWidth = x.getType().getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  // i8 and ui8 have the same bits; the type becomes i8 for both.
+  if (fromWidth == toWidth)
+    return x;
+  if (fromWidth > toWidth)
+    return arith::TruncIOp::create(b, loc, to, x);
+  if (isUnsignedInteger(x.getType()))
+    return arith::ExtUIOp::create(b, loc, to, x);
+  return arith::ExtSIOp::create(b, loc, to, x);
+}
+
+APInt mlir::lazy::integerLimit(Type type, bool maximum) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (isUnsignedInteger(type))
+    return maximum ? APInt::getMaxValue(width) : APInt::getZero(width);
+  return maximum ? APInt::getSignedMaxValue(width)
+                 : APInt::getSignedMinValue(width);
+}
+
+void mlir::lazy::makeIntegersSignless(Operation *root) {
+  auto signless = [](Type type) -> std::optional<IntegerType> {
+    auto integer = dyn_cast<IntegerType>(type);
+    if (!integer || integer.isSignless())
+      return std::nullopt;
+    return IntegerType::get(type.getContext(), integer.getWidth());
+  };
+  AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [&](IntegerType type) -> std::optional<Type> { return signless(type); });
+  // Constants hold their type in ways the generic walk does not rewrite:
+  // the same bits with the signless type.
+  replacer.addReplacement([&](IntegerAttr attr) -> std::optional<Attribute> {
+    if (std::optional<IntegerType> type = signless(attr.getType()))
+      return IntegerAttr::get(*type, attr.getValue());
+    return std::nullopt;
+  });
+  replacer.addReplacement(
+      [&](DenseIntElementsAttr attr) -> std::optional<Attribute> {
+        if (std::optional<IntegerType> type = signless(attr.getElementType()))
+          return attr.bitcast(*type);
+        return std::nullopt;
+      });
+  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+}
 
 //===----------------------------------------------------------------------===//
 // Shared helpers
@@ -73,9 +184,7 @@ TypedAttr mlir::lazy::reductionIdentity(OpBuilder &b, ReductionKind kind,
   if (auto floatType = dyn_cast<FloatType>(element))
     return b.getFloatAttr(
         floatType, APFloat::getInf(floatType.getFloatSemantics(), isMax));
-  unsigned width = element.getIntOrFloatBitWidth();
-  return b.getIntegerAttr(element, isMax ? APInt::getSignedMinValue(width)
-                                         : APInt::getSignedMaxValue(width));
+  return b.getIntegerAttr(element, integerLimit(element, /*maximum=*/!isMax));
 }
 
 Value mlir::lazy::combineReduction(OpBuilder &b, Location loc,
@@ -87,10 +196,10 @@ Value mlir::lazy::combineReduction(OpBuilder &b, Location loc,
                    : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
   case ReductionKind::Max:
     return isFloat ? arith::MaximumFOp::create(b, loc, lhs, rhs).getResult()
-                   : arith::MaxSIOp::create(b, loc, lhs, rhs).getResult();
+                   : createIntegerMax(b, loc, lhs, rhs);
   case ReductionKind::Min:
     return isFloat ? arith::MinimumFOp::create(b, loc, lhs, rhs).getResult()
-                   : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
+                   : createIntegerMin(b, loc, lhs, rhs);
   }
   llvm_unreachable("unknown reduction kind");
 }
@@ -239,8 +348,12 @@ struct ConvertLazyToLinalgPass
     RewritePatternSet patterns(context);
     populateLazyToLinalgConversionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+                                      std::move(patterns)))) {
       signalPassFailure();
+      return;
+    }
+    // The patterns chose the ops by signedness; arith needs signless types.
+    makeIntegersSignless(getOperation());
   }
 };
 } // namespace

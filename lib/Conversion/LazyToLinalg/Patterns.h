@@ -13,6 +13,7 @@
 #ifndef LAZYC_LIB_CONVERSION_LAZYTOLINALG_PATTERNS_H
 #define LAZYC_LIB_CONVERSION_LAZYTOLINALG_PATTERNS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -31,6 +32,47 @@ void populateRandomLoweringPatterns(RewritePatternSet &patterns);
 void populateControlFlowLoweringPatterns(RewritePatternSet &patterns);
 void populateIndexingLoweringPatterns(RewritePatternSet &patterns);
 void populateScanLoweringPatterns(RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// Integer signedness
+//===----------------------------------------------------------------------===//
+//
+// The lazy types carry signedness (`ui8` is unsigned, `i1` orders
+// false < true, the signless `i8`, `i32`, `i64` are signed). The patterns
+// build scalar code on the lazy element types, and every integer op whose
+// choice depends on signedness comes from the helpers below, which read it
+// from the type. The pass then makes every integer type signless
+// (makeIntegersSignless), as arith requires: until then the scalar code it
+// built is not valid IR.
+
+/// Whether `type`'s integers (a scalar or a tensor of them) are unsigned:
+/// `ui8` and `i1`.
+bool isUnsignedInteger(Type type);
+
+/// `signedPredicate` (slt, sle, sgt, sge, eq, ne) for integers of `type`:
+/// the unsigned predicate for unsigned ones.
+arith::CmpIPredicate integerPredicate(arith::CmpIPredicate signedPredicate,
+                                      Type type);
+
+/// maxsi/maxui, minsi/minui, divsi/divui and remsi/remui by `lhs`'s type.
+Value createIntegerMax(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value createIntegerMin(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value createIntegerDivision(OpBuilder &b, Location loc, Value lhs, Value rhs);
+Value createIntegerRemainder(OpBuilder &b, Location loc, Value lhs, Value rhs);
+
+/// Integer `x` as float type `to`: sitofp, or uitofp for unsigned integers.
+Value createIntegerToFloat(OpBuilder &b, Location loc, Type to, Value x);
+
+/// Integer `x` as integer type `to` of another width or signedness:
+/// extended by `x`'s signedness (extui, extsi), truncated, or the same bits.
+Value createIntegerResize(OpBuilder &b, Location loc, Type to, Value x);
+
+/// The smallest (`maximum` false) or largest value of integer `type`.
+APInt integerLimit(Type type, bool maximum);
+
+/// Makes every integer type under `root` signless (`ui8` to `i8`): value,
+/// block argument and function types and attributes (constants).
+void makeIntegersSignless(Operation *root);
 
 /// Builds the scalar computation of a generic's body from its block
 /// arguments (inputs first, then the output).

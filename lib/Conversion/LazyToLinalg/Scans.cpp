@@ -34,7 +34,10 @@ Value replacesExtreme(OpBuilder &b, Location loc, Value x, Value best,
                       bool isMax) {
   if (!isa<FloatType>(x.getType()))
     return arith::CmpIOp::create(
-        b, loc, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+        b, loc,
+        integerPredicate(isMax ? arith::CmpIPredicate::sgt
+                               : arith::CmpIPredicate::slt,
+                         x.getType()),
         x, best);
   Value beyond = arith::CmpFOp::create(
       b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,

@@ -568,7 +568,7 @@ func.func @exp_integer_operand(%x: tensor<4xi32>) {
 
 // Arithmetic is not defined on booleans.
 func.func @add_bool_operand(%x: tensor<4xi1>) {
-  // expected-error @+1 {{'lazy.add' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'lazy.add' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
   %0 = lazy.add %x, %x : tensor<4xi1>
   return
 }
@@ -577,7 +577,7 @@ func.func @add_bool_operand(%x: tensor<4xi1>) {
 
 // Operands are ranked tensors.
 func.func @add_unranked_operand(%x: tensor<*xf32>) {
-  // expected-error @+1 {{'lazy.add' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{'lazy.add' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<*xf32>'}}
   %0 = lazy.add %x, %x : tensor<*xf32>
   return
 }
@@ -586,7 +586,7 @@ func.func @add_unranked_operand(%x: tensor<*xf32>) {
 
 // Operands are tensors, not memrefs.
 func.func @mul_memref_operand(%x: memref<4xf32>) {
-  // expected-error @+1 {{'lazy.mul' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'memref<4xf32>'}}
+  // expected-error @+1 {{'lazy.mul' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer or 64-bit signless integer values, but got 'memref<4xf32>'}}
   %0 = lazy.mul %x, %x : memref<4xf32>
   return
 }
@@ -602,19 +602,19 @@ func.func @neg_unranked_operand(%x: tensor<*xf32>) {
 
 // -----
 
-// i8 is not a lazy element type.
-func.func @cast_i8_result(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'lazy.cast' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi8>'}}
-  %0 = lazy.cast %x : tensor<4xf32> to tensor<4xi8>
+// i16 is not a lazy element type.
+func.func @cast_i16_result(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.cast' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi16>'}}
+  %0 = lazy.cast %x : tensor<4xf32> to tensor<4xi16>
   return
 }
 
 // -----
 
 // A constant of an unsupported element type is rejected by its result constraint.
-func.func @constant_i8_element() {
-  // expected-error @+1 {{'lazy.constant' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2xi8>'}}
-  %0 = lazy.constant dense<1> : tensor<2xi8>
+func.func @constant_i16_element() {
+  // expected-error @+1 {{'lazy.constant' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2xi16>'}}
+  %0 = lazy.constant dense<1> : tensor<2xi16>
   return
 }
 

@@ -63,6 +63,13 @@ foldUnary(ArrayRef<Attribute> operands, Type type,
   return {};
 }
 
+/// Whether integers of `type`'s elements order and divide as unsigned
+/// values: `ui8`, and `i1` (false < true).
+static bool isUnsignedElement(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isUnsignedInteger() || element.isInteger(1);
+}
+
 /// Returns `x` as a double.
 static double toDouble(APFloat x) {
   bool losesInfo = false;
@@ -150,21 +157,28 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   if (matchPattern(getRhs(), m_OneFloat()) || matchPattern(getRhs(), m_One()))
     return getLhs();
+  bool isUnsigned = isUnsignedElement(getType());
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](APFloat a, APFloat b) -> std::optional<APFloat> { return a / b; },
-      [](APInt a, APInt b) -> std::optional<APInt> {
+      [&](APInt a, APInt b) -> std::optional<APInt> {
         // Division by zero and MIN / -1 have no defined value: keep the op.
-        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
+        if (b.isZero())
+          return std::nullopt;
+        if (isUnsigned)
+          return a.udiv(b);
+        if (a.isMinSignedValue() && b.isAllOnes())
           return std::nullopt;
         return a.sdiv(b);
       });
 }
 
 /// Integer power with wrap-around; a negative exponent gives 0 unless the
-/// base is 1 or -1 (lazy.pow's documented semantics).
-static std::optional<APInt> integerPower(APInt base, APInt exponent) {
-  if (exponent.isNegative()) {
+/// base is 1 or -1 (lazy.pow's documented semantics). An unsigned exponent
+/// is never negative.
+static std::optional<APInt> integerPower(APInt base, APInt exponent,
+                                         bool isUnsigned) {
+  if (!isUnsigned && exponent.isNegative()) {
     if (base.isOne())
       return base;
     if (base.isAllOnes()) // -1: +-1 by the exponent's parity.
@@ -189,7 +203,9 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
         return applyInDouble(a, b,
                              [](double x, double y) { return std::pow(x, y); });
       },
-      integerPower);
+      [&](APInt base, APInt exponent) {
+        return integerPower(base, exponent, isUnsignedElement(getType()));
+      });
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
@@ -200,8 +216,8 @@ OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
       [](APFloat a, APFloat b) -> std::optional<APFloat> {
         return llvm::maximum(a, b);
       },
-      [](APInt a, APInt b) -> std::optional<APInt> {
-        return a.sge(b) ? a : b;
+      [&](APInt a, APInt b) -> std::optional<APInt> {
+        return (isUnsignedElement(getType()) ? a.uge(b) : a.sge(b)) ? a : b;
       });
 }
 
@@ -213,8 +229,8 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
       [](APFloat a, APFloat b) -> std::optional<APFloat> {
         return llvm::minimum(a, b);
       },
-      [](APInt a, APInt b) -> std::optional<APInt> {
-        return a.sle(b) ? a : b;
+      [&](APInt a, APInt b) -> std::optional<APInt> {
+        return (isUnsignedElement(getType()) ? a.ule(b) : a.sle(b)) ? a : b;
       });
 }
 
@@ -232,6 +248,8 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (isUnsignedElement(getType()))
+    return getInput();
   if (auto inner = getInput().getDefiningOp<AbsOp>())
     return inner.getResult();
   return foldUnary(
@@ -241,6 +259,8 @@ OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  if (isUnsignedElement(getType()))
+    return getInput();
   if (auto inner = getInput().getDefiningOp<ReluOp>())
     return inner.getResult();
   return foldUnary(
@@ -339,13 +359,13 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
               predicate, order == APFloat::cmpLessThan,
               order == APFloat::cmpEqual, order == APFloat::cmpGreaterThan));
         });
-  bool isBool = element.isInteger(1);
+  bool isUnsigned = isUnsignedElement(element);
   return constFoldBinaryOpConditional<IntegerAttr, APInt, void, IntegerAttr>(
       adaptor.getOperands(), getType(),
       [&](APInt a, APInt b) -> std::optional<APInt> {
-        // i1 orders false < true; wider integers are signed.
-        bool less = isBool ? a.ult(b) : a.slt(b);
-        bool greater = isBool ? a.ugt(b) : a.sgt(b);
+        // i1 orders false < true, ui8 is unsigned; the others are signed.
+        bool less = isUnsigned ? a.ult(b) : a.slt(b);
+        bool greater = isUnsigned ? a.ugt(b) : a.sgt(b);
         return toBit(evaluatePredicate(predicate, less, a == b, greater));
       });
 }
@@ -371,7 +391,8 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (!operand)
     return {};
   unsigned toWidth = to.getIntOrFloatBitWidth();
-  bool fromBool = from.isInteger(1);
+  // i1 and ui8 convert as unsigned values.
+  bool fromUnsigned = isUnsignedElement(from);
 
   if (auto toFloat = dyn_cast<FloatType>(to)) {
     const llvm::fltSemantics &semantics = toFloat.getFloatSemantics();
@@ -386,7 +407,7 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     return constFoldCastOp<IntegerAttr, FloatAttr, APInt, APFloat, void>(
         operand, getType(), [&](const APInt &a, bool &) {
           APFloat result(semantics);
-          result.convertFromAPInt(a, /*IsSigned=*/!fromBool,
+          result.convertFromAPInt(a, /*IsSigned=*/!fromUnsigned,
                                   APFloat::rmNearestTiesToEven);
           return result;
         });
@@ -397,7 +418,7 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
         operand, getType(), [&](const APFloat &a, bool &ok) {
           if (toWidth == 1)
             return APInt(1, a.isZero() ? 0 : 1);
-          APSInt result(toWidth, /*isUnsigned=*/false);
+          APSInt result(toWidth, /*isUnsigned=*/to.isUnsignedInteger());
           bool isExact = false;
           // NaN and out-of-range values have no defined result: keep the op.
           ok = a.convertToInteger(result, APFloat::rmTowardZero, &isExact) !=
@@ -408,7 +429,7 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
       operand, getType(), [&](const APInt &a, bool &) {
         if (toWidth == 1)
           return APInt(1, a.isZero() ? 0 : 1);
-        return fromBool ? a.zext(toWidth) : a.sextOrTrunc(toWidth);
+        return fromUnsigned ? a.zextOrTrunc(toWidth) : a.sextOrTrunc(toWidth);
       });
 }
 

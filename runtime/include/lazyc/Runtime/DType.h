@@ -21,22 +21,30 @@
 namespace lazyc {
 
 /// Every dtype once, in enum order: X(Enum, API name, MLIR name, numpy type
-/// string, bytes per element, floating point). The one place a dtype's
-/// names are written: everything below and every layer's spelling (the
-/// API's dtypeName, the JIT's signatures, lazyc-run's .npy files) come from
-/// here. numpy has no bfloat16 (its entry is "").
+/// string, bytes per element, floating point, unsigned integer). The one
+/// place a dtype's names are written: everything below and every layer's
+/// spelling (the API's dtypeName, the JIT's signatures, lazyc-run's .npy
+/// files) come from here. numpy has no bfloat16 (its entry is "").
+///
+/// MLIR integers are signless; the `lazy` dialect spells UInt8 as the
+/// unsigned `ui8` so that its ops know the signedness, and the lowering to
+/// linalg picks unsigned arith ops for it (then makes the type `i8`).
+/// New dtypes go at the end: saved models store the enum's value.
 #define LAZYC_DTYPE_TABLE(X)                                                   \
-  X(Float32, "Float32", "f32", "<f4", 4, true)                                 \
-  X(Float64, "Float64", "f64", "<f8", 8, true)                                 \
-  X(Float16, "Float16", "f16", "<f2", 2, true)                                 \
-  X(BFloat16, "BFloat16", "bf16", "", 2, true)                                 \
-  X(Int32, "Int32", "i32", "<i4", 4, false)                                    \
-  X(Int64, "Int64", "i64", "<i8", 8, false)                                    \
-  X(Bool, "Bool", "i1", "|b1", 1, false)
+  X(Float32, "Float32", "f32", "<f4", 4, true, false)                          \
+  X(Float64, "Float64", "f64", "<f8", 8, true, false)                          \
+  X(Float16, "Float16", "f16", "<f2", 2, true, false)                          \
+  X(BFloat16, "BFloat16", "bf16", "", 2, true, false)                          \
+  X(Int32, "Int32", "i32", "<i4", 4, false, false)                             \
+  X(Int64, "Int64", "i64", "<i8", 8, false, false)                             \
+  X(Bool, "Bool", "i1", "|b1", 1, false, false)                                \
+  X(Int8, "Int8", "i8", "|i1", 1, false, false)                                \
+  X(UInt8, "UInt8", "ui8", "|u1", 1, false, true)
 
 /// The element type of a tensor.
 enum class DType : std::uint8_t {
-#define LAZYC_DTYPE_ENUM(Enum, Name, Mlir, Numpy, Size, IsFloat) Enum,
+#define LAZYC_DTYPE_ENUM(Enum, Name, Mlir, Numpy, Size, IsFloat, IsUnsigned)   \
+  Enum,
   LAZYC_DTYPE_TABLE(LAZYC_DTYPE_ENUM)
 #undef LAZYC_DTYPE_ENUM
 };
@@ -48,12 +56,13 @@ struct DTypeInfo {
   const char *numpyName; ///< numpy's type string: "<f4"; "" if none.
   std::size_t size;      ///< Bytes per element (a Bool is one byte).
   bool isFloatingPoint;
+  bool isUnsigned; ///< An unsigned integer (UInt8).
 };
 
 namespace detail {
 inline constexpr DTypeInfo kDTypeInfos[] = {
-#define LAZYC_DTYPE_INFO(Enum, Name, Mlir, Numpy, Size, IsFloat)               \
-  {Name, Mlir, Numpy, Size, IsFloat},
+#define LAZYC_DTYPE_INFO(Enum, Name, Mlir, Numpy, Size, IsFloat, IsUnsigned)   \
+  {Name, Mlir, Numpy, Size, IsFloat, IsUnsigned},
     LAZYC_DTYPE_TABLE(LAZYC_DTYPE_INFO)
 #undef LAZYC_DTYPE_INFO
 };
@@ -61,7 +70,8 @@ inline constexpr DTypeInfo kDTypeInfos[] = {
 
 /// Every dtype, in enum order (for loops and lookups by name).
 inline constexpr DType kAllDTypes[] = {
-#define LAZYC_DTYPE_VALUE(Enum, Name, Mlir, Numpy, Size, IsFloat) DType::Enum,
+#define LAZYC_DTYPE_VALUE(Enum, Name, Mlir, Numpy, Size, IsFloat, IsUnsigned)  \
+  DType::Enum,
     LAZYC_DTYPE_TABLE(LAZYC_DTYPE_VALUE)
 #undef LAZYC_DTYPE_VALUE
 };
@@ -74,13 +84,19 @@ constexpr const DTypeInfo &dtypeInfo(DType dtype) {
 /// Bytes per element (a Bool is one byte).
 constexpr std::size_t sizeOf(DType dtype) { return dtypeInfo(dtype).size; }
 
-/// The MLIR spelling of the element type: f32, f64, f16, bf16, i32, i64, i1.
+/// The MLIR spelling of the element type: f32, f64, f16, bf16, i32, i64, i1,
+/// i8, ui8.
 constexpr std::string_view mlirName(DType dtype) {
   return dtypeInfo(dtype).mlirName;
 }
 
 constexpr bool isFloatingPoint(DType dtype) {
   return dtypeInfo(dtype).isFloatingPoint;
+}
+
+/// UInt8: an integer whose values are 0 and up.
+constexpr bool isUnsignedInteger(DType dtype) {
+  return dtypeInfo(dtype).isUnsigned;
 }
 
 } // namespace lazyc

@@ -1,0 +1,34 @@
+//===- Compile.h - When and where traces are compiled -----------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the switches of compiling itself. Compiled code is also
+// kept on disk across processes (LAZYC_CACHE_DIR; docs/API.md, "The
+// persistent compile cache").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_API_COMPILE_H
+#define LAZYC_API_COMPILE_H
+
+namespace lazyc {
+
+/// Asynchronous compiles (also on with LAZYC_ASYNC_COMPILE=1): on a
+/// function cache miss the trace runs at once, op by op as in eager mode,
+/// while its fused function compiles on a background thread; later runs of
+/// the trace take the fused function once it is ready. Results are those of
+/// eager mode until then. Worth it when a program is short next to its
+/// compiles; a trace whose compile fails is compiled again on the calling
+/// thread, which reports the error at the user's line.
+void setAsyncCompile(bool enable);
+bool isCompilingAsync();
+
+/// Waits until every background compile started so far has finished.
+void waitForCompiles();
+
+} // namespace lazyc
+
+#endif // LAZYC_API_COMPILE_H
