@@ -158,6 +158,11 @@ static llvm::Expected<llvm::orc::JITTargetMachineBuilder> hostMachine() {
   if (!machineBuilder)
     return machineBuilder.takeError();
   machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // What LLJIT picks for the objects it compiles and links with JITLink
+  // (left unset, a JIT target machine uses the large code model): objects
+  // stored in the compile cache are the ones LLJIT would have made.
+  machineBuilder->setCodeModel(llvm::CodeModel::Small);
+  machineBuilder->setRelocationModel(llvm::Reloc::PIC_);
   for (const char *feature : kBFloat16Features)
     machineBuilder->getFeatures().AddFeature(feature, false);
   return std::move(*machineBuilder);
