@@ -619,17 +619,23 @@ Value impl::evaluateArgReduce(const Node &node, const Value &input) {
     return input.isFloat() ? input.floats[k]
                            : static_cast<double>(input.ints[k]);
   };
+  // Whether element `k` beats element `best`: integers compare exactly (a
+  // double holds 53 bits of an Int64), and a NaN beats every float.
+  auto beats = [&](int64_t k, int64_t best) {
+    if (!input.isFloat())
+      return isMax ? input.ints[k] > input.ints[best]
+                   : input.ints[k] < input.ints[best];
+    double x = input.floats[k], bestValue = input.floats[best];
+    return std::isnan(x) || (isMax ? x > bestValue : x < bestValue);
+  };
   for (int64_t o = 0; o < lines.outer; ++o)
     for (int64_t i = 0; i < lines.inner; ++i) {
       int64_t t = o * lines.inner + i, best = 0;
-      double bestValue = valueAt(lines.at(o, 0, i));
-      for (int64_t j = 1; j < lines.size && !std::isnan(bestValue); ++j) {
-        double x = valueAt(lines.at(o, j, i));
-        if (std::isnan(x) || (isMax ? x > bestValue : x < bestValue)) {
+      for (int64_t j = 1;
+           j < lines.size && !std::isnan(valueAt(lines.at(o, best, i))); ++j)
+        if (beats(lines.at(o, j, i), lines.at(o, best, i)))
           best = j;
-          bestValue = x;
-        }
-      }
+      double bestValue = valueAt(lines.at(o, best, i));
       out.ints[t] = best;
       // Another element within the tolerances may be the extreme instead.
       double bestTolerance = input.tolerance[lines.at(o, best, i)];

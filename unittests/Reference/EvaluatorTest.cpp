@@ -235,6 +235,12 @@ TEST(ReferenceEvaluator, ReductionsMatmulSoftmax) {
       sum(Tensor::fromVector<int32_t>({2147483647, 2147483647, 2}, {3})));
   EXPECT_EQ(ints.ints, (std::vector<int64_t>{4294967296}));
   EXPECT_EQ(ints.tolerance, (std::vector<double>{0}));
+  // Int64 extremes compare exactly: 2^62 and 2^62 + 2 are one double
+  // (lazyc-fuzz seed 51133).
+  Tensor near = Tensor::fromVector<int64_t>(
+      {int64_t(1) << 62, (int64_t(1) << 62) + 2, int64_t(1) << 62}, {3});
+  EXPECT_EQ(evaluate(argmax(near, 0)).ints, (std::vector<int64_t>{1}));
+  EXPECT_EQ(evaluate(argmin(near, 0)).ints, (std::vector<int64_t>{0}));
   // Empty reductions: the mean is 0 / 0, the maximum -inf.
   Tensor empty = zeros({0, 2});
   EXPECT_TRUE(std::isnan(evaluate(mean(empty, {0})).floats[0]));
