@@ -189,3 +189,20 @@ func.func @empty_reduction_into_elementwise(%x: tensor<?x0xf32>, %y: tensor<?x1x
   %2 = lazy.div %1, %y : tensor<?x1xf32>
   return %2 : tensor<?x1xf32>
 }
+// -----
+
+// Was a bug (lazyc-fuzz seed 50986): a gather of a gather whose source rows are 3-element vector stores. After inlining into the packed wrapper, LLVM 22's SLP vectorizer formed a masked gather over rows 1-3 and moved it above the store of row 3, so two lanes read stale stack memory; the JIT's LLVM pipeline runs without the SLP vectorizer.
+// ARG: a i64 [7, 3] values([46341, -1, -3, -5, -4, 5, 1, 5, 6, -3, -2, -6, -6, 4, 3, 0, -6, 6, 0, 2, -5])
+// ARG: i i64 [3, 1] values([2, -6, -1])
+// ARG: g i64 [7, 3, 1] values([-1, 0, 0, -1, 0, -1, -1, 0, -1, 0, -1, 0, 2, -1, -1, -1, -1, 0, 0, -1, -1])
+// OUT: (a * 3)[:, [2, 0, 2]][:, :, None]
+func.func @gather_of_gather_rows(%a: tensor<7x3xi64>, %i: tensor<3x1xi64>, %g: tensor<7x3x1xi64>) -> tensor<7x3x1xi64> {
+  %c3 = lazy.constant dense<3> : tensor<7x3xi64>
+  %0 = lazy.mul %a, %c3 : tensor<7x3xi64>
+  %1 = lazy.reshape %i to [1, 3] : tensor<3x1xi64>
+  %2 = lazy.broadcast %1 to [7, 3] : tensor<1x3xi64>
+  %3 = lazy.gather %0[%2], axis = 1 : tensor<7x3xi64>, tensor<7x3xi64>
+  %4 = lazy.reshape %3 to [7, 3, 1] : tensor<7x3xi64>
+  %5 = lazy.gather %4[%g], axis = 2 : tensor<7x3x1xi64>, tensor<7x3x1xi64>
+  return %5 : tensor<7x3x1xi64>
+}
