@@ -19,6 +19,7 @@
 
 #include "API/TensorAccess.h"
 #include "ExpectError.h"
+#include "TestDirectory.h"
 
 #include "lazyc/lazyc.h"
 
@@ -36,19 +37,10 @@
 
 using namespace lazyc;
 using lazyc::test::expectError;
+using lazyc::test::readBytes;
+using lazyc::test::writeBytes;
 
 namespace {
-
-std::string readBytes(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-void writeBytes(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
 
 /// The bytes of `tensor` as copyTo writes them.
 std::string bytesOf(const Tensor &tensor) {
@@ -69,30 +61,7 @@ Tensor smallIntegers(const std::vector<double> &values,
   return cast(Tensor::fromVector<double>(values, std::move(shape)), dtype);
 }
 
-class InteropTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/lazyc-interop-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir); }
-  std::string file(const std::string &name) const { return dir + "/" + name; }
-
-  /// Runs `script` with /usr/bin/python3 (numpy required, as scripts/setup
-  /// installs it) with the test's directory as its argument.
-  void runPython(const std::string &script) {
-    ASSERT_EQ(std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1"),
-              0)
-        << "needs /usr/bin/python3 with numpy (scripts/setup installs it)";
-    std::string path = file("script.py");
-    writeBytes(path, script);
-    ASSERT_EQ(std::system(("/usr/bin/python3 " + path + " " + dir).c_str()), 0)
-        << "the numpy script failed (see its assertion above)";
-  }
-
-  std::string dir;
-};
+using InteropTest = lazyc::test::TestDirectory;
 
 /// The numpy type strings of the DType table ("<f4 <f8 ... |b1"), for the
 /// scripts: a row added to the table is covered without a change here.
@@ -111,11 +80,11 @@ std::string numpyTypes() {
 /// numpy.savez and savez_compressed archives of every numpy dtype lazyc
 /// has, loaded by loadNpz, hold the bytes numpy wrote.
 TEST_F(InteropTest, LoadNpzReadsWhatNumpyWrites) {
-  runPython(R"(import sys, numpy as np
+  runNumpy(R"(import sys, numpy as np
 d = sys.argv[1]
 arrays = {}
 for i, t in enumerate(')" +
-            numpyTypes() + R"('.split()):
+           numpyTypes() + R"('.split()):
     base = np.arange(24).reshape(2, 3, 4)
     if t == '|b1':
         a = base % 3 == 0
@@ -198,11 +167,11 @@ TEST_F(InteropTest, NumpyReadsWhatSaveNpzWrites) {
   tensors.push_back({"pending", exp(zeros({4}))}); // materialized by saveNpz
   saveNpz(file("stored.npz"), tensors);
   saveNpzCompressed(file("deflated.npz"), tensors);
-  runPython(R"(import sys, zipfile, numpy as np
+  runNumpy(R"(import sys, zipfile, numpy as np
 d = sys.argv[1]
 expected = [
 )" + expected +
-            R"(]
+           R"(]
 for name, method in (('stored.npz', zipfile.ZIP_STORED),
                      ('deflated.npz', zipfile.ZIP_DEFLATED)):
     with zipfile.ZipFile(d + '/' + name) as z:
@@ -254,7 +223,7 @@ TEST_F(InteropTest, NpzRoundTripsEveryDType) {
 /// Every truncation of an archive, and each corruption a reader must
 /// catch, is a lazyc::Error naming the file, the member and the problem.
 TEST_F(InteropTest, BadNpzFilesAreErrors) {
-  runPython(R"(import sys, zipfile, numpy as np, io
+  runNumpy(R"(import sys, zipfile, numpy as np, io
 d = sys.argv[1]
 np.savez(d + '/good.npz', x=np.arange(6, dtype=np.float32), y=np.ones(2))
 np.savez_compressed(d + '/deflated.npz', x=np.arange(600, dtype=np.float32))
