@@ -25,7 +25,15 @@ using namespace lazyc;
 using namespace lazyc::fuzz;
 
 const char *fuzz::modeName(Mode mode) {
-  return mode == Mode::Lazy ? "lazy" : "eager";
+  switch (mode) {
+  case Mode::Lazy:
+    return "lazy";
+  case Mode::Eager:
+    return "eager";
+  case Mode::Async:
+    return "async";
+  }
+  return "?";
 }
 
 std::string Failure::describe() const {
@@ -179,6 +187,13 @@ Outcome fuzz::run(const Program &program, const std::vector<Mode> &modes) {
     if (mode == Mode::Eager) {
       EagerScope eager;
       compiledRun(program, mode, outcome);
+    } else if (mode == Mode::Async) {
+      // From an empty cache, so that the program's traces miss.
+      clearCache();
+      setAsyncCompile(true);
+      compiledRun(program, mode, outcome);
+      waitForCompiles();
+      setAsyncCompile(false);
     } else {
       compiledRun(program, mode, outcome);
     }

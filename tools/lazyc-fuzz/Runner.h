@@ -20,7 +20,10 @@
 
 namespace lazyc::fuzz {
 
-enum class Mode { Lazy, Eager };
+/// How a program's compiled run executes: traces compiled before they run
+/// (Lazy), op by op (Eager), or traces that miss run op by op while they
+/// compile in the background (Async, setAsyncCompile).
+enum class Mode { Lazy, Eager, Async };
 
 const char *modeName(Mode mode);
 

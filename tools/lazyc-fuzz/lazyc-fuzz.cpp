@@ -61,10 +61,11 @@ void usage() {
          "passed\n"
          "  --replay S       run the one program with seed S\n"
          "  --max-ops M      at most M ops per program (default 60)\n"
-         "  --mode lazy|eager|both   which compiled runs to check (default "
-         "both)\n"
-         "  --eager-every K  check eager mode on every K-th program only "
-         "(default 1)\n"
+         "  --mode lazy|eager|async|both|all   which compiled runs to check: "
+         "both is lazy and eager, all adds async (asynchronous compiles; "
+         "default both)\n"
+         "  --eager-every K  check eager and async mode on every K-th program "
+         "only (default 1)\n"
          "  --print          print each program as C++\n"
          "  --no-minimize    report failures without shrinking them\n"
          "  --keep-going     continue after a failure (exit status 1 at the "
@@ -101,8 +102,12 @@ bool parse(int argc, char **argv, Options &options) {
         options.modes = {Mode::Lazy};
       else if (mode == "eager")
         options.modes = {Mode::Eager};
+      else if (mode == "async")
+        options.modes = {Mode::Async};
       else if (mode == "both")
         options.modes = {Mode::Lazy, Mode::Eager};
+      else if (mode == "all")
+        options.modes = {Mode::Lazy, Mode::Eager, Mode::Async};
       else
         return false;
     } else if (arg == "--eager-every")
@@ -144,7 +149,8 @@ extern "C" void onCrash(int signal) {
 void report(const Program &program, const Failure &failure,
             const Options &options) {
   std::cout << "lazyc-fuzz: FAILED: program with seed " << program.seed
-            << " (rerun: lazyc-fuzz --replay " << program.seed << ")\n"
+            << " (rerun: lazyc-fuzz --replay " << program.seed << " --mode "
+            << (failure.mode == Mode::Async ? "async" : "both") << ")\n"
             << "  " << failure.describe() << "\n";
   if (!options.minimize) {
     std::cout << print(program, failure.mode == Mode::Eager);
@@ -193,7 +199,7 @@ int main(int argc, char **argv) {
       std::cout << print(program, false) << std::endl;
     std::vector<Mode> modes;
     for (Mode mode : options.modes)
-      if (mode != Mode::Eager || i % options.eagerEvery == 0)
+      if (mode == Mode::Lazy || i % options.eagerEvery == 0)
         modes.push_back(mode);
     Outcome outcome = run(program, modes);
     ++programs;
