@@ -234,7 +234,12 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
   // 5x5 convolution of a 1-channel image runs several times faster this
   // way (docs/benchmarks.md).
   if (groups == 1 && channels * taps <= kDirectTaps) {
-    Tensor total;
+    // No taps (no input channels): a sum of nothing.
+    Tensor total =
+        channels * taps == 0
+            ? zeros({batch, outChannels, outHeight, outWidth},
+                    promoteTypes(padded.dtype(), weight.dtype()), where)
+            : Tensor();
     for (int64_t c = 0; c < channels; ++c)
       for (int64_t i = 0; i < kernelHeight; ++i)
         for (int64_t j = 0; j < kernelWidth; ++j) {

@@ -322,9 +322,18 @@ Program Minimizer::shrink(Program program) {
       // Varying values cannot be one input: only in a single iteration.
       if (program.iterations > 1)
         break;
+      // A step whose reference threw (the failure may be that throw) has
+      // no value to stand in for it.
+      const reference::Value &value = reference.reference[0][i];
+      size_t elements = 1;
+      for (int64_t size : value.shape)
+        elements *= static_cast<size_t>(size);
+      if ((value.isFloat() ? value.floats.size() : value.ints.size()) !=
+          elements)
+        continue;
       Program candidate = program;
       bool output = step.output;
-      candidate.steps[i] = inputOf(reference.reference[0][i]);
+      candidate.steps[i] = inputOf(value);
       candidate.steps[i].output = output;
       candidate = removeDeadSteps(candidate);
       if (!fails(candidate))

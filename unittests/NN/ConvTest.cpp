@@ -188,6 +188,23 @@ TEST(Conv2dTest, Float32AndUnbatchedInput) {
     EXPECT_NEAR(got[i], r.y[i], 1e-5) << i;
 }
 
+TEST(Conv2dTest, NoInputChannelsGivesZerosPlusTheBias) {
+  // A sum over no taps (lazyc-fuzz seed 60324 once threw here): zeros of the
+  // output's shape, plus the bias per output channel.
+  Tensor x = zeros({2, 0, 4, 3});
+  Tensor w = zeros({2, 0, 3, 2});
+  Tensor b = Tensor::fromVector<float>({1.5f, -2.0f}, {2});
+  nn::Conv2dOptions options;
+  options.stride = 1;
+  Tensor y = nn::conv2d(x, w, b, options);
+  EXPECT_EQ(y.shape(), (Shape{2, 2, 2, 2}));
+  std::vector<float> got = y.toVector<float>();
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], (i / 4) % 2 == 0 ? 1.5f : -2.0f) << i;
+  EXPECT_EQ(nn::conv2d(x, w, options).toVector<float>(),
+            std::vector<float>(16, 0.0f));
+}
+
 TEST(Conv2dTest, GradientsMatchFiniteDifferences) {
   nn::Conv2dOptions options;
   options.stride = 2;
