@@ -18,7 +18,6 @@
 
 #include "lazyc/API/Compile.h"
 #include "lazyc/Import/TraceImporter.h"
-#include "lazyc/InitAll.h"
 #include "lazyc/JIT/Target.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -48,14 +47,6 @@ static std::atomic<bool> &asyncSwitch() {
 
 void lazyc::setAsyncCompile(bool enable) { asyncSwitch() = enable; }
 bool lazyc::isCompilingAsync() { return asyncSwitch(); }
-
-static mlir::MLIRContext *newContext() {
-  mlir::DialectRegistry registry;
-  registerAllDialects(registry);
-  auto *context = new mlir::MLIRContext(registry);
-  context->loadAllAvailableDialects();
-  return context;
-}
 
 namespace {
 
@@ -109,7 +100,7 @@ private:
 
   void run() {
     // Never freed: compiled functions may outlive this object.
-    mlir::MLIRContext *context = newContext();
+    mlir::MLIRContext *context = newCompileContext();
     while (true) {
       Job job;
       {
@@ -164,15 +155,12 @@ bool engine::isReady(const PendingFunction &pending) {
 }
 
 PendingFunction engine::compileInBackground(const trace::Trace &trace) {
-  // The engine's own imports use another context; this one is only used
-  // here, under the function cache's mutex.
-  static mlir::MLIRContext *importContext = newContext();
   import::ImportOptions options;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      import::importTrace(trace, *importContext, options);
+      import::importTrace(trace, compileContext(), options);
   // Locations point into this process's trace (OpaqueLoc): the background
   // compile reports no errors, so they are dropped.
-  mlir::Location unknown = mlir::UnknownLoc::get(importContext);
+  mlir::Location unknown = mlir::UnknownLoc::get(&compileContext());
   module->walk([&](mlir::Operation *op) { op->setLoc(unknown); });
   std::string bytecode;
   llvm::raw_string_ostream os(bytecode);

@@ -34,15 +34,16 @@
 using namespace lazyc;
 using namespace lazyc::trace;
 
-/// The MLIR context compilation uses (guarded by the cache's mutex).
-static mlir::MLIRContext &compileContext() {
-  static mlir::MLIRContext *context = [] {
-    mlir::DialectRegistry registry;
-    lazyc::registerAllDialects(registry);
-    auto *created = new mlir::MLIRContext(registry);
-    created->loadAllAvailableDialects();
-    return created;
-  }();
+mlir::MLIRContext *engine::newCompileContext() {
+  mlir::DialectRegistry registry;
+  lazyc::registerAllDialects(registry);
+  auto *context = new mlir::MLIRContext(registry);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+mlir::MLIRContext &engine::compileContext() {
+  static mlir::MLIRContext *context = newCompileContext();
   return *context;
 }
 

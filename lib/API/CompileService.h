@@ -22,7 +22,19 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
 namespace lazyc::engine {
+
+/// A new MLIR context with every dialect lazyc compiles loaded; never
+/// freed by its users (compiled functions may outlive them).
+mlir::MLIRContext *newCompileContext();
+
+/// The context traces are imported and compiled in on the calling thread:
+/// use it with the function cache's mutex held.
+mlir::MLIRContext &compileContext();
 
 /// Compiles `trace` for the target of its device, with the literals marked
 /// in `promoted` passed as arguments and, with `dynamicShapes`, every

@@ -16,12 +16,14 @@
 #ifndef LAZYC_LIB_API_ENGINE_H
 #define LAZYC_LIB_API_ENGINE_H
 
+#include "lazyc/API/Device.h"
 #include "lazyc/API/SourceLocation.h"
 #include "lazyc/API/Tensor.h"
 #include "lazyc/Trace/Node.h"
 #include "lazyc/Trace/Region.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace lazyc::detail {
@@ -80,12 +82,21 @@ void countOp();
 /// `device` in this process (saying why: a backend not built, no device).
 void checkAvailable(Device device, const char *op, SourceLocation where);
 
-/// A computed value on the default device holding a copy of `host`
-/// (row-major, `shape`'s element count of `dtype`), counted as an op; a
-/// lazyc::Error about `op` at `where` if the device is unavailable or out
-/// of memory.
+/// A Buffer node of `dtype` and `shape` on `device`, made at `where`, with
+/// no value yet; a lazyc::Error about `op` if the device is unavailable.
+trace::NodePtr newBufferNode(DType dtype, std::vector<int64_t> shape,
+                             Device device, const char *op,
+                             SourceLocation where);
+
+/// A computed value on `device` holding a copy of `host` (row-major,
+/// `shape`'s element count of `dtype`), counted as an op; a lazyc::Error
+/// about `op` at `where` if the device is unavailable or out of memory.
 trace::NodePtr newValue(DType dtype, std::vector<int64_t> shape,
-                        const void *host, const char *op, SourceLocation where);
+                        const void *host, const char *op, SourceLocation where,
+                        Device device = defaultDevice());
+
+/// "tour.cpp:35": a user's line, without the file's directory.
+std::string fileAndLine(const char *file, unsigned line);
 
 /// The computed value of `node` as host memory: its buffer on the CPU, a
 /// copy in `staging` from other devices.

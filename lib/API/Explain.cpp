@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Explain.h"
+#include "Engine.h"
 
 #include "lazyc/API/Metrics.h"
 #include "lazyc/API/Tensor.h"
@@ -74,12 +75,8 @@ TraceSummary explain::summarize(const trace::Trace &trace) {
 
 /// "`mul` at tour.cpp:12", "an argument (fromVector at tour.cpp:3)".
 static std::string describe(const NodeSummary &node) {
-  std::string where;
-  if (node.loc.line) {
-    const char *file = std::strrchr(node.loc.file, '/');
-    where = std::string(file ? file + 1 : node.loc.file) + ":" +
-            std::to_string(node.loc.line);
-  }
+  std::string where =
+      node.loc.line ? engine::fileAndLine(node.loc.file, node.loc.line) : "";
   if (node.isArgument)
     return "an argument" + (where.empty() ? "" : " (made at " + where + ")");
   return "`" + std::string(trace::opName(node.kind)) + "`" +

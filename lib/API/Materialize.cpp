@@ -58,12 +58,6 @@ bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
           std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
-/// "tour.cpp:35": a user's line, without the file's directory.
-std::string fileAndLine(const char *file, unsigned line) {
-  const char *base = std::strrchr(file, '/');
-  return std::string(base ? base + 1 : file) + ":" + std::to_string(line);
-}
-
 /// "toVector at tour.cpp:35": what asked for a trace, for explanations.
 /// Printing and bool conversions cannot see the user's line: they name the
 /// op that made the value instead.
@@ -230,7 +224,6 @@ shapeGenericFunction(CacheEntry &entry, const Trace &trace,
   return entry.promoted;
 }
 
-/// Materializes `requested`, which all live on one device.
 /// Whether `trace` can run op by op while it compiles: not when it has
 /// control flow (an op with several results would run once per result).
 static bool opByOpRuns(const Trace &trace) {
@@ -241,6 +234,7 @@ static bool opByOpRuns(const Trace &trace) {
   return true;
 }
 
+/// Materializes `requested`, which all live on one device.
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
   // Eager mode compiles each op once per rank: every size is left to the
@@ -277,7 +271,8 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
 
   // Per-call lists in per-thread storage: a cached trace's host cost
   // matters (no allocation per materialization once warm). Nothing below
-  // materializes recursively.
+  // materializes recursively, except the op-by-op run while a background
+  // compile is under way, after which none of these lists is used.
   static thread_local std::vector<double> literals;
   literals.clear();
   for (int32_t index : trace.literals)
@@ -288,11 +283,12 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   static thread_local std::vector<std::shared_ptr<Buffer>> results;
   results.clear();
   llvm::scope_exit releaseResults([] { results.clear(); });
+  uint64_t inPlace = 0; // Counted once the function has run.
   for (auto [output, index] : llvm::enumerate(trace.outputs)) {
     const Node &node = *trace.nodes[index];
     if (int32_t slot = trace.tiedArguments[output]; slot >= 0) {
       results.push_back(trace.nodes[trace.arguments[slot]]->value);
-      ++c.updatedInPlace;
+      ++inPlace;
       continue;
     }
     try {
@@ -468,6 +464,7 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
       failAtOutput(trace, llvm::toString(std::move(error)));
   }
   ++c.kernelsRun;
+  c.updatedInPlace += inPlace;
 
   // Memoize, and release the graph above the computed values.
   for (size_t i = 0; i < trace.outputs.size(); ++i) {
@@ -525,17 +522,29 @@ void engine::checkAvailable(Device device, const char *op,
     throw Error(op, whyNot, where);
 }
 
-NodePtr engine::newValue(DType dtype, std::vector<int64_t> shape,
-                         const void *host, const char *op,
-                         SourceLocation where) {
+std::string engine::fileAndLine(const char *file, unsigned line) {
+  const char *base = std::strrchr(file, '/');
+  return std::string(base ? base + 1 : file) + ":" + std::to_string(line);
+}
+
+NodePtr engine::newBufferNode(DType dtype, std::vector<int64_t> shape,
+                              Device device, const char *op,
+                              SourceLocation where) {
   NodePtr node = makeNode();
   node->kind = OpKind::Buffer;
   node->dtype = dtype;
-  node->device = defaultDevice();
+  node->device = device;
   node->shape = std::move(shape);
   node->loc = {where.file_name(), where.line()};
   node->computeContentHash();
   checkAvailable(node->device, op, where);
+  return node;
+}
+
+NodePtr engine::newValue(DType dtype, std::vector<int64_t> shape,
+                         const void *host, const char *op, SourceLocation where,
+                         Device device) {
+  NodePtr node = newBufferNode(dtype, std::move(shape), device, op, where);
   const jit::Target &target = jit::targetFor(node->device.kind());
   int64_t elements = node->numel();
   try {

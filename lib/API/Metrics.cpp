@@ -127,13 +127,7 @@ std::vector<CountedCause> SiteCounts::top(size_t n) const {
   std::lock_guard<std::mutex> lock(mutex);
   for (const auto &[key, count] : counts) {
     std::string what = key.reason ? std::string(key.reason) + ": " : "";
-    if (key.line) {
-      const char *base = std::strrchr(key.file, '/');
-      what += std::string(base ? base + 1 : key.file) + ":" +
-              std::to_string(key.line);
-    } else {
-      what += "unknown line";
-    }
+    what += key.line ? fileAndLine(key.file, key.line) : "unknown line";
     what += std::string(" (") + causeName(key.cause);
     if (key.op)
       what += std::string(", of `") + key.op + "`";

@@ -173,39 +173,24 @@ Tensor Tensor::fromBuffer(void *data, std::vector<int64_t> shape, DType dtype,
                     " of " + dtypeName(dtype) + " needs " +
                     std::to_string(bytes) + " bytes",
                 where);
-  engine::checkAvailable(device, op, where);
-  NodePtr node = makeNode();
-  node->kind = OpKind::Buffer;
-  node->dtype = dtype;
-  node->device = device;
-  node->shape = std::move(shape);
-  node->loc = {where.file_name(), where.line()};
-  node->computeContentHash();
   // Generated code loads elements at their natural alignment (and vectors
   // at no more than that): memory aligned to its element size is read in
   // place, any other is copied.
   if (device == Device::cpu() &&
       reinterpret_cast<uintptr_t>(data) % sizeOf(dtype) != 0) {
-    try {
-      node->value =
-          std::make_shared<Buffer>(dtype, elements, device, cpuAllocator());
-    } catch (const std::bad_alloc &) {
-      throw Error(op,
-                  "cannot allocate " + std::to_string(elements) +
-                      " elements of " + dtypeName(dtype) +
-                      " to copy unaligned memory",
-                  where);
-    }
-    std::memcpy(node->value->data(), data, bytes);
+    NodePtr copy =
+        engine::newValue(dtype, std::move(shape), data, op, where, device);
     if (deleter)
       deleter(data);
-  } else {
-    std::function<void()> release;
-    if (deleter)
-      release = [deleter = std::move(deleter), data] { deleter(data); };
-    node->value = std::make_shared<Buffer>(data, dtype, elements, device,
-                                           std::move(release));
+    return detail::TensorAccess::wrap(std::move(copy));
   }
+  NodePtr node =
+      engine::newBufferNode(dtype, std::move(shape), device, op, where);
+  std::function<void()> release;
+  if (deleter)
+    release = [deleter = std::move(deleter), data] { deleter(data); };
+  node->value = std::make_shared<Buffer>(data, dtype, elements, device,
+                                         std::move(release));
   engine::countOp();
   return detail::TensorAccess::wrap(std::move(node));
 }

@@ -7,6 +7,7 @@
 
 #include "lazyc/API/Views.h"
 #include "DotGraph.h"
+#include "Engine.h"
 #include "FunctionCache.h"
 #include "TensorAccess.h"
 
@@ -41,11 +42,7 @@ std::string escaped(const std::string &text) {
 }
 
 std::string lineOf(const Node &node) {
-  if (!node.loc.line)
-    return "";
-  const char *file = std::strrchr(node.loc.file, '/');
-  return std::string(file ? file + 1 : node.loc.file) + ":" +
-         std::to_string(node.loc.line);
+  return node.loc.line ? engine::fileAndLine(node.loc.file, node.loc.line) : "";
 }
 
 std::string number(double value) {

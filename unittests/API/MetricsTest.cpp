@@ -23,6 +23,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -331,27 +334,35 @@ TEST(MissReasonTest, DeviceChanged) {
 }
 
 TEST_F(MetricsTest, DiskCacheLoadsCountAsCompiledTraces) {
-  // A literal no earlier run baked, so the first compile generates code.
-  float fresh = static_cast<float>(
-      std::chrono::steady_clock::now().time_since_epoch().count() % 1000003);
-  Tensor x = Tensor::fromVector<float>({1, 2}, {2});
-  (void)(x * fresh).toVector<float>();
-  if (metrics().diskCacheWrites == 0)
-    GTEST_SKIP() << "the disk cache is off (LAZYC_CACHE_DIR empty)";
-  EXPECT_EQ(metrics().diskCacheHits, 0u);
-  clearCache(); // In memory only.
-  (void)(x * fresh).toVector<float>();
-  Metrics m = metrics();
-  EXPECT_EQ(m.tracesCompiled, 2u);
-  EXPECT_EQ(m.diskCacheHits, 1u);
-  EXPECT_EQ(m.diskCacheWrites, 1u);
-  EXPECT_EQ(m.diskCacheRejected, 0u);
-  EXPECT_EQ(m.compilePipeline.count, 1u); // The load ran no pipeline.
-  EXPECT_EQ(m.compileCodegen.count, 2u);
-  EXPECT_NE(metricsReport().find("disk cache          1 loaded, 1 written, "
-                                 "0 rejected\n"),
-            std::string::npos)
-      << metricsReport();
+  // The suite runs with the disk cache off (lit.cfg.py), and a process reads
+  // LAZYC_CACHE_DIR once: this runs in a child process of its own (a fresh
+  // one, re-executed) that sets it before its first compile.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        char pattern[] = "/tmp/lazyc-metrics-cache-XXXXXX";
+        bool made = ::mkdtemp(pattern) != nullptr;
+        setenv("LAZYC_CACHE_DIR", pattern, 1);
+        Tensor x = Tensor::fromVector<float>({1, 2}, {2});
+        (void)(x * 3.0f).toVector<float>();
+        Metrics first = metrics();
+        clearCache(); // In memory only.
+        (void)(x * 3.0f).toVector<float>();
+        Metrics m = metrics();
+        std::string report = metricsReport();
+        std::filesystem::remove_all(pattern);
+        bool ok = made && first.diskCacheWrites == 1 &&
+                  first.diskCacheHits == 0 && m.tracesCompiled == 2 &&
+                  m.diskCacheHits == 1 && m.diskCacheWrites == 1 &&
+                  m.diskCacheRejected == 0 &&
+                  m.compilePipeline.count == 1 && // The load ran no pipeline.
+                  m.compileCodegen.count == 2 &&
+                  report.find("disk cache          1 loaded, 1 written, "
+                              "0 rejected\n") != std::string::npos;
+        std::cerr << report << "\n";
+        std::_Exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "disk cache");
 }
 
 TEST_F(MetricsTest, TheReportPrintsEverySection) {
