@@ -143,7 +143,8 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
     pm.addPass(mlir::lazy::createLazyMathApproximationPass());
   // Vectors: masks, reductions and transfers to plain vector ops and loops.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
-  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyLowerMultiReductionsPass());
   pm.addPass(mlir::lazy::createLazyTreeReductionsPass());
   // One-element transfers (a broadcast scalar, possibly in a strided view)
   // as plain loads and stores.

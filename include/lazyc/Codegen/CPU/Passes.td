@@ -82,6 +82,23 @@ def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
   ];
 }
 
+def LazyLowerMultiReductionsPass
+    : Pass<"lazy-lower-multi-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Lower vector.multi_reduction, horizontally or lane by lane "
+                "as its reduced dimensions call for";
+  let description = [{
+    A `vector.multi_reduction` over the innermost dimensions (a row's sum or
+    maximum) becomes one `vector.reduction` per row, a horizontal reduction;
+    any other (a column's sum: reduced dimensions outside the vector lanes)
+    becomes lane-wise arithmetic over the reduced slices. Upstream's
+    `lower-vector-multi-reduction` applies one strategy to all of them, and
+    either choice unrolls the other kind into one scalar op per element: a
+    64-lane row sum became 64 dependent `arith.addf`s, which made code
+    large, slow to compile and slow to run.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def LazyTreeReductionsPass : Pass<"lazy-tree-reductions"> {
   let summary = "Let horizontal vector sums combine lanes as a tree";
   let description = [{
