@@ -79,6 +79,20 @@ static Value chunkCount(RewriterBase &rewriter, linalg::LinalgOp root,
       arith::ConstantIndexOp::create(rewriter, loc, 1));
 }
 
+/// Whether every tile would compute all of `producer` if it were fused through
+/// `slice`: each tile reads its whole result (a layer norm's row statistics
+/// in the tile of one column of its weight's gradient). It is computed once
+/// instead, as a root of its own. (A fill costs nothing to repeat and
+/// initializes the tile's reductions.)
+static bool readsWholeResultPerTile(tensor::ExtractSliceOp slice,
+                                    OpResult producer) {
+  if (isa<linalg::FillOp>(producer.getOwner()))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(producer.getType());
+  return type && type.hasStaticShape() &&
+         llvm::equal(slice.getStaticSizes(), type.getShape());
+}
+
 /// Tiles `root` into an scf.forall with one chunk per thread along its first
 /// parallel dimension that can use them, fusing its producers in.
 static LogicalResult distributeOverThreads(RewriterBase &rewriter,
@@ -140,6 +154,8 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         if (linalgProducer &&
             llvm::is_contained(linalgProducer.getStaticLoopRanges(), 0))
           return std::nullopt;
+        if (readsWholeResultPerTile(slice, producer))
+          return std::nullopt;
         if (!linalgProducer || !isContraction(linalgProducer))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         for (Operation *user : producer.getUsers())
@@ -169,8 +185,11 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
     fusedContraction |= isContraction(linalgOp);
     fusedReduction |= linalgOp.getNumReductionLoops() > 0;
   }
-  // A GEMM keeps its row block whole: BLAS wants blocks, not rows.
-  if (!tiledRoot || !fusedReduction || fusedContraction)
+  // A GEMM keeps its row block whole: BLAS wants blocks, not rows. A chunk
+  // of the innermost dimension (a column sum's columns) stays whole: one
+  // column at a time would not vectorize.
+  if (!tiledRoot || !fusedReduction || fusedContraction ||
+      *splitDim == static_cast<int64_t>(iterators.size()) - 1)
     return success();
   SmallVector<OpFoldResult> rowTiles(iterators.size(),
                                      rewriter.getIndexAttr(0));
@@ -180,6 +199,13 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   rowTiling.setTileSizes(rowTiles);
   scf::SCFTileAndFuseOptions rowOptions;
   rowOptions.setTilingOptions(rowTiling);
+  rowOptions.setFusionControlFn(
+      [](tensor::ExtractSliceOp slice, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (readsWholeResultPerTile(slice, producer))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
   rewriter.setInsertionPoint(tiledRoot);
   FailureOr<scf::SCFTileAndFuseResult> rows =
       scf::tileConsumerAndFuseProducersUsingSCF(
@@ -323,12 +349,15 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   bool reduces = op.getNumReductionLoops() > 0;
 
   // Tile sizes: 1 on parallel dimensions, the vector width on an innermost
-  // parallel one, 0 (whole) on reductions.
+  // parallel one, 0 (whole) on reductions. Under an innermost parallel
+  // dimension (a column sum), reductions go one step at a time too: each
+  // step adds a vector of lanes to the accumulators.
+  bool reducesAcrossLanes = iterators.back() == utils::IteratorType::parallel;
   SmallVector<int64_t> tileSizes(loops, 0);
   for (int64_t d = 0; d < loops; ++d)
-    if (iterators[d] == utils::IteratorType::parallel)
+    if (iterators[d] == utils::IteratorType::parallel || reducesAcrossLanes)
       tileSizes[d] = 1;
-  if (iterators.back() == utils::IteratorType::parallel)
+  if (reducesAcrossLanes)
     tileSizes.back() = vectorWidth;
   // A static dimension that fits in one tile is not tiled: its tile stays
   // static, so it needs no mask.

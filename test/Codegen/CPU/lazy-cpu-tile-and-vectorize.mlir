@@ -204,3 +204,40 @@ func.func @empty_dynamic_reduction(%x: tensor<0x?xf32>) -> tensor<?xf32> {
   %0 = lazy.reduce_max %x [0] : tensor<0x?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// A column sum of values that need each row's sum (a layer norm's weight
+// gradient needs the row statistics): the row sums are computed once, in a
+// loop of their own, not again in the tile of every column. The column sum
+// is split over the threads by columns, and each step of its loop over the
+// rows adds one vector of columns to the accumulators (no loop per column,
+// no horizontal reduction).
+// CHECK-LABEL: func.func @row_statistics_in_a_column_sum
+//  CHECK-SAME:   (%[[X:.*]]: tensor<512x128xf32>, %[[DY:.*]]: tensor<512x128xf32>)
+//   CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
+//   CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
+//   CHECK-DAG:   %[[C512:.*]] = arith.constant 512 : index
+//       CHECK:   %[[SUMS:.*]] = scf.forall (%{{.*}}) = (0) to (512) step (256)
+//       CHECK:     vector.multi_reduction <add>, %{{.*}} [1] : vector<1x64xf32> to vector<1xf32>
+//       CHECK:   %[[R:.*]] = scf.forall (%{{.*}}) = (0) to (128) step (64)
+//   CHECK-NOT:     vector.multi_reduction
+//       CHECK:     scf.for %{{.*}} = %[[C0]] to %[[C512]] step %[[C1]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64xf32>)
+//       CHECK:       tensor.extract_slice %[[SUMS]][%{{.*}}] [1] [1]
+//       CHECK:       %[[A:.*]] = vector.transfer_read %[[ACC]][%[[C0]]]
+//       CHECK:       arith.subf %{{.*}} : vector<1x64xf32>
+//       CHECK:       %[[P:.*]] = arith.mulf %{{.*}} : vector<1x64xf32>
+//       CHECK:       %[[F:.*]] = vector.shape_cast %[[P]] : vector<1x64xf32> to vector<64xf32>
+//       CHECK:       arith.addf %[[A]], %[[F]] : vector<64xf32>
+//   CHECK-NOT:     vector.multi_reduction
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[R]]
+func.func @row_statistics_in_a_column_sum(%x: tensor<512x128xf32>, %dy: tensor<512x128xf32>) -> tensor<128xf32> {
+  %s = lazy.reduce_sum %x [1] : tensor<512x128xf32>
+  %r = lazy.reshape %s to [512, 1] : tensor<512xf32>
+  %rb = lazy.broadcast %r to [512, 128] : tensor<512x1xf32>
+  %xc = lazy.sub %x, %rb : tensor<512x128xf32>
+  %p = lazy.mul %xc, %dy : tensor<512x128xf32>
+  %g = lazy.reduce_sum %p [0] : tensor<512x128xf32>
+  return %g : tensor<128xf32>
+}
