@@ -23,10 +23,15 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace mlir;
@@ -592,6 +597,56 @@ TEST_F(CompiledFunctionTest, TwoFunctionsOfOneSourceCompiledSeparately) {
                                  {{out.data(), shape}})),
             "");
   EXPECT_EQ(out, std::vector<float>(32, 2.5f));
+}
+
+//===----------------------------------------------------------------------===//
+// perf map
+//===----------------------------------------------------------------------===//
+
+// With LAZYC_PERF_MAP=1, the functions of a compiled trace, the outlined
+// body of its thread loop included, are listed in /tmp/perf-<pid>.map with
+// their addresses and sizes; the code at the entry's address runs. (A child
+// process: the variable is read once per process.)
+TEST_F(CompiledFunctionTest, PerfMapNamesTheCompiledFunctions) {
+  // The exit code says what went wrong: 2 the run, 3 a malformed line, 4 a
+  // missing name.
+  auto compileRunAndReadMap = [&]() -> int {
+    setenv("LAZYC_PERF_MAP", "1", 1);
+    std::string map = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+    std::remove(map.c_str());
+    auto big = compile(R"mlir(
+func.func @big(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %0 = lazy.exp %x : tensor<1048576xf32>
+  return %0 : tensor<1048576xf32>
+}
+)mlir",
+                       "big");
+    std::vector<float> x(1 << 20, 0.0f), out(1 << 20, NAN);
+    const int64_t shape[] = {1 << 20};
+    if (!big ||
+        !messageOf(big->call({{x.data(), shape}}, {{out.data(), shape}}))
+             .empty() ||
+        out.front() != 1.0f || out.back() != 1.0f)
+      return 2;
+    std::ifstream lines(map);
+    std::string line;
+    bool entry = false, threadLoop = false;
+    while (std::getline(lines, line)) {
+      std::istringstream fields(line);
+      std::string address, size, name;
+      fields >> address >> size >> name;
+      if (std::stoull(address, nullptr, 16) == 0 ||
+          std::stoull(size, nullptr, 16) == 0)
+        return 3;
+      entry |= name == "lazyc:big:big";
+      threadLoop |= name.rfind("lazyc:big:big..omp_par", 0) == 0;
+    }
+    std::remove(map.c_str());
+    return entry && threadLoop ? 0 : 4;
+  };
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(compileRunAndReadMap()), ::testing::ExitedWithCode(0),
+              "");
 }
 
 } // namespace

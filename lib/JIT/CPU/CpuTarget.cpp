@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Stages.h"
+#include "PerfMap.h"
 #include "lazyc/JIT/DiskCache.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Pipelines/Pipelines.h"
@@ -78,6 +79,9 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
 };
+
+/// The suffix of the packed wrapper that calls the compiled function.
+constexpr llvm::StringLiteral kPackedSuffix = "_packed";
 
 /// The CPU pipeline's options: the defaults (lazyc-opt takes others).
 const CpuPipelineOptions &pipelineOptions() {
@@ -222,9 +226,11 @@ diskCacheKey(ModuleOp module, llvm::StringRef name,
 llvm::Error CpuFunction::load(llvm::orc::JITTargetMachineBuilder host,
                               std::unique_ptr<llvm::MemoryBuffer> object,
                               llvm::StringRef wrapperName) {
-  auto created = llvm::orc::LLJITBuilder()
-                     .setJITTargetMachineBuilder(std::move(host))
-                     .create();
+  llvm::orc::LLJITBuilder builder;
+  builder.setJITTargetMachineBuilder(std::move(host));
+  if (perfMapRequested())
+    writePerfMapEntries(builder, wrapperName.drop_back(kPackedSuffix.size()));
+  auto created = builder.create();
   if (!created)
     return created.takeError();
   llvm::orc::LLJIT &loader = **created;
@@ -273,7 +279,7 @@ CpuFunction::compile(ModuleOp module, llvm::StringRef name) {
   auto host = hostMachine();
   if (!host)
     return host.takeError();
-  std::string wrapperName = (name + "_packed").str();
+  std::string wrapperName = (name + kPackedSuffix).str();
   CompileStats &stats = compiled->compileStats;
 
   DiskCache *disk = DiskCache::forProcess();

@@ -1,0 +1,38 @@
+//===- PerfMap.h - Names of JIT'd code for perf -----------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// With LAZYC_PERF_MAP=1, every function the CPU JIT links is written to
+// /tmp/perf-<pid>.map, the file `perf report` reads to name code that has
+// no object file on disk: a trace's kernels then show up by name
+// (`lazyc:<function>:<symbol>`, e.g. a thread loop's outlined body).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_JIT_CPU_PERFMAP_H
+#define LAZYC_LIB_JIT_CPU_PERFMAP_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+
+namespace llvm::orc {
+class LLJITBuilder;
+} // namespace llvm::orc
+
+namespace lazyc::jit {
+
+/// Whether LAZYC_PERF_MAP asks for a perf map (read once).
+bool perfMapRequested();
+
+/// Makes the JIT `builder` creates list the functions of every object it
+/// links in the process's perf map, under `function`'s name.
+void writePerfMapEntries(llvm::orc::LLJITBuilder &builder,
+                         llvm::StringRef function);
+
+} // namespace lazyc::jit
+
+#endif // LAZYC_LIB_JIT_CPU_PERFMAP_H
