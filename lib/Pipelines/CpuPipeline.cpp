@@ -124,6 +124,9 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
 
 void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
                                    const CpuPipelineOptions &options) {
+  // Each kernel's thread loop in a function of its own: later stages stay
+  // linear in the size of a large trace.
+  pm.addPass(mlir::lazy::createLazyOutlineThreadLoopsPass());
   // f32/f64 GEMM tiles run on BLAS, on the thread their scf.forall gives.
   pm.addPass(mlir::lazy::createLazyCpuGemmToBlasPass());
   // What was not vectorized runs as scalar loops.

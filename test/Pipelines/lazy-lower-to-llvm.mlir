@@ -17,7 +17,8 @@
 // --lazy-lower-to-llvm splits work over the machine's hardware threads, so
 // whether an omp.parallel appears depends on the machine. The second RUN line
 // is the same pipeline written out stage by stage with num-threads=2; its
-// THREADS checks look for the OpenMP region.
+// THREADS checks look for the OpenMP region, in the function of its own
+// that each thread loop gets (`@<function>_loop<N>`, after the function).
 
 // The elementwise chain relu(tanh(exp(x * 0.5 + 0.1)) * 1.5 - 1) / (x * x + 1)
 // on 2^20 f32: one function with the input's descriptor (allocated and aligned
@@ -28,6 +29,10 @@
 // CHECK-LABEL: llvm.func @chain(
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64) {
+//     THREADS:   llvm.call @chain_loop0(
+//     THREADS:   llvm.return{{$}}
+//     THREADS: llvm.func @chain_loop0(
+//  THREADS-SAME:   attributes {passthrough = ["noinline"]
 //     THREADS:   omp.parallel {
 //     THREADS:     omp.wsloop {
 //       CHECK:     llvm.intr.fma(%{{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
@@ -61,6 +66,9 @@ func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
 // CHECK-LABEL: llvm.func @softmax(
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64) {
+//     THREADS:   llvm.call @softmax_loop0(
+//     THREADS:   llvm.return{{$}}
+//     THREADS: llvm.func @softmax_loop0(
 //     THREADS:   omp.parallel {
 //       CHECK:     llvm.intr.maximum(%{{.*}}) : (vector<64xf32>, vector<64xf32>) -> vector<64xf32>
 //       CHECK:     llvm.intr.fma(%{{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
@@ -86,6 +94,9 @@ func.func @softmax(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64) {
+//     THREADS:   llvm.call @matmul_loop0(
+//     THREADS:   llvm.return{{$}}
+//     THREADS: llvm.func @matmul_loop0(
 //     THREADS:   omp.parallel {
 //       CHECK:     llvm.call @lazyrt_matmul_f32(
 //     THREADS:   omp.terminator

@@ -639,7 +639,7 @@ func.func @big(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
           std::stoull(size, nullptr, 16) == 0)
         return 3;
       entry |= name == "lazyc:big:big";
-      threadLoop |= name.rfind("lazyc:big:big..omp_par", 0) == 0;
+      threadLoop |= name.rfind("lazyc:big:big_loop0..omp_par", 0) == 0;
     }
     std::remove(map.c_str());
     return entry && threadLoop ? 0 : 4;

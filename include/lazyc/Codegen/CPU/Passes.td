@@ -45,6 +45,28 @@ def LazyCpuTileAndVectorizePass
   ];
 }
 
+def LazyOutlineThreadLoopsPass
+    : Pass<"lazy-outline-thread-loops", "::mlir::ModuleOp"> {
+  let summary = "Give each top-level thread loop of a bufferized function a "
+                "function of its own";
+  let description = [{
+    Moves every `scf.parallel` in the body of a function (after
+    bufferization: a kernel's thread loop, with its fused producers) into a
+    private function of its own, `@<function>_loop<N>`, called in its place
+    with the buffers and sizes it reads; constants are cloned into it. The
+    new functions are `noinline`.
+
+    A large trace (a training step: a hundred kernels) is otherwise one
+    function of tens of thousands of ops in one block, and several later
+    stages (greedy rewrites that order ops in a block, OpenMP's region
+    outlining in LLVM, LLVM's per-function analyses) take time that grows
+    faster than the function; many small functions keep each of them
+    linear, and let the pass manager lower them in parallel.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
   let summary = "Run f32/f64 matmuls on buffers through the runtime's BLAS";
   let description = [{

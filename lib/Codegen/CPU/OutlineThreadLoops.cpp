@@ -1,0 +1,109 @@
+//===- OutlineThreadLoops.cpp - A function per thread loop ----------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements lazy-outline-thread-loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYOUTLINETHREADLOOPSPASS
+#include "lazyc/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+
+/// Clones into `region` (at its start) the constants defined outside it that
+/// it uses, so that they do not become arguments of the outlined function.
+static void cloneConstantsInto(RewriterBase &rewriter, Region &region) {
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(region, captured);
+  rewriter.setInsertionPointToStart(&region.front());
+  for (Value value : captured) {
+    Operation *definition = value.getDefiningOp();
+    if (!definition || !definition->hasTrait<OpTrait::ConstantLike>())
+      continue;
+    Operation *copy = rewriter.clone(*definition);
+    replaceAllUsesInRegionWith(value, copy->getResult(0), region);
+  }
+}
+
+/// Moves `loop` into a function of its own named `name`, called in its place,
+/// and puts that function after `previous`; returns it.
+static FailureOr<func::FuncOp> outline(RewriterBase &rewriter,
+                                       scf::ParallelOp loop, StringRef name,
+                                       Operation *previous) {
+  // outlineSingleBlockRegion outlines a region: wrap the loop in one.
+  rewriter.setInsertionPoint(loop);
+  auto wrapper =
+      scf::ExecuteRegionOp::create(rewriter, loop.getLoc(), TypeRange());
+  Block *body = rewriter.createBlock(&wrapper.getRegion());
+  rewriter.setInsertionPointToStart(body);
+  scf::YieldOp::create(rewriter, loop.getLoc());
+  rewriter.moveOpBefore(loop, body->getTerminator());
+  cloneConstantsInto(rewriter, wrapper.getRegion());
+
+  func::CallOp call;
+  FailureOr<func::FuncOp> function = outlineSingleBlockRegion(
+      rewriter, loop.getLoc(), wrapper.getRegion(), name, &call);
+  if (failed(function))
+    return failure();
+  (*function)->moveAfter(previous);
+  function->setPrivate();
+  // LLVM would inline a private function called once back into the trace.
+  (*function)->setAttr(
+      "passthrough", rewriter.getArrayAttr(rewriter.getStringAttr("noinline")));
+  // The wrapper now holds only the call: put the call in its place.
+  rewriter.setInsertionPoint(wrapper);
+  rewriter.moveOpBefore(call, wrapper);
+  rewriter.eraseOp(wrapper);
+  return function;
+}
+
+namespace {
+struct LazyOutlineThreadLoopsPass
+    : mlir::lazy::impl::LazyOutlineThreadLoopsPassBase<
+          LazyOutlineThreadLoopsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    IRRewriter rewriter(&getContext());
+    SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
+    for (func::FuncOp function : functions) {
+      if (function.isExternal())
+        continue;
+      SmallVector<scf::ParallelOp> loops;
+      for (Block &block : function.getBody())
+        for (auto loop : block.getOps<scf::ParallelOp>())
+          loops.push_back(loop);
+      // The trace first, then its loops in order.
+      Operation *previous = function;
+      for (auto [index, loop] : llvm::enumerate(loops)) {
+        std::string name =
+            (function.getName() + "_loop" + llvm::Twine(index)).str();
+        if (symbols.lookup(name)) {
+          loop.emitError("cannot outline into @")
+              << name << ": the name is taken";
+          return signalPassFailure();
+        }
+        FailureOr<func::FuncOp> outlined =
+            outline(rewriter, loop, name, previous);
+        if (failed(outlined)) {
+          loop.emitError("cannot outline this thread loop");
+          return signalPassFailure();
+        }
+        previous = *outlined;
+      }
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,69 @@
+// RUN: lazyc-opt %s -split-input-file --lazy-outline-thread-loops | FileCheck %s
+
+// Each top-level thread loop moves into a private, noinline function of its
+// own, called in its place with the buffers and sizes it reads, and placed
+// after the function, in order; constants are cloned into it instead of
+// being passed.
+// CHECK-LABEL: func.func @trace
+//  CHECK-SAME:   (%[[X:.*]]: memref<1024xf32>, %[[N:.*]]: index, %[[Y:.*]]: memref<1024xf32>)
+//       CHECK:   %[[TMP:.*]] = memref.alloc() : memref<1024xf32>
+//       CHECK:   call @trace_loop0(%[[X]], %[[TMP]]) : (memref<1024xf32>, memref<1024xf32>) -> ()
+//       CHECK:   call @trace_loop1(%[[TMP]], %[[Y]], %[[N]]) : (memref<1024xf32>, memref<1024xf32>, index) -> ()
+//       CHECK:   memref.dealloc %[[TMP]]
+//   CHECK-NOT:   scf.parallel
+//       CHECK:   return
+// CHECK-LABEL: func.func private @trace_loop0
+//  CHECK-SAME:   (%[[A:.*]]: memref<1024xf32>, %[[B:.*]]: memref<1024xf32>)
+//  CHECK-SAME:   attributes {passthrough = ["noinline"]}
+//       CHECK:   arith.constant 2.000000e+00 : f32
+//       CHECK:   scf.parallel
+//       CHECK:     memref.load %[[A]]
+//       CHECK:     memref.store %{{.*}}, %[[B]]
+//       CHECK:   return
+// CHECK-LABEL: func.func private @trace_loop1
+//  CHECK-SAME:   (%[[C:.*]]: memref<1024xf32>, %[[D:.*]]: memref<1024xf32>, %[[M:.*]]: index)
+//       CHECK:   scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[M]])
+//       CHECK:   return
+func.func @trace(%x: memref<1024xf32>, %n: index, %y: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %two = arith.constant 2.0 : f32
+  %tmp = memref.alloc() : memref<1024xf32>
+  scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+    %v = memref.load %x[%i] : memref<1024xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %tmp[%i] : memref<1024xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %tmp[%i] : memref<1024xf32>
+    memref.store %v, %y[%i] : memref<1024xf32>
+    scf.reduce
+  }
+  memref.dealloc %tmp : memref<1024xf32>
+  return
+}
+
+// -----
+
+// A thread loop nested in other control flow (a whileLoop's body) stays
+// where it is; functions without thread loops are left alone.
+// CHECK-LABEL: func.func @nested
+//       CHECK:   scf.if
+//       CHECK:     scf.parallel
+//   CHECK-NOT:   call
+//   CHECK-NOT: func.func private
+func.func @nested(%p: i1, %x: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.if %p {
+    scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+      %v = memref.load %x[%i] : memref<8xf32>
+      memref.store %v, %x[%i] : memref<8xf32>
+      scf.reduce
+    }
+  }
+  return
+}
