@@ -131,6 +131,9 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   pm.addPass(mlir::lazy::createLazyCpuGemmToBlasPass());
   // What was not vectorized runs as scalar loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // vector<1x1x64xf32> as vector<64xf32>: one LLVM vector, not nested arrays.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyDropUnitVectorDimsPass());
   // f16/bf16: math ops computed in f32; arithmetic too, which rounds exactly
   // as the narrow operation would (f32 has more than twice their precision).
   pm.addPass(math::createMathExtendToSupportedTypes());

@@ -121,6 +121,22 @@ def LazyLowerMultiReductionsPass
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def LazyDropUnitVectorDimsPass
+    : Pass<"lazy-drop-unit-vector-dims", "::mlir::func::FuncOp"> {
+  let summary = "Drop the unit dimensions of vectors before lowering to LLVM";
+  let description = [{
+    A tile of a rank-4 tensor is vectorized as `vector<1x1x1x64xf32>`; the
+    LLVM dialect has no n-D vectors and spells it as nested arrays of one
+    vector, built and taken apart with `insertvalue`/`extractvalue` around
+    every op. Dropping the unit dimensions first (`vector<64xf32>`, with
+    `vector.shape_cast` where a shape must stay, which then cancel out)
+    lowers each op to one vector instruction. Only the IR's size changes:
+    LLVM removed the array shuffling anyway, after spending time on it.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LazyTreeReductionsPass : Pass<"lazy-tree-reductions"> {
   let summary = "Let horizontal vector sums combine lanes as a tree";
   let description = [{
