@@ -25,6 +25,20 @@ namespace {
 struct LazyExpandBFloat16Pass
     : mlir::lazy::impl::LazyExpandBFloat16PassBase<LazyExpandBFloat16Pass> {
   void runOnOperation() override {
+    // The patterns rewrite conversions to and from bf16; without one, a
+    // rewrite driver's walk of a large trace is time for nothing.
+    auto isBFloat16 = [](Type type) {
+      return getElementTypeOrSelf(type).isBF16();
+    };
+    WalkResult found = getOperation()->walk([&](Operation *op) {
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+          (isBFloat16(op->getOperand(0).getType()) ||
+           isBFloat16(op->getResult(0).getType())))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (!found.wasInterrupted())
+      return;
     RewritePatternSet patterns(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
