@@ -13,6 +13,8 @@
 
 #include "lazyc/Codegen/CPU/Passes.h"
 
+#include "mlir/Transforms/RegionUtils.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -453,6 +455,11 @@ struct LazyCpuTileAndVectorizePass
         continue;
       (void)distributeOverThreads(rewriter, op, threads, vectorWidth);
     }
+
+    // Fusing row by row inside a thread's chunk leaves the chunk's copies of
+    // the producers dead (read only by dead slices); vectorizing them would
+    // make most of the pass's output dead code.
+    (void)simplifyRegions(rewriter, function->getRegions());
 
     // Vectors: every linalg op left, inside the thread loops or not.
     ops.clear();
