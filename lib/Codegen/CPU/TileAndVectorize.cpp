@@ -13,6 +13,8 @@
 
 #include "lazyc/Codegen/CPU/Passes.h"
 
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -457,8 +459,12 @@ struct LazyCpuTileAndVectorizePass
     }
 
     // Fusing row by row inside a thread's chunk leaves the chunk's copies of
-    // the producers dead (read only by dead slices); vectorizing them would
-    // make most of the pass's output dead code.
+    // the producers dead (read only by dead slices), and tile-and-fuse fuses
+    // a producer once per slice that reads it (a softmax row's maximum, once
+    // for its exponentials and again for their sum): vectorizing the copies
+    // would make most of the pass's output dead or duplicate code.
+    DominanceInfo dominance;
+    eliminateCommonSubExpressions(rewriter, dominance, function);
     (void)simplifyRegions(rewriter, function->getRegions());
 
     // Vectors: every linalg op left, inside the thread loops or not.
