@@ -197,4 +197,22 @@ TEST_F(InPlaceUpdateTest, AnOutputEqualToTheOldValueKeepsIt) {
   EXPECT_EQ(negated.item<float>(), 2.5f);
 }
 
+// A random tensor divided by a value it is computed over in place: one
+// elementwise loop reading the element index (the generator) and the old
+// value, with a unit dimension, which the vectorizer got wrong (lazyc-fuzz
+// seed 81263: the quotient came out as the random numbers themselves).
+TEST_F(InPlaceUpdateTest, RandomNumbersDividedOverTheDivisor) {
+  std::vector<double> random =
+      randomUniform({1, 3}, -2.0, -0.5, 815, DType::Float64).toVector<double>();
+  std::vector<double> divisors = {-0.125116, 2.942795, -2.138215};
+  Tensor divisor = Tensor::fromVector<double>(divisors, {1, 3});
+  Tensor quotient =
+      randomUniform({1, 3}, -2.0, -0.5, 815, DType::Float64) / divisor;
+  divisor = Tensor(); // dead: the quotient is computed over it
+  std::vector<double> got = quotient.toVector<double>();
+  EXPECT_EQ(metrics().updatedInPlace, 1u);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(got[i], random[i] / divisors[i]) << "element " << i;
+}
+
 } // namespace

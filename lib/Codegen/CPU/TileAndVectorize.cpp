@@ -235,6 +235,16 @@ static void vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op,
   // may not have once bufferized into a strided view.)
   if (failed(linalg::vectorizeOpPrecondition(op, vectorSizes, scalable)))
     return;
+  // The vectorizer builds an invalid vector.multi_reduction for an
+  // elementwise op with a unit loop that reads its element index and its
+  // output's old value (a random tensor divided by a value it is computed
+  // over in place: lazyc-fuzz seed 81263): such an op stays scalar.
+  bool readsIndex = !op.getBlock()->getOps<linalg::IndexOp>().empty();
+  bool readsOutput = llvm::any_of(op.getRegionOutputArgs(),
+                                  [](Value old) { return !old.use_empty(); });
+  if (readsIndex && readsOutput && op.getNumReductionLoops() == 0 &&
+      llvm::is_contained(op.getStaticLoopRanges(), 1))
+    return;
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::VectorizationResult> vectorized =
       linalg::vectorize(rewriter, op, vectorSizes, scalable);
