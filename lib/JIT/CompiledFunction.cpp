@@ -172,11 +172,15 @@ llvm::Error jit::runStage(ModuleOp module, llvm::StringRef stage,
   LogicalResult result = success();
   if (build) {
     PassManager pm(module.getContext());
-    // The module is verified before the first stage and after the last, not
-    // after every pass (that took half of the MLIR compile time).
+    // The module is verified after each stage, not after every pass (that
+    // took half of the MLIR compile time). Not only after the last: invalid
+    // IR that a later stage lowers anyway becomes wrong code, not an error
+    // (an invalid vector.multi_reduction did, lazyc-fuzz seed 81263).
     pm.enableVerifier(false);
     build(pm);
     result = pm.run(module);
+    if (succeeded(result))
+      result = verify(module);
   } else {
     result = verify(module);
   }

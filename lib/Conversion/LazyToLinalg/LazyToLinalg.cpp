@@ -286,14 +286,8 @@ Value mlir::lazy::buildReshape(OpBuilder &b, Location loc, Value value,
     return buildDynamicReshape(b, loc, value, type, dynamicSizes);
   Type element = type.getElementType();
   int64_t elements = type.getNumElements();
-  // Rank 0 has no dimension to group: expand from it / collapse into it.
-  if (sourceType.getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, type, value,
-                                         ArrayRef<ReassociationIndices>{});
-  if (type.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, type, value,
-                                           ArrayRef<ReassociationIndices>{});
-  // A dynamic source is flattened, then given its (known) element count.
+  // A dynamic source is flattened, then given its (known) element count
+  // (before a collapse into rank 0, which only takes static sizes of 1).
   if (!sourceType.hasStaticShape()) {
     Value flat = tensor::CollapseShapeOp::create(
         b, loc, value, collapseAll(sourceType.getRank()));
@@ -303,6 +297,13 @@ Value mlir::lazy::buildReshape(OpBuilder &b, Location loc, Value value,
     if (sourceType == type)
       return value;
   }
+  // Rank 0 has no dimension to group: expand from it / collapse into it.
+  if (sourceType.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, type, value,
+                                         ArrayRef<ReassociationIndices>{});
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, value,
+                                           ArrayRef<ReassociationIndices>{});
   if (std::optional<SmallVector<ReassociationIndices>> reassociation =
           getReassociationIndicesForReshape(sourceType, type)) {
     if (sourceType.getRank() > type.getRank())

@@ -738,6 +738,20 @@ func.func @reshape_dynamic(%x: tensor<?x4xf32>) -> tensor<2x4xf32> {
   return %0 : tensor<2x4xf32>
 }
 
+// A dynamic source collapsed into rank 0 is first given its static size 1:
+// a collapse into rank 0 only takes static sizes of 1 (eager mode's dynamic
+// [?] -> [] reshape: lazyc-fuzz seed 2400429).
+// CHECK-LABEL: func.func @reshape_dynamic_to_rank0
+//  CHECK-SAME:   (%[[X:.*]]: tensor<?xf32>)
+//       CHECK:   %[[F:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0]] : tensor<?xf32> into tensor<?xf32>
+//       CHECK:   %[[C:.*]] = tensor.cast %[[F]] : tensor<?xf32> to tensor<1xf32>
+//       CHECK:   %[[R:.*]] = tensor.collapse_shape %[[C]] [] : tensor<1xf32> into tensor<f32>
+//       CHECK:   return %[[R]]
+func.func @reshape_dynamic_to_rank0(%x: tensor<?xf32>) -> tensor<f32> {
+  %0 = lazy.reshape %x to [] : tensor<?xf32>
+  return %0 : tensor<f32>
+}
+
 // -----
 
 // slice: offsets = start, sizes = ceil((limit - start) / step), strides = step;
