@@ -425,6 +425,11 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     for (Node *node : trace.nodes)
       if (!node->value && node->kind != OpKind::Literal)
         materializeOn({node}, Cause::Eager, where);
+    // A literal the program reads (`full(...)` on its own) gets its buffer
+    // too; the others live on in the ops that read them.
+    for (int32_t index : trace.outputs)
+      if (Node *node = trace.nodes[index]; !node->value)
+        materializeOn({node}, Cause::Eager, where);
     return;
   }
 

@@ -118,4 +118,19 @@ TEST_F(AsyncCompileTest, ControlFlowCompilesOnTheCallingThread) {
   EXPECT_EQ(results[1].toVector<float>(), (std::vector<float>{2, 3, 4}));
 }
 
+// A value that is only a literal (`full`), materialized with computed ones
+// while their fused function compiles: the op-by-op run gives it a buffer
+// too (it had none, and reading it crashed: lazyc-fuzz seed 90012).
+TEST_F(AsyncCompileTest, ALiteralValueReadWhileCompilingHasABuffer) {
+  const int n = 64;
+  std::vector<float> input = ramp(n, 4.0f);
+  Tensor computed = chain(Tensor::fromVector(input, {n}));
+  Tensor constant = full({3}, 2.5f);
+  lazyc::sync();
+  EXPECT_EQ(constant.toVector<float>(), std::vector<float>(3, 2.5f));
+  std::vector<float> out = computed.toVector<float>();
+  for (int i = 0; i < n; ++i)
+    ASSERT_NEAR(out[i], expected(input[i]), 2e-6) << i;
+}
+
 } // namespace
