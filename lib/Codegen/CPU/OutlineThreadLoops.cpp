@@ -12,7 +12,6 @@
 #include "lazyc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::lazy {
