@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/InitAll.h"
+#include "lazyc/Codegen/CPU/Collectives.h"
 #include "lazyc/Codegen/CPU/Passes.h"
 #include "lazyc/Codegen/Passes.h"
 #include "lazyc/Conversion/Passes.h"
@@ -69,6 +70,7 @@ void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
   // Interfaces the pipelines rely on (bufferization, tiling, value bounds)
   // that upstream attaches from outside the dialects.
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::lazy::registerCollectiveBufferizationModel(registry);
   mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);

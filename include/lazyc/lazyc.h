@@ -16,6 +16,7 @@
 #include "lazyc/API/Compile.h"
 #include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Device.h"
+#include "lazyc/API/Distributed.h"
 #include "lazyc/API/Error.h"
 #include "lazyc/API/Export.h"
 #include "lazyc/API/Function.h"

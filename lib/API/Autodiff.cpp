@@ -15,10 +15,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Autodiff.h"
+#include "Collectives.h"
 #include "Tape.h"
 #include "TensorAccess.h"
 
 #include "lazyc/API/Ops.h"
+#include "lazyc/Runtime/Collectives.h"
 #include "lazyc/Runtime/Shape.h"
 
 #include "Engine.h"
@@ -213,6 +215,8 @@ private:
   }
   void vjpReduction(const Node &node, const NodeInputs &in, const Tensor &out,
                     const Tensor &g);
+  void vjpCollective(const Node &node, const NodeInputs &in, const Tensor &out,
+                     const Tensor &g);
   Tensor unslice(const Node &node, const Node &input, Tensor g);
 
   TapeState &state;
@@ -261,6 +265,9 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     return;
   case OpKind::Cumsum:
     accumulate(in[0], lazyc::cumsum(g, node.integer, !node.flag, where));
+    return;
+  case OpKind::Collective:
+    vjpCollective(node, in, out, g);
     return;
   case OpKind::UpdateRow:
     accumulate(in[0],
@@ -454,6 +461,49 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     return;
   }
   }
+}
+
+void Backward::vjpCollective(const Node &node, const NodeInputs &in,
+                             const Tensor &out, const Tensor &g) {
+  // Every rank's loss counts (PyTorch's distributed autograd): an input's
+  // gradient gathers the gradients of every rank's result it reaches.
+  int reduction = static_cast<int>(node.ints[0]);
+  auto sumOver = [&](int kind, const Tensor &value) {
+    return detail::collective(value, kind, LAZYRT_REDUCE_SUM, 0, where);
+  };
+  Tensor x = wrap(in[0]);
+  switch (node.integer) {
+  case LAZYRT_ALL_REDUCE: {
+    Tensor total = sumOver(LAZYRT_ALL_REDUCE, g);
+    if (reduction != LAZYRT_REDUCE_SUM) // The ranks holding the extreme.
+      total = mul(total, indicator(At(x, where) == out, x));
+    accumulate(in[0], total);
+    return;
+  }
+  case LAZYRT_BROADCAST: {
+    // Every rank takes part in the sum; only the root keeps it (a data
+    // literal, so the trace is the same on every rank).
+    bool isRoot = node.ints[1] == lazyrt_dist_rank();
+    accumulate(in[0], At(sumOver(LAZYRT_ALL_REDUCE, g), where) *
+                          Scalar(isRoot ? 1.0f : 0.0f, where));
+    return;
+  }
+  case LAZYRT_ALL_GATHER: {
+    Tensor rows = sumOver(LAZYRT_REDUCE_SCATTER, g);
+    accumulate(in[0], lazyc::reshape(rows, x.shape(), where));
+    return;
+  }
+  case LAZYRT_REDUCE_SCATTER: {
+    Tensor spread = detail::collective(g, LAZYRT_ALL_GATHER, 0, 0, where);
+    if (reduction != LAZYRT_REDUCE_SUM) {
+      Tensor extreme = detail::collective(out, LAZYRT_ALL_GATHER, 0, 0, where);
+      spread = mul(spread, indicator(At(x, where) == extreme, x));
+    }
+    accumulate(in[0], spread);
+    return;
+  }
+  }
+  llvm_unreachable("unknown collective kind");
 }
 
 void Backward::vjpReduction(const Node &node, const NodeInputs &in,

@@ -52,6 +52,20 @@ mlir::MLIRContext &engine::compileContext() {
               node.loc.line);
 }
 
+void engine::failRun(const Trace &trace, const std::string &message) {
+  // The runtime names a failed collective "collective #<n> (...)": blame
+  // the trace's first collective, under the name the user called.
+  if (message.find("collective #") != std::string::npos)
+    for (const Node *node : trace.nodes)
+      if (node->kind == OpKind::Collective && node->loc.line) {
+        static const char *const names[] = {"allReduce", "broadcast",
+                                            "allGather", "reduceScatter"};
+        throw Error(names[node->integer], message, node->loc.file,
+                    node->loc.line);
+      }
+  failAtOutput(trace, message);
+}
+
 void engine::failAtOutput(const Trace &trace, const std::string &message) {
   for (int32_t output : trace.outputs)
     if (trace.nodes[output]->loc.line)

@@ -57,6 +57,11 @@ void countCompile(const jit::CompileStats &stats,
 [[noreturn]] void failAtOutput(const trace::Trace &trace,
                                const std::string &message);
 
+/// Throws the failure of a compiled call of `trace`: a failed collective's
+/// at the collective, anything else at the first output.
+[[noreturn]] void failRun(const trace::Trace &trace,
+                          const std::string &message);
+
 } // namespace lazyc::engine
 
 #endif // LAZYC_LIB_API_COMPILESERVICE_H

@@ -466,7 +466,7 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     profile::Scope running("run", "kernel", profile::arg("trace", traceId));
     ScopedTimer timing(c.kernelRuns);
     if (llvm::Error error = function->call(inputs, outputs))
-      failAtOutput(trace, llvm::toString(std::move(error)));
+      failRun(trace, llvm::toString(std::move(error)));
   }
   ++c.kernelsRun;
   c.updatedInPlace += inPlace;

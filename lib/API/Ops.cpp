@@ -13,12 +13,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Ops.h"
+#include "Collectives.h"
 #include "Convert.h"
 #include "Engine.h"
 #include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
 
+#include "lazyc/Runtime/Collectives.h"
 #include "lazyc/Trace/Node.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -1399,5 +1401,21 @@ Tensor lazyc::cumsum(const Tensor &x, int64_t axis, bool reverse, Where where) {
       OpKind::Cumsum, node->dtype, node->shape, {node}, where, [&](Node &n) {
         n.integer = axis;
         n.flag = reverse;
+      }));
+}
+
+Tensor detail::collective(const Tensor &x, int kind, int reduction, int root,
+                          Where where) {
+  const NodePtr &node = use(x, opName(OpKind::Collective), where);
+  int64_t worldSize = lazyrt_dist_size();
+  Shape shape = node->shape;
+  if (kind == LAZYRT_ALL_GATHER)
+    shape[0] *= worldSize;
+  else if (kind == LAZYRT_REDUCE_SCATTER)
+    shape[0] /= worldSize;
+  return detail::TensorAccess::wrap(record(
+      OpKind::Collective, node->dtype, shape, {node}, where, [&](Node &n) {
+        n.integer = kind;
+        n.ints = {reduction, root, worldSize};
       }));
 }

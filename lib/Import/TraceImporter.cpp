@@ -191,6 +191,20 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
     return lazy::IndexRowOp::create(b, loc, in[0], in[1]);
   case OpKind::UpdateRow:
     return lazy::UpdateRowOp::create(b, loc, in[0], in[1], in[2]);
+  case OpKind::Collective: {
+    auto kind = static_cast<lazy::CollectiveKind>(node.integer);
+    lazy::CollectiveReductionAttr reduction;
+    if (kind == lazy::CollectiveKind::all_reduce ||
+        kind == lazy::CollectiveKind::reduce_scatter)
+      reduction = lazy::CollectiveReductionAttr::get(
+          b.getContext(), static_cast<lazy::CollectiveReduction>(node.ints[0]));
+    IntegerAttr root;
+    if (kind == lazy::CollectiveKind::broadcast)
+      root = b.getI64IntegerAttr(node.ints[1]);
+    return lazy::CollectiveOp::create(
+        b, loc, lazy::CollectiveKindAttr::get(b.getContext(), kind), in[0],
+        reduction, root, b.getI64IntegerAttr(node.ints[2]));
+  }
   case OpKind::If:
   case OpKind::While:
   case OpKind::Result:

@@ -118,6 +118,10 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
   // Thread loops as scf.parallel: the deallocation pipeline frees the
   // temporaries of an scf.parallel body, but not of an scf.forall's.
   pm.addPass(createForallToParallelLoopPass());
+  // Collectives exchange data while later ops compute; their buffers are
+  // freed after the wait.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyCpuOverlapCollectivesPass());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
 }

@@ -21,6 +21,7 @@ using namespace mlir;
 
 void lazyc::buildLowerToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(mlir::lazy::createLazyDecomposePass());
+  pm.addPass(mlir::lazy::createLazyScheduleCollectivesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(mlir::lazy::createConvertLazyToLinalgPass());

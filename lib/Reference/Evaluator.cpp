@@ -333,6 +333,8 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
     return evaluateArgReduce(node, *in[0]);
   case OpKind::Cumsum:
     return evaluateCumsum(node, *in[0]);
+  case OpKind::Collective:
+    return evaluateCollective(node, *in[0]);
   case OpKind::IndexRow:
   case OpKind::UpdateRow:
     return evaluateRow(node, in);

@@ -60,6 +60,8 @@ Value evaluateScatterAdd(const trace::Node &node, const Value &input,
                          const Value &indices, const Value &updates);
 Value evaluateArgReduce(const trace::Node &node, const Value &input);
 Value evaluateCumsum(const trace::Node &node, const Value &input);
+/// A collective, over the world this process joined.
+Value evaluateCollective(const trace::Node &node, const Value &input);
 
 } // namespace lazyc::reference::impl
 

@@ -17,6 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "lazyc/Runtime/Collectives.h"
+#include "lazyc/Runtime/Runtime.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -677,4 +679,126 @@ Value impl::evaluateCumsum(const Node &node, const Value &input) {
       }
     }
   return out;
+}
+
+/// Every rank's `input` (values and tolerances), rank 0 first, moved by the
+/// runtime's all-gather: the transport only moves data, the arithmetic is
+/// the reference's own.
+static std::vector<Value> gatherRanks(const Value &input) {
+  int64_t count = input.numel();
+  int size = lazyrt_dist_size();
+  auto gather = [&](const void *in, void *out, DType dtype) {
+    if (lazyrt_collective_run(LAZYRT_ALL_GATHER, 0, static_cast<int>(dtype), 0,
+                              in, out, count) != 0)
+      throw std::runtime_error(std::string("reference: all-gather failed: ") +
+                               lazyrt_take_collective_error());
+  };
+  std::vector<double> tolerances(count * size);
+  gather(input.tolerance.data(), tolerances.data(), DType::Float64);
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  if (input.isFloat()) {
+    floats.resize(count * size);
+    gather(input.floats.data(), floats.data(), DType::Float64);
+  } else {
+    ints.resize(count * size);
+    gather(input.ints.data(), ints.data(), DType::Int64);
+  }
+  std::vector<Value> ranks;
+  for (int r = 0; r < size; ++r) {
+    Value value = makeValue(input.dtype, input.shape);
+    std::copy_n(tolerances.begin() + r * count, count, value.tolerance.begin());
+    if (input.isFloat())
+      std::copy_n(floats.begin() + r * count, count, value.floats.begin());
+    else
+      std::copy_n(ints.begin() + r * count, count, value.ints.begin());
+    ranks.push_back(std::move(value));
+  }
+  return ranks;
+}
+
+/// Element `i` reduced over the ranks into `out`'s element `o`.
+static void reduceAcrossRanks(const std::vector<Value> &ranks, int reduction,
+                              int64_t i, Value &out, int64_t o) {
+  DType dtype = out.dtype;
+  if (reduction == LAZYRT_REDUCE_SUM) {
+    if (!out.isFloat()) {
+      uint64_t sum = 0;
+      double tolerance = 0;
+      for (const Value &rank : ranks) {
+        sum += static_cast<uint64_t>(rank.ints[i]);
+        tolerance = std::max(tolerance, rank.tolerance[i]);
+      }
+      out.ints[o] = wrap(sum, dtype);
+      out.tolerance[o] = tolerance != 0 ? kAnyValue : 0;
+      return;
+    }
+    FloatSum sum;
+    for (const Value &rank : ranks)
+      sum.add(rank.floats[i], std::fabs(rank.floats[i]), rank.tolerance[i]);
+    sum.result(dtype, 0, out.floats[o], out.tolerance[o]);
+    return;
+  }
+  bool isMax = reduction == LAZYRT_REDUCE_MAX;
+  double tolerance = 0;
+  for (const Value &rank : ranks)
+    tolerance = std::max(tolerance, rank.tolerance[i]);
+  if (!out.isFloat()) {
+    int64_t extreme = ranks[0].ints[i];
+    for (const Value &rank : ranks)
+      extreme = isMax ? std::max(extreme, rank.ints[i])
+                      : std::min(extreme, rank.ints[i]);
+    out.ints[o] = extreme;
+    out.tolerance[o] = tolerance != 0 ? kAnyValue : 0;
+    return;
+  }
+  double extreme = ranks[0].floats[i];
+  for (const Value &rank : ranks) {
+    // MPI leaves NaN's order unspecified: any NaN makes any value right.
+    if (std::isnan(rank.floats[i]))
+      tolerance = kAnyValue;
+    extreme = isMax ? std::max(extreme, rank.floats[i])
+                    : std::min(extreme, rank.floats[i]);
+  }
+  if (tolerance > 0 && tolerance != kAnyValue)
+    tolerance += numerics::ulp(std::fabs(extreme) + tolerance, dtype);
+  out.floats[o] = extreme;
+  out.tolerance[o] = settle(extreme, tolerance, dtype);
+}
+
+Value impl::evaluateCollective(const Node &node, const Value &input) {
+  std::vector<Value> ranks = gatherRanks(input);
+  Value out = makeValue(node.dtype, node.shape);
+  int64_t count = input.numel();
+  int reduction = static_cast<int>(node.ints[0]);
+  auto copyElement = [&](const Value &from, int64_t i, int64_t o) {
+    if (out.isFloat())
+      out.floats[o] = from.floats[i];
+    else
+      out.ints[o] = from.ints[i];
+    out.tolerance[o] = from.tolerance[i];
+  };
+  switch (node.integer) {
+  case LAZYRT_ALL_REDUCE:
+    for (int64_t i = 0; i < count; ++i)
+      reduceAcrossRanks(ranks, reduction, i, out, i);
+    return out;
+  case LAZYRT_BROADCAST:
+    for (int64_t i = 0; i < count; ++i)
+      copyElement(ranks[node.ints[1]], i, i);
+    return out;
+  case LAZYRT_ALL_GATHER:
+    for (size_t r = 0; r < ranks.size(); ++r)
+      for (int64_t i = 0; i < count; ++i)
+        copyElement(ranks[r], i, static_cast<int64_t>(r) * count + i);
+    return out;
+  case LAZYRT_REDUCE_SCATTER: {
+    int64_t block = out.numel();
+    int64_t first = static_cast<int64_t>(lazyrt_dist_rank()) * block;
+    for (int64_t o = 0; o < block; ++o)
+      reduceAcrossRanks(ranks, reduction, first + o, out, o);
+    return out;
+  }
+  }
+  throw std::logic_error("reference: unknown collective kind");
 }

@@ -230,6 +230,12 @@ void _mlir_memref_to_llvm_free(void *block) { lazyrt_free(block); }
 
 } // extern "C"
 
+/// Sets this thread's last error, for the runtime's other files (declared
+/// where used: runtime/distributed/Collectives.cpp).
+namespace lazyc::runtime {
+void setLastError(std::string message) { lastError = std::move(message); }
+} // namespace lazyc::runtime
+
 namespace {
 /// The CPU's DeviceAllocator: the caching allocator above.
 class CpuAllocator final : public lazyc::DeviceAllocator {

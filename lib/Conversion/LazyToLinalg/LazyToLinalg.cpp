@@ -14,6 +14,7 @@
 
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
+#include "lazyc/Dialect/Lazy/IR/LazyOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -345,6 +346,8 @@ struct ConvertLazyToLinalgPass
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
     target.addIllegalDialect<LazyDialect>();
+    // Collectives stay: they bufferize into runtime calls.
+    target.addLegalOp<CollectiveOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(context);
     populateLazyToLinalgConversionPatterns(patterns);
@@ -354,6 +357,11 @@ struct ConvertLazyToLinalgPass
       return;
     }
     // The patterns chose the ops by signedness; arith needs signless types.
+    getOperation()->walk([](CollectiveOp collective) {
+      if (collective.getType().getElementType().isUnsignedInteger())
+        collective->setAttr(kUnsignedElementsAttr,
+                            UnitAttr::get(collective.getContext()));
+    });
     makeIntegersSignless(getOperation());
   }
 };

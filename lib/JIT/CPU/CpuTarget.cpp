@@ -27,6 +27,7 @@
 #include "lazyc/JIT/DiskCache.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Pipelines/Pipelines.h"
+#include "lazyc/Runtime/Collectives.h"
 #include "lazyc/Runtime/NarrowFloats.h"
 #include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Runtime/Shape.h"
@@ -368,6 +369,10 @@ llvm::Error CpuFunction::call(llvm::ArrayRef<BufferView> inputs,
     arguments.push_back(&slot);
   lazyrt_take_output_shape_mismatch();
   entry(arguments.data());
+  // A collective that failed (another rank's mismatch, a timeout) left its
+  // output unwritten.
+  if (const char *failure = lazyrt_take_collective_error())
+    return llvm::createStringError(failure);
   // A dynamic output the caller sized wrongly was not written. The report
   // names its argument position; outputs follow the inputs.
   int64_t argument = lazyrt_take_output_shape_mismatch();

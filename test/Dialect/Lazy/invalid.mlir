@@ -910,3 +910,143 @@ func.func @cumsum_axis_out_of_range(%x: tensor<4xf32>) {
   %0 = lazy.cumsum %x, axis = 1 : tensor<4xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// An all-reduce needs to know how to combine the ranks' elements.
+func.func @all_reduce_without_reduce(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op all_reduce requires `reduce` attribute}}
+  %0 = lazy.collective all_reduce %x, world_size = 2 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// So does a reduce-scatter.
+func.func @reduce_scatter_without_reduce(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op reduce_scatter requires `reduce` attribute}}
+  %0 = lazy.collective reduce_scatter %x, world_size = 2 : tensor<8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// A broadcast copies, it combines nothing.
+func.func @broadcast_with_reduce(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op broadcast takes no `reduce` attribute}}
+  %0 = lazy.collective broadcast %x reduce sum root 0, world_size = 2 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// Neither does an all-gather.
+func.func @all_gather_with_reduce(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op all_gather takes no `reduce` attribute}}
+  %0 = lazy.collective all_gather %x reduce sum, world_size = 2 : tensor<8xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+// A broadcast needs the rank it copies from.
+func.func @broadcast_without_root(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op broadcast requires `root` attribute}}
+  %0 = lazy.collective broadcast %x, world_size = 2 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// Only a broadcast has a root.
+func.func @all_reduce_with_root(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op all_reduce takes no `root` attribute}}
+  %0 = lazy.collective all_reduce %x reduce sum root 0, world_size = 2 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// The root is a rank of the world: 0 <= root < world_size.
+func.func @broadcast_root_out_of_range(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op root 2 is not a rank of a world of size 2}}
+  %0 = lazy.collective broadcast %x root 2, world_size = 2 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// A negative root reads as negative (the attribute's getter is unsigned).
+func.func @broadcast_negative_root(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op root -1 is not a rank of a world of size 2}}
+  %0 = lazy.collective broadcast %x root -1, world_size = 2 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// A world has at least one process.
+func.func @collective_empty_world(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op requires a world_size of at least 1, but got 0}}
+  %0 = lazy.collective all_reduce %x reduce sum, world_size = 0 : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// An all-gather concatenates along dimension 0, which a 0-d tensor lacks.
+func.func @all_gather_rank_0(%x: tensor<f32>) {
+  // expected-error @+1 {{'lazy.collective' op all_gather works along dimension 0, but the input 'tensor<f32>' has rank 0}}
+  %0 = lazy.collective all_gather %x, world_size = 2 : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// A reduce-scatter splits along dimension 0 as well.
+func.func @reduce_scatter_rank_0(%x: tensor<f32>) {
+  // expected-error @+1 {{'lazy.collective' op reduce_scatter works along dimension 0, but the input 'tensor<f32>' has rank 0}}
+  %0 = lazy.collective reduce_scatter %x reduce sum, world_size = 2 : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// A reduce-scatter gives every rank an equal block of dimension 0.
+func.func @reduce_scatter_not_divisible(%x: tensor<6x2xf32>) {
+  // expected-error @+1 {{'lazy.collective' op reduce_scatter splits dimension 0 into world_size = 4 blocks, but the input 'tensor<6x2xf32>' has 6 rows}}
+  %0 = lazy.collective reduce_scatter %x reduce sum, world_size = 4 : tensor<6x2xf32> -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+// The declared result type must be the inferred one: an all-gather's
+// dimension 0 grows world_size times.
+func.func @all_gather_result_mismatch(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'lazy.collective' op result type 'tensor<2x8xf32>' does not match the inferred type 'tensor<8x8xf32>'}}
+  %0 = lazy.collective all_gather %x, world_size = 4 : tensor<2x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+// A dynamic dimension 0 stays dynamic: the result cannot claim a size.
+func.func @all_gather_dynamic_result_mismatch(%x: tensor<?x2xf32>) {
+  // expected-error @+1 {{'lazy.collective' op result type 'tensor<8x2xf32>' does not match the inferred type 'tensor<?x2xf32>'}}
+  %0 = lazy.collective all_gather %x, world_size = 4 : tensor<?x2xf32> -> tensor<8x2xf32>
+  return
+}
+
+// -----
+
+// Collectives exchange numbers; booleans are not a runtime dtype.
+func.func @collective_of_booleans(%x: tensor<8xi1>) {
+  // expected-error @+1 {{'lazy.collective' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<8xi1>'}}
+  %0 = lazy.collective all_reduce %x reduce max, world_size = 2 : tensor<8xi1> -> tensor<8xi1>
+  return
+}

@@ -213,3 +213,27 @@ func.func @indexing_and_scans(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %u: tens
   %6 = lazy.cumsum %x, axis = 0 reverse : tensor<4x8xf32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<4x3xf32>, tensor<?x2xf32>, tensor<4x8xf32>, tensor<4xi64>, tensor<1x8xi64>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// Collectives: all four kinds, with their optional `reduce` and `root`. The
+// result type is verified against the inferred one: all_reduce and broadcast
+// keep the input's type, all_gather multiplies dimension 0 by world_size (a
+// dynamic dimension 0 stays dynamic), and reduce_scatter divides it.
+// CHECK-LABEL: func.func @collectives
+//  CHECK-SAME:   (%[[G:.*]]: tensor<512xf32>, %[[I:.*]]: tensor<4x3xi32>, %[[S:.*]]: tensor<f32>, %[[W:.*]]: tensor<8xbf16>, %[[X:.*]]: tensor<2x8xf32>, %[[D:.*]]: tensor<?x8xf64>, %[[U:.*]]: tensor<8x2xui8>)
+func.func @collectives(%g: tensor<512xf32>, %i: tensor<4x3xi32>, %s: tensor<f32>, %w: tensor<8xbf16>, %x: tensor<2x8xf32>, %d: tensor<?x8xf64>, %u: tensor<8x2xui8>) -> (tensor<512xf32>, tensor<4x3xi32>, tensor<f32>, tensor<8xbf16>, tensor<8x8xf32>, tensor<?x8xf64>, tensor<2x2xui8>) {
+  // CHECK: lazy.collective all_reduce %[[G]] reduce sum, world_size = 2 : tensor<512xf32> -> tensor<512xf32>
+  %0 = lazy.collective all_reduce %g reduce sum, world_size = 2 : tensor<512xf32> -> tensor<512xf32>
+  // CHECK: lazy.collective all_reduce %[[I]] reduce max, world_size = 4 : tensor<4x3xi32> -> tensor<4x3xi32>
+  %1 = lazy.collective all_reduce %i reduce max, world_size = 4 : tensor<4x3xi32> -> tensor<4x3xi32>
+  // CHECK: lazy.collective all_reduce %[[S]] reduce min, world_size = 1 : tensor<f32> -> tensor<f32>
+  %2 = lazy.collective all_reduce %s reduce min, world_size = 1 : tensor<f32> -> tensor<f32>
+  // CHECK: lazy.collective broadcast %[[W]] root 1, world_size = 2 : tensor<8xbf16> -> tensor<8xbf16>
+  %3 = lazy.collective broadcast %w root 1, world_size = 2 : tensor<8xbf16> -> tensor<8xbf16>
+  // CHECK: lazy.collective all_gather %[[X]], world_size = 4 : tensor<2x8xf32> -> tensor<8x8xf32>
+  %4 = lazy.collective all_gather %x, world_size = 4 : tensor<2x8xf32> -> tensor<8x8xf32>
+  // CHECK: lazy.collective all_gather %[[D]], world_size = 4 : tensor<?x8xf64> -> tensor<?x8xf64>
+  %5 = lazy.collective all_gather %d, world_size = 4 : tensor<?x8xf64> -> tensor<?x8xf64>
+  // CHECK: lazy.collective reduce_scatter %[[U]] reduce max, world_size = 4 : tensor<8x2xui8> -> tensor<2x2xui8>
+  %6 = lazy.collective reduce_scatter %u reduce max, world_size = 4 : tensor<8x2xui8> -> tensor<2x2xui8>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<512xf32>, tensor<4x3xi32>, tensor<f32>, tensor<8xbf16>, tensor<8x8xf32>, tensor<?x8xf64>, tensor<2x2xui8>
+}

@@ -694,6 +694,71 @@ LogicalResult RandomNormalOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+LogicalResult CollectiveOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  int64_t worldSize = adaptor.getWorldSizeAttr().getInt();
+  if (worldSize < 1)
+    return emitInferError(loc, getOperationName(),
+                          "requires a world_size of at least 1, but got ",
+                          worldSize);
+  CollectiveKind kind = adaptor.getKind();
+  if (!input || (kind != CollectiveKind::all_gather &&
+                 kind != CollectiveKind::reduce_scatter)) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  if (input.getRank() == 0)
+    return emitInferError(
+        loc, getOperationName(), stringifyCollectiveKind(kind),
+        " works along dimension 0, but the input ", input, " has rank 0");
+  SmallVector<int64_t> shape(input.getShape());
+  if (ShapedType::isDynamic(shape[0])) {
+    // Unknown stays unknown.
+  } else if (kind == CollectiveKind::all_gather) {
+    shape[0] *= worldSize;
+  } else if (shape[0] % worldSize != 0) {
+    return emitInferError(
+        loc, getOperationName(),
+        "reduce_scatter splits dimension 0 into world_size = ", worldSize,
+        " blocks, but the input ", input, " has ", shape[0], " rows");
+  } else {
+    shape[0] /= worldSize;
+  }
+  inferred.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult CollectiveOp::verify() {
+  bool reduces = getKind() == CollectiveKind::all_reduce ||
+                 getKind() == CollectiveKind::reduce_scatter;
+  if (reduces != getReduction().has_value())
+    return emitOpError() << stringifyCollectiveKind(getKind())
+                         << (reduces ? " requires" : " takes no")
+                         << " `reduce` attribute";
+  bool broadcasts = getKind() == CollectiveKind::broadcast;
+  if (broadcasts != getRoot().has_value())
+    return emitOpError() << stringifyCollectiveKind(getKind())
+                         << (broadcasts ? " requires" : " takes no")
+                         << " `root` attribute";
+  if (failed(verifyInferredResultType(*this)))
+    return failure();
+  // The getters return the attributes' values as unsigned.
+  int64_t worldSize = getWorldSizeAttr().getInt();
+  if (broadcasts &&
+      (getRootAttr().getInt() < 0 || getRootAttr().getInt() >= worldSize))
+    return emitOpError("root ")
+           << getRootAttr().getInt() << " is not a rank of a world of size "
+           << worldSize;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // TableGen'd definitions
 //===----------------------------------------------------------------------===//
 

@@ -97,4 +97,26 @@ def Lazy_ComparePredicate : I64EnumAttr<"ComparePredicate",
   let cppNamespace = "::mlir::lazy";
 }
 
+/// What a `lazy.collective` computes; the values are the runtime's
+/// (lazyc/Runtime/Collectives.h).
+def Lazy_CollectiveKind : I64EnumAttr<"CollectiveKind",
+    "collective across the processes of a world", [
+      I64EnumAttrCase<"all_reduce", 0>,
+      I64EnumAttrCase<"broadcast", 1>,
+      I64EnumAttrCase<"all_gather", 2>,
+      I64EnumAttrCase<"reduce_scatter", 3>
+    ]> {
+  let cppNamespace = "::mlir::lazy";
+}
+
+/// How an all-reduce or reduce-scatter combines the ranks' elements.
+def Lazy_CollectiveReduction : I64EnumAttr<"CollectiveReduction",
+    "reduction of a collective", [
+      I64EnumAttrCase<"sum", 0>,
+      I64EnumAttrCase<"max", 1>,
+      I64EnumAttrCase<"min", 2>
+    ]> {
+  let cppNamespace = "::mlir::lazy";
+}
+
 #endif // LAZYC_DIALECT_LAZY_IR_LAZYBASE_TD

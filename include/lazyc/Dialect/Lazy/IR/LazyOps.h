@@ -27,4 +27,11 @@
 #define GET_OP_CLASSES
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h.inc"
 
+namespace mlir::lazy {
+/// Set by the lowering to linalg on a `lazy.collective` of `ui8` elements,
+/// whose type it makes signless `i8`: max and min compare them unsigned.
+inline constexpr llvm::StringLiteral kUnsignedElementsAttr =
+    "lazy.unsigned_elements";
+} // namespace mlir::lazy
+
 #endif // LAZYC_DIALECT_LAZY_IR_LAZYOPS_H

@@ -763,4 +763,50 @@ def Lazy_RandomNormalOp : Lazy_RandomOp<"random_normal",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+def Lazy_CollectiveOp : Lazy_Op<"collective", [InferTypeOpAdaptor,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a collective across the processes of a world";
+  let description = [{
+    Combines `input` with the same op's input on every other process (rank)
+    of a world of `world_size` processes:
+
+    - `all_reduce`: every rank gets the elementwise `reduction` (`sum`,
+      `max`, `min`) over the ranks; the input's type.
+    - `broadcast`: every rank gets rank `root`'s input; the input's type.
+    - `all_gather`: the ranks' inputs concatenated along dimension 0, rank 0
+      first (dimension 0 grows `world_size` times).
+    - `reduce_scatter`: the `reduction` over the ranks, split along
+      dimension 0 into `world_size` blocks; rank r gets block r (dimension 0
+      must divide by `world_size`).
+
+    The op talks to other processes, so it has side effects: it is never
+    removed, duplicated or merged by generic transforms. Every rank runs the
+    same compiled code, so the ranks issue their collectives in the same
+    order; the runtime checks that they agree (kind, reduction, dtype,
+    element count) before exchanging data. `lazy-schedule-collectives`
+    issues each as soon as its input is ready and buckets all-reduces.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.collective all_reduce %g reduce sum, world_size = 2 : tensor<512xf32> -> tensor<512xf32>
+    %1 = lazy.collective all_gather %x, world_size = 4 : tensor<2x8xf32> -> tensor<8x8xf32>
+    %2 = lazy.collective broadcast %w root 0, world_size = 2 : tensor<8xf32> -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_CollectiveKind:$kind, Lazy_NumericTensor:$input,
+                       OptionalAttr<Lazy_CollectiveReduction>:$reduction,
+                       OptionalAttr<I64Attr>:$root, I64Attr:$world_size);
+  let results = (outs Lazy_NumericTensor:$result);
+  let assemblyFormat = [{
+    $kind $input (`reduce` $reduction^)? (`root` $root^)? `,` `world_size` `=`
+    $world_size attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // LAZYC_DIALECT_LAZY_IR_LAZYOPS_TD

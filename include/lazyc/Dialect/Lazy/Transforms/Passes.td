@@ -45,4 +45,29 @@ def LazyDecomposePass : Pass<"lazy-decompose"> {
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
 
+def LazyScheduleCollectivesPass : Pass<"lazy-schedule-collectives"> {
+  let summary = "Issue collectives early and pack all-reduces into buckets";
+  let description = [{
+    A collective runs while the ops after it compute, so it should start as
+    soon as its input exists. This pass moves each `lazy.collective` up to
+    just after the op that defines its input (a trace records a training
+    step's gradient all-reduces after the whole backward pass, though each
+    gradient is ready long before).
+
+    Then it packs the all-reduces of a block that share a reduction, element
+    type and world size, in the order they became ready, into buckets of up
+    to `bucket-bytes` (PyTorch DDP's 25 MiB by default): the members are
+    flattened and concatenated, all-reduced once, and sliced back. One
+    exchange of many small gradients costs one latency instead of many. A
+    bucket starts once its last member is ready. An all-reduce larger than
+    `bucket-bytes` and dynamically shaped inputs stay on their own.
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"25 << 20",
+           "Most bytes of all-reduce inputs packed into one bucket "
+           "(0: no buckets)">
+  ];
+  let dependentDialects = ["::mlir::lazy::LazyDialect"];
+}
+
 #endif // LAZYC_DIALECT_LAZY_TRANSFORMS_PASSES_TD
