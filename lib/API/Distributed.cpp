@@ -101,6 +101,12 @@ World distributed::world() {
 
 bool distributed::initialized() { return joined; }
 
+Stats distributed::stats() {
+  lazyrt_dist_stats counters = lazyrt_get_dist_stats();
+  return {counters.collectives, counters.bytes, counters.seconds,
+          counters.wait_seconds};
+}
+
 Tensor distributed::allReduce(const Tensor &x, ReduceOp op,
                               SourceLocation where) {
   checkOperand("allReduce", x, where);

@@ -13,8 +13,12 @@
 // copies done by lazyrt_collective_start, and no thread or MPI exists.
 //
 // With one, lazyrt_dist_init loads the plugin and starts the communication
-// thread, which initializes the transport (so MPI belongs to that thread:
-// MPI_THREAD_FUNNELED) and then runs the queue in order. For each request
+// thread, which initializes the transport (MPI_THREAD_SERIALIZED) and then
+// runs the queue in order. One thread at a time runs requests: usually the
+// communication thread, so compute goes on meanwhile; but a caller that
+// waits while no request runs takes the queue's head itself, up to its own
+// request (a synchronous collective then costs no thread hand-off). For
+// each request
 // it first gathers every rank's header and compares them, then starts the
 // collective and polls it until it completes or its deadline passes.
 // Polling spins for a while (MPI progresses only inside its calls), then
@@ -62,6 +66,8 @@ void setLastError(std::string message);
 using lazyc::runtime::setLastError;
 using Clock = std::chrono::steady_clock;
 
+extern "C" void omp_set_num_threads(int threads);
+
 namespace {
 
 constexpr int kNumDTypes = sizeof(lazyc::kAllDTypes) / sizeof(lazyc::DType);
@@ -76,8 +82,12 @@ constexpr int32_t kBarrier = 4;
 std::chrono::microseconds spinTime(2000);
 std::chrono::microseconds longestSleep(50);
 
+/// How long the communication thread spins for the next request before
+/// sleeping on the queue.
+constexpr auto kIdleSpin = std::chrono::microseconds(200);
+
 /// How long a waiting caller spins on its request before blocking.
-constexpr auto kWaitSpin = std::chrono::microseconds(50);
+constexpr auto kWaitSpin = std::chrono::microseconds(20);
 
 /// What every rank sends before a collective; all ranks' must be equal.
 struct Header {
@@ -142,6 +152,9 @@ struct Request {
   void *out = nullptr;
   std::atomic<bool> done = false;
   std::string error; ///< Set before `done`.
+  /// Its caller waits at once (lazyrt_collective_run, barriers): the
+  /// caller runs it, with no hand-off to the communication thread.
+  bool callerRuns = false;
 };
 
 /// This thread's collective failure, for lazyrt_take_collective_error: the
@@ -183,7 +196,8 @@ public:
 
   int32_t init();
   int64_t start(int32_t kind, int32_t reduction, int32_t dtype, int64_t root,
-                const void *in, void *out, int64_t count);
+                const void *in, void *out, int64_t count,
+                bool callerRuns = false);
   int64_t startBarrier();
   int32_t wait(int64_t handle, const void *in, void *out, const char *caller);
   void finalize();
@@ -208,6 +222,9 @@ private:
                    Clock::time_point started, Clock::time_point deadline);
   std::string timeoutMessage(const Request &request) const;
   void complete(Request &request, std::string error, double seconds);
+  /// Runs the queue's first request on this thread; `lock` holds `mutex`
+  /// and is released meanwhile.
+  void runNext(std::unique_lock<std::mutex> &lock);
 
   std::mutex initMutex;
   bool initialized = false;
@@ -220,6 +237,10 @@ private:
 
   std::mutex mutex;
   std::condition_variable queued;
+  /// A thread (the communication thread or a waiting caller) is running a
+  /// request: the transport is used by one thread at a time
+  /// (MPI_THREAD_SERIALIZED), in queue order.
+  bool running = false;
   std::condition_variable finished;
   std::deque<std::shared_ptr<Request>> queue;
   std::atomic<size_t> queueLength = 0;
@@ -330,6 +351,14 @@ int32_t World::initLocked() {
   localRank =
       launchedLocalRank < 0 ? 0 : static_cast<int32_t>(launchedLocalRank);
   transportName = transport->name;
+  // Ranks sharing a machine share its cores: unless OMP_NUM_THREADS says
+  // otherwise, each rank's compiled loops use its share.
+  int64_t localSize =
+      environmentInteger({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                          "PMI_LOCAL_SIZE", "PMIX_LOCAL_SIZE"});
+  if (localSize > 1 && !std::getenv("OMP_NUM_THREADS"))
+    omp_set_num_threads(std::max<int>(
+        1, static_cast<int>(std::thread::hardware_concurrency() / localSize)));
   std::atexit(lazyrt_dist_finalize);
   return 0;
 }
@@ -373,10 +402,12 @@ void World::runLocal(Request &request) {
 }
 
 int64_t World::start(int32_t kind, int32_t reduction, int32_t dtype,
-                     int64_t root, const void *in, void *out, int64_t count) {
+                     int64_t root, const void *in, void *out, int64_t count,
+                     bool callerRuns) {
   auto request = std::make_shared<Request>();
   request->in = in;
   request->out = out;
+  request->callerRuns = callerRuns;
   bool reduces = kind == LAZYRT_ALL_REDUCE || kind == LAZYRT_REDUCE_SCATTER;
   request->header = {0,
                      count,
@@ -401,6 +432,7 @@ int64_t World::start(int32_t kind, int32_t reduction, int32_t dtype,
 int64_t World::startBarrier() {
   auto request = std::make_shared<Request>();
   request->header.kind = kBarrier;
+  request->callerRuns = true;
   std::string error;
   if (init() != 0)
     error = lazyrt_get_last_error();
@@ -434,7 +466,8 @@ int64_t World::enqueue(std::shared_ptr<Request> request, std::string error) {
   queue.push_back(request);
   ++queueLength;
   lock.unlock();
-  queued.notify_one();
+  if (!request->callerRuns)
+    queued.notify_one();
   return handle;
 }
 
@@ -468,9 +501,18 @@ int32_t World::wait(int64_t handle, const void *in, void *out,
     while (!request->done.load(std::memory_order_acquire) &&
            Clock::now() - began < kWaitSpin) {
     }
-    if (!request->done.load(std::memory_order_acquire)) {
+    // Whenever no one runs a request, run the queue up to this one here: a
+    // caller that waits at once pays no hand-off to the thread, and the
+    // thread leaves requests whose callers wait to them.
+    {
       std::unique_lock<std::mutex> lock(mutex);
-      finished.wait(lock, [&] { return request->done.load(); });
+      for (;;) {
+        while (!request->done.load() && !running && !queue.empty())
+          runNext(lock);
+        if (request->done.load())
+          break;
+        finished.wait(lock, [&] { return request->done.load() || !running; });
+      }
     }
     std::lock_guard<std::mutex> lock(mutex);
     counters.wait_seconds +=
@@ -502,24 +544,17 @@ void World::serve(std::promise<std::string> initialized) {
       // wake-up each time.
       auto idle = Clock::now();
       while (queueLength.load(std::memory_order_acquire) == 0 &&
-             Clock::now() - idle < kWaitSpin) {
+             Clock::now() - idle < kIdleSpin) {
       }
       std::unique_lock<std::mutex> lock(mutex);
-      queued.wait(lock, [&] { return !queue.empty() || stopping; });
+      queued.wait(lock, [&] {
+        return !running &&
+               ((!queue.empty() && !queue.front()->callerRuns) || stopping);
+      });
       if (queue.empty())
         break;
-      request = std::move(queue.front());
-      queue.pop_front();
-      --queueLength;
+      runNext(lock);
     }
-    auto began = Clock::now();
-    std::string failure;
-    if (broken.load())
-      failure = brokenMessage; // Written once, before `broken`.
-    else
-      failure = run(*request);
-    complete(*request, std::move(failure),
-             std::chrono::duration<double>(Clock::now() - began).count());
   }
 
   if (broken.load()) {
@@ -624,6 +659,28 @@ std::string World::run(Request &request) {
   return poll(pending, request, started, deadline);
 }
 
+void World::runNext(std::unique_lock<std::mutex> &lock) {
+  std::shared_ptr<Request> request = std::move(queue.front());
+  queue.pop_front();
+  --queueLength;
+  running = true;
+  lock.unlock();
+  auto began = Clock::now();
+  std::string failure;
+  if (broken.load())
+    failure = brokenMessage; // Written once, before `broken`.
+  else
+    failure = run(*request);
+  complete(*request, std::move(failure),
+           std::chrono::duration<double>(Clock::now() - began).count());
+  lock.lock();
+  running = false;
+  // Waiting callers may run what is queued now; so may the thread.
+  finished.notify_all();
+  if (!queue.empty())
+    queued.notify_one();
+}
+
 void World::complete(Request &request, std::string error, double seconds) {
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -697,9 +754,10 @@ int32_t lazyrt_collective_wait(int64_t handle, const void *in, void *out) {
 int32_t lazyrt_collective_run(int32_t kind, int32_t reduction, int32_t dtype,
                               int64_t root, const void *in, void *out,
                               int64_t count) {
-  int64_t handle =
-      lazyrt_collective_start(kind, reduction, dtype, root, in, out, count);
-  return lazyrt_collective_wait(handle, in, out);
+  World &w = world();
+  int64_t handle = w.start(kind, reduction, dtype, root, in, out, count,
+                           /*callerRuns=*/true);
+  return w.wait(handle, in, out, "lazyrt_collective_run");
 }
 
 int32_t lazyrt_dist_barrier(void) {

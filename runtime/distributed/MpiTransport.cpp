@@ -10,8 +10,10 @@
 // only part of lazyc that links MPI; the runtime loads it when a launcher
 // started the process.
 //
-// Every function runs on the runtime's communication thread, which called
-// MPI_Init_thread (MPI_THREAD_FUNNELED). Collectives are MPI's non-blocking
+// The runtime's communication thread calls MPI_Init_thread
+// (MPI_THREAD_SERIALIZED) and MPI_Finalize; the runtime makes every other
+// call from one thread at a time (the communication thread or a waiting
+// caller). Collectives are MPI's non-blocking
 // ones, polled with MPI_Testall. MPI counts are ints: longer buffers are
 // split into chunks of at most INT_MAX elements (LAZYC_MPI_CHUNK_ELEMENTS
 // lowers the limit, for tests), each its own non-blocking collective.
@@ -172,13 +174,14 @@ int32_t init(int32_t *rank, int32_t *size, char *error, size_t errorBytes) {
   if (const char *limit = std::getenv("LAZYC_MPI_CHUNK_ELEMENTS"))
     chunkElements = std::clamp<int64_t>(std::atoll(limit), 1, INT_MAX);
   int provided = 0;
-  if (!check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided),
-             "MPI_Init_thread", error, errorBytes))
+  if (!check(
+          MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided),
+          "MPI_Init_thread", error, errorBytes))
     return -1;
-  if (provided < MPI_THREAD_FUNNELED) {
+  if (provided < MPI_THREAD_SERIALIZED) {
     std::snprintf(error, errorBytes,
                   "MPI_Init_thread: MPI provides thread level %d, below "
-                  "MPI_THREAD_FUNNELED",
+                  "MPI_THREAD_SERIALIZED",
                   provided);
     return -1;
   }

@@ -31,6 +31,7 @@
 #include "lazyc/API/SourceLocation.h"
 #include "lazyc/API/Tensor.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,15 @@ World world();
 
 /// Whether init() has run.
 bool initialized();
+
+/// What this process's collectives cost so far.
+struct Stats {
+  uint64_t collectives = 0; ///< Completed (a bucket counts once).
+  uint64_t bytes = 0;       ///< Their input bytes.
+  double seconds = 0;       ///< Spent exchanging (the transport's time).
+  double waitSeconds = 0;   ///< Compiled code spent blocked on results.
+};
+Stats stats();
 
 /// How allReduce and reduceScatter combine the ranks' values. Mean is the
 /// sum divided by the world size (floating-point tensors only).

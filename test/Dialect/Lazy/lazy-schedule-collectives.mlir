@@ -284,3 +284,33 @@ func.func @same_point_keeps_order(%a: tensor<6xf32>, %b: tensor<6xf32>, %c: tens
   %3 = lazy.add %0, %e : tensor<6xf32>
   return %3, %1, %2 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
 }
+
+// -----
+
+// A trace lists each parameter's update right after its gradient's
+// all-reduce. Updates that do not feed a later member move down below the
+// bucket (in order), so every gradient still shares one exchange.
+// CHECK-LABEL: func.func @updates_sink_below_the_bucket
+//  CHECK-SAME:   (%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>, %[[W1:.*]]: tensor<4xf32>, %[[W2:.*]]: tensor<4xf32>)
+//       CHECK:   %[[GA:.*]] = lazy.exp %[[A]]
+//  CHECK-NEXT:   %[[GB:.*]] = lazy.exp %[[B]]
+//  CHECK-NEXT:   %[[FA:.*]] = lazy.reshape %[[GA]]
+//  CHECK-NEXT:   %[[FB:.*]] = lazy.reshape %[[GB]]
+//  CHECK-NEXT:   %[[CAT:.*]] = lazy.concat %[[FA]], %[[FB]] axis = 0
+//  CHECK-NEXT:   %[[R:.*]] = lazy.collective all_reduce %[[CAT]]
+//       CHECK:   %[[RA:.*]] = lazy.reshape
+//       CHECK:   %[[RB:.*]] = lazy.reshape
+//  CHECK-NEXT:   %[[U1:.*]] = lazy.sub %[[W1]], %[[RA]]
+//  CHECK-NEXT:   %[[N1:.*]] = lazy.neg %[[U1]]
+//  CHECK-NEXT:   %[[U2:.*]] = lazy.sub %[[W2]], %[[RB]]
+//  CHECK-NEXT:   return %[[N1]], %[[U2]]
+func.func @updates_sink_below_the_bucket(%a: tensor<4xf32>, %b: tensor<4xf32>, %w1: tensor<4xf32>, %w2: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %ga = lazy.exp %a : tensor<4xf32>
+  %ra = lazy.collective all_reduce %ga reduce sum, world_size = 2 : tensor<4xf32> -> tensor<4xf32>
+  %u1 = lazy.sub %w1, %ra : tensor<4xf32>
+  %n1 = lazy.neg %u1 : tensor<4xf32>
+  %gb = lazy.exp %b : tensor<4xf32>
+  %rb = lazy.collective all_reduce %gb reduce sum, world_size = 2 : tensor<4xf32> -> tensor<4xf32>
+  %u2 = lazy.sub %w2, %rb : tensor<4xf32>
+  return %n1, %u2 : tensor<4xf32>, tensor<4xf32>
+}

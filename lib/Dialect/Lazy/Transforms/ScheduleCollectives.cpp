@@ -12,6 +12,7 @@
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::lazy {
@@ -51,17 +52,17 @@ struct Bucket {
   SmallVector<CollectiveOp> members;
   int64_t bytes = 0;
 
-  /// Whether the packed all-reduce may move down to `next`: no member's
-  /// result is used before it.
-  bool canWaitFor(CollectiveOp next) const {
-    Block *block = next->getBlock();
-    for (CollectiveOp member : members)
-      for (Operation *user : member->getUsers()) {
-        Operation *inBlock = block->findAncestorOpInBlock(*user);
-        if (!inBlock || inBlock->isBeforeInBlock(next) || inBlock == next)
-          return false;
-      }
-    return true;
+  /// Whether `next`'s input is computed from a member's result (then the
+  /// packed all-reduce, which comes after `next`, cannot feed it).
+  bool feeds(CollectiveOp next) const {
+    SetVector<Operation *> slice;
+    BackwardSliceOptions options;
+    options.omitBlockArguments = true;
+    options.omitUsesFromAbove = false;
+    (void)getBackwardSlice(next.getInput(), &slice, options);
+    return llvm::any_of(members, [&](CollectiveOp member) {
+      return slice.contains(member.getOperation());
+    });
   }
 };
 
@@ -71,9 +72,23 @@ int64_t bytesOf(RankedTensorType type) {
 }
 
 /// Replaces the members of `bucket` with one all-reduce of their flattened,
-/// concatenated inputs, placed after the last member.
+/// concatenated inputs, placed after the last member. Ops of the block
+/// before it that use a member's result (a trace lists each parameter's
+/// update right after its gradient) move down after it, in order.
 void pack(const Bucket &bucket) {
   CollectiveOp last = bucket.members.back();
+  Block *block = last->getBlock();
+  SetVector<Operation *> users;
+  for (CollectiveOp member : bucket.members)
+    getForwardSlice(member.getResult(), &users);
+  SmallVector<Operation *> sink;
+  for (Operation *user : users)
+    if (Operation *inBlock = block->findAncestorOpInBlock(*user);
+        inBlock && inBlock->isBeforeInBlock(last) &&
+        !llvm::is_contained(sink, inBlock))
+      sink.push_back(inBlock);
+  llvm::sort(sink,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   OpBuilder b(last->getContext());
   b.setInsertionPointAfter(last);
   Location loc = last.getLoc();
@@ -97,6 +112,13 @@ void pack(const Bucket &bucket) {
     member.replaceAllUsesWith(shaped);
     member.erase();
     offset += size;
+  }
+  Operation *after = b.getInsertionPoint() == block->end()
+                         ? &block->back()
+                         : b.getInsertionPoint()->getPrevNode();
+  for (Operation *op : sink) {
+    op->moveAfter(after);
+    after = op;
   }
 }
 
@@ -145,7 +167,7 @@ struct LazyScheduleCollectivesPass
       auto bucket = llvm::find_if(
           open, [&](const Bucket &candidate) { return candidate.key == key; });
       if (bucket != open.end() &&
-          (!bucket->canWaitFor(collective) ||
+          (bucket->feeds(collective) ||
            bucket->bytes + bytesOf(type) > bucketBytes)) {
         full.push_back(std::move(*bucket));
         open.erase(bucket);

@@ -68,8 +68,11 @@ enum {
 };
 
 /// Joins the world the launcher describes (idempotent; the first call does
-/// the work). Returns 0, or -1 with lazyrt_get_last_error() saying why (the
-/// MPI plugin missing, MPI_Init failing, ...).
+/// the work). Ranks that share a machine share its cores: unless
+/// OMP_NUM_THREADS is set, each rank's compiled loops use cores / ranks on
+/// the machine (call it before the first compile). Returns 0, or -1 with
+/// lazyrt_get_last_error() saying why (the MPI plugin missing, MPI_Init
+/// failing, ...).
 int32_t lazyrt_dist_init(void);
 
 /// This process's rank, the number of processes and the rank among the
