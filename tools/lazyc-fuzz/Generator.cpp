@@ -308,7 +308,14 @@ bool Generator::addRandomOp() {
   DType dtype = x.dtype();
   Step step;
   step.operands = {a};
-  int64_t choice = random.below(110);
+  int64_t choice = random.below(114);
+  if (choice >= 110) {
+    // A collective: in a world of one a copy, but compiled like any other.
+    step.kind = StepKind::Collective;
+    step.op = static_cast<int>(random.below(4));
+    step.seed = random.below(4);
+    return add(step);
+  }
   if (choice >= 100)
     return addIndexingOp(a);
   if (choice < 5) {

@@ -365,6 +365,19 @@ Tensor fuzz::apply(const Program &program, size_t index,
   }
   case StepKind::Index:
     return operand(0).index(indexEntries(step));
+  case StepKind::Collective: {
+    auto reduce = static_cast<distributed::ReduceOp>(step.seed);
+    switch (step.op) {
+    case 0:
+      return distributed::allReduce(operand(0), reduce);
+    case 1:
+      return distributed::broadcast(operand(0));
+    case 2:
+      return distributed::allGather(operand(0));
+    default:
+      return distributed::reduceScatter(operand(0), reduce);
+    }
+  }
   case StepKind::Layer:
     return layer(step, operand(0),
                  step.operands.size() > 1 ? operand(1) : Tensor());
@@ -636,6 +649,10 @@ std::string fuzz::print(const Program &program, bool eager) {
      << "#include <lazyc/lazyc.h>\n#include <lazyc/nn.h>\n#include <cmath>\n"
      << "#include <iostream>\n"
      << "using namespace lazyc;\n\nint main() {\n";
+  if (std::ranges::any_of(program.steps, [](const Step &step) {
+        return step.kind == StepKind::Collective;
+      }))
+    os << indent << "distributed::init();\n";
   if (eager)
     os << indent << "EagerScope eager;\n";
   // Varying constants: one array each, indexed by the iteration.
@@ -814,6 +831,17 @@ std::string fuzz::print(const Program &program, bool eager) {
     case StepKind::Index:
       expression = t(0) + ".index(" + indexExpression(step) + ")";
       break;
+    case StepKind::Collective: {
+      static const char *const names[] = {"allReduce", "broadcast", "allGather",
+                                          "reduceScatter"};
+      static const char *const reductions[] = {"Sum", "Mean", "Max", "Min"};
+      expression = std::string("distributed::") + names[step.op] + "(" + t(0);
+      if (step.op == 0 || step.op == 3)
+        expression +=
+            std::string(", distributed::ReduceOp::") + reductions[step.seed];
+      expression += ")";
+      break;
+    }
     case StepKind::Layer: {
       const std::vector<int64_t> &n = step.ints;
       auto number = [&](size_t k) { return std::to_string(n[k]); };

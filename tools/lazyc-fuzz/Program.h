@@ -71,6 +71,9 @@ enum class StepKind {
                  ///< layerNorm(a, last `ints[0]` dimensions), dropout(a,
                  ///< p = start, seed), scaledDotProductAttention(a, a, a,
                  ///< causal = flag)
+  Collective,    ///< distributed::allReduce (op 0), broadcast (1),
+                 ///< allGather (2), reduceScatter (3) of a in the
+                 ///< fuzzer's world of one process; `seed` the ReduceOp
   Read,          ///< materializes operand 0 (or everything: sync)
 };
 
