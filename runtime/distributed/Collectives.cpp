@@ -498,12 +498,10 @@ int32_t World::wait(int64_t handle, const void *in, void *out,
   }
   if (!request->done.load(std::memory_order_acquire)) {
     auto began = Clock::now();
-    while (!request->done.load(std::memory_order_acquire) &&
-           Clock::now() - began < kWaitSpin) {
-    }
     // Whenever no one runs a request, run the queue up to this one here: a
     // caller that waits at once pays no hand-off to the thread, and the
-    // thread leaves requests whose callers wait to them.
+    // thread leaves requests whose callers wait to them. While another
+    // thread runs one, spin briefly before sleeping.
     {
       std::unique_lock<std::mutex> lock(mutex);
       for (;;) {
@@ -511,6 +509,12 @@ int32_t World::wait(int64_t handle, const void *in, void *out,
           runNext(lock);
         if (request->done.load())
           break;
+        lock.unlock();
+        auto spinning = Clock::now();
+        while (!request->done.load(std::memory_order_acquire) &&
+               Clock::now() - spinning < kWaitSpin) {
+        }
+        lock.lock();
         finished.wait(lock, [&] { return request->done.load() || !running; });
       }
     }
