@@ -117,8 +117,8 @@ public:
                         SourceLocation where = SourceLocation::current());
 
   /// The gradients averaged over the ranks: one allReduce(Mean) each, which
-  /// the compiler packs into buckets (LAZYC_DIST_BUCKET_BYTES, default
-  /// 25 MiB) issued as soon as their gradients are computed.
+  /// the compiler packs into buckets of up to 25 MiB, each issued once its
+  /// gradients are computed (lazy-schedule-collectives).
   std::vector<Tensor>
   averageGradients(const std::vector<Tensor> &gradients,
                    SourceLocation where = SourceLocation::current()) const;
