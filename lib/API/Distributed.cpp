@@ -18,6 +18,7 @@
 #include "lazyc/API/Variable.h"
 #include "lazyc/Runtime/Collectives.h"
 #include "lazyc/Runtime/Runtime.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include <atomic>
 
@@ -28,11 +29,9 @@ namespace {
 
 std::atomic<bool> joined{false};
 
-std::string typeText(const Tensor &x) {
-  std::string text = std::string(dtypeName(x.dtype())) + "[";
-  for (size_t d = 0; d < x.shape().size(); ++d)
-    text += (d ? ", " : "") + std::to_string(x.shape()[d]);
-  return text + "]";
+/// "Float32 [2, 3]".
+std::string typeOf(const Tensor &x) {
+  return lazyc::typeText(x.dtype(), x.shape());
 }
 
 /// Checks what every collective needs of its operand.
@@ -46,7 +45,7 @@ void checkOperand(const char *op, const Tensor &x, SourceLocation where) {
     throw Error(op, "the operand is an empty Tensor", where);
   if (x.dtype() == DType::Bool)
     throw Error(op,
-                "Bool tensors are not exchanged; cast " + typeText(x) +
+                "Bool tensors are not exchanged; cast " + typeOf(x) +
                     " to Int8 or UInt8 first",
                 where);
   if (x.device().kind() != Device::Kind::CPU)
@@ -66,7 +65,7 @@ int reductionOf(const char *op, ReduceOp reduce, const Tensor &x,
     if (!isFloatingPoint(x.dtype()))
       throw Error(op,
                   "ReduceOp::Mean needs a floating-point tensor, got " +
-                      typeText(x) + " (use Sum and divide)",
+                      typeOf(x) + " (use Sum and divide)",
                   where);
     return LAZYRT_REDUCE_SUM;
   case ReduceOp::Max:
@@ -140,9 +139,8 @@ Tensor distributed::reduceScatter(const Tensor &x, ReduceOp op,
   int size = lazyrt_dist_size();
   if (x.rank() == 0 || x.shape()[0] % size != 0)
     throw Error("reduceScatter",
-                "splits dimension 0 into one block per rank, but " +
-                    typeText(x) + " does not divide into " +
-                    std::to_string(size) + " blocks",
+                "splits dimension 0 into one block per rank, but " + typeOf(x) +
+                    " does not divide into " + std::to_string(size) + " blocks",
                 where);
   return finish(
       detail::collective(x, LAZYRT_REDUCE_SCATTER, reduction, 0, where), op,

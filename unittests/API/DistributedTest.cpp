@@ -39,10 +39,10 @@ std::vector<double> valuesOf(const Tensor &x) {
   return cast(x, DType::Float64).toVector<double>();
 }
 
-// Runs first in this file: nothing has joined a world yet.
+// Runs first in this file, and no other file calls init(): GoogleTest runs
+// a process's tests in this order, so nothing has joined a world yet.
 TEST(DistributedTest, CollectivesNeedAWorld) {
-  if (initialized())
-    GTEST_SKIP() << "another test of this process already called init()";
+  ASSERT_FALSE(initialized()) << "a test before this one called init()";
   Tensor x = counting({4});
   expectError(
       [&](unsigned &line) {
@@ -140,20 +140,20 @@ TEST(DistributedTest, BadInput) {
         line = __LINE__ + 1;
         allReduce(x > 0.0f);
       },
-      "allReduce", "Bool tensors are not exchanged; cast Bool[4]");
+      "allReduce", "Bool tensors are not exchanged; cast Bool [4]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
         allReduce(cast(x, DType::Int32), ReduceOp::Mean);
       },
       "allReduce",
-      "ReduceOp::Mean needs a floating-point tensor, got Int32[4]");
+      "ReduceOp::Mean needs a floating-point tensor, got Int32 [4]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
         reduceScatter(Tensor::fromVector<float>({1}, {}));
       },
-      "reduceScatter", "Float32[] does not divide into 1 blocks");
+      "reduceScatter", "Float32 [] does not divide into 1 blocks");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;

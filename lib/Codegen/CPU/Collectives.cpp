@@ -184,6 +184,8 @@ struct CollectiveBufferization
     int64_t reduction = collective.getReduction()
                             ? static_cast<int64_t>(*collective.getReduction())
                             : 0;
+    Value inputAddress = addressOf(rewriter, loc, input);
+    Value outputAddress = addressOf(rewriter, loc, *output);
     func::FuncOp start = getOrDeclare(
         op, kStart,
         rewriter.getFunctionType({i32, i32, i32, i64, i64, i64, i64}, {i64}));
@@ -194,18 +196,16 @@ struct CollectiveBufferization
                 constant(i32, static_cast<int64_t>(collective.getKind())),
                 constant(i32, reduction),
                 constant(i32, static_cast<int64_t>(*dtype)),
-                constant(i64, collective.getRoot().value_or(0)),
-                addressOf(rewriter, loc, input),
-                addressOf(rewriter, loc, *output),
+                constant(i64, collective.getRoot().value_or(0)), inputAddress,
+                outputAddress,
                 arith::IndexCastOp::create(rewriter, loc, i64, count)})
             .getResult(0);
-    // The wait takes the addresses again (the runtime checks them), from
-    // address ops of its own that move with it.
+    // The wait takes the addresses too (the runtime checks them);
+    // lazy-cpu-overlap-collectives takes them anew where it moves the wait.
     func::FuncOp wait = getOrDeclare(
         op, kWait, rewriter.getFunctionType({i64, i64, i64}, {i32}));
     func::CallOp::create(rewriter, loc, wait,
-                         ValueRange{handle, addressOf(rewriter, loc, input),
-                                    addressOf(rewriter, loc, *output)});
+                         ValueRange{handle, inputAddress, outputAddress});
     replaceOpWithBufferizedValues(rewriter, op, *output);
     return success();
   }
@@ -279,6 +279,9 @@ struct LazyCpuOverlapCollectivesPass
         return; // Not the form bufferization made: leave it.
       buffers.push_back(buffer);
       aliases.insert_range(aliasesOf(buffer));
+      // A later start may reach a buffer through the same address values.
+      aliases.insert(address);
+      aliases.insert(address.getDefiningOp()->getOperand(0));
     }
     // Stop at a use of the buffers, or of the wait's status.
     for (Value status : wait->getResults())
@@ -288,8 +291,8 @@ struct LazyCpuOverlapCollectivesPass
       stop = stop->getNextNode();
     if (stop == wait->getNextNode())
       return;
-    // The addresses again at the new place (CSE may have merged the wait's
-    // with the start's), so the buffers stay live until the wait.
+    // The addresses again at the new place (the start keeps the old ones),
+    // so the buffers stay live until the wait.
     OpBuilder b(stop);
     SmallVector<Value, 3> operands = {wait.getOperand(0)};
     for (Value buffer : buffers)

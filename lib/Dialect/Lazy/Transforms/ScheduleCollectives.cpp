@@ -72,12 +72,21 @@ int64_t bytesOf(RankedTensorType type) {
 }
 
 /// Replaces the members of `bucket` with one all-reduce of their flattened,
-/// concatenated inputs, placed after the last member. Ops of the block
+/// concatenated inputs, placed after the last member (unless a member's
+/// input is no longer before it). Ops of the block
 /// before it that use a member's result (a trace lists each parameter's
 /// update right after its gradient) move down after it, in order.
 void pack(const Bucket &bucket) {
   CollectiveOp last = bucket.members.back();
   Block *block = last->getBlock();
+  // Packing an earlier bucket may have sunk a member's input below `last`
+  // (buckets of different reductions that feed each other): then this one
+  // stays as it is.
+  for (CollectiveOp member : bucket.members)
+    if (Operation *producer = member.getInput().getDefiningOp())
+      if (Operation *inBlock = block->findAncestorOpInBlock(*producer);
+          inBlock && last->isBeforeInBlock(inBlock))
+        return;
   SetVector<Operation *> users;
   for (CollectiveOp member : bucket.members)
     getForwardSlice(member.getResult(), &users);
