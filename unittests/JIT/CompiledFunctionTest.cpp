@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -597,6 +598,97 @@ TEST_F(CompiledFunctionTest, TwoFunctionsOfOneSourceCompiledSeparately) {
                                  {{out.data(), shape}})),
             "");
   EXPECT_EQ(out, std::vector<float>(32, 2.5f));
+}
+
+//===----------------------------------------------------------------------===//
+// Parallel code generation
+//===----------------------------------------------------------------------===//
+
+// Four thread loops of different sizes, two of them calling the integer
+// power helper that the lowering defines once in the module: LLVM compiles
+// them in parts on several threads, each part declaring what another
+// defines.
+constexpr const char *kFourKernels = R"mlir(
+func.func @parts(%a: tensor<1048576xf32>, %b: tensor<524288xf32>, %c: tensor<262144xi32>, %d: tensor<131072xi32>) -> (tensor<1048576xf32>, tensor<524288xf32>, tensor<262144xi32>, tensor<131072xi32>) {
+  %0 = lazy.exp %a : tensor<1048576xf32>
+  %1 = lazy.tanh %b : tensor<524288xf32>
+  %2 = lazy.pow %c, %c : tensor<262144xi32>
+  %3 = lazy.pow %d, %d : tensor<131072xi32>
+  return %0, %1, %2, %3 : tensor<1048576xf32>, tensor<524288xf32>, tensor<262144xi32>, tensor<131072xi32>
+}
+)mlir";
+
+/// Calls @parts on known inputs; returns the first wrong value it finds
+/// ("" when all are right).
+std::string checkFourKernels(CompiledFunction &parts) {
+  const int64_t na = 1 << 20, nb = 1 << 19, nc = 1 << 18, nd = 1 << 17;
+  std::vector<float> a = randomFloats(na, 1, -5, 5);
+  std::vector<float> b = randomFloats(nb, 2, -5, 5);
+  std::vector<int32_t> c(nc), d(nd);
+  for (int64_t i = 0; i < nc; ++i)
+    c[i] = i % 6;
+  for (int64_t i = 0; i < nd; ++i)
+    d[i] = (i * 7) % 6;
+  std::vector<float> expA(na), tanhB(nb);
+  std::vector<int32_t> powC(nc), powD(nd);
+  const int64_t sa[] = {na}, sb[] = {nb}, sc[] = {nc}, sd[] = {nd};
+  std::string message = messageOf(parts.call(
+      {{a.data(), sa}, {b.data(), sb}, {c.data(), sc}, {d.data(), sd}},
+      {{expA.data(), sa},
+       {tanhB.data(), sb},
+       {powC.data(), sc},
+       {powD.data(), sd}}));
+  if (!message.empty())
+    return message;
+  const int32_t powers[] = {1, 1, 4, 27, 256, 3125}; // n^n for n = 0..5
+  for (int64_t i = 0; i < na; ++i)
+    if (std::abs(expA[i] - std::exp(a[i])) > 4e-7 * std::exp(a[i]))
+      return "exp(" + std::to_string(a[i]) + ") = " + std::to_string(expA[i]);
+  for (int64_t i = 0; i < nb; ++i)
+    if (std::abs(tanhB[i] - std::tanh(b[i])) > 4e-7)
+      return "tanh(" + std::to_string(b[i]) + ") = " + std::to_string(tanhB[i]);
+  for (int64_t i = 0; i < nc; ++i)
+    if (powC[i] != powers[c[i]])
+      return "pow(c) #" + std::to_string(i) + " = " + std::to_string(powC[i]);
+  for (int64_t i = 0; i < nd; ++i)
+    if (powD[i] != powers[d[i]])
+      return "pow(d) #" + std::to_string(i) + " = " + std::to_string(powD[i]);
+  return "";
+}
+
+TEST_F(CompiledFunctionTest, KernelsCompileInPartsOnSeveralThreads) {
+  auto parts = compile(kFourKernels, "parts");
+  ASSERT_TRUE(parts);
+  unsigned expected = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  EXPECT_GE(parts->stats().codegenParts, expected);
+  EXPECT_EQ(checkFourKernels(*parts), "");
+}
+
+// The persistent cache keeps all the parts' objects as one entry; a later
+// compile loads and links them all. (A child process: LAZYC_CACHE_DIR is
+// read once per process; the test suite runs with the cache off.)
+TEST_F(CompiledFunctionTest, CachedPartsLoadTogether) {
+  auto compileTwiceAndCheck = [&]() -> int {
+    char directory[] = "/tmp/lazyc-parts-cache-XXXXXX";
+    if (!mkdtemp(directory))
+      return 2;
+    setenv("LAZYC_CACHE_DIR", directory, 1);
+    auto compiled = compile(kFourKernels, "parts");
+    auto loaded = compile(kFourKernels, "parts");
+    std::filesystem::remove_all(directory);
+    if (!compiled || !loaded)
+      return 3;
+    if (compiled->stats().codegenParts < 2 ||
+        !compiled->stats().storedToDiskCache ||
+        !loaded->stats().loadedFromDiskCache)
+      return 4;
+    return checkFourKernels(*loaded).empty() ? 0 : 5;
+  };
+  if (std::thread::hardware_concurrency() < 2)
+    GTEST_SKIP() << "one core: the function compiles in one part";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(compileTwiceAndCheck()), ::testing::ExitedWithCode(0),
+              "");
 }
 
 //===----------------------------------------------------------------------===//

@@ -59,6 +59,13 @@ struct BufferView {
 struct CompileStats {
   double pipelineMs = 0; ///< MLIR passes: lazy dialect to the target's IR.
   double codegenMs = 0;  ///< Target code generation and loading.
+  /// codegenMs by phase, where the target has them. The CPU's: MLIR's LLVM
+  /// dialect to LLVM IR; LLVM's IR optimizations and instruction selection
+  /// to object code, in `codegenParts` parts compiled on as many threads
+  /// (the slowest part's times); storing the objects in the persistent cache
+  /// and linking them into the process.
+  double translateMs = 0, optimizeMs = 0, objectMs = 0, linkMs = 0;
+  unsigned codegenParts = 0;
   /// The persistent cache (DiskCache.h): the code was loaded from it, not
   /// generated (then pipelineMs is 0 and codegenMs is the load).
   bool loadedFromDiskCache = false;

@@ -24,6 +24,7 @@
 
 #include "../Stages.h"
 #include "PerfMap.h"
+#include "SplitModule.h"
 #include "lazyc/JIT/DiskCache.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Pipelines/Pipelines.h"
@@ -47,6 +48,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/xxhash.h"
 
@@ -55,6 +57,8 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 using namespace mlir;
 using namespace lazyc;
@@ -72,10 +76,11 @@ public:
                    llvm::ArrayRef<BufferView> outputs) const override;
 
 private:
-  /// Links `object` into a new LLJIT and finds its `wrapperName`.
-  llvm::Error load(llvm::orc::JITTargetMachineBuilder host,
-                   std::unique_ptr<llvm::MemoryBuffer> object,
-                   llvm::StringRef wrapperName);
+  /// Links `objects` into a new LLJIT and finds their `wrapperName`.
+  llvm::Error
+  load(llvm::orc::JITTargetMachineBuilder host,
+       llvm::MutableArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects,
+       llvm::StringRef wrapperName);
 
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
@@ -197,6 +202,94 @@ static void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
       .run(module, modules);
 }
 
+/// Translates `module` (in the LLVM dialect) to LLVM IR and compiles it to
+/// object code: in parts (SplitModule.h) that LLVM optimizes and compiles
+/// on threads of their own, each in its own LLVM context. Records the
+/// phases' times in `stats`.
+static llvm::Expected<llvm::SmallVector<std::unique_ptr<llvm::MemoryBuffer>>>
+compileToObjects(ModuleOp module, llvm::StringRef name,
+                 llvm::StringRef wrapperName,
+                 llvm::orc::JITTargetMachineBuilder &host,
+                 CompileStats &stats) {
+  using Clock = std::chrono::steady_clock;
+  using Ms = std::chrono::duration<double, std::milli>;
+  auto start = Clock::now();
+  MLIRContext *context = module.getContext();
+  registerBuiltinDialectTranslation(*context);
+  registerLLVMDialectTranslation(*context);
+  registerOpenMPDialectTranslation(*context);
+
+  struct Part {
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::Module> module;
+    std::unique_ptr<llvm::TargetMachine> machine;
+    std::unique_ptr<llvm::MemoryBuffer> object;
+    llvm::Error error = llvm::Error::success();
+    double optimizeMs = 0, objectMs = 0;
+  };
+  llvm::SmallVector<OwningOpRef<ModuleOp>> split =
+      splitModule(module, std::max(1u, std::thread::hardware_concurrency()));
+  llvm::SmallVector<ModuleOp> partModules;
+  for (OwningOpRef<ModuleOp> &part : split)
+    partModules.push_back(*part);
+  if (partModules.empty())
+    partModules.push_back(module);
+  std::vector<std::unique_ptr<Part>> parts;
+  for (ModuleOp partModule : partModules) {
+    auto part = std::make_unique<Part>();
+    auto machine = host.createTargetMachine();
+    if (!machine)
+      return machine.takeError();
+    part->machine = std::move(*machine);
+    part->module = translateModuleToLLVMIR(partModule, part->context, name);
+    if (!part->module)
+      return llvm::createStringError("lazyc JIT: translating @" + name.str() +
+                                     " to LLVM IR failed");
+    part->module->setDataLayout(part->machine->createDataLayout());
+    part->module->setTargetTriple(part->machine->getTargetTriple());
+    llvm::Function *function = part->module->getFunction(name);
+    if (function && !function->isDeclaration())
+      if (llvm::Error error =
+              addPackedWrapper(*part->module, name, wrapperName))
+        return std::move(error);
+    parts.push_back(std::move(part));
+  }
+  stats.translateMs = Ms(Clock::now() - start).count();
+
+  auto compilePart = [](Part &part) {
+    auto begin = Clock::now();
+    optimize(*part.module, *part.machine);
+    auto optimized = Clock::now();
+    auto object = llvm::orc::SimpleCompiler(*part.machine)(*part.module);
+    if (object)
+      part.object = std::move(*object);
+    else
+      part.error = object.takeError();
+    part.optimizeMs = Ms(optimized - begin).count();
+    part.objectMs = Ms(Clock::now() - optimized).count();
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < parts.size(); ++i)
+    threads.emplace_back(compilePart, std::ref(*parts[i]));
+  compilePart(*parts.front());
+  for (std::thread &thread : threads)
+    thread.join();
+
+  llvm::Error failure = llvm::Error::success();
+  llvm::SmallVector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  for (std::unique_ptr<Part> &part : parts) {
+    failure = llvm::joinErrors(std::move(failure), std::move(part->error));
+    // The slowest part's: the parts compile at the same time.
+    stats.optimizeMs = std::max(stats.optimizeMs, part->optimizeMs);
+    stats.objectMs = std::max(stats.objectMs, part->objectMs);
+    objects.push_back(std::move(part->object));
+  }
+  if (failure)
+    return std::move(failure);
+  stats.codegenParts = objects.size();
+  return std::move(objects);
+}
+
 /// The persistent cache's key of function `name` of `module` (before
 /// lowering): everything its object code depends on, a line each.
 static std::string
@@ -224,9 +317,42 @@ diskCacheKey(ModuleOp module, llvm::StringRef name,
   return key;
 }
 
-llvm::Error CpuFunction::load(llvm::orc::JITTargetMachineBuilder host,
-                              std::unique_ptr<llvm::MemoryBuffer> object,
-                              llvm::StringRef wrapperName) {
+/// The objects of one function as the one blob the persistent cache keeps:
+/// for each, its size (8 bytes, little-endian), then its bytes.
+static std::string
+bundleObjects(llvm::ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects) {
+  std::string bundle;
+  for (const auto &object : objects) {
+    char size[8];
+    llvm::support::endian::write64le(size, object->getBufferSize());
+    bundle.append(size, sizeof(size));
+    bundle.append(object->getBufferStart(), object->getBufferSize());
+  }
+  return bundle;
+}
+
+static llvm::Expected<llvm::SmallVector<std::unique_ptr<llvm::MemoryBuffer>>>
+unbundleObjects(llvm::StringRef bundle) {
+  llvm::SmallVector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  while (!bundle.empty()) {
+    uint64_t size = bundle.size() < 8
+                        ? UINT64_MAX
+                        : llvm::support::endian::read64le(bundle.data());
+    if (size > bundle.size() - 8)
+      return llvm::createStringError(
+          "lazyc JIT: a compile cache entry's objects are cut short");
+    // A copy: object files must be aligned, the bundle's bytes are not.
+    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(
+        bundle.substr(8, size), "lazyc-cached-object"));
+    bundle = bundle.drop_front(8 + size);
+  }
+  return std::move(objects);
+}
+
+llvm::Error CpuFunction::load(
+    llvm::orc::JITTargetMachineBuilder host,
+    llvm::MutableArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects,
+    llvm::StringRef wrapperName) {
   llvm::orc::LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(std::move(host));
   if (perfMapRequested())
@@ -255,8 +381,9 @@ llvm::Error CpuFunction::load(llvm::orc::JITTargetMachineBuilder host,
   if (llvm::Error error = loader.getMainJITDylib().define(
           llvm::orc::absoluteSymbols(std::move(bf16Routines))))
     return error;
-  if (llvm::Error error = loader.addObjectFile(std::move(object)))
-    return error;
+  for (std::unique_ptr<llvm::MemoryBuffer> &object : objects)
+    if (llvm::Error error = loader.addObjectFile(std::move(object)))
+      return error;
   auto address = loader.lookup(wrapperName);
   if (!address)
     return address.takeError();
@@ -290,8 +417,10 @@ CpuFunction::compile(ModuleOp module, llvm::StringRef name) {
     std::unique_ptr<llvm::MemoryBuffer> object;
     DiskCache::Lookup found = disk->load(key, object);
     if (found == DiskCache::Lookup::Hit) {
-      if (llvm::Error error =
-              compiled->load(*host, std::move(object), wrapperName))
+      auto objects = unbundleObjects(object->getBuffer());
+      if (!objects)
+        return objects.takeError();
+      if (llvm::Error error = compiled->load(*host, *objects, wrapperName))
         return std::move(error);
       stats.loadedFromDiskCache = true;
       stats.codegenMs = Ms(Clock::now() - start).count();
@@ -305,34 +434,17 @@ CpuFunction::compile(ModuleOp module, llvm::StringRef name) {
     return std::move(error);
   auto lowered = Clock::now();
 
-  MLIRContext *context = module.getContext();
-  registerBuiltinDialectTranslation(*context);
-  registerLLVMDialectTranslation(*context);
-  registerOpenMPDialectTranslation(*context);
-  auto targetMachine = host->createTargetMachine();
-  if (!targetMachine)
-    return targetMachine.takeError();
-
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, name);
-  if (!llvmModule)
-    return llvm::createStringError("lazyc JIT: translating @" + name.str() +
-                                   " to LLVM IR failed");
-  llvmModule->setDataLayout((*targetMachine)->createDataLayout());
-  llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
-  if (llvm::Error error = addPackedWrapper(*llvmModule, name, wrapperName))
-    return std::move(error);
-  optimize(*llvmModule, **targetMachine);
-  auto object = llvm::orc::SimpleCompiler(**targetMachine)(*llvmModule);
-  if (!object)
-    return object.takeError();
+  auto objects = compileToObjects(module, name, wrapperName, *host, stats);
+  if (!objects)
+    return objects.takeError();
+  auto linkStart = Clock::now();
   if (disk)
-    stats.storedToDiskCache = disk->store(key, (*object)->getBuffer());
+    stats.storedToDiskCache = disk->store(key, bundleObjects(*objects));
   if (llvm::Error error =
-          compiled->load(std::move(*host), std::move(*object), wrapperName))
+          compiled->load(std::move(*host), *objects, wrapperName))
     return std::move(error);
   auto done = Clock::now();
+  stats.linkMs = Ms(done - linkStart).count();
 
   stats.pipelineMs = Ms(lowered - start).count();
   stats.codegenMs = Ms(done - lowered).count();
