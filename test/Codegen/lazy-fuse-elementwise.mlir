@@ -136,3 +136,85 @@ func.func @consumer_reads_producer_twice(%x: tensor<64xf32>) -> (tensor<64xf32>,
   %1 = lazy.add %0, %0 : tensor<64xf32>
   return %0, %1 : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+// A chain in which each step reads the previous value twice (y' = tanh(0.9y
+// + 0.1) - 0.01y) is one cluster: its inner values have no readers outside
+// it, so it becomes one generic in one step, each step's body once, reading
+// %x once.
+// CHECK-LABEL: func.func @diamond_chain
+//       CHECK:   %[[Y:.*]] = linalg.generic
+//  CHECK-SAME:     ins(%arg0 : tensor<64xf32>)
+// CHECK-COUNT-3:     math.tanh
+//   CHECK-NOT:     math.tanh
+//       CHECK:     linalg.yield
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[Y]]
+func.func @diamond_chain(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %a = lazy.constant dense<0.9> : tensor<64xf32>
+  %b = lazy.constant dense<0.1> : tensor<64xf32>
+  %c = lazy.constant dense<0.01> : tensor<64xf32>
+  %0 = lazy.mul %x, %a : tensor<64xf32>
+  %1 = lazy.add %0, %b : tensor<64xf32>
+  %2 = lazy.tanh %1 : tensor<64xf32>
+  %3 = lazy.mul %x, %c : tensor<64xf32>
+  %y1 = lazy.sub %2, %3 : tensor<64xf32>
+  %4 = lazy.mul %y1, %a : tensor<64xf32>
+  %5 = lazy.add %4, %b : tensor<64xf32>
+  %6 = lazy.tanh %5 : tensor<64xf32>
+  %7 = lazy.mul %y1, %c : tensor<64xf32>
+  %y2 = lazy.sub %6, %7 : tensor<64xf32>
+  %8 = lazy.mul %y2, %a : tensor<64xf32>
+  %9 = lazy.add %8, %b : tensor<64xf32>
+  %10 = lazy.tanh %9 : tensor<64xf32>
+  %11 = lazy.mul %y2, %c : tensor<64xf32>
+  %y3 = lazy.sub %10, %11 : tensor<64xf32>
+  return %y3 : tensor<64xf32>
+}
+
+// -----
+
+// A broadcast read twice inside a cluster becomes one input of the fused op,
+// read through the broadcast map.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @broadcast_leaf
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]]
+//  CHECK-SAME:     ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8xf32>)
+//       CHECK:   ^bb0(%[[IN:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+//       CHECK:     %[[S:.*]] = arith.addf %[[IN]], %[[B]]
+//       CHECK:     %[[E:.*]] = math.exp %[[S]]
+//       CHECK:     arith.mulf %[[E]], %[[B]]
+//   CHECK-NOT:   linalg.generic
+func.func @broadcast_leaf(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %bb = lazy.broadcast %b to [4, 8] : tensor<8xf32>
+  %0 = lazy.add %x, %bb : tensor<4x8xf32>
+  %1 = lazy.exp %0 : tensor<4x8xf32>
+  %2 = lazy.mul %1, %bb : tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// A value inside a chain that is also a result is not part of the cluster
+// that consumes it; it is then fused as a stored producer: computed once and
+// yielded as a second result.
+// CHECK-LABEL: func.func @outside_use
+//       CHECK:   %[[R:.*]]:2 = linalg.generic
+//  CHECK-SAME:     ins(%arg0 : tensor<64xf32>)
+//       CHECK:     math.exp
+//       CHECK:     %[[T:.*]] = math.tanh
+//       CHECK:     math.log
+//       CHECK:     %[[Q:.*]] = math.sqrt
+//       CHECK:     linalg.yield %[[T]], %[[Q]]
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[R]]#1, %[[R]]#0
+func.func @outside_use(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %0 = lazy.exp %x : tensor<64xf32>
+  %1 = lazy.tanh %0 : tensor<64xf32>
+  %2 = lazy.log %1 : tensor<64xf32>
+  %3 = lazy.sqrt %2 : tensor<64xf32>
+  return %3, %1 : tensor<64xf32>, tensor<64xf32>
+}

@@ -36,6 +36,16 @@ def LazyFuseElementwisePass : Pass<"lazy-fuse-elementwise"> {
     propagated through generics (lazyc's lowering creates none, and moving a
     user's reshape between a reduction and its consumer would hide it from
     tile-and-fuse).
+
+    Before any pairwise fusion, each cluster of elementwise generics whose
+    inner values are read only inside the cluster, through the identity
+    map (a chain, or a tree with shared inner values such as
+    `y = tanh(0.9 y + 0.1) - 0.01 y` repeated), becomes one generic built in
+    one step, each member's body cloned once, producers first, with the
+    inputs in the order pairwise fusion gives. Pairwise fusion reaches the
+    same op but copies the growing body at every step, which is quadratic
+    in the length of a chain (a 2000-node chain of scalar ops took 3 s in
+    this pass; now 0.1 s for the whole compile).
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::linalg::LinalgDialect",
