@@ -264,6 +264,47 @@ func.func @trace(%x: tensor<64x128xf32>, %w: tensor<128x32xf32>, %b: tensor<32xf
       .str();
 }
 
+/// A trace of `ops` scalar ops on a tensor as the API records them (each
+/// literal a node of its own: 2 * ops nodes), `y * 0.999` and `y + 0.001`
+/// alternating; `tag` keeps traces apart in the compile cache.
+std::string scalarChainTrace(int ops, int64_t elements, int tag) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "func.func @trace(%y0: tensor<" << elements << "xf32>) -> tensor<"
+     << elements << "xf32> {\n";
+  for (int i = 0; i < ops; ++i) {
+    bool multiply = i % 2 == 0;
+    os << llvm::formatv(
+        "  %c{0} = lazy.constant dense<{1}> : tensor<{2}xf32>\n"
+        "  %y{3} = lazy.{4} %y{0}, %c{0} : tensor<{2}xf32>\n",
+        i, multiply ? "0.999" : llvm::formatv("0.00{0}", tag).str(), elements,
+        i + 1, multiply ? "mul" : "add");
+  }
+  os << "  return %y" << ops << " : tensor<" << elements << "xf32>\n}\n";
+  return text;
+}
+
+/// `steps` steps of y = tanh(0.9 y + 0.1) - 0.01 y on 64K elements, as the
+/// API records them: 8 nodes a step.
+std::string tanhChainTrace(int steps, int tag) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "func.func @trace(%y0: tensor<65536xf32>) -> tensor<65536xf32> {\n";
+  for (int i = 0; i < steps; ++i)
+    os << llvm::formatv(
+        "  %a{0} = lazy.constant dense<0.9> : tensor<65536xf32>\n"
+        "  %b{0} = lazy.constant dense<0.{2}> : tensor<65536xf32>\n"
+        "  %c{0} = lazy.constant dense<0.01> : tensor<65536xf32>\n"
+        "  %m{0} = lazy.mul %y{0}, %a{0} : tensor<65536xf32>\n"
+        "  %s{0} = lazy.add %m{0}, %b{0} : tensor<65536xf32>\n"
+        "  %t{0} = lazy.tanh %s{0} : tensor<65536xf32>\n"
+        "  %d{0} = lazy.mul %y{0}, %c{0} : tensor<65536xf32>\n"
+        "  %y{1} = lazy.sub %t{0}, %d{0} : tensor<65536xf32>\n",
+        i, i + 1, 1000 + tag);
+  os << "  return %y" << steps << " : tensor<65536xf32>\n}\n";
+  return text;
+}
+
 struct Row {
   std::string kernel, lazyc, reference, ratio, roofline;
 };
@@ -462,6 +503,44 @@ int main(int argc, char **argv) {
                     llvm::formatv("{0:f0}x faster than compiling",
                                   median(compiles) / median(loads)),
                     "parse + key + read + link"});
+
+    // Long traces (issue 18: a 2000-node trace compiles in < 400 ms): what
+    // the API records for chains of scalar ops, and a chain of transcendental
+    // steps. Each round's trace is new to the compile cache.
+    struct LongTrace {
+      const char *what;
+      std::function<std::string(int)> source;
+      int rounds;
+    };
+    LongTrace longTraces[] = {
+        {"compile a 2000-node trace: 1000 scalar ops on 16 f32",
+         [](int tag) { return scalarChainTrace(1000, 16, tag); }, 5},
+        {"compile a 2000-node trace: 1000 scalar ops on 64K f32",
+         [](int tag) { return scalarChainTrace(1000, 65536, tag); }, 5},
+        {"compile a 320-node trace: 40 tanh steps on 64K f32",
+         [](int tag) { return tanhChainTrace(40, tag); }, 5},
+        {"compile a 2000-node trace: 250 tanh steps on 64K f32",
+         [](int tag) { return tanhChainTrace(250, tag); }, 3}};
+    for (const LongTrace &trace : longTraces) {
+      std::vector<double> times;
+      std::vector<jit::CompileStats> stats;
+      for (int round = 0; round < trace.rounds; ++round)
+        times.push_back(timeMs([&] {
+          auto module = mlir::parseSourceString<mlir::ModuleOp>(
+              trace.source(round + 1), &context);
+          auto function = jit::CompiledFunction::compile(*module, "trace");
+          stats.push_back(llvm::cantFail(std::move(function))->stats());
+        }));
+      std::vector<double> mlir, llvm;
+      for (const jit::CompileStats &each : stats) {
+        mlir.push_back(each.pipelineMs);
+        llvm.push_back(each.codegenMs);
+      }
+      rows.push_back(
+          {trace.what, llvm::formatv("{0:f1} ms", median(times)), "", "",
+           llvm::formatv("medians of {0}: MLIR {1:f1} ms, LLVM {2:f1} ms",
+                         trace.rounds, median(mlir), median(llvm))});
+    }
   }
 
   llvm::outs() << llvm::formatv("{0} threads, {1} interleaved rounds, medians; "

@@ -17,6 +17,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <queue>
@@ -139,9 +140,11 @@ clusterOf(linalg::GenericOp root, llvm::DenseSet<Operation *> &taken) {
 /// loops: the members' bodies, producers first, each reading the values its
 /// producers computed; inputs from outside the cluster become inputs of the
 /// fused op, once per value and indexing map, in the order pairwise fusion
-/// would give (each producer's inputs in place of its result).
-static void fuseCluster(RewriterBase &rewriter,
-                        ArrayRef<linalg::GenericOp> cluster) {
+/// would give (each producer's inputs in place of its result). Fails,
+/// changing nothing, when a loop of the root would lose every operand that
+/// gives its size.
+static LogicalResult fuseCluster(RewriterBase &rewriter,
+                                 ArrayRef<linalg::GenericOp> cluster) {
   linalg::GenericOp root = cluster.back();
   llvm::SmallPtrSet<Operation *, 16> members;
   for (linalg::GenericOp member : cluster)
@@ -177,6 +180,16 @@ static void fuseCluster(RewriterBase &rewriter,
   SmallVector<Value> outputs = root.getDpsInits();
   for (OpOperand &init : root.getDpsInitsMutable())
     maps.push_back(root.getMatchingIndexingMap(&init));
+  // Every loop must keep an operand that gives its size: a reduction's
+  // loops may have had only a member's result (the sum of a broadcast
+  // scalar); pairwise fusion then leaves that member alone.
+  llvm::SmallBitVector sized(root.getNumLoops());
+  for (AffineMap map : maps)
+    for (AffineExpr result : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(result))
+        sized.set(dim.getPosition());
+  if (!sized.all())
+    return failure();
 
   rewriter.setInsertionPoint(root);
   auto fused = linalg::GenericOp::create(
@@ -222,6 +235,7 @@ static void fuseCluster(RewriterBase &rewriter,
   rewriter.replaceOp(root, fused->getResults());
   for (linalg::GenericOp member : llvm::reverse(cluster.drop_back()))
     rewriter.eraseOp(member);
+  return success();
 }
 
 /// Fuses each cluster of elementwise generics that feed only each other
@@ -248,7 +262,7 @@ static void fuseElementwiseClusters(Operation *scope) {
       clusters.push_back(std::move(cluster));
     }
     for (ArrayRef<linalg::GenericOp> cluster : clusters)
-      fuseCluster(rewriter, cluster);
+      (void)fuseCluster(rewriter, cluster);
   }
 }
 

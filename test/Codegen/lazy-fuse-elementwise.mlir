@@ -218,3 +218,25 @@ func.func @outside_use(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
   %3 = lazy.sqrt %2 : tensor<64xf32>
   return %3, %1 : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+// The sum of a broadcast scalar: the broadcast's result is the only operand
+// that gives the reduction's loop its size, so the broadcast stays a
+// separate op (fusing it would leave an op whose loop has no size); the
+// exp between them fuses into the reduction.
+// CHECK-LABEL: func.func @sum_of_broadcast
+//       CHECK:   %[[B:.*]] = linalg.generic
+//  CHECK-SAME:     iterator_types = ["parallel"]
+//  CHECK-SAME:     ins(%arg0 : tensor<f32>)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     iterator_types = ["reduction"]
+//  CHECK-SAME:     ins(%[[B]] : tensor<8xf32>)
+//       CHECK:     math.exp
+//       CHECK:     arith.addf
+func.func @sum_of_broadcast(%s: tensor<f32>) -> tensor<f32> {
+  %b = lazy.broadcast %s to [8] : tensor<f32>
+  %e = lazy.exp %b : tensor<8xf32>
+  %r = lazy.reduce_sum %e [0] : tensor<8xf32>
+  return %r : tensor<f32>
+}
