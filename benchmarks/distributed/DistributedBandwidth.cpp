@@ -80,8 +80,16 @@ int runMode(const std::string &mode, int runs) {
       if (direct) {
         MPI_Barrier(MPI_COMM_WORLD);
         start = now();
-        MPI_Allreduce(in.data(), out.data(), static_cast<int>(count), MPI_FLOAT,
-                      MPI_SUM, MPI_COMM_WORLD);
+        if (mode == "mpi") {
+          MPI_Allreduce(in.data(), out.data(), static_cast<int>(count),
+                        MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        } else {
+          MPI_Request request;
+          MPI_Iallreduce(in.data(), out.data(), static_cast<int>(count),
+                         MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
+          for (int done = 0; !done;)
+            MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        }
       } else {
         if (lazyrt_dist_barrier() != 0) {
           std::fprintf(stderr, "lazyc-bench-allreduce: %s\n",

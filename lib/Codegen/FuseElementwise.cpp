@@ -12,6 +12,7 @@
 #include "lazyc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -48,6 +49,27 @@ static bool isCheapToRecompute(Operation *producer) {
   return ops <= 2;
 }
 
+/// Roughly how much code a generic's body becomes, a transcendental (a
+/// polynomial later) counting as many ops.
+static int64_t bodyCost(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return 0;
+  int64_t cost = 0;
+  generic.getBody()->walk([&](Operation *nested) {
+    cost += isa<math::MathDialect>(nested->getDialect()) ? 16 : 1;
+  });
+  return cost;
+}
+
+/// The most code one fused generic gets. Past it, a chain is cut into
+/// several ops (each cut an extra pass over memory, negligible next to that
+/// much arithmetic per element): LLVM then compiles their loops as separate
+/// functions on several threads, and a loop body of 13,000 vector
+/// instructions (250 tanh steps) is not one block for instruction
+/// selection.
+static constexpr int64_t kMaxBodyCost = 1024;
+
 /// Fuses a producer that its consumer reads each element of once: through a
 /// permutation of the consumer's loops, possibly dropping loops of size 1 (a
 /// keep_dims reduction's kept dimension). A producer with several uses is
@@ -63,7 +85,8 @@ static bool fusesWithoutRecomputation(OpOperand *fused,
   if (!consumer)
     return false;
   AffineMap map = consumer.getMatchingIndexingMap(fused);
-  if (!map.isProjectedPermutation())
+  if (!map.isProjectedPermutation() ||
+      bodyCost(producer) + bodyCost(consumer) > kMaxBodyCost)
     return false;
   SmallVector<int64_t> ranges = consumer.getStaticLoopRanges();
   for (unsigned loop = 0, e = map.getNumDims(); loop < e; ++loop)
@@ -120,14 +143,17 @@ clusterOf(linalg::GenericOp root, llvm::DenseSet<Operation *> &taken) {
     });
   };
   SmallVector<linalg::GenericOp> cluster = {root};
+  int64_t cost = bodyCost(root);
   addProducers(root);
   while (!candidates.empty()) {
     Operation *candidate = candidates.top();
     candidates.pop();
     auto producer = dyn_cast<linalg::GenericOp>(candidate);
     if (!producer || taken.contains(producer) || !isClusterMember(producer) ||
-        !readByMembers(producer->getResult(0)))
+        !readByMembers(producer->getResult(0)) ||
+        cost + bodyCost(producer) > kMaxBodyCost)
       continue;
+    cost += bodyCost(producer);
     members.insert(producer);
     cluster.push_back(producer);
     addProducers(producer);

@@ -240,3 +240,93 @@ func.func @sum_of_broadcast(%s: tensor<f32>) -> tensor<f32> {
   %r = lazy.reduce_sum %e [0] : tensor<8xf32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// Fused bodies stay below a size (about 1024 ops, a transcendental counting
+// 16): a chain of 70 exps becomes two ops, of 10 and 60 exps, which LLVM
+// compiles separately.
+// CHECK-LABEL: func.func @long_chain
+//       CHECK:   %[[FIRST:.*]] = linalg.generic
+//  CHECK-SAME:     ins(%arg0 : tensor<64xf32>)
+// CHECK-COUNT-10:     math.exp
+//   CHECK-NOT:     math.exp
+//       CHECK:     linalg.yield
+//       CHECK:   %[[SECOND:.*]] = linalg.generic
+//  CHECK-SAME:     ins(%[[FIRST]] : tensor<64xf32>)
+// CHECK-COUNT-60:     math.exp
+//   CHECK-NOT:     math.exp
+//       CHECK:   return %[[SECOND]]
+func.func @long_chain(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %e0 = lazy.exp %x : tensor<64xf32>
+  %e1 = lazy.exp %e0 : tensor<64xf32>
+  %e2 = lazy.exp %e1 : tensor<64xf32>
+  %e3 = lazy.exp %e2 : tensor<64xf32>
+  %e4 = lazy.exp %e3 : tensor<64xf32>
+  %e5 = lazy.exp %e4 : tensor<64xf32>
+  %e6 = lazy.exp %e5 : tensor<64xf32>
+  %e7 = lazy.exp %e6 : tensor<64xf32>
+  %e8 = lazy.exp %e7 : tensor<64xf32>
+  %e9 = lazy.exp %e8 : tensor<64xf32>
+  %e10 = lazy.exp %e9 : tensor<64xf32>
+  %e11 = lazy.exp %e10 : tensor<64xf32>
+  %e12 = lazy.exp %e11 : tensor<64xf32>
+  %e13 = lazy.exp %e12 : tensor<64xf32>
+  %e14 = lazy.exp %e13 : tensor<64xf32>
+  %e15 = lazy.exp %e14 : tensor<64xf32>
+  %e16 = lazy.exp %e15 : tensor<64xf32>
+  %e17 = lazy.exp %e16 : tensor<64xf32>
+  %e18 = lazy.exp %e17 : tensor<64xf32>
+  %e19 = lazy.exp %e18 : tensor<64xf32>
+  %e20 = lazy.exp %e19 : tensor<64xf32>
+  %e21 = lazy.exp %e20 : tensor<64xf32>
+  %e22 = lazy.exp %e21 : tensor<64xf32>
+  %e23 = lazy.exp %e22 : tensor<64xf32>
+  %e24 = lazy.exp %e23 : tensor<64xf32>
+  %e25 = lazy.exp %e24 : tensor<64xf32>
+  %e26 = lazy.exp %e25 : tensor<64xf32>
+  %e27 = lazy.exp %e26 : tensor<64xf32>
+  %e28 = lazy.exp %e27 : tensor<64xf32>
+  %e29 = lazy.exp %e28 : tensor<64xf32>
+  %e30 = lazy.exp %e29 : tensor<64xf32>
+  %e31 = lazy.exp %e30 : tensor<64xf32>
+  %e32 = lazy.exp %e31 : tensor<64xf32>
+  %e33 = lazy.exp %e32 : tensor<64xf32>
+  %e34 = lazy.exp %e33 : tensor<64xf32>
+  %e35 = lazy.exp %e34 : tensor<64xf32>
+  %e36 = lazy.exp %e35 : tensor<64xf32>
+  %e37 = lazy.exp %e36 : tensor<64xf32>
+  %e38 = lazy.exp %e37 : tensor<64xf32>
+  %e39 = lazy.exp %e38 : tensor<64xf32>
+  %e40 = lazy.exp %e39 : tensor<64xf32>
+  %e41 = lazy.exp %e40 : tensor<64xf32>
+  %e42 = lazy.exp %e41 : tensor<64xf32>
+  %e43 = lazy.exp %e42 : tensor<64xf32>
+  %e44 = lazy.exp %e43 : tensor<64xf32>
+  %e45 = lazy.exp %e44 : tensor<64xf32>
+  %e46 = lazy.exp %e45 : tensor<64xf32>
+  %e47 = lazy.exp %e46 : tensor<64xf32>
+  %e48 = lazy.exp %e47 : tensor<64xf32>
+  %e49 = lazy.exp %e48 : tensor<64xf32>
+  %e50 = lazy.exp %e49 : tensor<64xf32>
+  %e51 = lazy.exp %e50 : tensor<64xf32>
+  %e52 = lazy.exp %e51 : tensor<64xf32>
+  %e53 = lazy.exp %e52 : tensor<64xf32>
+  %e54 = lazy.exp %e53 : tensor<64xf32>
+  %e55 = lazy.exp %e54 : tensor<64xf32>
+  %e56 = lazy.exp %e55 : tensor<64xf32>
+  %e57 = lazy.exp %e56 : tensor<64xf32>
+  %e58 = lazy.exp %e57 : tensor<64xf32>
+  %e59 = lazy.exp %e58 : tensor<64xf32>
+  %e60 = lazy.exp %e59 : tensor<64xf32>
+  %e61 = lazy.exp %e60 : tensor<64xf32>
+  %e62 = lazy.exp %e61 : tensor<64xf32>
+  %e63 = lazy.exp %e62 : tensor<64xf32>
+  %e64 = lazy.exp %e63 : tensor<64xf32>
+  %e65 = lazy.exp %e64 : tensor<64xf32>
+  %e66 = lazy.exp %e65 : tensor<64xf32>
+  %e67 = lazy.exp %e66 : tensor<64xf32>
+  %e68 = lazy.exp %e67 : tensor<64xf32>
+  %e69 = lazy.exp %e68 : tensor<64xf32>
+  return %e69 : tensor<64xf32>
+}

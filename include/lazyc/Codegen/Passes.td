@@ -46,6 +46,13 @@ def LazyFuseElementwisePass : Pass<"lazy-fuse-elementwise"> {
     same op but copies the growing body at every step, which is quadratic
     in the length of a chain (a 2000-node chain of scalar ops took 3 s in
     this pass; now 0.1 s for the whole compile).
+
+    A fused body stays below about 1024 ops (a transcendental counting 16,
+    for the polynomial it becomes): a longer chain is cut into several
+    generics, each cut one more pass over memory, negligible next to that
+    much arithmetic per element. LLVM then compiles their loops as separate
+    functions, on several threads, instead of one basic block of tens of
+    thousands of vector instructions.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::linalg::LinalgDialect",
