@@ -7,9 +7,10 @@
 //
 // Measures, in one process and interleaved round by round, lazyc's compiled
 // traces against the hand-fused reference loops (Reference.cpp), the memory
-// roofline (a parallel copy of the same bytes) and OpenBLAS, and the compile
+// roofline (a parallel copy of the same bytes) and OpenBLAS, the compile
 // latency of a 20-op trace, compiled and loaded from the persistent compile
-// cache. Prints a Markdown table of medians and ratios.
+// cache, and that of long traces (2000 nodes of scalar ops, chains of tanh
+// steps). Prints a Markdown table of medians and ratios.
 //
 // Outputs are allocated once, outside the timed calls, for every variant
 // (fresh 64 MiB buffers would add page faults to whichever variant got
