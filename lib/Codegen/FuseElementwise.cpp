@@ -64,10 +64,9 @@ static int64_t bodyCost(Operation *op) {
 
 /// The most code one fused generic gets. Past it, a chain is cut into
 /// several ops (each cut an extra pass over memory, negligible next to that
-/// much arithmetic per element): LLVM then compiles their loops as separate
-/// functions on several threads, and a loop body of 13,000 vector
-/// instructions (250 tanh steps) is not one block for instruction
-/// selection.
+/// much arithmetic per element): their loops are then separate blocks for
+/// LLVM's instruction selection, not one block of 13,000 vector
+/// instructions (250 tanh steps), which took superlinear time.
 static constexpr int64_t kMaxBodyCost = 1024;
 
 /// Fuses a producer that its consumer reads each element of once: through a

@@ -244,8 +244,7 @@ func.func @sum_of_broadcast(%s: tensor<f32>) -> tensor<f32> {
 // -----
 
 // Fused bodies stay below a size (about 1024 ops, a transcendental counting
-// 16): a chain of 70 exps becomes two ops, of 10 and 60 exps, which LLVM
-// compiles separately.
+// 16): a chain of 70 exps becomes two ops, of 10 and 60 exps.
 // CHECK-LABEL: func.func @long_chain
 //       CHECK:   %[[FIRST:.*]] = linalg.generic
 //  CHECK-SAME:     ins(%arg0 : tensor<64xf32>)

@@ -50,9 +50,9 @@ def LazyFuseElementwisePass : Pass<"lazy-fuse-elementwise"> {
     A fused body stays below about 1024 ops (a transcendental counting 16,
     for the polynomial it becomes): a longer chain is cut into several
     generics, each cut one more pass over memory, negligible next to that
-    much arithmetic per element. LLVM then compiles their loops as separate
-    functions, on several threads, instead of one basic block of tens of
-    thousands of vector instructions.
+    much arithmetic per element. Their loops (tiled into one thread loop)
+    are then separate blocks for LLVM's instruction selection instead of
+    one block of tens of thousands of vector instructions.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::linalg::LinalgDialect",
