@@ -66,7 +66,8 @@ static int64_t bodyCost(Operation *op) {
 /// several ops (each cut an extra pass over memory, negligible next to that
 /// much arithmetic per element): their loops are then separate blocks for
 /// LLVM's instruction selection, not one block of 13,000 vector
-/// instructions (250 tanh steps), which took superlinear time.
+/// instructions (250 tanh steps: 1.36 s to compile as one block, 1.08 s cut,
+/// the same run time).
 static constexpr int64_t kMaxBodyCost = 1024;
 
 /// Fuses a producer that its consumer reads each element of once: through a
