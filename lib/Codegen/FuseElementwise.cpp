@@ -150,10 +150,12 @@ clusterOf(linalg::GenericOp root, llvm::DenseSet<Operation *> &taken) {
     candidates.pop();
     auto producer = dyn_cast<linalg::GenericOp>(candidate);
     if (!producer || taken.contains(producer) || !isClusterMember(producer) ||
-        !readByMembers(producer->getResult(0)) ||
-        cost + bodyCost(producer) > kMaxBodyCost)
+        !readByMembers(producer->getResult(0)))
       continue;
-    cost += bodyCost(producer);
+    int64_t producerCost = bodyCost(producer);
+    if (cost + producerCost > kMaxBodyCost)
+      continue;
+    cost += producerCost;
     members.insert(producer);
     cluster.push_back(producer);
     addProducers(producer);
