@@ -1040,6 +1040,30 @@ Tensor lazyc::matmul(const Tensor &lhsTensor, const Tensor &rhsTensor,
   Shape lhsBatch(lhsShape.begin(), lhsShape.end() - 2);
   Shape rhsBatch(rhsShape.begin(), rhsShape.end() - 2);
   Shape batch = broadcastShapes(lhsBatch, rhsBatch, "matmul", where);
+  int64_t m = lhsShape[lhsShape.size() - 2], n = rhsShape.back();
+  Shape resultShape = batch;
+  if (!lhsVector)
+    resultShape.push_back(m);
+  if (!rhsVector)
+    resultShape.push_back(n);
+  // A batch of matrices times one matrix (a linear layer on [batch, tokens,
+  // features]) is one GEMM over all the rows, as in PyTorch: no broadcast
+  // copy of the matrix per batch, and the matrix's gradient becomes one
+  // product whose inner dimension is the whole batch, not a batched product
+  // followed by a sum.
+  bool rhsIsOneMatrix = std::all_of(rhsBatch.begin(), rhsBatch.end(),
+                                    [](int64_t d) { return d == 1; });
+  if (!lhsBatch.empty() && rhsIsOneMatrix) {
+    int64_t rows = m;
+    for (int64_t d : lhsBatch)
+      rows *= d;
+    NodePtr rows2d =
+        reshapeNode(castTo(lhs, dtype, where), Shape{rows, k}, where);
+    NodePtr matrix = reshapeNode(castTo(rhs, dtype, where), Shape{k, n}, where);
+    NodePtr product =
+        record(OpKind::Matmul, dtype, Shape{rows, n}, {rows2d, matrix}, where);
+    return detail::TensorAccess::wrap(reshapeNode(product, resultShape, where));
+  }
   auto prepare = [&](NodePtr node, const Shape &matrixShape, int64_t rows,
                      int64_t cols) {
     node = reshapeNode(castTo(node, dtype, where), matrixShape, where);
@@ -1053,21 +1077,13 @@ Tensor lazyc::matmul(const Tensor &lhsTensor, const Tensor &rhsTensor,
     }
     return broadcastNode(node, full, where);
   };
-  int64_t m = lhsShape[lhsShape.size() - 2], n = rhsShape.back();
   lhs = prepare(lhs, lhsShape, m, k);
   rhs = prepare(rhs, rhsShape, k, n);
   Shape shape = batch;
   shape.push_back(m);
   shape.push_back(n);
   NodePtr product = record(OpKind::Matmul, dtype, shape, {lhs, rhs}, where);
-  if (!lhsVector && !rhsVector)
-    return detail::TensorAccess::wrap(product);
-  Shape squeezed = batch;
-  if (!lhsVector)
-    squeezed.push_back(m);
-  if (!rhsVector)
-    squeezed.push_back(n);
-  return detail::TensorAccess::wrap(reshapeNode(product, squeezed, where));
+  return detail::TensorAccess::wrap(reshapeNode(product, resultShape, where));
 }
 
 Tensor lazyc::sum(const Tensor &x, std::vector<int64_t> axes, bool keepDims,

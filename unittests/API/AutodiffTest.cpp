@@ -149,6 +149,13 @@ TEST(AutodiffTest, Matmul) {
                 {sample({2, 2, 3}, -1, 1, 17), sample({3, 2}, -1, 1, 18)});
   checkGradient([](auto &x) { return matmul(x[0], x[1]); },
                 {sample({3}, -1, 1, 19), sample({3, 2}, -1, 1, 20)});
+  // A batch times one matrix is one product over all rows (the matrix with
+  // leading ones, and a vector, too).
+  checkGradient(
+      [](auto &x) { return matmul(x[0], x[1]); },
+      {sample({2, 3, 2, 3}, -1, 1, 61), sample({1, 3, 2}, -1, 1, 62)});
+  checkGradient([](auto &x) { return matmul(x[0], x[1]); },
+                {sample({2, 2, 3}, -1, 1, 63), sample({3}, -1, 1, 64)});
 }
 
 TEST(AutodiffTest, ReductionsOverEveryAxis) {

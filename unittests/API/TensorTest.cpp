@@ -52,6 +52,34 @@ TEST_F(TensorTest, TourValues) {
   EXPECT_EQ(counter.item<float>(), 3.0f);
 }
 
+TEST_F(TensorTest, BatchTimesOneMatrixIsOneProductOverAllRows) {
+  // [2, 2, 3] x [1, 3, 2] and [2, 2, 3] x [3]: the batch folds into the rows
+  // of one product; the values are the plain triple loop's.
+  std::vector<float> a(12), b(6);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<float>(i) - 5.0f;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = 0.5f * static_cast<float>(i) + 1.0f;
+  Tensor lhs = Tensor::fromVector<float>(a, {2, 2, 3});
+  Tensor product = matmul(lhs, Tensor::fromVector<float>(b, {1, 3, 2}));
+  EXPECT_EQ(product.shape(), (std::vector<int64_t>{2, 2, 2}));
+  std::vector<float> expected(8, 0.0f);
+  for (int row = 0; row < 4; ++row)
+    for (int column = 0; column < 2; ++column)
+      for (int p = 0; p < 3; ++p)
+        expected[row * 2 + column] += a[row * 3 + p] * b[p * 2 + column];
+  EXPECT_EQ(product.toVector<float>(), expected);
+
+  Tensor vectorProduct =
+      matmul(lhs, Tensor::fromVector<float>({1.0f, -2.0f, 3.0f}, {3}));
+  EXPECT_EQ(vectorProduct.shape(), (std::vector<int64_t>{2, 2}));
+  std::vector<float> expectedVector(4, 0.0f);
+  for (int row = 0; row < 4; ++row)
+    expectedVector[row] =
+        a[row * 3] - 2.0f * a[row * 3 + 1] + 3.0f * a[row * 3 + 2];
+  EXPECT_EQ(vectorProduct.toVector<float>(), expectedVector);
+}
+
 TEST_F(TensorTest, MetadataNeverForcesExecution) {
   Tensor x = Tensor::fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor y = sum(exp(x) * 2.0f, {1}, /*keepDims=*/true);
