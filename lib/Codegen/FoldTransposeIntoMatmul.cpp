@@ -11,6 +11,7 @@
 
 #include "lazyc/Codegen/Passes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::lazy {
@@ -20,17 +21,19 @@ namespace mlir::lazy {
 
 using namespace mlir;
 
-/// The input of `value`'s producer if it is a plain 2-D transpose: a
-/// linalg.generic copying one input through (d0, d1) -> (d1, d0).
+/// The input of `value`'s producer if it is a plain transpose of the last
+/// two dimensions: a linalg.generic copying one input through
+/// (..., d[r-2], d[r-1]) -> (..., d[r-1], d[r-2]).
 static Value transposedSource(Value value) {
   auto generic = value.getDefiningOp<linalg::GenericOp>();
   if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 2 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() < 2 ||
       generic.getNumReductionLoops() != 0)
     return Value();
-  MLIRContext *context = generic.getContext();
-  AffineMap swap =
-      AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, context);
+  unsigned rank = generic.getNumLoops();
+  SmallVector<unsigned> swapped = llvm::to_vector(llvm::seq(0u, rank));
+  std::swap(swapped[rank - 2], swapped[rank - 1]);
+  AffineMap swap = AffineMap::getPermutationMap(swapped, generic.getContext());
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   if (maps[0] != swap || !maps[1].isIdentity())
     return Value();
@@ -41,6 +44,28 @@ static Value transposedSource(Value value) {
       yield.getOperand(0) != body.getArgument(0))
     return Value();
   return generic.getDpsInputOperand(0)->get();
+}
+
+/// For a batched matrix `value` ([batch, rows, columns]) that is a transpose
+/// of its last two dimensions, possibly of a tensor with several batch
+/// dimensions collapsed into one afterwards (a [batch, heads, tokens, d]
+/// attention operand): the untransposed matrices, collapsed the same way.
+static Value batchTransposedSource(Value value, PatternRewriter &rewriter) {
+  if (Value source = transposedSource(value))
+    return cast<RankedTensorType>(source.getType()).getRank() == 3 ? source
+                                                                   : Value();
+  auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse)
+    return Value();
+  Value source = transposedSource(collapse.getSrc());
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+  // Only the batch dimensions are merged; the matrix dimensions stay.
+  if (!source || groups.size() != 3 || groups[1].size() != 1 ||
+      groups[2].size() != 1)
+    return Value();
+  rewriter.setInsertionPoint(collapse);
+  return tensor::CollapseShapeOp::create(rewriter, collapse.getLoc(), source,
+                                         groups);
 }
 
 namespace {
@@ -77,12 +102,49 @@ struct FoldTransposedOperands : OpRewritePattern<linalg::MatmulOp> {
   }
 };
 
+/// batch_matmul(transpose(A), B) -> batch_matmul with A read as
+/// (b, k, m); the same for B, read as (b, n, k). BLAS takes both as
+/// transpose flags per matrix.
+struct FoldBatchTransposedOperands : OpRewritePattern<linalg::BatchMatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::BatchMatmulOp matmul,
+                                PatternRewriter &rewriter) const override {
+    if (matmul.hasUserDefinedMaps() || !matmul.hasPureTensorSemantics())
+      return failure();
+    Value lhs = matmul.getDpsInputOperand(0)->get();
+    Value rhs = matmul.getDpsInputOperand(1)->get();
+    Value lhsSource = batchTransposedSource(lhs, rewriter);
+    Value rhsSource = batchTransposedSource(rhs, rewriter);
+    if (!lhsSource && !rhsSource)
+      return failure();
+    MLIRContext *context = rewriter.getContext();
+    AffineExpr batch, m, n, k;
+    bindDims(context, batch, m, n, k);
+    auto map = [&](AffineExpr a, AffineExpr b) {
+      return AffineMap::get(4, 0, {batch, a, b}, context);
+    };
+    SmallVector<AffineMap> maps = {lhsSource ? map(k, m) : map(m, k),
+                                   rhsSource ? map(n, k) : map(k, n),
+                                   map(m, n)};
+    rewriter.setInsertionPoint(matmul);
+    rewriter.replaceOpWithNewOp<linalg::BatchMatmulOp>(
+        matmul, matmul.getResultTypes(),
+        ValueRange{lhsSource ? lhsSource : lhs, rhsSource ? rhsSource : rhs},
+        matmul.getDpsInits(),
+        ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
+            "indexing_maps", rewriter.getAffineMapArrayAttr(maps))});
+    return success();
+  }
+};
+
 struct LazyFoldTransposeIntoMatmulPass
     : mlir::lazy::impl::LazyFoldTransposeIntoMatmulPassBase<
           LazyFoldTransposeIntoMatmulPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposedOperands>(&getContext());
+    patterns.add<FoldTransposedOperands, FoldBatchTransposedOperands>(
+        &getContext());
     // Transposes left without users disappear with the greedy driver's DCE.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

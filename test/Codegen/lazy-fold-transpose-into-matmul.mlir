@@ -74,3 +74,70 @@ func.func @transpose_with_other_uses(%x: tensor<4x8xf32>, %g: tensor<4x2xf32>, %
   %r = linalg.matmul ins(%xt, %g : tensor<8x4xf32>, tensor<4x2xf32>) outs(%c : tensor<8x2xf32>) -> tensor<8x2xf32>
   return %xt, %r : tensor<8x4xf32>, tensor<8x2xf32>
 }
+
+// -----
+
+// batch_matmul: a transpose of each matrix's two dimensions is read through
+// (b, k, m) for A and (b, n, k) for B. An attention operand transposed as
+// [batch, heads, d, tokens] and then collapsed to [batch * heads, ...] is
+// the untransposed tensor collapsed the same way.
+//   CHECK-DAG: #[[AT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+//   CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+//   CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+//   CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+//   CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-LABEL: func.func @batch_transposed_operands
+//  CHECK-SAME:   (%[[X:.*]]: tensor<3x4x8xf32>, %[[G:.*]]: tensor<3x4x2xf32>, %[[Q:.*]]: tensor<2x3x6x5xf32>, %[[K:.*]]: tensor<2x3x7x5xf32>)
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   linalg.batch_matmul indexing_maps = [#[[AT]], #[[B]], #[[C]]] ins(%[[X]], %[[G]] : tensor<3x4x8xf32>, tensor<3x4x2xf32>)
+//   CHECK-DAG:   %[[QC:.*]] = tensor.collapse_shape %[[Q]] {{\[\[}}0, 1], [2], [3]] : tensor<2x3x6x5xf32> into tensor<6x6x5xf32>
+//   CHECK-DAG:   %[[KC:.*]] = tensor.collapse_shape %[[K]] {{\[\[}}0, 1], [2], [3]] : tensor<2x3x7x5xf32> into tensor<6x7x5xf32>
+//       CHECK:   linalg.batch_matmul indexing_maps = [#[[A]], #[[BT]], #[[C]]] ins(%[[QC]], %[[KC]] : tensor<6x6x5xf32>, tensor<6x7x5xf32>)
+#swap3 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#swap4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @batch_transposed_operands(%x: tensor<3x4x8xf32>, %g: tensor<3x4x2xf32>, %q: tensor<2x3x6x5xf32>, %k: tensor<2x3x7x5xf32>) -> (tensor<3x8x2xf32>, tensor<6x6x7xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<3x8x4xf32>
+  %xt = linalg.generic {indexing_maps = [#swap3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<3x4x8xf32>) outs(%e0 : tensor<3x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<3x8x4xf32>
+  %e1 = tensor.empty() : tensor<3x8x2xf32>
+  %c1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3x8x2xf32>) -> tensor<3x8x2xf32>
+  %dw = linalg.batch_matmul ins(%xt, %g : tensor<3x8x4xf32>, tensor<3x4x2xf32>) outs(%c1 : tensor<3x8x2xf32>) -> tensor<3x8x2xf32>
+  %e2 = tensor.empty() : tensor<2x3x5x7xf32>
+  %kt = linalg.generic {indexing_maps = [#swap4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%k : tensor<2x3x7x5xf32>) outs(%e2 : tensor<2x3x5x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x3x5x7xf32>
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<2x3x6x5xf32> into tensor<6x6x5xf32>
+  %ktc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<2x3x5x7xf32> into tensor<6x5x7xf32>
+  %e3 = tensor.empty() : tensor<6x6x7xf32>
+  %c3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<6x6x7xf32>) -> tensor<6x6x7xf32>
+  %s = linalg.batch_matmul ins(%qc, %ktc : tensor<6x6x5xf32>, tensor<6x5x7xf32>) outs(%c3 : tensor<6x6x7xf32>) -> tensor<6x6x7xf32>
+  return %dw, %s : tensor<3x8x2xf32>, tensor<6x6x7xf32>
+}
+
+// -----
+
+// A transpose that swaps a batch dimension (not the matrix's two) stays,
+// and so does a collapse that merges a matrix dimension.
+// CHECK-LABEL: func.func @batch_not_a_matrix_transpose
+//       CHECK:   linalg.generic
+//       CHECK:   linalg.batch_matmul ins(
+#swapb = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @batch_not_a_matrix_transpose(%x: tensor<4x3x8xf32>, %g: tensor<3x8x2xf32>) -> tensor<3x4x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<3x4x8xf32>
+  %xt = linalg.generic {indexing_maps = [#swapb, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<4x3x8xf32>) outs(%e0 : tensor<3x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<3x4x8xf32>
+  %e1 = tensor.empty() : tensor<3x4x2xf32>
+  %c1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3x4x2xf32>) -> tensor<3x4x2xf32>
+  %r = linalg.batch_matmul ins(%xt, %g : tensor<3x4x8xf32>, tensor<3x8x2xf32>) outs(%c1 : tensor<3x4x2xf32>) -> tensor<3x4x2xf32>
+  return %r : tensor<3x4x2xf32>
+}

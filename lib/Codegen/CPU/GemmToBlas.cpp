@@ -73,20 +73,27 @@ static Value matrixView(OpBuilder &b, Location loc, Value matrix, Value batch) {
 }
 
 /// The runtime's transpose flags for `op`'s operand indexing, or nothing
-/// for an indexing BLAS cannot do.
+/// for an indexing BLAS cannot do. A batch_matmul's maps lead with the
+/// batch dimension; each of its matrices may be read transposed too.
 static std::optional<int32_t> transposeFlags(linalg::LinalgOp op) {
-  auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
-  if (!matmul) // batch_matmul: plain indexing only.
-    return cast<linalg::BatchMatmulOp>(op.getOperation()).hasUserDefinedMaps()
-               ? std::nullopt
-               : std::optional<int32_t>(0);
-  if (!matmul.hasUserDefinedMaps())
+  bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
+  bool userMaps =
+      batched
+          ? cast<linalg::BatchMatmulOp>(op.getOperation()).hasUserDefinedMaps()
+          : cast<linalg::MatmulOp>(op.getOperation()).hasUserDefinedMaps();
+  if (!userMaps)
     return 0;
   MLIRContext *context = op.getContext();
-  AffineExpr m, n, k;
-  bindDims(context, m, n, k);
+  unsigned dims = batched ? 4 : 3;
+  AffineExpr m = getAffineDimExpr(dims - 3, context),
+             n = getAffineDimExpr(dims - 2, context),
+             k = getAffineDimExpr(dims - 1, context);
   auto map = [&](AffineExpr a, AffineExpr b) {
-    return AffineMap::get(3, 0, {a, b}, context);
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, context));
+    results.append({a, b});
+    return AffineMap::get(dims, 0, results, context);
   };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (maps[2] != map(m, n))
@@ -121,7 +128,7 @@ struct LazyCpuGemmToBlasPass
         products.push_back(op);
     });
     for (linalg::LinalgOp op : products) {
-      // Plain operand indexing, or (2-D only) A or B read transposed.
+      // Plain operand indexing, or A or B read transposed.
       std::optional<int32_t> flags = transposeFlags(op);
       if (!flags)
         continue;

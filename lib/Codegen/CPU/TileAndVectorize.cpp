@@ -40,11 +40,17 @@ using namespace mlir;
 /// costs a few microseconds.
 static constexpr int64_t kMinParallelWork = 1 << 15;
 
-/// Contractions are split over threads like any root, but their tiles go to
-/// BLAS (lazy-cpu-gemm-to-blas), not to the vectorizer.
+/// Contractions are split over threads like any root.
 static bool isContraction(linalg::LinalgOp op) {
   return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
          linalg::isaContractionOpInterface(op);
+}
+
+/// The tiles of (batched) matmuls go to BLAS (lazy-cpu-gemm-to-blas), not to
+/// the vectorizer. Other contractions, such as a row's sum of products in a
+/// softmax gradient, are vectorized like any reduction.
+static bool goesToBlas(linalg::LinalgOp op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
 }
 
 /// The number of iterations of `op`'s loop nest (saturated at INT64_MAX), or
@@ -484,11 +490,11 @@ struct LazyCpuTileAndVectorizePass
       return isa<linalg::FillOp>(op.getOperation()) &&
              llvm::all_of(op->getUsers(), [](Operation *user) {
                auto consumer = dyn_cast<linalg::LinalgOp>(user);
-               return consumer && isContraction(consumer);
+               return consumer && goesToBlas(consumer);
              });
     };
     function.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !isContraction(op) &&
+      if (op.hasPureTensorSemantics() && !goesToBlas(op) &&
           !initializesGemmsOnly(op))
         ops.push_back(op);
     });

@@ -180,3 +180,20 @@ func.func @fill_then_matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memr
   linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%d : memref<8x4xf32>)
   return
 }
+
+// -----
+
+// A batch_matmul reading A as (b, k, m) and B as (b, n, k): each batch
+// element's call passes the stored matrices with flags 3.
+// CHECK-LABEL: func.func @batch_matmul_transposed
+//       CHECK:   %[[F3:.*]] = arith.constant 3 : i32
+//       CHECK:   scf.for
+//       CHECK:     memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 16, 8] [1, 1, 1] : memref<3x16x8xf32>
+//       CHECK:     memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 4, 16] [1, 1, 1] : memref<3x4x16xf32>
+//       CHECK:     call @lazyrt_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[F3]])
+//   CHECK-NOT:   linalg.batch_matmul
+func.func @batch_matmul_transposed(%at: memref<3x16x8xf32>, %bt: memref<3x4x16xf32>, %c: memref<3x8x4xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%at, %bt : memref<3x16x8xf32>, memref<3x4x16xf32>) outs(%c : memref<3x8x4xf32>)
+  return
+}

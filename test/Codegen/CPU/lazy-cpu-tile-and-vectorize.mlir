@@ -241,3 +241,21 @@ func.func @row_statistics_in_a_column_sum(%x: tensor<512x128xf32>, %dy: tensor<5
   %g = lazy.reduce_sum %p [0] : tensor<512x128xf32>
   return %g : tensor<128xf32>
 }
+
+// -----
+
+// A row's sum of products (a softmax gradient's sum(dP * P)) is a
+// contraction by linalg's definition but no GEMM: it is vectorized like any
+// row reduction, not left as a scalar loop for BLAS that BLAS never takes.
+// CHECK-LABEL: func.func @row_dot_products
+//       CHECK:   scf.forall (%{{.*}}) = (0) to (512) step (256)
+//       CHECK:     scf.for
+//       CHECK:       arith.mulf %{{.*}} : vector<1x1x64xf32>
+//       CHECK:       vector.multi_reduction <add>, %{{.*}} [2] : vector<1x1x64xf32> to vector<1x1xf32>
+//   CHECK-NOT:   linalg.
+//       CHECK:   return
+func.func @row_dot_products(%a: tensor<512x64xf32>, %b: tensor<512x64xf32>) -> tensor<512x1xf32> {
+  %0 = lazy.mul %a, %b : tensor<512x64xf32>
+  %1 = lazy.reduce_sum %0 [1] keep_dims : tensor<512x64xf32>
+  return %1 : tensor<512x1xf32>
+}
