@@ -80,6 +80,37 @@ TEST_F(TensorTest, BatchTimesOneMatrixIsOneProductOverAllRows) {
   EXPECT_EQ(vectorProduct.toVector<float>(), expectedVector);
 }
 
+TEST_F(TensorTest, ColumnSumOfASharedValueAddsEveryRow) {
+  // sum(erf(x) * g, rows) with erf(x) also used elsewhere: the column sum
+  // goes row by row with erf fused in (enough work for two threads); every
+  // row must be added once, against a double-precision loop.
+  const int64_t rows = 64, columns = 512;
+  std::vector<float> xs(rows * columns), gs(rows * columns);
+  for (int64_t i = 0; i < rows * columns; ++i) {
+    xs[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1.0f;
+    gs[i] = static_cast<float>((i * 13) % 29) / 7.0f - 2.0f;
+  }
+  Tensor x = Tensor::fromVector<float>(xs, {rows, columns});
+  Tensor g = Tensor::fromVector<float>(gs, {rows, columns});
+  Tensor shared = erf(x);
+  Tensor columnSums = sum(shared * g * x, {0});
+  Tensor other = shared * x;
+  lazyc::sync();
+  std::vector<float> got = columnSums.toVector<float>();
+  std::vector<float> otherValues = other.toVector<float>();
+  ASSERT_EQ(got.size(), static_cast<size_t>(columns));
+  for (int64_t c = 0; c < columns; ++c) {
+    double expected = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t i = r * columns + c;
+      expected += std::erf(double(xs[i])) * gs[i] * xs[i];
+    }
+    EXPECT_NEAR(got[c], expected, 1e-3 * (1 + std::abs(expected))) << c;
+  }
+  for (int64_t i = 0; i < rows * columns; i += 97)
+    EXPECT_NEAR(otherValues[i], std::erf(double(xs[i])) * xs[i], 1e-5) << i;
+}
+
 TEST_F(TensorTest, MetadataNeverForcesExecution) {
   Tensor x = Tensor::fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor y = sum(exp(x) * 2.0f, {1}, /*keepDims=*/true);

@@ -194,24 +194,41 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
     fusedContraction |= isContraction(linalgOp);
     fusedReduction |= linalgOp.getNumReductionLoops() > 0;
   }
-  // A GEMM keeps its row block whole: BLAS wants blocks, not rows. A chunk
-  // of the innermost dimension (a column sum's columns) stays whole: one
-  // column at a time would not vectorize.
-  if (!tiledRoot || !fusedReduction || fusedContraction ||
-      *splitDim == static_cast<int64_t>(iterators.size()) - 1)
+  // A GEMM keeps its row block whole: BLAS wants blocks, not rows.
+  if (!tiledRoot || !fusedReduction || fusedContraction)
     return success();
   SmallVector<OpFoldResult> rowTiles(iterators.size(),
                                      rewriter.getIndexAttr(0));
-  rowTiles[*splitDim] = rewriter.getIndexAttr(1);
+  if (*splitDim != static_cast<int64_t>(iterators.size()) - 1) {
+    rowTiles[*splitDim] = rewriter.getIndexAttr(1);
+  } else {
+    // A chunk of the innermost dimension (a column sum's columns) stays
+    // whole: one column at a time would not vectorize. If the column sum
+    // has producers fused in (a bias gradient of a GELU's gradient), it
+    // goes on row by row instead: each row's producers are computed and
+    // added to the columns' sums while in cache, not stored for the whole
+    // chunk first.
+    if (result->tiledAndFusedOps.size() < 2)
+      return success();
+    for (auto [d, iterator] : llvm::enumerate(iterators))
+      if (iterator == utils::IteratorType::reduction)
+        rowTiles[d] = rewriter.getIndexAttr(1);
+  }
   scf::SCFTilingOptions rowTiling;
   rowTiling.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
   rowTiling.setTileSizes(rowTiles);
   scf::SCFTileAndFuseOptions rowOptions;
   rowOptions.setTilingOptions(rowTiling);
+  // Row by row over a column sum's reduced dimensions, the sums' zero fill
+  // initializes the loop once: fused into it, it would reset them per row.
+  bool tilesReductions =
+      *splitDim == static_cast<int64_t>(iterators.size()) - 1;
   rowOptions.setFusionControlFn(
-      [](tensor::ExtractSliceOp slice, OpResult producer,
-         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+      [tilesReductions](tensor::ExtractSliceOp slice, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         if (readsWholeResultPerTile(slice, producer))
+          return std::nullopt;
+        if (tilesReductions && isa<linalg::FillOp>(producer.getOwner()))
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });

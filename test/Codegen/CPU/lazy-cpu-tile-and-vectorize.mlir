@@ -259,3 +259,31 @@ func.func @row_dot_products(%a: tensor<512x64xf32>, %b: tensor<512x64xf32>) -> t
   %1 = lazy.reduce_sum %0 [1] keep_dims : tensor<512x64xf32>
   return %1 : tensor<512x1xf32>
 }
+
+// -----
+
+// A column sum split over its columns, with a producer fused in that is
+// not part of its body (here erf(x), also needed by the second result):
+// each thread zeroes its columns' sums once, then goes row by row, computing
+// the row's producer and adding it to the sums while in cache, instead of
+// first storing the producer for its whole chunk.
+// CHECK-LABEL: func.func @column_sum_of_a_shared_value
+//       CHECK:   scf.forall (%{{.*}}) = (0) to (512) step (256)
+//       CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+//       CHECK:       vector.transfer_write %{{.*}} : vector<64xf32>, tensor<64xf32>
+//   CHECK-NOT:     math.erf
+//       CHECK:     scf.for %{{.*}} = %[[Z:.*]] to %[[C32:.*]] step
+//       CHECK:       scf.for %{{.*}} = %[[Z]] to %[[C64:.*]] step
+//       CHECK:         scf.for
+//       CHECK:           math.erf %{{.*}} : vector<1x1x64xf32>
+//       CHECK:         scf.for
+//       CHECK:           arith.addf %{{.*}} : vector<64xf32>
+//       CHECK:     scf.forall.in_parallel
+func.func @column_sum_of_a_shared_value(%x: tensor<32x64x512xf32>, %g: tensor<32x64x512xf32>) -> (tensor<512xf32>, tensor<32x64x512xf32>) {
+  %0 = lazy.erf %x : tensor<32x64x512xf32>
+  %1 = lazy.mul %0, %g : tensor<32x64x512xf32>
+  %2 = lazy.mul %1, %x : tensor<32x64x512xf32>
+  %3 = lazy.reduce_sum %2 [0, 1] : tensor<32x64x512xf32>
+  %4 = lazy.mul %0, %x : tensor<32x64x512xf32>
+  return %3, %4 : tensor<512xf32>, tensor<32x64x512xf32>
+}

@@ -286,3 +286,43 @@ func.func @fold_shape_constants() -> (tensor<2x2xi32>, tensor<3x4xf32>, tensor<2
   %tt = lazy.transpose %t [1, 0] : tensor<3x2xf32>
   return %r, %b, %tt : tensor<2x2xi32>, tensor<3x4xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// The tape's gradients of three slices along axis 0 (each between zeros)
+// add up to one concat of the three: the zero pieces split to the other
+// side's cuts, and the adds are piece-sized (x + +0.0 stays: it is not x
+// for x = -0.0).
+// CHECK-LABEL: func.func @sum_of_padded_slices
+//  CHECK-SAME:   (%[[A:.*]]: tensor<1x4xf32>, %[[B:.*]]: tensor<1x4xf32>, %[[C:.*]]: tensor<1x4xf32>)
+//   CHECK-DAG:   %[[Z:.*]] = lazy.constant dense<0.000000e+00> : tensor<1x4xf32>
+//   CHECK-DAG:   %[[SA:.*]] = lazy.add %[[A]], %[[Z]]
+//   CHECK-DAG:   %[[SB:.*]] = lazy.add %[[B]], %[[Z]]
+//   CHECK-DAG:   %[[SC:.*]] = lazy.add %[[C]], %[[Z]]
+//       CHECK:   %[[R:.*]] = lazy.concat %[[SA]], %[[SB]], %[[SC]] axis = 0
+//   CHECK-NOT:   lazy.add
+//       CHECK:   return %[[R]]
+func.func @sum_of_padded_slices(%a: tensor<1x4xf32>, %b: tensor<1x4xf32>, %c: tensor<1x4xf32>) -> tensor<3x4xf32> {
+  %z2 = lazy.constant dense<0.0> : tensor<2x4xf32>
+  %z1 = lazy.constant dense<0.0> : tensor<1x4xf32>
+  %ga = lazy.concat %a, %z2 axis = 0 : tensor<1x4xf32>, tensor<2x4xf32>
+  %gb = lazy.concat %z1, %b, %z1 axis = 0 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
+  %gc = lazy.concat %z2, %c axis = 0 : tensor<2x4xf32>, tensor<1x4xf32>
+  %s = lazy.add %ga, %gb : tensor<3x4xf32>
+  %t = lazy.add %s, %gc : tensor<3x4xf32>
+  return %t : tensor<3x4xf32>
+}
+
+// -----
+
+// A piece that is not a splat constant is not split: the add stays whole.
+// CHECK-LABEL: func.func @sum_of_concats_cut_differently
+//       CHECK:   lazy.concat
+//       CHECK:   lazy.concat
+//       CHECK:   lazy.add %{{.*}}, %{{.*}} : tensor<3x4xf32>
+func.func @sum_of_concats_cut_differently(%a: tensor<2x4xf32>, %b: tensor<1x4xf32>, %c: tensor<1x4xf32>, %d: tensor<2x4xf32>) -> tensor<3x4xf32> {
+  %x = lazy.concat %a, %b axis = 0 : tensor<2x4xf32>, tensor<1x4xf32>
+  %y = lazy.concat %c, %d axis = 0 : tensor<1x4xf32>, tensor<2x4xf32>
+  %s = lazy.add %x, %y : tensor<3x4xf32>
+  return %s : tensor<3x4xf32>
+}

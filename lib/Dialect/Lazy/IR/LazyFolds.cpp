@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements the folders of the `lazy` ops: constant folding, and
-// identities that hold exactly (IEEE-754 included): x + -0.0, x - +0.0, x * 1,
+// identities that hold exactly (IEEE-754 included): x + -0.0,
+// (y + +0.0) + +0.0, x - +0.0, x * 1,
 // x / 1, x ^ 1, identity broadcasts/reshapes/transposes/slices, and the
 // composition of chained reshapes, broadcasts and transposes.
 //
@@ -129,6 +130,11 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   if (matchPattern(getRhs(), m_NegZeroFloat()) ||
       matchPattern(getRhs(), m_Zero()))
     return getLhs();
+  // (y + +0.0) + +0.0 == y + +0.0: y + +0.0 is never -0.0.
+  if (matchPattern(getRhs(), m_PosZeroFloat()))
+    if (auto inner = getLhs().getDefiningOp<AddOp>())
+      if (matchPattern(inner.getRhs(), m_PosZeroFloat()))
+        return getLhs();
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](APFloat a, APFloat b) -> std::optional<APFloat> { return a + b; },

@@ -154,7 +154,9 @@ def Lazy_ConstantOp : Lazy_InferredOp<"constant", [ConstantLike]> {
 //===----------------------------------------------------------------------===//
 
 def Lazy_AddOp : Lazy_BinaryOp<"add", Lazy_NumericTensor,
-    "Integers wrap around (two's complement).", [Commutative]>;
+    "Integers wrap around (two's complement).", [Commutative]> {
+  let hasCanonicalizer = 1;
+}
 def Lazy_SubOp : Lazy_BinaryOp<"sub", Lazy_NumericTensor,
     "Integers wrap around (two's complement).">;
 def Lazy_MulOp : Lazy_BinaryOp<"mul", Lazy_NumericTensor,
