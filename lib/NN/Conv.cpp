@@ -13,7 +13,9 @@
 // one channel) sum the tap slices directly in one fused loop instead. Under
 // a recording GradientTape the columns come from one indexSelect, whose
 // gradient (a scatterAdd) is much cheaper than the slices'. Pooling
-// reduces the same tap slices with maximum or a sum. The gradients come from
+// reduces the same tap slices with maximum or a sum; windows that tile the
+// image (stride = kernel, no padding) are one reduction over a reshape
+// instead, whose gradient is a broadcast. The gradients come from
 // the tape: a slice's is a zero-padded scatter, concat's are slices, matmul's
 // are two more products.
 //
@@ -351,12 +353,39 @@ Sweep poolSweep(const char *op, const Tensor &input, Size2 kernel, Size2 stride,
   return sweep;
 }
 
+/// For windows that tile the image (the stride is the kernel, no padding):
+/// the images cut to whole windows as [N, C, OH, kh, OW, kw], so that
+/// pooling is one reduction over axes 3 and 5. Its gradient is a broadcast
+/// back over each window, not a zero-padded scatter per tap.
+Tensor windowsOf(const Sweep &sweep, Where where) {
+  const Shape &shape = sweep.padded.shape();
+  int64_t height = sweep.outHeight * sweep.kernel.height,
+          width = sweep.outWidth * sweep.kernel.width;
+  Tensor images = sweep.padded;
+  if (height != shape[2] || width != shape[3])
+    images = slice(images, {0, 0, 0, 0}, {shape[0], shape[1], height, width},
+                   {}, where);
+  return reshape(images,
+                 {shape[0], shape[1], sweep.outHeight, sweep.kernel.height,
+                  sweep.outWidth, sweep.kernel.width},
+                 where);
+}
+
+bool windowsTile(const Sweep &sweep, Size2 padding) {
+  return sweep.stride.height == sweep.kernel.height &&
+         sweep.stride.width == sweep.kernel.width && padding.height == 0 &&
+         padding.width == 0;
+}
+
 } // namespace
 
 Tensor nn::maxPool2d(const Tensor &x, Size2 kernel, Size2 stride, Size2 padding,
                      Where where) {
   Sweep sweep = poolSweep("maxPool2d", x, kernel, stride, padding,
                           -std::numeric_limits<double>::infinity(), where);
+  if (windowsTile(sweep, padding))
+    return unbatch(max(windowsOf(sweep, where), {3, 5}, false, where),
+                   sweep.unbatched, where);
   Tensor result;
   for (int64_t i = 0; i < kernel.height; ++i)
     for (int64_t j = 0; j < kernel.width; ++j) {
@@ -370,6 +399,9 @@ Tensor nn::maxPool2d(const Tensor &x, Size2 kernel, Size2 stride, Size2 padding,
 Tensor nn::avgPool2d(const Tensor &x, Size2 kernel, Size2 stride, Size2 padding,
                      bool countIncludePad, Where where) {
   Sweep sweep = poolSweep("avgPool2d", x, kernel, stride, padding, 0.0, where);
+  if (windowsTile(sweep, padding))
+    return unbatch(mean(windowsOf(sweep, where), {3, 5}, false, where),
+                   sweep.unbatched, where);
   Tensor total;
   for (int64_t i = 0; i < kernel.height; ++i)
     for (int64_t j = 0; j < kernel.width; ++j) {

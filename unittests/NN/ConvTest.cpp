@@ -361,6 +361,48 @@ TEST(PoolTest, GradientsGoToTheMaximumAndSpreadForTheMean) {
       {testValues(2 * 5 * 4, 13)}, {{1, 2, 5, 4}});
 }
 
+TEST(PoolTest, TilingWindowsReduceOverEachWindow) {
+  // Stride = kernel, no padding: one reduction per window; a row and a
+  // column that no window covers (5 x 7 with 2 x 2 windows) get no gradient.
+  std::vector<double> x = testValues(2 * 5 * 7, 14);
+  Tensor xt = Tensor::fromVector(x, {1, 2, 5, 7});
+  GradientTape tape;
+  tape.watch(xt);
+  Tensor y = nn::maxPool2d(xt, 2);
+  ASSERT_EQ(y.shape(), (Shape{1, 2, 2, 3}));
+  expectNear(y.toVector<double>(),
+             poolLoops(x, 1, 2, 5, 7, 2, 2, 0, true, true), 0, "max");
+  std::vector<double> g = testValues(y.numel(), 15);
+  Tensor dx = tape.gradient(sum(y * Tensor::fromVector(g, y.shape())), xt);
+  std::vector<double> expected(x.size(), 0);
+  int64_t o = 0;
+  for (int64_t c = 0; c < 2; ++c)
+    for (int64_t yo = 0; yo < 2; ++yo)
+      for (int64_t xo = 0; xo < 3; ++xo, ++o) {
+        int64_t best = -1;
+        for (int64_t i = 0; i < 2; ++i)
+          for (int64_t j = 0; j < 2; ++j) {
+            int64_t index = c * 35 + (2 * yo + i) * 7 + 2 * xo + j;
+            if (best < 0 || x[index] > x[best])
+              best = index;
+          }
+        expected[best] += g[o];
+      }
+  expectNear(dx.toVector<double>(), expected, 1e-12, "max gradient");
+
+  // Ties in one window share its gradient evenly.
+  Tensor ties = Tensor::fromVector<double>({1, 3, 3, 2}, {1, 1, 2, 2});
+  GradientTape tieTape;
+  tieTape.watch(ties);
+  Tensor tieGradient = tieTape.gradient(nn::maxPool2d(ties, 2), ties);
+  EXPECT_EQ(tieGradient.toVector<double>(),
+            (std::vector<double>{0, 0.5, 0.5, 0}));
+
+  lazyc::test::expectGradientsMatchDifferences(
+      [](const std::vector<Tensor> &in) { return nn::avgPool2d(in[0], 2); },
+      {testValues(2 * 5 * 7, 16)}, {{1, 2, 5, 7}});
+}
+
 TEST(PoolTest, ErrorsNameTheShapesAndTheLine) {
   expectError(
       [](unsigned &line) {

@@ -191,7 +191,7 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       continue;
-    fusedContraction |= isContraction(linalgOp);
+    fusedContraction |= goesToBlas(linalgOp);
     fusedReduction |= linalgOp.getNumReductionLoops() > 0;
   }
   // A GEMM keeps its row block whole: BLAS wants blocks, not rows.
