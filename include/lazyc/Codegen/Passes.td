@@ -68,7 +68,11 @@ def LazyFoldTransposeIntoMatmulPass
     becomes an operand read through a transposed indexing map, and the copy
     goes away when nothing else reads it. Backward passes are full of these
     (`dW = X^T dY`, `dX = dY W^T`); lazy-cpu-gemm-to-blas then hands the
-    original buffer to BLAS with its transpose flag.
+    original buffer to BLAS with its transpose flag. A `linalg.batch_matmul`
+    operand that transposes each matrix's two dimensions is read as
+    `(b, k, m)` or `(b, n, k)` the same way, also through a
+    `tensor.collapse_shape` that merges only batch dimensions (attention's
+    `q k^T` on `[batch, heads, tokens, d]`).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

@@ -73,9 +73,9 @@ def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
     Rewrites `linalg.matmul` and `linalg.batch_matmul` on f32 or f64 memrefs
     (after bufferization) into calls of `lazyrt_matmul_f32` /
     `lazyrt_matmul_f64` (C = A * B, or C += A * B, through OpenBLAS on the
-    calling thread), one per matrix of a batch. A `linalg.matmul` reading A
-    or B through a transposed map (from lazy-fold-transpose-into-matmul)
-    passes BLAS the transpose flag; a zero fill of C just before the product
+    calling thread), one per matrix of a batch. A product reading A or B
+    through a transposed map (from lazy-fold-transpose-into-matmul; batched
+    products per matrix) passes BLAS the transpose flag; a zero fill of C just before the product
     is dropped and BLAS overwrites C instead of adding to it. The threads come from the surrounding
     `scf.forall`, which lazy-cpu-tile-and-vectorize created by splitting the
     GEMM (and its fused epilogue) by rows. Other element types stay loops.
