@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <type_traits>
+
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYFOLDTRANSPOSEINTOMATMULPASS
 #include "lazyc/Codegen/Passes.h.inc"
@@ -69,67 +71,46 @@ static Value batchTransposedSource(Value value, PatternRewriter &rewriter) {
 }
 
 namespace {
-/// matmul(transpose(A), B) -> matmul with A read as (d2, d0); the same for
-/// B, read as (d1, d2).
-struct FoldTransposedOperands : OpRewritePattern<linalg::MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// matmul(transpose(A), B) -> matmul with A read as (k, m); the same for B,
+/// read as (n, k). A batch_matmul's maps lead with the batch dimension
+/// (b, k, m), and BLAS takes the flags per matrix.
+template <typename MatmulOpTy>
+struct FoldTransposedOperands : OpRewritePattern<MatmulOpTy> {
+  using OpRewritePattern<MatmulOpTy>::OpRewritePattern;
+  static constexpr bool batched =
+      std::is_same_v<MatmulOpTy, linalg::BatchMatmulOp>;
 
-  LogicalResult matchAndRewrite(linalg::MatmulOp matmul,
+  LogicalResult matchAndRewrite(MatmulOpTy matmul,
                                 PatternRewriter &rewriter) const override {
     if (matmul.hasUserDefinedMaps() || !matmul.hasPureTensorSemantics())
       return failure();
-    Value lhs = matmul.getDpsInputOperand(0)->get();
-    Value rhs = matmul.getDpsInputOperand(1)->get();
-    Value lhsSource = transposedSource(lhs), rhsSource = transposedSource(rhs);
-    if (!lhsSource && !rhsSource)
-      return failure();
-    MLIRContext *context = rewriter.getContext();
-    AffineExpr m, n, k;
-    bindDims(context, m, n, k);
-    auto map = [&](AffineExpr a, AffineExpr b) {
-      return AffineMap::get(3, 0, {a, b}, context);
+    auto sourceOf = [&](Value operand) {
+      return batched ? batchTransposedSource(operand, rewriter)
+                     : transposedSource(operand);
     };
-    SmallVector<AffineMap> maps = {lhsSource ? map(k, m) : map(m, k),
-                                   rhsSource ? map(n, k) : map(k, n),
-                                   map(m, n)};
-    rewriter.replaceOpWithNewOp<linalg::MatmulOp>(
-        matmul, matmul.getResultTypes(),
-        ValueRange{lhsSource ? lhsSource : lhs, rhsSource ? rhsSource : rhs},
-        matmul.getDpsInits(),
-        ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
-            "indexing_maps", rewriter.getAffineMapArrayAttr(maps))});
-    return success();
-  }
-};
-
-/// batch_matmul(transpose(A), B) -> batch_matmul with A read as
-/// (b, k, m); the same for B, read as (b, n, k). BLAS takes both as
-/// transpose flags per matrix.
-struct FoldBatchTransposedOperands : OpRewritePattern<linalg::BatchMatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(linalg::BatchMatmulOp matmul,
-                                PatternRewriter &rewriter) const override {
-    if (matmul.hasUserDefinedMaps() || !matmul.hasPureTensorSemantics())
-      return failure();
     Value lhs = matmul.getDpsInputOperand(0)->get();
     Value rhs = matmul.getDpsInputOperand(1)->get();
-    Value lhsSource = batchTransposedSource(lhs, rewriter);
-    Value rhsSource = batchTransposedSource(rhs, rewriter);
+    Value lhsSource = sourceOf(lhs), rhsSource = sourceOf(rhs);
     if (!lhsSource && !rhsSource)
       return failure();
     MLIRContext *context = rewriter.getContext();
-    AffineExpr batch, m, n, k;
-    bindDims(context, batch, m, n, k);
+    unsigned dims = batched ? 4 : 3;
+    AffineExpr m = getAffineDimExpr(dims - 3, context),
+               n = getAffineDimExpr(dims - 2, context),
+               k = getAffineDimExpr(dims - 1, context);
     auto map = [&](AffineExpr a, AffineExpr b) {
-      return AffineMap::get(4, 0, {batch, a, b}, context);
+      SmallVector<AffineExpr> results;
+      if (batched)
+        results.push_back(getAffineDimExpr(0, context));
+      results.append({a, b});
+      return AffineMap::get(dims, 0, results, context);
     };
     SmallVector<AffineMap> maps = {lhsSource ? map(k, m) : map(m, k),
                                    rhsSource ? map(n, k) : map(k, n),
                                    map(m, n)};
     rewriter.setInsertionPoint(matmul);
-    rewriter.replaceOpWithNewOp<linalg::BatchMatmulOp>(
-        matmul, matmul.getResultTypes(),
+    rewriter.replaceOpWithNewOp<MatmulOpTy>(
+        matmul, matmul->getResultTypes(),
         ValueRange{lhsSource ? lhsSource : lhs, rhsSource ? rhsSource : rhs},
         matmul.getDpsInits(),
         ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
@@ -143,8 +124,8 @@ struct LazyFoldTransposeIntoMatmulPass
           LazyFoldTransposeIntoMatmulPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposedOperands, FoldBatchTransposedOperands>(
-        &getContext());
+    patterns.add<FoldTransposedOperands<linalg::MatmulOp>,
+                 FoldTransposedOperands<linalg::BatchMatmulOp>>(&getContext());
     // Transposes left without users disappear with the greedy driver's DCE.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
