@@ -63,6 +63,11 @@ TEST_F(TensorTest, BatchTimesOneMatrixIsOneProductOverAllRows) {
   Tensor lhs = Tensor::fromVector<float>(a, {2, 2, 3});
   Tensor product = matmul(lhs, Tensor::fromVector<float>(b, {1, 3, 2}));
   EXPECT_EQ(product.shape(), (std::vector<int64_t>{2, 2, 2}));
+  // Recorded as one [4, 3] x [3, 2] product; the matrix is not broadcast.
+  std::string dot = toDot({product});
+  EXPECT_NE(dot.find("label=\"matmul\\nFloat32 [4, 2]"), std::string::npos)
+      << dot;
+  EXPECT_EQ(dot.find("broadcast"), std::string::npos) << dot;
   std::vector<float> expected(8, 0.0f);
   for (int row = 0; row < 4; ++row)
     for (int column = 0; column < 2; ++column)
