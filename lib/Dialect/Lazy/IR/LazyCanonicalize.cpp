@@ -60,6 +60,13 @@ struct AddOfConcats : OpRewritePattern<AddOp> {
     if (!type.hasStaticShape())
       return failure();
     int64_t axis = static_cast<int64_t>(lhs.getAxis());
+    auto staticPieces = [](ConcatOp concat) {
+      return llvm::all_of(concat.getInputs(), [](Value input) {
+        return cast<RankedTensorType>(input.getType()).hasStaticShape();
+      });
+    };
+    if (!staticPieces(lhs) || !staticPieces(rhs))
+      return failure();
     SmallVector<Piece> left = piecesOf(lhs), right = piecesOf(rhs);
     // The cuts of both sides.
     SmallVector<int64_t> cuts;
