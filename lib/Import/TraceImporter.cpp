@@ -459,9 +459,12 @@ void BodyBuilder::build(const Trace &body, std::vector<Value> &values,
     SmallVector<Value> operands;
     for (int32_t operand : body.operands(i))
       operands.push_back(values[operand]);
+    // Also inside a region: a branch may combine a captured value of
+    // dynamic size with one it built from static pieces (lazyc-fuzz seed
+    // 99478).
+    if (isElementwiseOp(node.kind))
+      joinShapes(b, loc, operands);
     if (dynamic && !blame) {
-      if (isElementwiseOp(node.kind))
-        joinShapes(b, loc, operands);
       values[i] = sizesAreData(node.kind)
                       ? dynamic->buildSized(b, loc, i, operands)
                       : buildNode(b, loc, node, operands, true);

@@ -224,4 +224,19 @@ TEST(FunctionTest, UnknownSizeMeetsAStaticOneOfTheSameSize) {
     EXPECT_EQ(out[i], i < 5 ? 1.25f : 2.25f) << i;
 }
 
+TEST(FunctionTest, UnknownSizeMeetsAStaticOneInsideABranch) {
+  // Was a crash (lazyc-fuzz seed 99478): inside a cond's branch, a staged
+  // function's result of unknown size met a value of static size in one
+  // elementwise op.
+  auto f = lazyc::function("half", [](Tensor x) { return x * 0.5f; },
+                           {TensorSpec({-1}, DType::Float32, "x")});
+  Tensor base = Tensor::fromVector<float>({1, 2, 3, 4}, {4});
+  Tensor fixed = slice(base, {1}, {3}, {1});                 // [2, 3], static
+  Tensor halves = f(Tensor::fromVector<float>({4, 6}, {2})); // [2, 3]
+  Tensor picked = cond(
+      sum(halves) > 100.0f, [&] { return tanh(fixed); },
+      [&] { return fixed + halves * fixed; });
+  EXPECT_EQ(picked.toVector<float>(), (std::vector<float>{6, 12}));
+}
+
 } // namespace
