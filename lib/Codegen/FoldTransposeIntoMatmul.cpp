@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatmulMaps.h"
+
 #include "lazyc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -93,21 +95,8 @@ struct FoldTransposedOperands : OpRewritePattern<MatmulOpTy> {
     Value lhsSource = sourceOf(lhs), rhsSource = sourceOf(rhs);
     if (!lhsSource && !rhsSource)
       return failure();
-    MLIRContext *context = rewriter.getContext();
-    unsigned dims = batched ? 4 : 3;
-    AffineExpr m = getAffineDimExpr(dims - 3, context),
-               n = getAffineDimExpr(dims - 2, context),
-               k = getAffineDimExpr(dims - 1, context);
-    auto map = [&](AffineExpr a, AffineExpr b) {
-      SmallVector<AffineExpr> results;
-      if (batched)
-        results.push_back(getAffineDimExpr(0, context));
-      results.append({a, b});
-      return AffineMap::get(dims, 0, results, context);
-    };
-    SmallVector<AffineMap> maps = {lhsSource ? map(k, m) : map(m, k),
-                                   rhsSource ? map(n, k) : map(k, n),
-                                   map(m, n)};
+    SmallVector<AffineMap, 3> maps = lazy::matmulMaps(
+        rewriter.getContext(), batched, bool(lhsSource), bool(rhsSource));
     rewriter.setInsertionPoint(matmul);
     rewriter.replaceOpWithNewOp<MatmulOpTy>(
         matmul, matmul->getResultTypes(),

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../MatmulMaps.h"
 #include "lazyc/Codegen/CPU/Passes.h"
 #include "lazyc/Runtime/Runtime.h"
 
@@ -73,41 +74,19 @@ static Value matrixView(OpBuilder &b, Location loc, Value matrix, Value batch) {
 }
 
 /// The runtime's transpose flags for `op`'s operand indexing, or nothing
-/// for an indexing BLAS cannot do. A batch_matmul's maps lead with the
-/// batch dimension; each of its matrices may be read transposed too.
+/// for an indexing BLAS cannot do. Each matrix of a batch may be read
+/// transposed too.
 static std::optional<int32_t> transposeFlags(linalg::LinalgOp op) {
   bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
-  bool userMaps =
-      batched
-          ? cast<linalg::BatchMatmulOp>(op.getOperation()).hasUserDefinedMaps()
-          : cast<linalg::MatmulOp>(op.getOperation()).hasUserDefinedMaps();
-  if (!userMaps)
-    return 0;
-  MLIRContext *context = op.getContext();
-  unsigned dims = batched ? 4 : 3;
-  AffineExpr m = getAffineDimExpr(dims - 3, context),
-             n = getAffineDimExpr(dims - 2, context),
-             k = getAffineDimExpr(dims - 1, context);
-  auto map = [&](AffineExpr a, AffineExpr b) {
-    SmallVector<AffineExpr> results;
-    if (batched)
-      results.push_back(getAffineDimExpr(0, context));
-    results.append({a, b});
-    return AffineMap::get(dims, 0, results, context);
-  };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[2] != map(m, n))
-    return std::nullopt;
-  int32_t flags = 0;
-  if (maps[0] == map(k, m))
-    flags |= LAZYRT_GEMM_TRANSPOSE_A;
-  else if (maps[0] != map(m, k))
-    return std::nullopt;
-  if (maps[1] == map(n, k))
-    flags |= LAZYRT_GEMM_TRANSPOSE_B;
-  else if (maps[1] != map(k, n))
-    return std::nullopt;
-  return flags;
+  for (int32_t flags = 0;
+       flags <= (LAZYRT_GEMM_TRANSPOSE_A | LAZYRT_GEMM_TRANSPOSE_B); ++flags)
+    if (ArrayRef<AffineMap>(maps) ==
+        ArrayRef<AffineMap>(lazy::matmulMaps(op.getContext(), batched,
+                                             flags & LAZYRT_GEMM_TRANSPOSE_A,
+                                             flags & LAZYRT_GEMM_TRANSPOSE_B)))
+      return flags;
+  return std::nullopt;
 }
 
 namespace {

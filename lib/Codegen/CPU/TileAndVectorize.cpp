@@ -199,7 +199,8 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
     return success();
   SmallVector<OpFoldResult> rowTiles(iterators.size(),
                                      rewriter.getIndexAttr(0));
-  if (*splitDim != static_cast<int64_t>(iterators.size()) - 1) {
+  bool splitsColumns = *splitDim == static_cast<int64_t>(iterators.size()) - 1;
+  if (!splitsColumns) {
     rowTiles[*splitDim] = rewriter.getIndexAttr(1);
   } else {
     // A chunk of the innermost dimension (a column sum's columns) stays
@@ -221,14 +222,12 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   rowOptions.setTilingOptions(rowTiling);
   // Row by row over a column sum's reduced dimensions, the sums' zero fill
   // initializes the loop once: fused into it, it would reset them per row.
-  bool tilesReductions =
-      *splitDim == static_cast<int64_t>(iterators.size()) - 1;
   rowOptions.setFusionControlFn(
-      [tilesReductions](tensor::ExtractSliceOp slice, OpResult producer, bool)
+      [splitsColumns](tensor::ExtractSliceOp slice, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         if (readsWholeResultPerTile(slice, producer))
           return std::nullopt;
-        if (tilesReductions && isa<linalg::FillOp>(producer.getOwner()))
+        if (splitsColumns && isa<linalg::FillOp>(producer.getOwner()))
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });

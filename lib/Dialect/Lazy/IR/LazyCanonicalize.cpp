@@ -87,34 +87,28 @@ struct AddOfConcats : OpRewritePattern<AddOp> {
       return failure();
     // The piece of `pieces` that covers [begin, end): itself, or a splat
     // cut to that range.
-    auto covering = [](ArrayRef<Piece> pieces, int64_t begin, int64_t end,
-                       RewriterBase &rewriter, Location loc,
-                       RankedTensorType fullType, int64_t axis) -> Value {
-      for (const Piece &piece : pieces) {
-        if (piece.begin > begin || piece.end < end)
-          continue;
-        if (piece.begin == begin && piece.end == end)
-          return piece.value;
-        DenseElementsAttr splat;
-        (void)matchPattern(piece.value, m_Constant(&splat));
-        SmallVector<int64_t> shape(fullType.getShape());
-        shape[axis] = end - begin;
-        auto pieceType =
-            RankedTensorType::get(shape, fullType.getElementType());
-        return ConstantOp::create(
-            rewriter, loc,
-            DenseElementsAttr::get(pieceType,
-                                   splat.getSplatValue<Attribute>()));
-      }
-      return Value();
-    };
     Location loc = add.getLoc();
+    auto covering = [&](ArrayRef<Piece> pieces, int64_t begin,
+                        int64_t end) -> Value {
+      const Piece &piece = *llvm::find_if(pieces, [&](const Piece &piece) {
+        return piece.begin <= begin && end <= piece.end;
+      });
+      if (piece.begin == begin && piece.end == end)
+        return piece.value;
+      DenseElementsAttr splat;
+      (void)matchPattern(piece.value, m_Constant(&splat));
+      SmallVector<int64_t> shape(type.getShape());
+      shape[axis] = end - begin;
+      return ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(type.clone(shape),
+                                 splat.getSplatValue<Attribute>()));
+    };
     SmallVector<Value> sums;
     int64_t begin = 0;
     for (int64_t end : cuts) {
-      Value a = covering(left, begin, end, rewriter, loc, type, axis);
-      Value b = covering(right, begin, end, rewriter, loc, type, axis);
-      sums.push_back(AddOp::create(rewriter, loc, a, b));
+      sums.push_back(AddOp::create(rewriter, loc, covering(left, begin, end),
+                                   covering(right, begin, end)));
       begin = end;
     }
     rewriter.replaceOpWithNewOp<ConcatOp>(add, sums,
