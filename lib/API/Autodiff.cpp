@@ -16,6 +16,7 @@
 
 #include "lazyc/API/Autodiff.h"
 #include "Collectives.h"
+#include "Convolution.h"
 #include "Tape.h"
 #include "TensorAccess.h"
 
@@ -115,6 +116,47 @@ namespace {
 Tensor wrap(const NodePtr &node) { return detail::TensorAccess::wrap(node); }
 
 bool isFloatNode(const Node &node) { return isFloatingPoint(node.dtype); }
+
+/// `g` placed at positions start[d], start[d] + step[d], ... of zeros shaped
+/// `full`, built from reshape and concat (no scatter op): per dimension,
+/// step - 1 zeros after every element, then zeros before and after.
+Tensor placeStrided(Tensor g, const Shape &full,
+                    const std::vector<int64_t> &start,
+                    const std::vector<int64_t> &step, SourceLocation where) {
+  Shape shape = g.shape();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t size = full[d], count = shape[d];
+    if (count == size)
+      continue; // The whole dimension (start 0, step 1).
+    if (step[d] > 1 && count > 1) {
+      Shape column = shape;
+      column.insert(column.begin() + d + 1, 1);
+      Shape gap = column;
+      gap[d + 1] = step[d] - 1;
+      Shape spaced = shape;
+      spaced[d] = count * step[d];
+      g = lazyc::reshape(lazyc::concat({lazyc::reshape(g, column, where),
+                                        lazyc::zeros(gap, g.dtype(), where)},
+                                       static_cast<int64_t>(d) + 1, where),
+                         spaced, where);
+      shape[d] = (count - 1) * step[d] + 1;
+      g = lazyc::slice(g, std::vector<int64_t>(shape.size(), 0), shape, {},
+                       where);
+    }
+    std::vector<Tensor> parts;
+    Shape before = shape, after = shape;
+    before[d] = start[d];
+    after[d] = size - start[d] - shape[d];
+    if (before[d] > 0)
+      parts.push_back(lazyc::zeros(before, g.dtype(), where));
+    parts.push_back(g);
+    if (after[d] > 0)
+      parts.push_back(lazyc::zeros(after, g.dtype(), where));
+    g = lazyc::concat(parts, static_cast<int64_t>(d), where);
+    shape[d] = size;
+  }
+  return g;
+}
 
 /// Builds the backward pass of one tape call.
 class Backward {
@@ -218,6 +260,7 @@ private:
   void vjpCollective(const Node &node, const NodeInputs &in, const Tensor &out,
                      const Tensor &g);
   Tensor unslice(const Node &node, const Node &input, Tensor g);
+  void vjpConv2d(const Node &node, const NodeInputs &in, const Tensor &g);
 
   TapeState &state;
   SourceLocation where;
@@ -448,6 +491,9 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
                lazyc::matmul(lazyc::transpose(x(0), swap, where), g, where));
     return;
   }
+  case OpKind::Conv2d:
+    vjpConv2d(node, in, g);
+    return;
   case OpKind::Softmax: {
     // dx = y * (g - sum(g * y)) along the axis.
     Tensor dot = lazyc::sum(mul(g, out), {node.integer}, true, where);
@@ -731,46 +777,61 @@ void Backward::vjpWhile(const TapeState::Entry &entry) {
 }
 
 /// The gradient of a slice: `g` placed at the sliced positions of zeros
-/// shaped like `input`, built from reshape and concat (there is no scatter
-/// op): per dimension, s - 1 zeros after every element for a step s, then
-/// zeros before and after.
+/// shaped like `input`.
 Tensor Backward::unslice(const Node &node, const Node &input, Tensor g) {
   if (node.numel() == 0)
     return lazyc::zeros(input.shape, g.dtype(), where);
-  Shape shape = node.shape;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t size = input.shape[d], count = shape[d];
-    int64_t start = node.ints[d], step = node.ints3[d];
-    if (count == size)
-      continue; // The whole dimension (start 0, step 1).
-    if (step > 1 && count > 1) {
-      Shape column = shape;
-      column.insert(column.begin() + d + 1, 1);
-      Shape gap = column;
-      gap[d + 1] = step - 1;
-      Shape spaced = shape;
-      spaced[d] = count * step;
-      g = lazyc::reshape(lazyc::concat({lazyc::reshape(g, column, where),
-                                        lazyc::zeros(gap, g.dtype(), where)},
-                                       static_cast<int64_t>(d) + 1, where),
-                         spaced, where);
-      shape[d] = (count - 1) * step + 1;
-      g = lazyc::slice(g, std::vector<int64_t>(shape.size(), 0), shape, {},
-                       where);
+  return placeStrided(std::move(g), input.shape, node.ints, node.ints3, where);
+}
+
+/// The gradient of a convolution, itself two convolutions:
+/// - the images': the gradient spread by the stride (zeros between its
+///   pixels), padded by the dilated kernel's reach, convolved with the
+///   filters flipped and with their channel dimensions swapped;
+/// - the filters': the images, with batch and channels swapped, convolved
+///   with the gradient as the filters (stride and dilation swap roles too),
+///   cut to the kernel's size.
+void Backward::vjpConv2d(const Node &node, const NodeInputs &in,
+                         const Tensor &g) {
+  const Shape &images = in[0]->shape, &filters = in[1]->shape;
+  std::array<int64_t, 2> stride = {node.ints[0], node.ints[1]};
+  std::array<int64_t, 2> dilation = {node.ints2[0], node.ints2[1]};
+  Tensor x = wrap(in[0]), w = wrap(in[1]);
+  if (isFloatNode(*in[0])) {
+    // Output pixel y reads image rows y s + i d: the gradient's row y goes
+    // to row y s + d (KH - 1) of a frame that the flipped kernel sweeps.
+    Shape frame = g.shape();
+    std::vector<int64_t> start(4, 0), step(4, 1);
+    for (int d = 0; d < 2; ++d) {
+      int64_t reach = dilation[d] * (filters[2 + d] - 1);
+      frame[2 + d] = images[2 + d] + reach;
+      start[2 + d] = reach;
+      step[2 + d] = stride[d];
     }
-    std::vector<Tensor> parts;
-    Shape before = shape, after = shape;
-    before[d] = start;
-    after[d] = size - start - shape[d];
-    if (before[d] > 0)
-      parts.push_back(lazyc::zeros(before, g.dtype(), where));
-    parts.push_back(g);
-    if (after[d] > 0)
-      parts.push_back(lazyc::zeros(after, g.dtype(), where));
-    g = lazyc::concat(parts, static_cast<int64_t>(d), where);
-    shape[d] = size;
+    Tensor spread = placeStrided(At(g, where) + 0.0, frame, start, step, where);
+    Tensor flipped = w;
+    for (int64_t axis : {2, 3}) {
+      int64_t size = filters[axis];
+      flipped = lazyc::indexSelect(flipped, axis,
+                                   lazyc::arange(static_cast<double>(size - 1),
+                                                 -1, -1, DType::Int64, where),
+                                   where);
+    }
+    accumulate(in[0],
+               detail::conv2d(spread,
+                              lazyc::transpose(flipped, {1, 0, 2, 3}, where),
+                              {1, 1}, dilation, where));
   }
-  return g;
+  if (isFloatNode(*in[1])) {
+    Tensor sums =
+        detail::conv2d(lazyc::transpose(x, {1, 0, 2, 3}, where),
+                       lazyc::transpose(g, {1, 0, 2, 3}, where), dilation,
+                       stride, where); // [C, F, >= KH, >= KW]
+    Shape kernel = {filters[1], filters[0], filters[2], filters[3]};
+    accumulate(in[1], lazyc::transpose(
+                          lazyc::slice(sums, {0, 0, 0, 0}, kernel, {}, where),
+                          {1, 0, 2, 3}, where));
+  }
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include "lazyc/API/Ops.h"
 #include "Collectives.h"
 #include "Convert.h"
+#include "Convolution.h"
 #include "Engine.h"
 #include "ShapeCheck.h"
 #include "Tape.h"
@@ -1418,6 +1419,27 @@ Tensor lazyc::cumsum(const Tensor &x, int64_t axis, bool reverse, Where where) {
         n.integer = axis;
         n.flag = reverse;
       }));
+}
+
+Tensor detail::conv2d(const Tensor &images, const Tensor &filters,
+                      std::array<int64_t, 2> stride,
+                      std::array<int64_t, 2> dilation, Where where) {
+  const char *op = opName(OpKind::Conv2d);
+  NodePtr input = use(images, op, where), filter = use(filters, op, where);
+  checkSameDevice(op, {input.get(), filter.get()}, where);
+  DType dtype = promoteTypes(input->dtype, filter->dtype);
+  Shape shape = {input->shape[0], filter->shape[0]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t reach = dilation[d] * (filter->shape[2 + d] - 1) + 1;
+    shape.push_back((input->shape[2 + d] - reach) / stride[d] + 1);
+  }
+  return detail::TensorAccess::wrap(
+      record(OpKind::Conv2d, dtype, shape,
+             {castTo(input, dtype, where), castTo(filter, dtype, where)}, where,
+             [&](Node &n) {
+               n.ints = {stride[0], stride[1]};
+               n.ints2 = {dilation[0], dilation[1]};
+             }));
 }
 
 Tensor detail::collective(const Tensor &x, int kind, int reduction, int root,

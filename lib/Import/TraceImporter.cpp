@@ -176,6 +176,8 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
                                   static_cast<uint64_t>(node.integer));
   case OpKind::Matmul:
     return lazy::MatmulOp::create(b, loc, in[0], in[1]);
+  case OpKind::Conv2d:
+    return lazy::Conv2dOp::create(b, loc, in[0], in[1], node.ints, node.ints2);
   case OpKind::Gather:
     return lazy::GatherOp::create(b, loc, in[0], in[1], node.integer);
   case OpKind::ScatterAdd:

@@ -25,6 +25,7 @@
 
 #include "LayerChecks.h"
 
+#include "../API/Convolution.h"
 #include "../API/Tape.h"
 
 #include <algorithm>
@@ -219,6 +220,18 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
   Size2 stride = options.stride, dilation = options.dilation;
   int64_t taps = kernelHeight * kernelWidth, pixels = outHeight * outWidth;
   Tensor padded = padSpatial(x, options.padding, 0.0, where);
+  // One group with more taps than a direct sum takes (below): the
+  // convolution op, which the CPU pipeline runs as register-blocked direct
+  // convolution (lazy-cpu-direct-convolution), and whose gradients are
+  // convolutions too.
+  if (groups == 1 && channels * taps > kDirectTaps) {
+    Tensor out =
+        lazyc::detail::conv2d(padded, weight, {stride.height, stride.width},
+                              {dilation.height, dilation.width}, where);
+    if (bias.defined())
+      out = At(out, where) + reshape(bias, {1, outChannels, 1, 1}, where);
+    return unbatch(out, unbatched, where);
+  }
   // Under a recording GradientTape the columns are one indexSelect of
   // the flattened images at the taps' pixel positions: its gradient is one
   // scatterAdd, where the gradient of kH kW slices is kH kW zero-padding

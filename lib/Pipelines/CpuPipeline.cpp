@@ -133,6 +133,9 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   pm.addPass(mlir::lazy::createLazyOutlineThreadLoopsPass());
   // f32/f64 GEMM tiles run on BLAS, on the thread their scf.forall gives.
   pm.addPass(mlir::lazy::createLazyCpuGemmToBlasPass());
+  // Convolution tiles run as register-blocked direct convolution.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyCpuDirectConvolutionPass());
   // What was not vectorized runs as scalar loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // vector<1x1x64xf32> as vector<64xf32>: one LLVM vector, not nested arrays.

@@ -318,6 +318,8 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
     return evaluateReduction(node, *in[0]);
   case OpKind::Matmul:
     return evaluateMatmul(node, *in[0], *in[1]);
+  case OpKind::Conv2d:
+    return evaluateConv2d(node, *in[0], *in[1]);
 #define LAZYC_SOFTMAX_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #include "lazyc/Trace/Ops.def"
     return evaluateSoftmax(node, *in[0]);

@@ -49,6 +49,9 @@ Value evaluateElementwise(const trace::Node &node, const Inputs &inputs);
 Value evaluateReduction(const trace::Node &node, const Value &input);
 Value evaluateMatmul(const trace::Node &node, const Value &lhs,
                      const Value &rhs);
+/// conv2d: the operands are float (the op's verifier).
+Value evaluateConv2d(const trace::Node &node, const Value &input,
+                     const Value &filter);
 /// softmax and log_softmax.
 Value evaluateSoftmax(const trace::Node &node, const Value &input);
 /// random_uniform and random_normal.

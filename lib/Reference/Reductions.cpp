@@ -327,6 +327,50 @@ Value impl::evaluateMatmul(const Node &node, const Value &lhs,
 }
 
 //===----------------------------------------------------------------------===//
+// Conv2d
+//===----------------------------------------------------------------------===//
+
+Value impl::evaluateConv2d(const Node &node, const Value &input,
+                           const Value &filter) {
+  Value out = makeValue(node.dtype, node.shape);
+  const std::vector<int64_t> &is = input.shape, &fs = filter.shape;
+  int64_t channels = is[1], height = is[2], width = is[3];
+  int64_t kernelHeight = fs[2], kernelWidth = fs[3];
+  int64_t strideY = node.ints[0], strideX = node.ints[1];
+  int64_t dilationY = node.ints2[0], dilationX = node.ints2[1];
+  const std::vector<int64_t> &os = node.shape;
+  int64_t o = 0;
+  for (int64_t n = 0; n < os[0]; ++n)
+    for (int64_t f = 0; f < os[1]; ++f)
+      for (int64_t y = 0; y < os[2]; ++y)
+        for (int64_t x = 0; x < os[3]; ++x, ++o) {
+          FloatSum sum;
+          for (int64_t c = 0; c < channels; ++c)
+            for (int64_t i = 0; i < kernelHeight; ++i)
+              for (int64_t j = 0; j < kernelWidth; ++j) {
+                int64_t row = y * strideY + i * dilationY;
+                int64_t column = x * strideX + j * dilationX;
+                int64_t a =
+                    ((n * channels + c) * height + row) * width + column;
+                int64_t b =
+                    ((f * channels + c) * kernelHeight + i) * kernelWidth + j;
+                double p = input.floats[a], q = filter.floats[b];
+                double tp = input.tolerance[a], tq = filter.tolerance[b];
+                double productTolerance =
+                    tp == 0 && tq == 0
+                        ? 0
+                        : std::fabs(p) * tq + std::fabs(q) * tp + tp * tq;
+                sum.add(p * q, std::fabs(p * q), productTolerance);
+              }
+          double value, tolerance;
+          sum.result(out.dtype, 1, value, tolerance);
+          out.floats[o] = value;
+          out.tolerance[o] = tolerance;
+        }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
 // Softmax and log-softmax
 //===----------------------------------------------------------------------===//
 

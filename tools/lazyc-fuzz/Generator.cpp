@@ -735,8 +735,11 @@ bool Generator::addLayer(int a) {
   if ((op == LayerOp::Conv2d || op == LayerOp::MaxPool2d ||
        op == LayerOp::AvgPool2d) &&
       rank != 4 && random.chance(0.8)) {
-    shape = {random.between(1, 2), random.between(1, 3), random.between(2, 6),
-             random.between(2, 6)};
+    // Sometimes more channels: over 32 taps (C kH kW), conv2d is one
+    // lazy.conv2d (register-blocked direct convolution), not a sum of taps.
+    shape = {random.between(1, 2),
+             random.chance(0.3) ? random.between(4, 9) : random.between(1, 3),
+             random.between(2, 6), random.between(2, 9)};
     rank = 4;
     if (!add(input(random.pick(kFloatDTypes), shape)))
       return false;
@@ -748,13 +751,17 @@ bool Generator::addLayer(int a) {
       return false;
     int64_t channels = shape[1];
     int64_t groups = channels > 1 && random.chance(0.3) ? channels : 1;
-    int64_t out = groups * random.between(1, 2);
+    // Up to 20 output channels: a vector and a masked part of one.
+    int64_t out =
+        groups * (groups == 1 && random.chance(0.3) ? random.between(3, 20)
+                                                    : random.between(1, 2));
     step.ints = {random.between(1, 2), random.between(0, 1),
                  random.between(1, 2), groups};
-    int b = slotOrInput(
-        [](const Tensor &) { return false; },
-        {out, channels / groups, random.between(1, 3), random.between(1, 3)},
-        random.pick(kFloatDTypes));
+    int b = slotOrInput([](const Tensor &) { return false; },
+                        {out, channels / groups,
+                         random.between(channels >= 4 ? 2 : 1, 3),
+                         random.between(channels >= 4 ? 2 : 1, 3)},
+                        random.pick(kFloatDTypes));
     if (b < 0)
       return false;
     step.operands.push_back(b);

@@ -162,6 +162,18 @@ TEST(Conv2dTest, MatchesDirectLoopsWithGradients) {
   nn::Conv2dOptions wideDilated;
   wideDilated.dilation = 2;
   checkConv({1, 5, 7, 6, 2, 3, 2, wideDilated}, false);
+  // The convolution op (more than 32 taps, one group) with a stride and a
+  // dilation whose sweep leaves the last rows and columns unread (their
+  // gradient is zero).
+  nn::Conv2dOptions sweep;
+  sweep.stride = {2, 1};
+  sweep.dilation = {1, 2};
+  sweep.padding = {1, 1};
+  checkConv({2, 6, 9, 11, 4, 3, 3, sweep}, true);
+  nn::Conv2dOptions coarse;
+  coarse.stride = 3;
+  coarse.padding = 2;
+  checkConv({1, 4, 10, 9, 5, 3, 3, coarse}, false);
   nn::Conv2dOptions grouped;
   grouped.groups = 2;
   grouped.padding = 1;
@@ -186,6 +198,46 @@ TEST(Conv2dTest, Float32AndUnbatchedInput) {
   std::vector<float> got = y.toVector<float>();
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], r.y[i], 1e-5) << i;
+}
+
+TEST(Conv2dTest, Float32RegisterTilesAndTheirGradients) {
+  // LeNet's second layer and a wider one: f32 through the CPU pipeline's
+  // register-blocked kernels (tiles of 8 and of 16 pixels, a remainder of
+  // 4, a masked vector of 6 or 8 channels, two vectors of 32) for the
+  // output and both gradients, against the loops in float64.
+  for (ConvCase k : {ConvCase{3, 6, 12, 12, 16, 5, 5, {}},
+                     ConvCase{2, 16, 8, 14, 40, 3, 3, nn::Conv2dOptions{}}}) {
+    if (k.outC == 40)
+      k.options.padding = 1;
+    std::vector<double> x = testValues(k.n * k.c * k.h * k.w, 11),
+                        w = testValues(k.outC * k.c * k.kh * k.kw, 12),
+                        b = testValues(k.outC, 13);
+    std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()),
+        bf(b.begin(), b.end());
+    Tensor xt = Tensor::fromVector(xf, {k.n, k.c, k.h, k.w});
+    Tensor wt = Tensor::fromVector(wf, {k.outC, k.c, k.kh, k.kw});
+    Tensor bt = Tensor::fromVector(bf, {k.outC});
+    GradientTape tape;
+    tape.watch(xt);
+    tape.watch(wt);
+    Tensor y = nn::conv2d(xt, wt, bt, k.options);
+    std::vector<double> g = testValues(y.numel(), 14);
+    std::vector<float> gf(g.begin(), g.end());
+    Reference r = directConv(k, std::vector<double>(xf.begin(), xf.end()),
+                             std::vector<double>(wf.begin(), wf.end()),
+                             std::vector<double>(bf.begin(), bf.end()),
+                             std::vector<double>(gf.begin(), gf.end()));
+    Tensor loss = sum(y * Tensor::fromVector(gf, y.shape()));
+    std::vector<Tensor> grads = tape.gradient(loss, {xt, wt});
+    auto widen = [](const std::vector<float> &v) {
+      return std::vector<double>(v.begin(), v.end());
+    };
+    // Up to 400 products per output and 224 per filter gradient, each
+    // below 1 in magnitude, summed in f32 (a wrong term is off by ~0.1).
+    expectNear(widen(y.toVector<float>()), r.y, 1e-4, "y");
+    expectNear(widen(grads[0].toVector<float>()), r.dx, 1e-4, "dx");
+    expectNear(widen(grads[1].toVector<float>()), r.dw, 1e-4, "dw");
+  }
 }
 
 TEST(Conv2dTest, NoInputChannelsGivesZerosPlusTheBias) {

@@ -40,9 +40,10 @@ using namespace mlir;
 /// costs a few microseconds.
 static constexpr int64_t kMinParallelWork = 1 << 15;
 
-/// Contractions are split over threads like any root.
+/// Contractions and convolutions are split over threads like any root.
 static bool isContraction(linalg::LinalgOp op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
+             op) ||
          linalg::isaContractionOpInterface(op);
 }
 
@@ -51,6 +52,12 @@ static bool isContraction(linalg::LinalgOp op) {
 /// softmax gradient, are vectorized like any reduction.
 static bool goesToBlas(linalg::LinalgOp op) {
   return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+}
+
+/// The tiles of convolutions go to lazy-cpu-direct-convolution's register
+/// kernels, which the vectorizer's generic tiles are far slower than.
+static bool goesToConvolutionKernel(linalg::LinalgOp op) {
+  return isa<linalg::Conv2DNhwcHwcfOp>(op);
 }
 
 /// The number of iterations of `op`'s loop nest (saturated at INT64_MAX), or
@@ -511,7 +518,7 @@ struct LazyCpuTileAndVectorizePass
     };
     function.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !goesToBlas(op) &&
-          !initializesGemmsOnly(op))
+          !goesToConvolutionKernel(op) && !initializesGemmsOnly(op))
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops)

@@ -152,6 +152,17 @@ func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<5xi32>, %d: tensor<2x?xf
   return
 }
 
+// Convolution: the output size follows stride and dilation; dynamic
+// images give dynamic output sizes.
+// CHECK-LABEL: func.func @conv2d
+func.func @conv2d(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>, %y: tensor<?x3x?x8xf64>, %v: tensor<4x3x3x2xf64>) -> (tensor<2x4x4x5xf32>, tensor<?x4x?x7xf64>) {
+  // CHECK: lazy.conv2d %{{.*}}, %{{.*}} stride [2, 1] dilation [1, 3] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
+  // CHECK: lazy.conv2d %{{.*}}, %{{.*}} stride [1, 1] dilation [1, 1] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
+  %1 = lazy.conv2d %y, %v stride [1, 1] dilation [1, 1] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
+  return %0, %1 : tensor<2x4x4x5xf32>, tensor<?x4x?x7xf64>
+}
+
 // CHECK-LABEL: func.func @matmul
 func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<2x8x16xf64>, %d: tensor<2x16x?xf64>) -> (tensor<8x4xf32>, tensor<2x8x?xf64>) {
   // CHECK: lazy.matmul %{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x4xf32>

@@ -85,6 +85,34 @@ def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LazyCpuDirectConvolutionPass
+    : Pass<"lazy-cpu-direct-convolution", "::mlir::func::FuncOp"> {
+  let summary = "Run f32/f64 convolutions on buffers as register-blocked "
+                "direct convolution";
+  let description = [{
+    Rewrites `linalg.conv_2d_nhwc_hwcf` on f32 or f64 memrefs (after
+    bufferization) whose output width and channel count are static into
+    loops around register tiles: a tile holds up to 16 accumulator vectors,
+    `rows` neighbouring output pixels of one output row by one or two
+    vectors of output channels. For every tap (kernel row, kernel column,
+    input channel) the tile loads the filter's vectors once and adds each
+    pixel's input value, broadcast, times them with a fused multiply-add.
+    Channels that do not fill the last vector use masked loads and stores.
+    The tiles add to what the output holds (its zero fill stays a loop of its
+    own). The threads come from the surrounding `scf.forall`, which
+    lazy-cpu-tile-and-vectorize created by splitting the convolution by
+    images. Other convolutions stay loops.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Bits per vector register (AVX-512: 512)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
   let summary = "Replace f32 math functions by vectorizable polynomials";
   let description = [{

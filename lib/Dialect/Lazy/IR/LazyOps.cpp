@@ -538,6 +538,64 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// Conv2dOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto inputType = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto filterType = dyn_cast<RankedTensorType>(adaptor.getFilter().getType());
+  if (!inputType || !filterType) {
+    inferred.push_back(adaptor.getInput().getType());
+    return success();
+  }
+  StringRef opName = getOperationName();
+  if (inputType.getElementType() != filterType.getElementType())
+    return emitInferError(loc, opName,
+                          "requires operands of one element type, but got ",
+                          inputType, " and ", filterType);
+  if (inputType.getRank() != 4 || filterType.getRank() != 4)
+    return emitInferError(loc, opName,
+                          "requires images [N, C, H, W] and filters "
+                          "[F, C, KH, KW], but got ",
+                          inputType, " and ", filterType);
+  ArrayRef<int64_t> stride = adaptor.getStride(),
+                    dilation = adaptor.getDilation();
+  auto positivePair = [](ArrayRef<int64_t> pair) {
+    return pair.size() == 2 && pair[0] > 0 && pair[1] > 0;
+  };
+  if (!positivePair(stride) || !positivePair(dilation))
+    return emitInferError(loc, opName,
+                          "requires two positive strides and dilations, but "
+                          "got stride ",
+                          formatShape(stride), " and dilation ",
+                          formatShape(dilation));
+  ArrayRef<int64_t> images = inputType.getShape(),
+                    filters = filterType.getShape();
+  if (!dimsCompatible(images[1], filters[1]))
+    return emitInferError(loc, opName, "channels differ: ", inputType, " has ",
+                          images[1], ", ", filterType, " has ", filters[1]);
+  SmallVector<int64_t> shape = {images[0], filters[0]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t size = images[2 + d], kernel = filters[2 + d];
+    if (ShapedType::isDynamic(size) || ShapedType::isDynamic(kernel)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    int64_t reach = dilation[d] * (kernel - 1) + 1;
+    if (kernel < 1 || reach > size)
+      return emitInferError(loc, opName, "the filter ", filterType,
+                            " (dilation ", formatShape(dilation),
+                            ") does not fit the images ", inputType);
+    shape.push_back((size - reach) / stride[d] + 1);
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Softmax and log-softmax
 //===----------------------------------------------------------------------===//
 

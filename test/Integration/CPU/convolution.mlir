@@ -1,0 +1,72 @@
+// RUN: %numpy-check %s
+
+// lazy.conv2d through the CPU pipeline (lazy-cpu-direct-convolution's
+// register tiles: full and partial tiles of pixels, full and masked
+// vectors of channels) against numpy: a float64 einsum over numpy's
+// sliding windows of the input, taken every stride and every dilation.
+//
+// Tolerances: inputs in [-1, 1), sums of C KH KW products accumulated in
+// f32 in some order. As in reductions-matmul.mlir: rtol=1e-5 and atol=1e-5
+// up to ~65 terms, atol=5e-5 up to ~150, atol=1e-4 up to ~320 terms; f64:
+// atol=1e-12. A wrong or missing term changes a result by ~0.1-1.
+
+// -----
+
+// A CNN layer: 16 channels, 3x3, 32 filters (8-pixel tiles of two vectors).
+// ARG: x f32 [2, 16, 10, 10]
+// ARG: w f32 [32, 16, 3, 3]
+// OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (3, 3), axis=(2, 3)), w.astype(np.float64)) ; rtol=1e-5, atol=5e-5
+func.func @cnn_layer(%x: tensor<2x16x10x10xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<2x32x8x8xf32> {
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>
+  return %0 : tensor<2x32x8x8xf32>
+}
+
+// -----
+
+// 40 filters (a tile of two vectors, then one masked vector of 8 lanes)
+// over 19 pixels per row (tiles of 8 and of 16 pixels, then 3).
+// ARG: x f32 [1, 5, 9, 21]
+// ARG: w f32 [40, 5, 3, 3]
+// OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (3, 3), axis=(2, 3)), w.astype(np.float64)) ; rtol=1e-5, atol=1e-5
+func.func @partial_tiles(%x: tensor<1x5x9x21xf32>, %w: tensor<40x5x3x3xf32>) -> tensor<1x40x7x19xf32> {
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<1x5x9x21xf32>, tensor<40x5x3x3xf32>
+  return %0 : tensor<1x40x7x19xf32>
+}
+
+// -----
+
+// Stride [2, 1] and dilation [1, 3]: windows reaching 3 rows and 4
+// columns, every second row, every third column of a window.
+// ARG: x f32 [2, 7, 13, 12]
+// ARG: w f32 [6, 7, 3, 2]
+// OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (3, 4), axis=(2, 3))[:, :, ::2, :, :, ::3], w.astype(np.float64)) ; rtol=1e-5, atol=1e-5
+func.func @strided_dilated(%x: tensor<2x7x13x12xf32>, %w: tensor<6x7x3x2xf32>) -> tensor<2x6x6x9xf32> {
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] : tensor<2x7x13x12xf32>, tensor<6x7x3x2xf32>
+  return %0 : tensor<2x6x6x9xf32>
+}
+
+// -----
+
+// f64 (8 lanes: 9 filters are a vector and a masked lane), stride [1, 2],
+// dilation [2, 1].
+// ARG: x f64 [3, 4, 8, 9]
+// ARG: w f64 [9, 4, 2, 3]
+// OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))[:, :, :, ::2, ::2, :], w) ; rtol=1e-12, atol=1e-12
+func.func @f64(%x: tensor<3x4x8x9xf64>, %w: tensor<9x4x2x3xf64>) -> tensor<3x9x6x4xf64> {
+  %0 = lazy.conv2d %x, %w stride [1, 2] dilation [2, 1] : tensor<3x4x8x9xf64>, tensor<9x4x2x3xf64>
+  return %0 : tensor<3x9x6x4xf64>
+}
+
+// -----
+
+// f16 (no register kernel: scalar loops), bias and relu after it.
+// ARG: x f16 [2, 3, 5, 5]
+// ARG: w f16 [4, 3, 2, 2]
+// OUT: np.maximum(np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (2, 2), axis=(2, 3)), w.astype(np.float64)) + 0.5, 0) ; rtol=1e-2, atol=2e-2
+func.func @f16_bias_relu(%x: tensor<2x3x5x5xf16>, %w: tensor<4x3x2x2xf16>) -> tensor<2x4x4x4xf16> {
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<2x3x5x5xf16>, tensor<4x3x2x2xf16>
+  %half = lazy.constant dense<0.5> : tensor<2x4x4x4xf16>
+  %1 = lazy.add %0, %half : tensor<2x4x4x4xf16>
+  %2 = lazy.relu %1 : tensor<2x4x4x4xf16>
+  return %2 : tensor<2x4x4x4xf16>
+}
