@@ -5,19 +5,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// conv2d as im2col plus GEMM, out of recorded primitives: the input is
-// padded by concatenating constant bands, each kernel tap is one strided
-// slice of it, the taps are concatenated into the column matrix, and one
-// matmul (batched over groups) multiplies it with the filters, which keeps
-// the product on OpenBLAS. Convolutions with few taps (a first layer on
-// one channel) sum the tap slices directly in one fused loop instead. Under
-// a recording GradientTape the columns come from one indexSelect, whose
-// gradient (a scatterAdd) is much cheaper than the slices'. Pooling
-// reduces the same tap slices with maximum or a sum; windows that tile the
-// image (stride = kernel, no padding) are one reduction over a reshape
-// instead, whose gradient is a broadcast. The gradients come from
-// the tape: a slice's is a zero-padded scatter, concat's are slices, matmul's
-// are two more products.
+// conv2d with one group is one lazy.conv2d op over the padded input (the
+// input is padded by concatenating constant bands), which the CPU pipeline
+// runs as register-blocked direct convolution; its gradients are
+// convolutions too (lib/API/Autodiff.cpp). Grouped convolutions are im2col
+// plus GEMM out of recorded primitives: each kernel tap is one strided
+// slice of the padded input, the taps are concatenated into the column
+// matrix, and one matmul batched over the groups multiplies it with the
+// filters. Under a recording GradientTape the columns come from one
+// indexSelect, whose gradient (a scatterAdd) is much cheaper than the
+// slices'. Pooling reduces the same tap slices with maximum or a sum;
+// windows that tile the image (stride = kernel, no padding) are one
+// reduction over a reshape instead, whose gradient is a broadcast.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,9 +63,6 @@ Tensor padSpatial(const Tensor &x, Size2 padding, double value, Where where) {
   }
   return padded;
 }
-
-/// conv2d sums at most this many taps (C kH kW) directly, without im2col.
-constexpr int64_t kDirectTaps = 32;
 
 /// The output size of a window sweep over `size` input pixels.
 int64_t sweptSize(int64_t size, int64_t padding, int64_t kernel,
@@ -124,7 +120,7 @@ Tensor unbatch(const Tensor &y, bool unbatched, Where where) {
 
 namespace {
 
-/// conv2d of the padded images [N, C, Hp, Wp] with im2col as one
+/// Grouped conv2d of the padded images [N, C, Hp, Wp] with im2col as one
 /// indexSelect: columns [N, C, kH kW, OH OW] transposed to
 /// [C, kH kW, N, OH OW], then the product per group, NCHW and the bias.
 Tensor gatheredConv(const Tensor &padded, const Tensor &weight,
@@ -150,12 +146,8 @@ Tensor gatheredConv(const Tensor &padded, const Tensor &weight,
   Tensor cols = transpose(picked, {1, 2, 0, 3}, where);
   int64_t groupK = channels / groups * taps, outGroup = outChannels / groups;
   Tensor product =
-      groups == 1
-          ? matmul(reshape(weight, {outChannels, groupK}, where),
-                   reshape(cols, {groupK, batch * pixels}, where), where)
-          : matmul(reshape(weight, {groups, outGroup, groupK}, where),
-                   reshape(cols, {groups, groupK, batch * pixels}, where),
-                   where);
+      matmul(reshape(weight, {groups, outGroup, groupK}, where),
+             reshape(cols, {groups, groupK, batch * pixels}, where), where);
   Tensor out = transpose(
       reshape(product, {outChannels, batch, outHeight, outWidth}, where),
       {1, 0, 2, 3}, where);
@@ -220,11 +212,12 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
   Size2 stride = options.stride, dilation = options.dilation;
   int64_t taps = kernelHeight * kernelWidth, pixels = outHeight * outWidth;
   Tensor padded = padSpatial(x, options.padding, 0.0, where);
-  // One group with more taps than a direct sum takes (below): the
-  // convolution op, which the CPU pipeline runs as register-blocked direct
-  // convolution (lazy-cpu-direct-convolution), and whose gradients are
-  // convolutions too.
-  if (groups == 1 && channels * taps > kDirectTaps) {
+  // One group: the convolution op, which the CPU pipeline runs as
+  // register-blocked direct convolution (lazy-cpu-direct-convolution), and
+  // whose gradients are convolutions too. Faster than im2col plus a GEMM
+  // and than summing tap slices, forward and backward, on every layer
+  // measured (docs/benchmarks.md).
+  if (groups == 1) {
     Tensor out =
         lazyc::detail::conv2d(padded, weight, {stride.height, stride.width},
                               {dilation.height, dilation.width}, where);
@@ -232,7 +225,7 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
       out = At(out, where) + reshape(bias, {1, outChannels, 1, 1}, where);
     return unbatch(out, unbatched, where);
   }
-  // Under a recording GradientTape the columns are one indexSelect of
+  // Groups: under a recording GradientTape the columns are one indexSelect of
   // the flattened images at the taps' pixel positions: its gradient is one
   // scatterAdd, where the gradient of kH kW slices is kH kW zero-padding
   // concatenations that run as strided copies (forward and backward
@@ -242,39 +235,6 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
     return unbatch(
         gatheredConv(padded, weight, bias, options, outHeight, outWidth, where),
         unbatched, where);
-  // A short reduction (C kH kW taps at most kDirectTaps, one group) is
-  // cheaper as a direct sum than as im2col plus a GEMM with so small an
-  // inner dimension: one fused loop over the output adds up the taps, each
-  // a strided slice of the input times its filter column, broadcast. The
-  // 5x5 convolution of a 1-channel image runs several times faster this
-  // way (docs/benchmarks.md).
-  if (groups == 1 && channels * taps <= kDirectTaps) {
-    // No taps (no input channels): a sum of nothing.
-    Tensor total =
-        channels * taps == 0
-            ? zeros({batch, outChannels, outHeight, outWidth},
-                    promoteTypes(padded.dtype(), weight.dtype()), where)
-            : Tensor();
-    for (int64_t c = 0; c < channels; ++c)
-      for (int64_t i = 0; i < kernelHeight; ++i)
-        for (int64_t j = 0; j < kernelWidth; ++j) {
-          int64_t top = i * dilation.height, left = j * dilation.width;
-          Tensor window =
-              slice(padded, {0, c, top, left},
-                    {batch, c + 1, top + (outHeight - 1) * stride.height + 1,
-                     left + (outWidth - 1) * stride.width + 1},
-                    {1, 1, stride.height, stride.width}, where);
-          Tensor column =
-              reshape(slice(weight, {0, c, i, j},
-                            {outChannels, c + 1, i + 1, j + 1}, {}, where),
-                      {1, outChannels, 1, 1}, where);
-          Tensor term = At(window, where) * column;
-          total = total.defined() ? At(total, where) + term : term;
-        }
-    if (bias.defined())
-      total = At(total, where) + reshape(bias, {1, outChannels, 1, 1}, where);
-    return unbatch(total, unbatched, where);
-  }
   // Columns [C, kH kW, N, OH, OW]: tap (i, j) of channel c for every
   // output pixel, so that K = (c, i, j) matches the weight's
   // [outC, C, kH, kW] layout and the product's rows come out as
@@ -303,16 +263,9 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
     }
   Tensor cols = concat(columns, 1, where);
   int64_t groupK = groupChannels * taps, outGroup = outChannels / groups;
-  Tensor product;
-  if (groups == 1) {
-    Tensor filters = reshape(weight, {outChannels, groupK}, where);
-    product =
-        matmul(filters, reshape(cols, {groupK, batch * pixels}, where), where);
-  } else {
-    Tensor filters = reshape(weight, {groups, outGroup, groupK}, where);
-    product = matmul(
-        filters, reshape(cols, {groups, groupK, batch * pixels}, where), where);
-  }
+  Tensor product =
+      matmul(reshape(weight, {groups, outGroup, groupK}, where),
+             reshape(cols, {groups, groupK, batch * pixels}, where), where);
   Tensor out = transpose(
       reshape(product, {outChannels, batch, outHeight, outWidth}, where),
       {1, 0, 2, 3}, where);

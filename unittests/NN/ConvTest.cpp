@@ -111,8 +111,8 @@ void checkConv(const ConvCase &k, bool withBias) {
   Tensor wt =
       Tensor::fromVector(w, {k.outC, k.c / k.options.groups, k.kh, k.kw});
   Tensor bt = withBias ? Tensor::fromVector(b, {k.outC}) : Tensor();
-  // Without a tape conv2d slices the taps (or sums them directly); under
-  // one it gathers them (docs/API.md): both against the loops.
+  // With and without a tape (grouped convolutions slice the taps without
+  // one and gather them under one, docs/API.md): both against the loops.
   std::vector<double> untaped =
       nn::conv2d(xt, wt, bt, k.options).toVector<double>();
   GradientTape tape;
@@ -153,8 +153,7 @@ TEST(Conv2dTest, MatchesDirectLoopsWithGradients) {
   dilated.dilation = {2, 1};
   dilated.padding = 1;
   checkConv({1, 2, 8, 7, 3, 3, 3, dilated}, true);
-  // More than 32 taps (C kH kW): im2col and a GEMM rather than a direct
-  // sum.
+  // Wider reductions (C kH kW = 36, 30 taps).
   nn::Conv2dOptions wide;
   wide.stride = 2;
   wide.padding = {1, 0};
@@ -162,9 +161,8 @@ TEST(Conv2dTest, MatchesDirectLoopsWithGradients) {
   nn::Conv2dOptions wideDilated;
   wideDilated.dilation = 2;
   checkConv({1, 5, 7, 6, 2, 3, 2, wideDilated}, false);
-  // The convolution op (more than 32 taps, one group) with a stride and a
-  // dilation whose sweep leaves the last rows and columns unread (their
-  // gradient is zero).
+  // A stride and a dilation whose sweep leaves the last rows and columns
+  // unread (their gradient is zero).
   nn::Conv2dOptions sweep;
   sweep.stride = {2, 1};
   sweep.dilation = {1, 2};
