@@ -51,6 +51,10 @@ using namespace lazyc;
 void lazyc::buildCpuFusePipeline(OpPassManager &pm,
                                  const CpuPipelineOptions &) {
   pm.addPass(createCanonicalizerPass());
+  // Each convolution in the layout its kernel vectorizes best, before
+  // fusion joins the transposes with their neighbours.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyCpuConvolutionLayoutPass());
   // Before fusion: a transposed GEMM operand that elementwise fusion would
   // recompute into a transposed copy (`relu(x @ w + b)^T` for a weight
   // gradient) is read in place from the stored value instead.

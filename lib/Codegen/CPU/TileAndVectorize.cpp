@@ -42,8 +42,8 @@ static constexpr int64_t kMinParallelWork = 1 << 15;
 
 /// Contractions and convolutions are split over threads like any root.
 static bool isContraction(linalg::LinalgOp op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp>(
-             op) ||
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
+             linalg::Conv2DNchwFchwOp>(op) ||
          linalg::isaContractionOpInterface(op);
 }
 
@@ -57,7 +57,7 @@ static bool goesToBlas(linalg::LinalgOp op) {
 /// The tiles of convolutions go to lazy-cpu-direct-convolution's register
 /// kernels, which the vectorizer's generic tiles are far slower than.
 static bool goesToConvolutionKernel(linalg::LinalgOp op) {
-  return isa<linalg::Conv2DNhwcHwcfOp>(op);
+  return isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(op);
 }
 
 /// The number of iterations of `op`'s loop nest (saturated at INT64_MAX), or

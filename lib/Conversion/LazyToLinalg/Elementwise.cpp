@@ -534,36 +534,31 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
   LogicalResult
   matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op,
-                       buildTranspose(rewriter, op.getLoc(), adaptor.getInput(),
-                                      op.getPermutation()));
+    ArrayRef<int64_t> perm = op.getPermutation();
+    RankedTensorType resultType = op.getType();
+    int64_t rank = resultType.getRank();
+    SmallVector<AffineExpr> exprs(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      exprs[perm[i]] = rewriter.getAffineDimExpr(i);
+    AffineMap map = AffineMap::get(rank, 0, exprs, rewriter.getContext());
+    Location loc = op.getLoc();
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < rank; ++i)
+      if (resultType.isDynamicDim(i))
+        dynamicSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, adaptor.getInput(), perm[i]));
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                resultType.getElementType(), dynamicSizes);
+    Value result = buildParallelGeneric(
+        rewriter, loc, adaptor.getInput(), map, init,
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
 
 } // namespace
-
-Value mlir::lazy::buildTranspose(OpBuilder &b, Location loc, Value input,
-                                 ArrayRef<int64_t> permutation) {
-  auto inputType = cast<RankedTensorType>(input.getType());
-  int64_t rank = inputType.getRank();
-  SmallVector<AffineExpr> exprs(rank);
-  SmallVector<int64_t> shape(rank);
-  SmallVector<Value> dynamicSizes;
-  for (int64_t i = 0; i < rank; ++i) {
-    exprs[permutation[i]] = b.getAffineDimExpr(i);
-    shape[i] = inputType.getDimSize(permutation[i]);
-    if (ShapedType::isDynamic(shape[i]))
-      dynamicSizes.push_back(
-          tensor::DimOp::create(b, loc, input, permutation[i]));
-  }
-  AffineMap map = AffineMap::get(rank, 0, exprs, b.getContext());
-  Value init = tensor::EmptyOp::create(
-      b, loc, shape, inputType.getElementType(), dynamicSizes);
-  return buildParallelGeneric(
-      b, loc, input, map, init,
-      [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-}
 
 void mlir::lazy::populateElementwiseLoweringPatterns(
     RewritePatternSet &patterns) {

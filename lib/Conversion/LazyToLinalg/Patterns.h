@@ -90,11 +90,6 @@ Value buildParallelGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                            ArrayRef<AffineMap> inputMaps, Value init,
                            ScalarBodyBuilder body);
 
-/// `input` with result dimension i read from input dimension
-/// `permutation[i]`: a copying linalg.generic.
-Value buildTranspose(OpBuilder &b, Location loc, Value input,
-                     ArrayRef<int64_t> permutation);
-
 /// The reductions the lowering emits.
 enum class ReductionKind { Sum, Max, Min };
 

@@ -291,11 +291,9 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
   }
 };
 
-/// Conv2d: linalg.conv_2d_nhwc_hwcf between transposes from and back to
-/// NCHW. Channels last, a filter row is contiguous over the output channels
-/// and an image row over the input channels, which is what
-/// lazy-cpu-direct-convolution's kernels read; the transposes are copies
-/// that fuse with their neighbours.
+/// Conv2d: linalg.conv_2d_nchw_fchw (the same layouts) with the stride and
+/// dilation, into a zero-filled accumulator. The CPU pipeline picks the
+/// layout its kernels read best (lazy-cpu-convolution-layout).
 struct Conv2dLowering : OpConversionPattern<Conv2dOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -303,33 +301,28 @@ struct Conv2dLowering : OpConversionPattern<Conv2dOp> {
   matchAndRewrite(Conv2dOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value images = buildTranspose(rewriter, loc, adaptor.getInput(),
-                                  {0, 2, 3, 1}); // [N, H, W, C]
-    Value filters = buildTranspose(rewriter, loc, adaptor.getFilter(),
-                                   {2, 3, 1, 0}); // [KH, KW, C, F]
+    Value images = adaptor.getInput(), filters = adaptor.getFilter();
     RankedTensorType resultType = op.getType();
-    ArrayRef<int64_t> nchw = resultType.getShape();
-    SmallVector<int64_t> shape = {nchw[0], nchw[2], nchw[3], nchw[1]};
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, value);
+    };
     SmallVector<Value> dynamicSizes;
-    for (auto [d, extent] : llvm::enumerate(shape)) {
-      if (!ShapedType::isDynamic(extent))
+    for (int64_t d = 0; d < 4; ++d) {
+      if (!resultType.isDynamicDim(d))
         continue;
-      // N from the images, F from the filters; a dynamic output row or
-      // column from the dilated sweep over the image.
-      if (d == 0 || d == 3) {
-        dynamicSizes.push_back(tensor::DimOp::create(
-            rewriter, loc, d == 0 ? images : filters, d == 0 ? 0 : 3));
+      // N from the images, F from the filters.
+      if (d < 2) {
+        dynamicSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, d == 0 ? images : filters, 0));
         continue;
       }
-      int64_t axis = d - 1, stride = op.getStride()[axis],
-              dilation = op.getDilation()[axis];
+      // An output row or column: the sweep's positions over the image,
+      // (size - dilation (kernel - 1) - 1) / stride + 1 (the verifier
+      // checked that the kernel fits).
+      int64_t stride = op.getStride()[d - 2],
+              dilation = op.getDilation()[d - 2];
       Value size = tensor::DimOp::create(rewriter, loc, images, d);
-      Value kernel = tensor::DimOp::create(rewriter, loc, filters, axis);
-      // (size - dilation (kernel - 1) - 1) / stride + 1, the sweep's
-      // positions (the verifier checked that the kernel fits).
-      auto constant = [&](int64_t value) -> Value {
-        return arith::ConstantIndexOp::create(rewriter, loc, value);
-      };
+      Value kernel = tensor::DimOp::create(rewriter, loc, filters, d);
       Value reach = arith::MulIOp::create(
           rewriter, loc,
           arith::SubIOp::create(rewriter, loc, kernel, constant(1)),
@@ -343,19 +336,17 @@ struct Conv2dLowering : OpConversionPattern<Conv2dOp> {
           constant(1)));
     }
     Type element = resultType.getElementType();
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, shape, element, dynamicSizes);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                          element, dynamicSizes);
     Value zero =
         arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(element));
     Value init =
         linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-    Value nhwc = linalg::Conv2DNhwcHwcfOp::create(
-                     rewriter, loc, TypeRange{init.getType()},
-                     ValueRange{images, filters}, ValueRange{init},
-                     rewriter.getI64TensorAttr(op.getStride()),
-                     rewriter.getI64TensorAttr(op.getDilation()))
-                     .getResult(0);
-    rewriter.replaceOp(op, buildTranspose(rewriter, loc, nhwc, {0, 3, 1, 2}));
+    rewriter.replaceOp(op, linalg::Conv2DNchwFchwOp::create(
+                               rewriter, loc, TypeRange{resultType},
+                               ValueRange{images, filters}, ValueRange{init},
+                               rewriter.getI64TensorAttr(op.getStride()),
+                               rewriter.getI64TensorAttr(op.getDilation())));
     return success();
   }
 };

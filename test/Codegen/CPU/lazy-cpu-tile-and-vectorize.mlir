@@ -287,3 +287,19 @@ func.func @column_sum_of_a_shared_value(%x: tensor<32x64x512xf32>, %g: tensor<32
   %4 = lazy.mul %0, %x : tensor<32x64x512xf32>
   return %3, %4 : tensor<512xf32>, tensor<32x64x512xf32>
 }
+
+// -----
+
+// A convolution is split over the threads by images and goes on image by
+// image inside each chunk, with its zero fill fused in (vectorized); the
+// convolution itself stays linalg, for lazy-cpu-direct-convolution's
+// register kernels.
+// CHECK-LABEL: func.func @convolution
+//       CHECK:   scf.forall (%[[CHUNK:.*]]) = (0) to (64) step (32)
+//       CHECK:     scf.for %[[IMAGE:.*]] = %c0 to %c32 step %c1
+//       CHECK:       vector.transfer_write
+//       CHECK:       linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x6x12x12xf32>, tensor<6x6x5x5xf32>) outs(%{{.*}} : tensor<1x6x8x8xf32>)
+func.func @convolution(%x: tensor<64x6x12x12xf32>, %w: tensor<6x6x5x5xf32>) -> tensor<64x6x8x8xf32> {
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<64x6x12x12xf32>, tensor<6x6x5x5xf32>
+  return %0 : tensor<64x6x8x8xf32>
+}

@@ -1016,20 +1016,13 @@ func.func @reduce_mean_dynamic(%x: tensor<?x8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// conv2d: the images to NHWC and the filters to [KH, KW, C, F] (copying
-// generics), linalg.conv_2d_nhwc_hwcf with the stride and dilation into a
-// zero-filled NHWC accumulator, and the result back to NCHW.
-//   CHECK-DAG: #[[TO_NHWC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
-//   CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-//   CHECK-DAG: #[[TO_HWCF:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2, d0, d1)>
-//   CHECK-DAG: #[[TO_NCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// conv2d: linalg.conv_2d_nchw_fchw (the same layouts) with the stride and
+// dilation, into a zero-filled accumulator.
 // CHECK-LABEL: func.func @conv2d
 //  CHECK-SAME:   (%[[X:.*]]: tensor<2x3x9x8xf32>, %[[W:.*]]: tensor<4x3x3x2xf32>)
-//       CHECK:   %[[IMAGES:.*]] = linalg.generic {indexing_maps = [#[[TO_NHWC]], #[[ID]]]{{.*}} ins(%[[X]] : tensor<2x3x9x8xf32>) outs(%{{.*}} : tensor<2x9x8x3xf32>)
-//       CHECK:   %[[FILTERS:.*]] = linalg.generic {indexing_maps = [#[[TO_HWCF]], #[[ID]]]{{.*}} ins(%[[W]] : tensor<4x3x3x2xf32>) outs(%{{.*}} : tensor<3x2x3x4xf32>)
-//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x5x4xf32>)
-//       CHECK:   %[[NHWC:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 3]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%[[IMAGES]], %[[FILTERS]] : tensor<2x9x8x3xf32>, tensor<3x2x3x4xf32>) outs(%[[ACC]] : tensor<2x4x5x4xf32>)
-//       CHECK:   %[[R:.*]] = linalg.generic {indexing_maps = [#[[TO_NCHW]], #[[ID]]]{{.*}} ins(%[[NHWC]] : tensor<2x4x5x4xf32>) outs(%{{.*}} : tensor<2x4x4x5xf32>)
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<2x4x4x5xf32>
+//       CHECK:   %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<2x4x4x5xf32>)
+//       CHECK:   %[[R:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 3]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%[[X]], %[[W]] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>) outs(%[[ACC]] : tensor<2x4x4x5xf32>)
 //       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.
 func.func @conv2d(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<2x4x4x5xf32> {
@@ -1040,20 +1033,19 @@ func.func @conv2d(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<2x
 // A dynamic batch comes from the images; a dynamic output height is the
 // sweep over the image height: (H - dilation (KH - 1) - 1) / stride + 1.
 // CHECK-LABEL: func.func @conv2d_dynamic
-//       CHECK:   %[[IMAGES:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x?x8x3xf64>)
-//       CHECK:   %[[FILTERS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x2x3x4xf64>)
-//   CHECK-DAG:   %[[N:.*]] = tensor.dim %[[IMAGES]], %c0
-//   CHECK-DAG:   %[[H:.*]] = tensor.dim %[[IMAGES]], %c1
-//   CHECK-DAG:   %[[KH:.*]] = tensor.dim %[[FILTERS]], %c0
+//  CHECK-SAME:   (%[[X:.*]]: tensor<?x3x?x8xf64>, %[[W:.*]]: tensor<4x3x3x2xf64>)
+//   CHECK-DAG:   %[[N:.*]] = tensor.dim %[[X]], %c0
+//   CHECK-DAG:   %[[H:.*]] = tensor.dim %[[X]], %c2
+//   CHECK-DAG:   %[[KH:.*]] = tensor.dim %[[W]], %c2
 //       CHECK:   %[[KH1:.*]] = arith.subi %[[KH]], %{{.*}}
 //       CHECK:   %[[REACH:.*]] = arith.muli %[[KH1]], %{{.*}}
 //       CHECK:   %[[ROOM:.*]] = arith.subi %[[H]], %[[REACH]]
 //       CHECK:   %[[LAST:.*]] = arith.subi %[[ROOM]], %{{.*}}
 //       CHECK:   %[[STEPS:.*]] = arith.divui %[[LAST]], %{{.*}}
 //       CHECK:   %[[OH:.*]] = arith.addi %[[STEPS]], %{{.*}}
-//       CHECK:   tensor.empty(%[[N]], %[[OH]]) : tensor<?x?x7x4xf64>
-//       CHECK:   linalg.conv_2d_nhwc_hwcf {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
-//       CHECK:   -> tensor<?x4x?x7xf64>
+//       CHECK:   tensor.empty(%[[N]], %[[OH]]) : tensor<?x4x?x7xf64>
+//       CHECK:   linalg.conv_2d_nchw_fchw {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+//  CHECK-SAME:   -> tensor<?x4x?x7xf64>
 func.func @conv2d_dynamic(%x: tensor<?x3x?x8xf64>, %w: tensor<4x3x3x2xf64>) -> tensor<?x4x?x7xf64> {
   %0 = lazy.conv2d %x, %w stride [2, 1] dilation [2, 1] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
   return %0 : tensor<?x4x?x7xf64>

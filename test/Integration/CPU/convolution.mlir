@@ -1,8 +1,8 @@
 // RUN: %numpy-check %s
 
 // lazy.conv2d through the CPU pipeline (lazy-cpu-direct-convolution's
-// register tiles: full and partial tiles of pixels, full and masked
-// vectors of channels) against numpy: a float64 einsum over numpy's
+// register tiles, channels last and NCHW: full and partial tiles, full and
+// masked vectors) against numpy: a float64 einsum over numpy's
 // sliding windows of the input, taken every stride and every dilation.
 //
 // Tolerances: inputs in [-1, 1), sums of C KH KW products accumulated in
@@ -43,6 +43,23 @@ func.func @partial_tiles(%x: tensor<1x5x9x21xf32>, %w: tensor<40x5x3x3xf32>) -> 
 func.func @strided_dilated(%x: tensor<2x7x13x12xf32>, %w: tensor<6x7x3x2xf32>) -> tensor<2x6x6x9xf32> {
   %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] : tensor<2x7x13x12xf32>, tensor<6x7x3x2xf32>
   return %0 : tensor<2x6x6x9xf32>
+}
+
+// -----
+
+// Few filters stay NCHW (lazy-cpu-convolution-layout): vectors along the
+// output rows, 40 pixels as a block of two vectors and a masked one of 8;
+// 6 filters by one row, 3 filters by two rows.
+// ARG: x f32 [2, 1, 32, 44]
+// ARG: w f32 [6, 1, 5, 5]
+// ARG: y f32 [1, 2, 30, 44]
+// ARG: v f32 [3, 2, 3, 5]
+// OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (5, 5), axis=(2, 3)), w.astype(np.float64)) ; rtol=1e-5, atol=1e-5
+// OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(y.astype(np.float64), (3, 5), axis=(2, 3)), v.astype(np.float64)) ; rtol=1e-5, atol=1e-5
+func.func @few_filters(%x: tensor<2x1x32x44xf32>, %w: tensor<6x1x5x5xf32>, %y: tensor<1x2x30x44xf32>, %v: tensor<3x2x3x5xf32>) -> (tensor<2x6x28x40xf32>, tensor<1x3x28x40xf32>) {
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<2x1x32x44xf32>, tensor<6x1x5x5xf32>
+  %1 = lazy.conv2d %y, %v stride [1, 1] dilation [1, 1] : tensor<1x2x30x44xf32>, tensor<3x2x3x5xf32>
+  return %0, %1 : tensor<2x6x28x40xf32>, tensor<1x3x28x40xf32>
 }
 
 // -----

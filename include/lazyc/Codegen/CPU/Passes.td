@@ -85,23 +85,56 @@ def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LazyCpuConvolutionLayoutPass
+    : Pass<"lazy-cpu-convolution-layout", "::mlir::func::FuncOp"> {
+  let summary = "Move convolutions that fill vectors of channels to "
+                "channels last";
+  let description = [{
+    Rewrites a `linalg.conv_2d_nchw_fchw` on f32 or f64 tensors into
+    `linalg.conv_2d_nhwc_hwcf` between copying transposes (images to NHWC,
+    filters to [KH, KW, C, F], the result back to NCHW; a zero-filled
+    accumulator becomes a fill of the new shape) when it has at least a
+    vector of output channels, or a width stride other than 1, and both
+    channel counts are static (a transpose along a dynamic innermost
+    dimension is vectorized at full width with masks, slower than the
+    convolution itself). lazy-cpu-direct-convolution vectorizes a channels-last
+    convolution along its output channels and an NCHW one along its output
+    rows' pixels: few channels (a first layer's 6, a gradient's 6 input
+    channels) stay NCHW, where the transposes would also leave the
+    elementwise ops around the convolution with vectors of a few lanes.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Bits per vector register (AVX-512: 512)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LazyCpuDirectConvolutionPass
     : Pass<"lazy-cpu-direct-convolution", "::mlir::func::FuncOp"> {
   let summary = "Run f32/f64 convolutions on buffers as register-blocked "
                 "direct convolution";
   let description = [{
-    Rewrites `linalg.conv_2d_nhwc_hwcf` on f32 or f64 memrefs (after
-    bufferization) whose output width and channel count are static into
-    loops around register tiles: a tile holds up to 16 accumulator vectors,
-    `rows` neighbouring output pixels of one output row by one or two
-    vectors of output channels. For every tap (kernel row, kernel column,
-    input channel) the tile loads the filter's vectors once and adds each
-    pixel's input value, broadcast, times them with a fused multiply-add.
-    Channels that do not fill the last vector use masked loads and stores.
-    The tiles add to what the output holds (its zero fill stays a loop of its
-    own). The threads come from the surrounding `scf.forall`, which
+    Rewrites f32 or f64 convolutions on memrefs (after bufferization) into
+    loops around register tiles of up to 16 accumulator vectors. The tiles
+    start from what the output holds (its zero fill stays a loop of its
+    own), add every tap (input channel, kernel row, kernel column: three
+    loops carrying the accumulators) with fused multiply-adds, and are
+    stored back.
+    - `linalg.conv_2d_nhwc_hwcf`: vectors of output channels, one or two,
+      for rows x columns of output pixels; per tap the filter's vectors are
+      loaded once and each pixel's input value is broadcast.
+    - `linalg.conv_2d_nchw_fchw` with a width stride of 1: vectors of an
+      output row's pixels, one or two, for filters x rows; per tap the input
+      rows' vectors are loaded once and each filter's weight is broadcast.
+    A partial vector is masked. Dynamic extents are covered by blocks of
+    the tile's size, then masked vectors in a loop (channels last:
+    channels; NCHW: pixels) or power-of-two tiles under `scf.if` (pixels,
+    filters). The threads come from the surrounding `scf.forall`, which
     lazy-cpu-tile-and-vectorize created by splitting the convolution by
-    images. Other convolutions stay loops.
+    images; lazy-cpu-convolution-layout chose the layout. Other
+    convolutions stay loops.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
