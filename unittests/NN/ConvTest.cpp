@@ -238,6 +238,48 @@ TEST(Conv2dTest, Float32RegisterTilesAndTheirGradients) {
   }
 }
 
+/// conv2d (3x3, padding 1, bias) in float32 of each case in turn, from
+/// one call site, against the loops; returns the sizes made dynamic.
+static uint64_t convolveInTurn(const std::vector<ConvCase> &cases) {
+  resetMetrics();
+  for (ConvCase k : cases) {
+    k.options.padding = 1;
+    std::vector<double> x = testValues(k.n * k.c * k.h * k.w, 21),
+                        w = testValues(k.outC * k.c * k.kh * k.kw, 22),
+                        b = testValues(k.outC, 23);
+    std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()),
+        bf(b.begin(), b.end());
+    Tensor y = nn::conv2d(Tensor::fromVector(xf, {k.n, k.c, k.h, k.w}),
+                          Tensor::fromVector(wf, {k.outC, k.c, k.kh, k.kw}),
+                          Tensor::fromVector(bf, {k.outC}), k.options);
+    std::vector<double> g(y.numel(), 0.0);
+    Reference r = directConv(k, std::vector<double>(xf.begin(), xf.end()),
+                             std::vector<double>(wf.begin(), wf.end()),
+                             std::vector<double>(bf.begin(), bf.end()), g);
+    std::vector<float> got = y.toVector<float>();
+    expectNear(std::vector<double>(got.begin(), got.end()), r.y, 1e-4,
+               "y of a changed shape");
+  }
+  return metrics().sizesMadeDynamic;
+}
+
+TEST(Conv2dTest, ChangingShapesRunTheDynamicKernels) {
+  // Channel counts that change: the convolution compiles once more with
+  // dynamic sizes and stays NCHW (blocks of 8 filters, then 4, 2, 1; two
+  // vectors of pixels, then masked ones).
+  EXPECT_GE(convolveInTurn({{2, 1, 28, 28, 6, 3, 3, {}},
+                            {2, 6, 12, 12, 16, 3, 3, {}},
+                            {1, 3, 9, 37, 13, 3, 3, {}},
+                            {3, 5, 7, 5, 7, 3, 3, {}}}),
+            1u);
+  // Only the images' sizes change: channels last with dynamic rows and
+  // columns (tiles of 8 pixels, then 4, 2, 1).
+  EXPECT_GE(convolveInTurn({{2, 16, 8, 8, 32, 3, 3, {}},
+                            {1, 16, 11, 13, 32, 3, 3, {}},
+                            {2, 16, 5, 23, 32, 3, 3, {}}}),
+            1u);
+}
+
 TEST(Conv2dTest, NoInputChannelsGivesZerosPlusTheBias) {
   // A sum over no taps (lazyc-fuzz seed 60324 once threw here): zeros of the
   // output's shape, plus the bias per output channel.
