@@ -131,8 +131,8 @@ protected:
         b, loc, size, arith::RemUIOp::create(b, loc, size, index(b, block)));
     forLoop(b, wholeEnd, block,
             [&](OpBuilder &b, Value start) { body(b, start, block, Value()); });
-    if (block == unit)
-      return;
+    if (block == 1)
+      return; // Nothing is left.
     if (unit > 1) {
       forLoop(b, wholeEnd, size, unit, [&](OpBuilder &b, Value start) {
         body(b, start, unit, arith::SubIOp::create(b, loc, size, start));
@@ -352,7 +352,8 @@ public:
             width = staticDim(output, 3);
     int64_t vectors =
         ShapedType::isDynamic(width)
-            ? 2
+            ? 1 // A vector per row: more filters per tile, and small images
+                // (a CNN's later layers) waste less of it.
             : std::min<int64_t>(llvm::divideCeil(width, lanes), 2);
     if (vectors == 0)
       return; // No pixels.

@@ -124,31 +124,33 @@ func.func @width_two_rows(%x: memref<2x3x12x12xf32>, %w: memref<6x3x5x5xf32>, %o
 
 // -----
 
-// NCHW with every size dynamic (a row stride of 2): blocks of 8 filters by
-// one row by two vectors of pixels, then masked single vectors for the
-// pixels left in a row (create_mask of what is left), then blocks of 4, 2
-// and 1 filters for those left, each under an scf.if on its bit.
+// NCHW with every size dynamic (a row stride of 2): blocks of 16 filters by
+// one row by a vector of pixels, then a masked vector for the pixels left
+// in a row (create_mask of what is left), then blocks of 8, 4, 2 and 1
+// filters for those left, each under an scf.if on its bit.
 // CHECK-LABEL: func.func @dynamic_width
 //       CHECK:   scf.for
 //       CHECK:     %[[F:.*]] = memref.dim %{{.*}}, %c1
-//       CHECK:     %[[REST:.*]] = arith.remui %[[F]], %c8 : index
+//       CHECK:     %[[REST:.*]] = arith.remui %[[F]], %c16 : index
 //       CHECK:     %[[WHOLE:.*]] = arith.subi %[[F]], %[[REST]] : index
-//       CHECK:     scf.for %{{.*}} = %c0 to %[[WHOLE]] step %c8 {
-//       CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c32 {
+//       CHECK:     scf.for %{{.*}} = %c0 to %[[WHOLE]] step %c16 {
+//       CHECK:           scf.for %{{.*}} = %c0 to %{{.*}} step %c16 {
 //       CHECK:             %{{.*}}:16 = scf.for
 //       CHECK:           scf.for %[[PX:[^ ]+]] = %{{.*}} to %[[WIDTH:.*]] step %c16 {
 //       CHECK:             %[[LEFT:.*]] = arith.subi %[[WIDTH]], %[[PX]] : index
 //       CHECK:             vector.create_mask %[[LEFT]] : vector<16xi1>
-//       CHECK:             %{{.*}}:8 = scf.for
+//       CHECK:             %{{.*}}:16 = scf.for
 //       CHECK:     %[[LEFT_F:.*]] = arith.subi %[[F]], %[[WHOLE]] : index
-//       CHECK:     %[[BIT4:.*]] = arith.andi %[[LEFT_F]], %c4 : index
-//       CHECK:     %[[HAS4:.*]] = arith.cmpi ne, %[[BIT4]], %c0 : index
-//       CHECK:     scf.if %[[HAS4]] {
+//       CHECK:     %[[BIT8:.*]] = arith.andi %[[LEFT_F]], %c8 : index
+//       CHECK:     %[[HAS8:.*]] = arith.cmpi ne, %[[BIT8]], %c0 : index
+//       CHECK:     scf.if %[[HAS8]] {
 //       CHECK:       %{{.*}}:8 = scf.for
 //       CHECK:     scf.if
 //       CHECK:       %{{.*}}:4 = scf.for
 //       CHECK:     scf.if
 //       CHECK:       %{{.*}}:2 = scf.for
+//       CHECK:     scf.if
+//       CHECK:       %{{[0-9]+}} = scf.for
 //   CHECK-NOT:   linalg.conv_2d_nchw_fchw
 func.func @dynamic_width(%x: memref<?x?x?x?xf32>, %w: memref<?x?x3x3xf32>, %o: memref<?x?x?x?xf32>) {
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%x, %w : memref<?x?x?x?xf32>, memref<?x?x3x3xf32>) outs(%o : memref<?x?x?x?xf32>)
