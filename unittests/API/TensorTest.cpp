@@ -216,6 +216,19 @@ TEST_F(TensorTest, NegativeZeroLiteralIsNotZero) {
   }
 }
 
+TEST_F(TensorTest, SumsOfOneNegativeZeroAreZero) {
+  // numpy adds to +0.0: sum and mean of one -0.0 are +0.0, over no axes or
+  // a kept size-1 axis; max keeps it (lazyc-fuzz seed 100285 had the lazy
+  // trace fold the sum away, leaving -0.0, where eager mode gave +0.0).
+  Tensor scalar = Tensor::fromVector<float>({-0.0f}, {});
+  Tensor column = Tensor::fromVector<float>({-0.0f}, {1, 1});
+  for (const Tensor &sumOrMean :
+       {sum(scalar, {}), mean(scalar, {}, true), sum(column, {1}, true),
+        mean(column, {1}, true)})
+    EXPECT_FALSE(std::signbit(sumOrMean.toVector<float>()[0]));
+  EXPECT_TRUE(std::signbit(max(column, {1}, true).toVector<float>()[0]));
+}
+
 TEST_F(TensorTest, ReductionsOverEveryAxis) {
   std::vector<float> data(24);
   for (int i = 0; i < 24; ++i)

@@ -230,11 +230,14 @@ func.func @no_fold_cast_nan() -> tensor<1xi32> {
 // -----
 
 // Identity broadcasts, reshapes, transposes, slices, concats, reductions and
-// casts disappear.
+// casts disappear; float sums and means of one element stay (0 + x makes
+// -0.0 +0.0), integer ones go.
 // CHECK-LABEL: func.func @identity_shape_ops
-//  CHECK-SAME:   (%[[X:.*]]: tensor<2x1xf32>)
-//  CHECK-NEXT:   return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]]
-func.func @identity_shape_ops(%x: tensor<2x1xf32>) -> (tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>) {
+//  CHECK-SAME:   (%[[X:.*]]: tensor<2x1xf32>, %[[K:.*]]: tensor<2x1xi32>)
+//  CHECK-NEXT:   %[[SUM:.*]] = lazy.reduce_sum %[[X]] [] : tensor<2x1xf32>
+//  CHECK-NEXT:   %[[MEAN:.*]] = lazy.reduce_mean %[[X]] [1] keep_dims : tensor<2x1xf32>
+//  CHECK-NEXT:   return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[SUM]], %[[X]], %[[X]], %[[MEAN]], %[[K]]
+func.func @identity_shape_ops(%x: tensor<2x1xf32>, %k: tensor<2x1xi32>) -> (tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xi32>) {
   %0 = lazy.broadcast %x to [2, 1] : tensor<2x1xf32>
   %1 = lazy.reshape %x to [2, 1] : tensor<2x1xf32>
   %2 = lazy.transpose %x [0, 1] : tensor<2x1xf32>
@@ -243,7 +246,9 @@ func.func @identity_shape_ops(%x: tensor<2x1xf32>) -> (tensor<2x1xf32>, tensor<2
   %5 = lazy.reduce_sum %x [] : tensor<2x1xf32>
   %6 = lazy.reduce_max %x [1] keep_dims : tensor<2x1xf32>
   %7 = lazy.cast %x : tensor<2x1xf32> to tensor<2x1xf32>
-  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  %8 = lazy.reduce_mean %x [1] keep_dims : tensor<2x1xf32>
+  %9 = lazy.reduce_sum %k [1] keep_dims : tensor<2x1xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xi32>
 }
 
 // -----

@@ -512,8 +512,14 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 /// A reduction over no axes, or over size-1 axes whose dimensions are kept,
-/// returns its input unchanged.
+/// returns its input unchanged; a float sum or mean only if it is exact: it
+/// adds its one element to +0.0, which turns -0.0 into +0.0 (as numpy's sums
+/// do; lazyc-fuzz seed 100285).
 template <typename OpTy> static OpFoldResult foldIdentityReduction(OpTy op) {
+  constexpr bool isSum =
+      std::is_same_v<OpTy, ReduceSumOp> || std::is_same_v<OpTy, ReduceMeanOp>;
+  if (isSum && isa<FloatType>(op.getType().getElementType()))
+    return {};
   if (op.getInput().getType() == op.getType() &&
       llvm::all_of(op.getAxes(), [&](int64_t axis) {
         return op.getInput().getType().getDimSize(axis) == 1;
