@@ -204,6 +204,14 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   // A GEMM keeps its row block whole: BLAS wants blocks, not rows.
   if (!tiledRoot || !fusedReduction || fusedContraction)
     return success();
+  // So does a convolution of one image (its chunk holds some of its
+  // filters or rows): image by image is its only good row; slicing further
+  // would leave its register tiles one filter or one row.
+  for (Operation *op : result->tiledAndFusedOps)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && goesToConvolutionKernel(linalgOp) &&
+        cast<ShapedType>(linalgOp->getResult(0).getType()).getDimSize(0) == 1)
+      return success();
   SmallVector<OpFoldResult> rowTiles(iterators.size(),
                                      rewriter.getIndexAttr(0));
   bool splitsColumns = *splitDim == static_cast<int64_t>(iterators.size()) - 1;

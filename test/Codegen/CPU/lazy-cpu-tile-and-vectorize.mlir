@@ -303,3 +303,17 @@ func.func @convolution(%x: tensor<64x6x12x12xf32>, %w: tensor<6x6x5x5xf32>) -> t
   %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<64x6x12x12xf32>, tensor<6x6x5x5xf32>
   return %0 : tensor<64x6x8x8xf32>
 }
+
+// -----
+
+// A convolution of one image (a filter gradient) is split by its filters,
+// and each chunk stays whole: a row loop would leave the register kernel
+// one filter per tile.
+// CHECK-LABEL: func.func @one_image_convolution
+//       CHECK:   scf.forall (%[[CHUNK:.*]]) = (0) to (6) step (3)
+//       CHECK:     %[[FILTERS:.*]] = tensor.extract_slice %{{.*}}[%[[CHUNK]], 0, 0, 0] [3, 64, 28, 28]
+//       CHECK:     linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %[[FILTERS]] : tensor<1x64x32x32xf32>, tensor<3x64x28x28xf32>) outs(%{{.*}} : tensor<1x3x5x5xf32>)
+func.func @one_image_convolution(%x: tensor<1x64x32x32xf32>, %w: tensor<6x64x28x28xf32>) -> tensor<1x6x5x5xf32> {
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<1x64x32x32xf32>, tensor<6x64x28x28xf32>
+  return %0 : tensor<1x6x5x5xf32>
+}
