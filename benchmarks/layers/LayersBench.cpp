@@ -13,11 +13,15 @@
 //   [64, 16, 8, 8]  x [32, 16, 3, 3], padding 1  (conv3)
 //
 //  1. lazyc: nn::conv2d recorded and run with lazyc::sync() (one cached
-//     trace: im2col from strided slices, one GEMM, the bias);
+//     trace: the convolution op, run by lazy-cpu-direct-convolution's
+//     register kernels, and the bias). The three shapes share the trace's
+//     structure, so after the first the engine compiles one shape-generic
+//     trace for the others (dynamic sizes, docs/API.md); `--shape N` runs
+//     one shape alone, whose trace keeps its static sizes;
 //  2. libtorch eager: at::conv2d in inference mode (TorchConv.cpp);
 //  3. the GEMM alone: the im2col product, [outC, C kH kW] x
-//     [C kH kW, N OH OW], as one OpenBLAS cblas_sgemm (a floor for
-//     im2col; conv1 is summed directly by lazyc, without it);
+//     [C kH kW, N OH OW], as one OpenBLAS cblas_sgemm (what im2col would
+//     cost at least);
 //  4. forward and backward, as a training step computes them: lazyc's
 //     GradientTape gradients of sum(y * g) with respect to x, w and b, in
 //     one trace, against libtorch's autograd (y.backward(g)).
@@ -27,6 +31,7 @@
 // sleep); every call is timed; reported: the median call of each.
 //
 //   lazyc-bench-layers [--rounds N] [--block N] [--threads N] [--pause MS]
+//                      [--shape 1|2|3]
 //
 // --threads sets lazyc's OpenMP threads, libtorch's intra-op threads and
 // OpenBLAS's threads (default: OpenMP's default, all cores).
@@ -65,6 +70,7 @@ struct Settings {
   int block = 10;
   int pauseMs = 300; // libomp's default spin time is 200 ms
   int threads = 0;   ///< 0: OpenMP's default
+  int shape = 0;     ///< 1-3: that shape alone; 0: all three
 };
 
 struct Shape4 {
@@ -102,7 +108,7 @@ struct Variant {
 
 void usage() {
   std::fprintf(stderr, "usage: lazyc-bench-layers [--rounds N] [--block N] "
-                       "[--threads N] [--pause MS]\n");
+                       "[--threads N] [--pause MS] [--shape 1|2|3]\n");
   std::exit(2);
 }
 
@@ -124,6 +130,8 @@ int main(int argc, char **argv) {
       settings.threads = value();
     else if (!std::strcmp(argv[i], "--pause"))
       settings.pauseMs = value();
+    else if (!std::strcmp(argv[i], "--shape"))
+      settings.shape = value();
     else
       usage();
   }
@@ -141,6 +149,8 @@ int main(int argc, char **argv) {
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 
   for (const Shape4 &s : shapes) {
+    if (settings.shape > 0 && &s != &shapes[settings.shape - 1])
+      continue;
     int64_t outSize = s.h + 2 * s.padding - s.k + 1;
     std::vector<float> x = randomValues(s.n * s.c * s.h * s.w, 1);
     std::vector<float> w = randomValues(s.outC * s.c * s.k * s.k, 2);

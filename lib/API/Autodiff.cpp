@@ -124,6 +124,7 @@ Tensor placeStrided(Tensor g, const Shape &full,
                     const std::vector<int64_t> &start,
                     const std::vector<int64_t> &step, SourceLocation where) {
   Shape shape = g.shape();
+  bool placed = false;
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t size = full[d], count = shape[d];
     if (count == size)
@@ -149,11 +150,16 @@ Tensor placeStrided(Tensor g, const Shape &full,
     after[d] = size - start[d] - shape[d];
     if (before[d] > 0)
       parts.push_back(lazyc::zeros(before, g.dtype(), where));
-    parts.push_back(g);
+    // A float part that an earlier dimension spread or padded enters as a
+    // loop (`+ 0.0`) writing into its place, not as a strided copy, which
+    // the runtime does element by element.
+    parts.push_back(placed && isFloatingPoint(g.dtype()) ? At(g, where) + 0.0
+                                                         : g);
     if (after[d] > 0)
       parts.push_back(lazyc::zeros(after, g.dtype(), where));
     g = lazyc::concat(parts, static_cast<int64_t>(d), where);
     shape[d] = size;
+    placed = true;
   }
   return g;
 }

@@ -43,7 +43,7 @@ std::string pairText(Size2 pair) {
 }
 
 /// x [N, C, H, W] with `padding` bands of `value` on each side of H and W.
-/// x enters the concatenation as x + 0.0, a loop (no fold removes it: it
+/// x enters each concatenation as x + 0.0, a loop (no fold removes it: it
 /// turns -0.0 into +0.0) that writes into its place in the padded buffer:
 /// x itself, when it is a buffer, would be copied there by a strided
 /// memref.copy, which the runtime does element by element, many times
@@ -51,7 +51,7 @@ std::string pairText(Size2 pair) {
 Tensor padSpatial(const Tensor &x, Size2 padding, double value, Where where) {
   if (padding.height == 0 && padding.width == 0)
     return x;
-  Tensor padded = At(x, where) + 0.0;
+  Tensor padded = x;
   for (int64_t axis : {2, 3}) {
     int64_t size = axis == 2 ? padding.height : padding.width;
     if (size == 0)
@@ -59,7 +59,8 @@ Tensor padSpatial(const Tensor &x, Size2 padding, double value, Where where) {
     Shape shape = padded.shape();
     shape[axis] = size;
     Tensor band = full(shape, Scalar(value, where), x.dtype());
-    padded = concat({band, padded, band}, axis, where);
+    // The rows padded before enter as a loop too, not a strided copy.
+    padded = concat({band, At(padded, where) + 0.0, band}, axis, where);
   }
   return padded;
 }

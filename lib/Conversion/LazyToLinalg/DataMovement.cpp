@@ -16,7 +16,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -123,6 +125,16 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
       offsets[axis] = offset;
+      // A splat (a padding band of zeros) fills its place: inserting the
+      // constant would copy it there, a strided copy on buffers.
+      DenseElementsAttr constant;
+      if (matchPattern(input, m_Constant(&constant)) && constant.isSplat()) {
+        Value slot = tensor::ExtractSliceOp::create(rewriter, loc, result,
+                                                    offsets, sizes, strides);
+        Value value = arith::ConstantOp::create(
+            rewriter, loc, constant.getSplatValue<TypedAttr>());
+        input = linalg::FillOp::create(rewriter, loc, value, slot).getResult(0);
+      }
       result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
                                              offsets, sizes, strides);
       // Advance along the axis, staying a constant when both sizes are.
