@@ -275,6 +275,17 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
 // Matmul
 //===----------------------------------------------------------------------===//
 
+/// Adds lhs[a] * rhs[b] to `sum`, with the product's tolerance from its
+/// inputs': |x| ty + |y| tx + tx ty.
+static void addProduct(FloatSum &sum, const Value &lhs, int64_t a,
+                       const Value &rhs, int64_t b) {
+  double x = lhs.floats[a], y = rhs.floats[b];
+  double tx = lhs.tolerance[a], ty = rhs.tolerance[b];
+  double tolerance =
+      tx == 0 && ty == 0 ? 0 : std::fabs(x) * ty + std::fabs(y) * tx + tx * ty;
+  sum.add(x * y, std::fabs(x * y), tolerance);
+}
+
 Value impl::evaluateMatmul(const Node &node, const Value &lhs,
                            const Value &rhs) {
   Value out = makeValue(node.dtype, node.shape);
@@ -304,14 +315,7 @@ Value impl::evaluateMatmul(const Node &node, const Value &lhs,
         FloatSum sum;
         for (int64_t p = 0; p < k; ++p) {
           int64_t a = (b * m + i) * k + p, c = (b * k + p) * n + j;
-          double x = lhs.floats[a], y = rhs.floats[c];
-          double tx = lhs.tolerance[a], ty = rhs.tolerance[c];
-          // A product's input tolerances: |x| ty + |y| tx + tx ty.
-          double productTolerance =
-              tx == 0 && ty == 0
-                  ? 0
-                  : std::fabs(x) * ty + std::fabs(y) * tx + tx * ty;
-          sum.add(x * y, std::fabs(x * y), productTolerance);
+          addProduct(sum, lhs, a, rhs, c);
         }
         // Each product is rounded once more than a plain sum's terms.
         double value, tolerance;
@@ -354,13 +358,7 @@ Value impl::evaluateConv2d(const Node &node, const Value &input,
                     ((n * channels + c) * height + row) * width + column;
                 int64_t b =
                     ((f * channels + c) * kernelHeight + i) * kernelWidth + j;
-                double p = input.floats[a], q = filter.floats[b];
-                double tp = input.tolerance[a], tq = filter.tolerance[b];
-                double productTolerance =
-                    tp == 0 && tq == 0
-                        ? 0
-                        : std::fabs(p) * tq + std::fabs(q) * tp + tp * tq;
-                sum.add(p * q, std::fabs(p * q), productTolerance);
+                addProduct(sum, input, a, filter, b);
               }
           double value, tolerance;
           sum.result(out.dtype, 1, value, tolerance);
