@@ -45,10 +45,10 @@ struct Conv2dOptions {
 /// 2-D cross-correlation (PyTorch's conv2d). `x` is [N, C, H, W], `weight`
 /// [outC, C / groups, kH, kW], `bias` (empty for none) [outC]; the result
 /// is [N, outC, OH, OW] with OH = (H + 2 padding - dilation (kH - 1) - 1) /
-/// stride + 1 (likewise OW). Computed as im2col (kH kW strided slices of
-/// the padded input, or one indexSelect under a recording GradientTape)
-/// and one matrix product per group; at most 32 taps (C kH kW) with one
-/// group are summed directly.
+/// stride + 1 (likewise OW). One group is one convolution op (direct
+/// convolution on the CPU, docs/API.md); groups are im2col (kH kW strided
+/// slices of the padded input, or one indexSelect under a recording
+/// GradientTape) and one matrix product per group.
 Tensor conv2d(const Tensor &x, const Tensor &weight, const Tensor &bias,
               Conv2dOptions options = {}, Where where = Where::current());
 Tensor conv2d(const Tensor &x, const Tensor &weight, Conv2dOptions options,
