@@ -143,6 +143,7 @@ Tensor placeStrided(Tensor g, const Shape &full,
       shape[d] = (count - 1) * step[d] + 1;
       g = lazyc::slice(g, std::vector<int64_t>(shape.size(), 0), shape, {},
                        where);
+      placed = true; // A strided view of the spread values.
     }
     std::vector<Tensor> parts;
     Shape before = shape, after = shape;
