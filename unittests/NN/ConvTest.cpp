@@ -280,6 +280,54 @@ TEST(Conv2dTest, ChangingShapesRunTheDynamicKernels) {
             1u);
 }
 
+TEST(Conv2dTest, RandomShapesMatchTheLoopsInFloat32) {
+  // 16 seeded random convolutions (1-20 filters, 1-9 channels, kernels up
+  // to 4, strides, dilations, padding; images up to 19 wide) in float32:
+  // every layout and kernel choice, full and masked vectors, whole and
+  // partial tiles, forward and both gradients, against the loops.
+  uint64_t state = 12345;
+  auto next = [&](int64_t low, int64_t high) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return low + static_cast<int64_t>((state >> 33) %
+                                      static_cast<uint64_t>(high - low + 1));
+  };
+  for (int trial = 0; trial < 16; ++trial) {
+    ConvCase k{next(1, 3),  next(1, 9), 0,          0,
+               next(1, 20), next(1, 4), next(1, 4), {}};
+    k.options.stride = {next(1, 2), next(1, 2)};
+    k.options.dilation = {next(1, 2), next(1, 2)};
+    k.options.padding = {next(0, 2), next(0, 2)};
+    // Images the dilated kernel fits: up to 19 pixels wide.
+    k.h = (k.kh - 1) * k.options.dilation.height + next(1, 12);
+    k.w = (k.kw - 1) * k.options.dilation.width + next(1, 12);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    std::vector<double> x = testValues(k.n * k.c * k.h * k.w, 31 + trial),
+                        w = testValues(k.outC * k.c * k.kh * k.kw, 57 + trial);
+    std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end());
+    Tensor xt = Tensor::fromVector(xf, {k.n, k.c, k.h, k.w});
+    Tensor wt = Tensor::fromVector(wf, {k.outC, k.c, k.kh, k.kw});
+    GradientTape tape;
+    tape.watch(xt);
+    tape.watch(wt);
+    Tensor y = nn::conv2d(xt, wt, k.options);
+    std::vector<double> g = testValues(y.numel(), 83 + trial);
+    std::vector<float> gf(g.begin(), g.end());
+    Reference r = directConv(k, std::vector<double>(xf.begin(), xf.end()),
+                             std::vector<double>(wf.begin(), wf.end()), {},
+                             std::vector<double>(gf.begin(), gf.end()));
+    std::vector<Tensor> grads =
+        tape.gradient(sum(y * Tensor::fromVector(gf, y.shape())), {xt, wt});
+    auto widen = [](const Tensor &t) {
+      std::vector<float> v = t.toVector<float>();
+      return std::vector<double>(v.begin(), v.end());
+    };
+    // At most 9 x 16 products per output, 3 x 19 x 19 per filter gradient.
+    expectNear(widen(y), r.y, 1e-4, "y");
+    expectNear(widen(grads[0]), r.dx, 1e-4, "dx");
+    expectNear(widen(grads[1]), r.dw, 2e-4, "dw");
+  }
+}
+
 TEST(Conv2dTest, NoInputChannelsGivesZerosPlusTheBias) {
   // A sum over no taps (lazyc-fuzz seed 60324 once threw here): zeros of the
   // output's shape, plus the bias per output channel.
