@@ -314,3 +314,19 @@ func.func @updates_sink_below_the_bucket(%a: tensor<4xf32>, %b: tensor<4xf32>, %
   %u2 = lazy.sub %w2, %rb : tensor<4xf32>
   return %n1, %u2 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// An all-reduce of an all-reduce: the second reads the first directly, so
+// they are not one bucket (the packed exchange would come after its own
+// input; lazyc-fuzz seed 102818).
+// CHECK-LABEL: func.func @all_reduce_of_an_all_reduce
+//  CHECK-SAME:   (%[[X:.*]]: tensor<f32>)
+//  CHECK-NEXT:   %[[R1:.*]] = lazy.collective all_reduce %[[X]] reduce max
+//  CHECK-NEXT:   %[[R2:.*]] = lazy.collective all_reduce %[[R1]] reduce max
+//  CHECK-NEXT:   return %[[R2]]
+func.func @all_reduce_of_an_all_reduce(%x: tensor<f32>) -> tensor<f32> {
+  %0 = lazy.collective all_reduce %x reduce max, world_size = 1 : tensor<f32> -> tensor<f32>
+  %1 = lazy.collective all_reduce %0 reduce max, world_size = 1 : tensor<f32> -> tensor<f32>
+  return %1 : tensor<f32>
+}

@@ -59,6 +59,9 @@ struct Bucket {
     BackwardSliceOptions options;
     options.omitBlockArguments = true;
     options.omitUsesFromAbove = false;
+    // The input's own producer too: it may be a member (an all-reduce of
+    // an all-reduce; lazyc-fuzz seed 102818).
+    options.inclusive = true;
     (void)getBackwardSlice(next.getInput(), &slice, options);
     return llvm::any_of(members, [&](CollectiveOp member) {
       return slice.contains(member.getOperation());
