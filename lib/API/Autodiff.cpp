@@ -800,45 +800,39 @@ Tensor Backward::unslice(const Node &node, const Node &input, Tensor g) {
 ///   cut to the kernel's size.
 void Backward::vjpConv2d(const Node &node, const NodeInputs &in,
                          const Tensor &g) {
+  // Both operands are float (the op's verifier).
   const Shape &images = in[0]->shape, &filters = in[1]->shape;
   std::array<int64_t, 2> stride = {node.ints[0], node.ints[1]};
   std::array<int64_t, 2> dilation = {node.ints2[0], node.ints2[1]};
-  Tensor x = wrap(in[0]), w = wrap(in[1]);
-  if (isFloatNode(*in[0])) {
-    // Output pixel y reads image rows y s + i d: the gradient's row y goes
-    // to row y s + d (KH - 1) of a frame that the flipped kernel sweeps.
-    Shape frame = g.shape();
-    std::vector<int64_t> start(4, 0), step(4, 1);
-    for (int d = 0; d < 2; ++d) {
-      int64_t reach = dilation[d] * (filters[2 + d] - 1);
-      frame[2 + d] = images[2 + d] + reach;
-      start[2 + d] = reach;
-      step[2 + d] = stride[d];
-    }
-    Tensor spread = placeStrided(At(g, where) + 0.0, frame, start, step, where);
-    Tensor flipped = w;
-    for (int64_t axis : {2, 3}) {
-      int64_t size = filters[axis];
-      flipped = lazyc::indexSelect(flipped, axis,
-                                   lazyc::arange(static_cast<double>(size - 1),
-                                                 -1, -1, DType::Int64, where),
-                                   where);
-    }
-    accumulate(in[0],
-               detail::conv2d(spread,
-                              lazyc::transpose(flipped, {1, 0, 2, 3}, where),
-                              {1, 1}, dilation, where));
+  // Output pixel y reads image rows y s + i d: the gradient's row y goes to
+  // row y s + d (KH - 1) of a frame that the flipped kernel sweeps.
+  Shape frame = g.shape();
+  std::vector<int64_t> start(4, 0), step(4, 1);
+  for (int d = 0; d < 2; ++d) {
+    int64_t reach = dilation[d] * (filters[2 + d] - 1);
+    frame[2 + d] = images[2 + d] + reach;
+    start[2 + d] = reach;
+    step[2 + d] = stride[d];
   }
-  if (isFloatNode(*in[1])) {
-    Tensor sums =
-        detail::conv2d(lazyc::transpose(x, {1, 0, 2, 3}, where),
-                       lazyc::transpose(g, {1, 0, 2, 3}, where), dilation,
-                       stride, where); // [C, F, >= KH, >= KW]
-    Shape kernel = {filters[1], filters[0], filters[2], filters[3]};
-    accumulate(in[1], lazyc::transpose(
-                          lazyc::slice(sums, {0, 0, 0, 0}, kernel, {}, where),
-                          {1, 0, 2, 3}, where));
-  }
+  Tensor spread = placeStrided(At(g, where) + 0.0, frame, start, step, where);
+  Tensor flipped = wrap(in[1]);
+  for (int64_t axis : {2, 3})
+    flipped =
+        lazyc::indexSelect(flipped, axis,
+                           lazyc::arange(static_cast<double>(filters[axis] - 1),
+                                         -1, -1, DType::Int64, where),
+                           where);
+  accumulate(in[0], detail::conv2d(
+                        spread, lazyc::transpose(flipped, {1, 0, 2, 3}, where),
+                        {1, 1}, dilation, where));
+  Tensor sums =
+      detail::conv2d(lazyc::transpose(wrap(in[0]), {1, 0, 2, 3}, where),
+                     lazyc::transpose(g, {1, 0, 2, 3}, where), dilation, stride,
+                     where); // [C, F, >= KH, >= KW]
+  Shape kernel = {filters[1], filters[0], filters[2], filters[3]};
+  accumulate(in[1], lazyc::transpose(
+                        lazyc::slice(sums, {0, 0, 0, 0}, kernel, {}, where),
+                        {1, 0, 2, 3}, where));
 }
 
 } // namespace

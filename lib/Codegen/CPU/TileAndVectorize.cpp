@@ -40,13 +40,6 @@ using namespace mlir;
 /// costs a few microseconds.
 static constexpr int64_t kMinParallelWork = 1 << 15;
 
-/// Contractions and convolutions are split over threads like any root.
-static bool isContraction(linalg::LinalgOp op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNhwcHwcfOp,
-             linalg::Conv2DNchwFchwOp>(op) ||
-         linalg::isaContractionOpInterface(op);
-}
-
 /// The tiles of (batched) matmuls go to BLAS (lazy-cpu-gemm-to-blas), not to
 /// the vectorizer. Other contractions, such as a row's sum of products in a
 /// softmax gradient, are vectorized like any reduction.
@@ -58,6 +51,12 @@ static bool goesToBlas(linalg::LinalgOp op) {
 /// kernels, which the vectorizer's generic tiles are far slower than.
 static bool goesToConvolutionKernel(linalg::LinalgOp op) {
   return isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(op);
+}
+
+/// Contractions and convolutions are split over threads like any root.
+static bool isContraction(linalg::LinalgOp op) {
+  return goesToBlas(op) || goesToConvolutionKernel(op) ||
+         linalg::isaContractionOpInterface(op);
 }
 
 /// The number of iterations of `op`'s loop nest (saturated at INT64_MAX), or
