@@ -682,12 +682,23 @@ Value impl::evaluateArgReduce(const Node &node, const Value &input) {
       double bestValue = valueAt(lines.at(o, best, i));
       out.ints[t] = best;
       // Another element within the tolerances may be the extreme instead.
+      // An unbounded tolerance means any value, NaN included: such an
+      // element may be a NaN before a NaN best, or beat a number (inf - inf
+      // is NaN, so the bound alone would miss it).
       double bestTolerance = input.tolerance[lines.at(o, best, i)];
-      for (int64_t j = 0; j < lines.size && !std::isnan(bestValue); ++j) {
-        double tolerance = input.tolerance[lines.at(o, j, i)] + bestTolerance;
+      for (int64_t j = 0; j < lines.size; ++j) {
+        double ownTolerance = input.tolerance[lines.at(o, j, i)];
+        double tolerance = ownTolerance + bestTolerance;
+        if (j == best || tolerance == 0)
+          continue;
         double x = valueAt(lines.at(o, j, i));
-        if (j != best && tolerance != 0 &&
-            (isMax ? x >= bestValue - tolerance : x <= bestValue + tolerance))
+        bool mayWin =
+            std::isnan(bestValue)
+                ? std::isinf(bestTolerance) ||
+                      (j < best && std::isinf(ownTolerance))
+                : std::isinf(tolerance) || (isMax ? x >= bestValue - tolerance
+                                                  : x <= bestValue + tolerance);
+        if (mayWin)
           out.tolerance[t] = kAnyValue;
       }
     }

@@ -204,6 +204,27 @@ TEST(ReferenceEvaluator, ComparisonsAndUncertainty) {
   EXPECT_GE(chosen.tolerance[0], 6.0);
 }
 
+TEST(ReferenceEvaluator, ArgReductionsOverUnboundedValuesAreUncertain) {
+  // exp(0) == 1 cannot be decided, so `any` is inf or 1: its tolerance is
+  // unbounded.
+  Tensor undecided = exp(zeros({1})) == 1.0f;
+  Tensor inf = full({1}, INFINITY);
+  Tensor any = where(undecided, inf, full({1}, 1.0f));
+  ASSERT_EQ(evaluate(any).tolerance[0], kInf);
+  // [any, inf]: the first is the maximum only if it is inf. inf - inf is NaN,
+  // which must not hide that (lazyc-fuzz seed 103311).
+  Value largest = evaluate(argmax(concat({any, inf}, 0), 0));
+  EXPECT_EQ(largest.ints[0], 0);
+  EXPECT_EQ(largest.tolerance[0], kInf);
+  // [any, NaN]: the first NaN wins, and `any` may be one (seed 103264).
+  Tensor nan = full({1}, NAN);
+  EXPECT_EQ(evaluate(argmin(concat({any, nan}, 0), 0)).tolerance[0], kInf);
+  // [NaN, any]: the NaN comes first whatever `any` is.
+  Value first = evaluate(argmin(concat({nan, any}, 0), 0));
+  EXPECT_EQ(first.ints[0], 0);
+  EXPECT_EQ(first.tolerance[0], 0);
+}
+
 TEST(ReferenceEvaluator, DataMovement) {
   Tensor x = Tensor::fromVector<int32_t>({0, 1, 2, 3, 4, 5}, {2, 3});
   // numpy: np.arange(6).reshape(2, 3).T.flatten() == [0, 3, 1, 4, 2, 5].
