@@ -149,6 +149,8 @@ Tensor placeStrided(Tensor g, const Shape &full,
     Shape before = shape, after = shape;
     before[d] = start[d];
     after[d] = size - start[d] - shape[d];
+    if (before[d] == 0 && after[d] == 0)
+      continue; // Spread to the full size.
     if (before[d] > 0)
       parts.push_back(lazyc::zeros(before, g.dtype(), where));
     // A float part that an earlier dimension spread or padded enters as a
@@ -793,28 +795,53 @@ Tensor Backward::unslice(const Node &node, const Node &input, Tensor g) {
 
 /// The gradient of a convolution, itself two convolutions:
 /// - the images': the gradient spread by the stride (zeros between its
-///   pixels), padded by the dilated kernel's reach, convolved with the
-///   filters flipped and with their channel dimensions swapped;
-/// - the filters': the images, with batch and channels swapped, convolved
-///   with the gradient as the filters (stride and dilation swap roles too),
-///   cut to the kernel's size.
+///   pixels), padded so that the flipped kernel's sweep lands on the image
+///   rows (cropped where the forward padding exceeds the kernel's reach),
+///   convolved with the filters flipped and with their channel dimensions
+///   swapped;
+/// - the filters': the images, with batch and channels swapped and the
+///   forward padding, convolved with the gradient as the filters (stride
+///   and dilation swap roles too), cut to the kernel's size.
 void Backward::vjpConv2d(const Node &node, const NodeInputs &in,
                          const Tensor &g) {
   // Both operands are float (the op's verifier).
   const Shape &images = in[0]->shape, &filters = in[1]->shape;
   std::array<int64_t, 2> stride = {node.ints[0], node.ints[1]};
   std::array<int64_t, 2> dilation = {node.ints2[0], node.ints2[1]};
-  // Output pixel y reads image rows y s + i d: the gradient's row y goes to
-  // row y s + d (KH - 1) of a frame that the flipped kernel sweeps.
-  Shape frame = g.shape();
-  std::vector<int64_t> start(4, 0), step(4, 1);
+  detail::Padding padding = {node.ints3[0], node.ints3[1], node.ints3[2],
+                             node.ints3[3]};
+  // Output pixel y reads image row y s + i d - top. Spread, the gradient's
+  // row y sits at y s; image row h then sums spread rows h + top - reach +
+  // i' d over the flipped kernel (i' = KH - 1 - i): a sweep of the spread
+  // with `reach - top` rows of padding above and `H + top - M` below (M
+  // the spread's height). Negative amounts crop rows that meet padding
+  // only.
+  Tensor spread = g;
+  if (stride[0] > 1 || stride[1] > 1) {
+    Shape frame = g.shape();
+    for (int d = 0; d < 2; ++d)
+      frame[2 + d] = (frame[2 + d] - 1) * stride[d] + 1;
+    spread = placeStrided(At(g, where) + 0.0, frame, {0, 0, 0, 0},
+                          {1, 1, stride[0], stride[1]}, where);
+  }
+  detail::Padding sweep;
+  std::vector<int64_t> cropStart(4, 0), cropLimit = spread.shape();
+  bool crops = false;
   for (int d = 0; d < 2; ++d) {
     int64_t reach = dilation[d] * (filters[2 + d] - 1);
-    frame[2 + d] = images[2 + d] + reach;
-    start[2 + d] = reach;
-    step[2 + d] = stride[d];
+    int64_t size = spread.shape()[2 + d];
+    int64_t low = reach - padding[2 * d];
+    int64_t high = images[2 + d] + padding[2 * d] - size;
+    if (low < 0)
+      cropStart[2 + d] = -low;
+    if (high < 0)
+      cropLimit[2 + d] = size + high;
+    crops |= low < 0 || high < 0;
+    sweep[2 * d] = std::max<int64_t>(low, 0);
+    sweep[2 * d + 1] = std::max<int64_t>(high, 0);
   }
-  Tensor spread = placeStrided(At(g, where) + 0.0, frame, start, step, where);
+  if (crops)
+    spread = lazyc::slice(spread, cropStart, cropLimit, {}, where);
   Tensor flipped = wrap(in[1]);
   for (int64_t axis : {2, 3})
     flipped =
@@ -824,11 +851,11 @@ void Backward::vjpConv2d(const Node &node, const NodeInputs &in,
                            where);
   accumulate(in[0], detail::conv2d(
                         spread, lazyc::transpose(flipped, {1, 0, 2, 3}, where),
-                        {1, 1}, dilation, where));
+                        {1, 1}, dilation, sweep, where));
   Tensor sums =
       detail::conv2d(lazyc::transpose(wrap(in[0]), {1, 0, 2, 3}, where),
                      lazyc::transpose(g, {1, 0, 2, 3}, where), dilation, stride,
-                     where); // [C, F, >= KH, >= KW]
+                     padding, where); // [C, F, >= KH, >= KW]
   Shape kernel = {filters[1], filters[0], filters[2], filters[3]};
   accumulate(in[1], lazyc::transpose(
                         lazyc::slice(sums, {0, 0, 0, 0}, kernel, {}, where),

@@ -19,13 +19,16 @@
 
 namespace lazyc::detail {
 
-/// Records a convolution of `images` [N, C, H, W] with `filters`
-/// [F, C, KH, KW] (no padding, one group), giving [N, F, OH, OW]. Both are
-/// cast to their promoted float type. The caller has checked the shapes,
-/// and that the dilated kernel fits.
+/// Zero rows and columns around images: [top, bottom, left, right].
+using Padding = std::array<int64_t, 4>;
+
+/// Records a convolution of `images` [N, C, H, W], surrounded by `padding`
+/// zeros, with `filters` [F, C, KH, KW] (one group), giving [N, F, OH, OW].
+/// Both are cast to their promoted float type. The caller has checked the
+/// shapes, and that the dilated kernel fits the padded images.
 Tensor conv2d(const Tensor &images, const Tensor &filters,
               std::array<int64_t, 2> stride, std::array<int64_t, 2> dilation,
-              SourceLocation where);
+              Padding padding, SourceLocation where);
 
 } // namespace lazyc::detail
 

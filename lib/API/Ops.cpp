@@ -1423,7 +1423,8 @@ Tensor lazyc::cumsum(const Tensor &x, int64_t axis, bool reverse, Where where) {
 
 Tensor detail::conv2d(const Tensor &images, const Tensor &filters,
                       std::array<int64_t, 2> stride,
-                      std::array<int64_t, 2> dilation, Where where) {
+                      std::array<int64_t, 2> dilation, Padding padding,
+                      Where where) {
   const char *op = opName(OpKind::Conv2d);
   NodePtr input = use(images, op, where), filter = use(filters, op, where);
   checkSameDevice(op, {input.get(), filter.get()}, where);
@@ -1431,7 +1432,8 @@ Tensor detail::conv2d(const Tensor &images, const Tensor &filters,
   Shape shape = {input->shape[0], filter->shape[0]};
   for (int d = 0; d < 2; ++d) {
     int64_t reach = dilation[d] * (filter->shape[2 + d] - 1) + 1;
-    shape.push_back((input->shape[2 + d] - reach) / stride[d] + 1);
+    int64_t padded = input->shape[2 + d] + padding[2 * d] + padding[2 * d + 1];
+    shape.push_back((padded - reach) / stride[d] + 1);
   }
   return detail::TensorAccess::wrap(
       record(OpKind::Conv2d, dtype, shape,
@@ -1439,6 +1441,7 @@ Tensor detail::conv2d(const Tensor &images, const Tensor &filters,
              [&](Node &n) {
                n.ints = {stride[0], stride[1]};
                n.ints2 = {dilation[0], dilation[1]};
+               n.ints3.assign(padding.begin(), padding.end());
              }));
 }
 

@@ -177,7 +177,8 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
   case OpKind::Matmul:
     return lazy::MatmulOp::create(b, loc, in[0], in[1]);
   case OpKind::Conv2d:
-    return lazy::Conv2dOp::create(b, loc, in[0], in[1], node.ints, node.ints2);
+    return lazy::Conv2dOp::create(b, loc, in[0], in[1], node.ints, node.ints2,
+                                  node.ints3);
   case OpKind::Gather:
     return lazy::GatherOp::create(b, loc, in[0], in[1], node.integer);
   case OpKind::ScatterAdd:

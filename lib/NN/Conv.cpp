@@ -212,16 +212,18 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
 
   Size2 stride = options.stride, dilation = options.dilation;
   int64_t taps = kernelHeight * kernelWidth, pixels = outHeight * outWidth;
-  Tensor padded = padSpatial(x, options.padding, 0.0, where);
-  // One group: the convolution op, which the CPU pipeline runs as
-  // register-blocked direct convolution (lazy-cpu-direct-convolution), and
-  // whose gradients are convolutions too. Faster than im2col plus a GEMM
-  // and than summing tap slices, forward and backward, on every layer
+  // One group: the convolution op, padding included, which the CPU pipeline
+  // runs as register-blocked direct convolution (lazy-cpu-direct-
+  // convolution) over images it pads while laying them out for the kernel,
+  // and whose gradients are convolutions too. Faster than im2col plus a
+  // GEMM and than summing tap slices, forward and backward, on every layer
   // measured (docs/benchmarks.md).
   if (groups == 1) {
-    Tensor out =
-        lazyc::detail::conv2d(padded, weight, {stride.height, stride.width},
-                              {dilation.height, dilation.width}, where);
+    Size2 padding = options.padding;
+    Tensor out = lazyc::detail::conv2d(
+        x, weight, {stride.height, stride.width},
+        {dilation.height, dilation.width},
+        {padding.height, padding.height, padding.width, padding.width}, where);
     if (bias.defined())
       out = At(out, where) + reshape(bias, {1, outChannels, 1, 1}, where);
     return unbatch(out, unbatched, where);
@@ -232,6 +234,7 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
   // concatenations that run as strided copies (forward and backward
   // together 1.7-4x slower, docs/benchmarks.md). Without a tape the slices
   // are faster.
+  Tensor padded = padSpatial(x, options.padding, 0.0, where);
   if (lazyc::tape::recording())
     return unbatch(
         gatheredConv(padded, weight, bias, options, outHeight, outWidth, where),

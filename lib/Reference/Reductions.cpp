@@ -334,6 +334,14 @@ Value impl::evaluateMatmul(const Node &node, const Value &lhs,
 // Conv2d
 //===----------------------------------------------------------------------===//
 
+/// Adds 0 * rhs[b], a padding zero times a weight: the compiled kernels
+/// multiply the zeros too, so an infinite or NaN weight makes a NaN.
+static void addPaddingProduct(FloatSum &sum, const Value &rhs, int64_t b) {
+  double product = 0.0 * rhs.floats[b];
+  sum.add(product, std::fabs(product),
+          std::isinf(rhs.tolerance[b]) ? kAnyValue : 0.0);
+}
+
 Value impl::evaluateConv2d(const Node &node, const Value &input,
                            const Value &filter) {
   Value out = makeValue(node.dtype, node.shape);
@@ -342,6 +350,7 @@ Value impl::evaluateConv2d(const Node &node, const Value &input,
   int64_t kernelHeight = fs[2], kernelWidth = fs[3];
   int64_t strideY = node.ints[0], strideX = node.ints[1];
   int64_t dilationY = node.ints2[0], dilationX = node.ints2[1];
+  int64_t top = node.ints3[0], left = node.ints3[2];
   const std::vector<int64_t> &os = node.shape;
   int64_t o = 0;
   for (int64_t n = 0; n < os[0]; ++n)
@@ -352,12 +361,16 @@ Value impl::evaluateConv2d(const Node &node, const Value &input,
           for (int64_t c = 0; c < channels; ++c)
             for (int64_t i = 0; i < kernelHeight; ++i)
               for (int64_t j = 0; j < kernelWidth; ++j) {
-                int64_t row = y * strideY + i * dilationY;
-                int64_t column = x * strideX + j * dilationX;
-                int64_t a =
-                    ((n * channels + c) * height + row) * width + column;
+                int64_t row = y * strideY + i * dilationY - top;
+                int64_t column = x * strideX + j * dilationX - left;
                 int64_t b =
                     ((f * channels + c) * kernelHeight + i) * kernelWidth + j;
+                if (row < 0 || row >= height || column < 0 || column >= width) {
+                  addPaddingProduct(sum, filter, b);
+                  continue;
+                }
+                int64_t a =
+                    ((n * channels + c) * height + row) * width + column;
                 addProduct(sum, input, a, filter, b);
               }
           double value, tolerance;

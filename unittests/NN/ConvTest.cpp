@@ -172,6 +172,12 @@ TEST(Conv2dTest, MatchesDirectLoopsWithGradients) {
   coarse.stride = 3;
   coarse.padding = 2;
   checkConv({1, 4, 10, 9, 5, 3, 3, coarse}, false);
+  // Padding beyond the kernel's reach: output pixels that read padding only
+  // (their gradient reaches no input pixel).
+  nn::Conv2dOptions framed;
+  framed.stride = {2, 1};
+  framed.padding = {2, 1};
+  checkConv({2, 3, 5, 4, 2, 1, 1, framed}, true);
   nn::Conv2dOptions grouped;
   grouped.groups = 2;
   grouped.padding = 1;
@@ -378,6 +384,12 @@ TEST(Conv2dTest, ErrorsNameTheShapesAndTheLine) {
         nn::conv2d(x, w, zeros({3}));
       },
       "conv2d", "the bias must be [4], got [3]");
+  // Padding beyond the kernel's reach: output pixels that read padding only
+  // (their gradient reaches no input pixel).
+  nn::Conv2dOptions framed;
+  framed.stride = {2, 1};
+  framed.padding = {2, 1};
+  checkConv({2, 3, 5, 4, 2, 1, 1, framed}, true);
   nn::Conv2dOptions grouped;
   grouped.groups = 2;
   expectError(

@@ -27,19 +27,63 @@ namespace mlir::lazy {
 
 using namespace mlir;
 
-/// `input` with result dimension i read from input dimension
-/// `permutation[i]`: a copying linalg.generic, which elementwise fusion
-/// joins with its neighbours.
-static Value transposed(RewriterBase &rewriter, Location loc, Value input,
-                        ArrayRef<int64_t> permutation) {
+/// The sizes of `value` with result dimension i from dimension
+/// `permutation[i]`.
+static SmallVector<OpFoldResult> permutedSizes(OpBuilder &b, Location loc,
+                                               Value value,
+                                               ArrayRef<int64_t> permutation) {
   SmallVector<OpFoldResult> sizes;
   for (int64_t d : permutation)
-    sizes.push_back(tensor::getMixedSize(rewriter, loc, input, d));
-  Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
-                                       getElementTypeOrSelf(input.getType()));
+    sizes.push_back(tensor::getMixedSize(b, loc, value, d));
+  return sizes;
+}
+
+/// `input` with result dimension i read from input dimension
+/// `permutation[i]`, written into `init` (a fresh tensor if null): a
+/// copying linalg.generic, which elementwise fusion joins with its
+/// neighbours.
+static Value transposed(RewriterBase &rewriter, Location loc, Value input,
+                        ArrayRef<int64_t> permutation, Value init = nullptr) {
+  if (!init)
+    init = tensor::EmptyOp::create(
+        rewriter, loc, permutedSizes(rewriter, loc, input, permutation),
+        getElementTypeOrSelf(input.getType()));
   auto transpose =
       linalg::TransposeOp::create(rewriter, loc, input, init, permutation);
   return linalg::generalizeNamedOp(rewriter, transpose)->getResult(0);
+}
+
+/// The images of a convolution transposed by `permutation`. Padded images
+/// as LazyToLinalg builds them (the images inserted into a filled tensor)
+/// stay padded: the fill of the permuted shape, with the images transposed
+/// straight into its interior, so the padding costs no copy of its own.
+static Value transposedImages(RewriterBase &rewriter, Location loc, Value input,
+                              ArrayRef<int64_t> permutation) {
+  auto insert = input.getDefiningOp<tensor::InsertSliceOp>();
+  auto fill = insert ? insert.getDest().getDefiningOp<linalg::FillOp>()
+                     : linalg::FillOp();
+  if (!fill || !insert.hasUnitStride())
+    return transposed(rewriter, loc, input, permutation);
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, permutedSizes(rewriter, loc, input, permutation),
+      getElementTypeOrSelf(input.getType()));
+  Value filled =
+      linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+          .getResult(0);
+  SmallVector<OpFoldResult> offsets, sizes;
+  SmallVector<OpFoldResult> sourceOffsets = insert.getMixedOffsets(),
+                            sourceSizes = insert.getMixedSizes();
+  for (int64_t d : permutation) {
+    offsets.push_back(sourceOffsets[d]);
+    sizes.push_back(sourceSizes[d]);
+  }
+  SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
+  Value interior = tensor::ExtractSliceOp::create(rewriter, loc, filled,
+                                                  offsets, sizes, strides);
+  Value images =
+      transposed(rewriter, loc, insert.getSource(), permutation, interior);
+  return tensor::InsertSliceOp::create(rewriter, loc, images, filled, offsets,
+                                       sizes, strides);
 }
 
 /// Whether `op` runs faster channels last: f32 or f64 with at least a
@@ -78,7 +122,8 @@ struct LazyCpuConvolutionLayoutPass
     for (linalg::Conv2DNchwFchwOp op : convolutions) {
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
-      Value images = transposed(rewriter, loc, op.getInputs()[0], {0, 2, 3, 1});
+      Value images =
+          transposedImages(rewriter, loc, op.getInputs()[0], {0, 2, 3, 1});
       Value filters =
           transposed(rewriter, loc, op.getInputs()[1], {2, 3, 1, 0});
       // A fill stays a fill (of the permuted shape); other accumulators

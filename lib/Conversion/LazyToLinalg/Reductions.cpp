@@ -291,9 +291,58 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
   }
 };
 
+/// `images` [N, C, H, W] inside `padding` ([top, bottom, left, right])
+/// zeros: a zero-filled tensor with the images written into its interior by
+/// a loop. (`x + 0.0`: an identity loop would fold away, and inserting the
+/// images themselves becomes a strided memref.copy on buffers, which the
+/// runtime does element by element.) lazy-cpu-convolution-layout
+/// recognizes this form and pads while it transposes.
+static Value padImages(OpBuilder &b, Location loc, Value images,
+                       ArrayRef<int64_t> padding) {
+  Type element = getElementTypeOrSelf(images.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, images);
+  SmallVector<OpFoldResult> paddedSizes = sizes;
+  for (int d = 0; d < 2; ++d) {
+    int64_t extra = padding[2 * d] + padding[2 * d + 1];
+    OpFoldResult &size = paddedSizes[2 + d];
+    if (std::optional<int64_t> known = getConstantIntValue(size))
+      size = b.getIndexAttr(*known + extra);
+    else
+      size =
+          arith::AddIOp::create(b, loc, cast<Value>(size),
+                                arith::ConstantIndexOp::create(b, loc, extra))
+              .getResult();
+  }
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  Value empty = tensor::EmptyOp::create(b, loc, paddedSizes, element);
+  Value filled = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(padding[0]),
+                                       b.getIndexAttr(padding[2])};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  Value interior =
+      tensor::ExtractSliceOp::create(b, loc, filled, offsets, sizes, strides);
+  AffineMap identity = b.getMultiDimIdentityMap(4);
+  Value copied =
+      linalg::GenericOp::create(
+          b, loc, interior.getType(), images, interior,
+          ArrayRef<AffineMap>{identity, identity},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            linalg::YieldOp::create(
+                nested, nestedLoc,
+                arith::AddFOp::create(nested, nestedLoc, args[0], zero)
+                    .getResult());
+          })
+          .getResult(0);
+  return tensor::InsertSliceOp::create(b, loc, copied, filled, offsets, sizes,
+                                       strides);
+}
+
 /// Conv2d: linalg.conv_2d_nchw_fchw (the same layouts) with the stride and
-/// dilation, into a zero-filled accumulator. The CPU pipeline picks the
-/// layout its kernels read best (lazy-cpu-convolution-layout).
+/// dilation, over the padded images, into a zero-filled accumulator. The
+/// CPU pipeline picks the layout its kernels read best
+/// (lazy-cpu-convolution-layout).
 struct Conv2dLowering : OpConversionPattern<Conv2dOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -302,6 +351,8 @@ struct Conv2dLowering : OpConversionPattern<Conv2dOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value images = adaptor.getInput(), filters = adaptor.getFilter();
+    if (llvm::any_of(op.getPadding(), [](int64_t p) { return p != 0; }))
+      images = padImages(rewriter, loc, images, op.getPadding());
     RankedTensorType resultType = op.getType();
     auto constant = [&](int64_t value) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, value);

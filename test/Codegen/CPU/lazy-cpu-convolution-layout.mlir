@@ -66,3 +66,28 @@ func.func @stride_unknown_f16(%x: tensor<1x3x6x7xf32>, %w: tensor<2x3x3x3xf32>, 
   %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%z, %u : tensor<1x3x6x6xf16>, tensor<32x3x3x3xf16>) outs(%acc3 : tensor<1x32x4x4xf16>) -> tensor<1x32x4x4xf16>
   return %0, %1, %2 : tensor<1x2x4x3xf32>, tensor<1x?x4x4xf32>, tensor<1x32x4x4xf16>
 }
+
+// -----
+
+// Padded images as LazyToLinalg builds them (inserted into a zero fill)
+// stay padded channels last: a fill of the NHWC shape with the images
+// transposed straight into its interior, no transpose of the padded tensor.
+// CHECK-LABEL: func.func @padded_images
+//  CHECK-SAME:   (%[[X:.*]]: tensor<2x16x8x8xf32>
+//       CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<2x10x10x16xf32>
+//       CHECK:   %[[FILLED:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x10x10x16xf32>)
+//       CHECK:   %[[SLOT:.*]] = tensor.extract_slice %[[FILLED]][0, 1, 1, 0] [2, 8, 8, 16] [1, 1, 1, 1]
+//       CHECK:   %[[T:.*]] = linalg.generic {indexing_maps = [#[[TO_NHWC]], #[[ID]]]{{.*}} ins(%{{.*}} : tensor<2x16x8x8xf32>) outs(%[[SLOT]] : tensor<2x8x8x16xf32>)
+//       CHECK:   %[[IMAGES:.*]] = tensor.insert_slice %[[T]] into %[[FILLED]][0, 1, 1, 0] [2, 8, 8, 16] [1, 1, 1, 1]
+//       CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[IMAGES]], %{{.*}} : tensor<2x10x10x16xf32>, tensor<3x3x16x32xf32>)
+func.func @padded_images(%x: tensor<2x16x8x8xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<2x32x8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x10x10xf32>
+  %filled = linalg.fill ins(%z : f32) outs(%e : tensor<2x16x10x10xf32>) -> tensor<2x16x10x10xf32>
+  %padded = tensor.insert_slice %x into %filled[0, 0, 1, 1] [2, 16, 8, 8] [1, 1, 1, 1] : tensor<2x16x8x8xf32> into tensor<2x16x10x10xf32>
+  %e2 = tensor.empty() : tensor<2x32x8x8xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%padded, %w : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>) outs(%acc : tensor<2x32x8x8xf32>) -> tensor<2x32x8x8xf32>
+  return %0 : tensor<2x32x8x8xf32>
+}

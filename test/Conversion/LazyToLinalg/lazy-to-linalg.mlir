@@ -1026,8 +1026,38 @@ func.func @reduce_mean_dynamic(%x: tensor<?x8xf32>) -> tensor<8xf32> {
 //       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.
 func.func @conv2d(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<2x4x4x5xf32> {
-  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] padding [0, 0, 0, 0] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
   return %0 : tensor<2x4x4x5xf32>
+}
+
+// Padding: the images are written by a loop (x + 0.0) into the interior of
+// a zero-filled tensor, which the convolution sweeps.
+// CHECK-LABEL: func.func @padded_conv2d
+//  CHECK-SAME:   (%[[X:.*]]: tensor<2x3x9x8xf32>, %[[W:.*]]: tensor<4x3x3x2xf32>)
+//       CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<2x3x12x11xf32>
+//       CHECK:   %[[FILLED:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x3x12x11xf32>)
+//       CHECK:   %[[SLOT:.*]] = tensor.extract_slice %[[FILLED]][0, 0, 1, 0] [2, 3, 9, 8] [1, 1, 1, 1]
+//       CHECK:   %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x3x9x8xf32>) outs(%[[SLOT]] : tensor<2x3x9x8xf32>)
+//       CHECK:     arith.addf %{{.*}}, %[[ZERO]] : f32
+//       CHECK:   %[[PADDED:.*]] = tensor.insert_slice %[[COPY]] into %[[FILLED]][0, 0, 1, 0] [2, 3, 9, 8] [1, 1, 1, 1]
+//       CHECK:   linalg.conv_2d_nchw_fchw {{.*}} ins(%[[PADDED]], %[[W]] : tensor<2x3x12x11xf32>, tensor<4x3x3x2xf32>) {{.*}} -> tensor<2x4x5x10xf32>
+func.func @padded_conv2d(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<2x4x5x10xf32> {
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 1] padding [1, 2, 0, 3] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
+  return %0 : tensor<2x4x5x10xf32>
+}
+
+// A padded dynamic height: the padded tensor is H + top + bottom high.
+// CHECK-LABEL: func.func @padded_conv2d_dynamic
+//  CHECK-SAME:   (%[[X:.*]]: tensor<?x3x?x8xf32>
+//   CHECK-DAG:   %[[N:.*]] = tensor.dim %[[X]], %c0
+//   CHECK-DAG:   %[[H:.*]] = tensor.dim %[[X]], %c2
+//       CHECK:   %[[HP:.*]] = arith.addi %[[H]], %c3
+//       CHECK:   tensor.empty(%[[N]], %[[HP]]) : tensor<?x3x?x10xf32>
+//       CHECK:   linalg.conv_2d_nchw_fchw {{.*}} -> tensor<?x4x?x9xf32>
+func.func @padded_conv2d_dynamic(%x: tensor<?x3x?x8xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<?x4x?x9xf32> {
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [1, 2, 1, 1] : tensor<?x3x?x8xf32>, tensor<4x3x3x2xf32>
+  return %0 : tensor<?x4x?x9xf32>
 }
 
 // A dynamic batch comes from the images; a dynamic output height is the
@@ -1047,7 +1077,7 @@ func.func @conv2d(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<2x
 //       CHECK:   linalg.conv_2d_nchw_fchw {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
 //  CHECK-SAME:   -> tensor<?x4x?x7xf64>
 func.func @conv2d_dynamic(%x: tensor<?x3x?x8xf64>, %w: tensor<4x3x3x2xf64>) -> tensor<?x4x?x7xf64> {
-  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [2, 1] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [2, 1] padding [0, 0, 0, 0] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
   return %0 : tensor<?x4x?x7xf64>
 }
 

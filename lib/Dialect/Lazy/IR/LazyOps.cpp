@@ -562,7 +562,8 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
                           "[F, C, KH, KW], but got ",
                           inputType, " and ", filterType);
   ArrayRef<int64_t> stride = adaptor.getStride(),
-                    dilation = adaptor.getDilation();
+                    dilation = adaptor.getDilation(),
+                    padding = adaptor.getPadding();
   auto positivePair = [](ArrayRef<int64_t> pair) {
     return pair.size() == 2 && pair[0] > 0 && pair[1] > 0;
   };
@@ -572,6 +573,12 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
                           "got stride ",
                           formatShape(stride), " and dilation ",
                           formatShape(dilation));
+  if (padding.size() != 4 ||
+      llvm::any_of(padding, [](int64_t p) { return p < 0; }))
+    return emitInferError(loc, opName,
+                          "requires padding [top, bottom, left, right] of "
+                          "four sizes >= 0, but got ",
+                          formatShape(padding));
   ArrayRef<int64_t> images = inputType.getShape(),
                     filters = filterType.getShape();
   if (!dimsCompatible(images[1], filters[1]))
@@ -585,11 +592,13 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
       continue;
     }
     int64_t reach = dilation[d] * (kernel - 1) + 1;
-    if (kernel < 1 || reach > size)
+    int64_t padded = size + padding[2 * d] + padding[2 * d + 1];
+    if (kernel < 1 || reach > padded)
       return emitInferError(loc, opName, "the filter ", filterType,
                             " (dilation ", formatShape(dilation),
-                            ") does not fit the images ", inputType);
-    shape.push_back((size - reach) / stride[d] + 1);
+                            ") does not fit the images ", inputType,
+                            " with padding ", formatShape(padding));
+    shape.push_back((padded - reach) / stride[d] + 1);
   }
   inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
   return success();

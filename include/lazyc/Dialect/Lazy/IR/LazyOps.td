@@ -464,29 +464,35 @@ def Lazy_MatmulOp : Lazy_InferredOp<"matmul"> {
 }
 
 def Lazy_Conv2dOp : Lazy_InferredOp<"conv2d"> {
-  let summary = "2-D convolution (cross-correlation), NCHW";
+  let summary = "2-D convolution (cross-correlation), NCHW, zero padding";
   let description = [{
-    Slides the filters `[F, C, KH, KW]` over the images `[N, C, H, W]`:
-    `result[n, f, y, x] = sum over c, i, j of input[n, c, y * stride[0] +
-    i * dilation[0], x * stride[1] + j * dilation[1]] * filter[f, c, i, j]`,
-    giving `[N, F, OH, OW]` with `OH = (H - dilation[0] * (KH - 1) - 1) /
-    stride[0] + 1` (likewise OW). No padding (pad the input first) and one
-    group. Both operands have the same float element type; strides and
-    dilations are positive, and the dilated kernel fits the image.
+    Slides the filters `[F, C, KH, KW]` over the images `[N, C, H, W]`,
+    which are surrounded by zeros: `padding` rows above and below and
+    columns left and right, as `[top, bottom, left, right]`. With `P` the
+    padded images, `result[n, f, y, x] = sum over c, i, j of P[n, c,
+    y * stride[0] + i * dilation[0], x * stride[1] + j * dilation[1]] *
+    filter[f, c, i, j]`, giving `[N, F, OH, OW]` with `OH = (H + top +
+    bottom - dilation[0] * (KH - 1) - 1) / stride[0] + 1` (likewise OW).
+    One group. Both operands have the same float element type; strides and
+    dilations are positive, padding is not negative, and the dilated kernel
+    fits the padded image. Carrying the padding (rather than a padded copy
+    of the input) lets the CPU back end write the zeros straight into the
+    layout its kernel reads.
 
     Example:
 
     ```mlir
-    %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1]
-        : tensor<64x16x10x10xf32>, tensor<32x16x3x3xf32>  // tensor<64x32x8x8xf32>
+    %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [1, 1, 1, 1]
+        : tensor<64x16x8x8xf32>, tensor<32x16x3x3xf32>  // tensor<64x32x8x8xf32>
     ```
   }];
   let arguments = (ins Lazy_FloatTensor:$input, Lazy_FloatTensor:$filter,
-                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$dilation);
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$dilation,
+                       DenseI64ArrayAttr:$padding);
   let results = (outs Lazy_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $filter `stride` $stride `dilation` $dilation attr-dict `:`
-    type($input) `,` type($filter)
+    $input `,` $filter `stride` $stride `dilation` $dilation `padding` $padding
+    attr-dict `:` type($input) `,` type($filter)
   }];
 }
 
