@@ -159,6 +159,30 @@ static CacheEntry *shapeGenericEntry(FunctionCache &functions,
   return nullptr;
 }
 
+/// Whether `changed` (numbered as traceSizes()) holds a size that a
+/// convolution's kernel specializes on: its channels, filter count or
+/// kernel size. Its register tiles and layout are chosen for them, and left
+/// to the call it runs 2-3x slower (docs/benchmarks.md, "Layers"), so a
+/// trace whose convolutions change those compiles for its sizes instead.
+static bool changesConvolutionKernel(const Trace &trace,
+                                     const std::vector<bool> &changed) {
+  static thread_local std::vector<size_t> offsets;
+  offsets.assign(trace.nodes.size() + 1, 0);
+  for (size_t i = 0; i < trace.nodes.size(); ++i)
+    offsets[i + 1] = offsets[i] + trace.nodes[i]->shape.size();
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    if (trace.nodes[i]->kind != OpKind::Conv2d)
+      continue;
+    std::span<const int32_t> operands = trace.operands(i);
+    size_t images = offsets[operands[0]], filters = offsets[operands[1]];
+    for (size_t at : {images + 1, filters, filters + 1, filters + 2,
+                      filters + 3, offsets[i] + 1})
+      if (changed[at])
+        return true;
+  }
+  return false;
+}
+
 /// The function of shape-generic `entry` for `trace`: the cached one if it
 /// leaves every size that differs from the entry's first trace to the call
 /// and promotes every literal that differs; otherwise a new one that does
@@ -194,6 +218,20 @@ shapeGenericFunction(CacheEntry &entry, const Trace &trace,
   if (covered) {
     ++c.cacheHits;
     return entry.promoted;
+  }
+  if (changesConvolutionKernel(trace, newSizes)) {
+    // This trace compiles for its sizes and becomes the structure's first:
+    // later traces with its channels but other sizes share one function.
+    if (explain::enabled())
+      explain::report(trace, cause,
+                      "sizes stay static: a convolution's channels or kernel "
+                      "size changed, which its kernel is compiled for");
+    CacheEntry first;
+    first.signature = std::move(entry.signature);
+    first.sizes = sizes;
+    first.bakedLiterals = literals;
+    entry = std::move(first);
+    return nullptr;
   }
   ++c.cacheMisses;
   c.missSites.count(site, explain::missReasonName(
