@@ -108,6 +108,27 @@ static bool readsWholeResultPerTile(tensor::ExtractSliceOp slice,
          llvm::equal(slice.getStaticSizes(), type.getShape());
 }
 
+/// The ops whose values reach `root` without passing through a contraction
+/// (which is a root of its own, or fused into its only consumer): what
+/// tile-and-fuse may pull into root's tiles.
+static llvm::SmallPtrSet<Operation *, 16> fusionGroup(Operation *root) {
+  llvm::SmallPtrSet<Operation *, 16> group;
+  SmallVector<Operation *> work = {root};
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || producer->getBlock() != root->getBlock() ||
+          !group.insert(producer).second)
+        continue;
+      auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer);
+      if (!linalgProducer || !isContraction(linalgProducer))
+        work.push_back(producer);
+    }
+  }
+  return group;
+}
+
 /// Tiles `root` into an scf.forall with one chunk per thread along its first
 /// parallel dimension that can use them, fusing its producers in.
 static LogicalResult distributeOverThreads(RewriterBase &rewriter,
@@ -157,10 +178,15 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   // epilogue), never into one of several: each would compute its own copy
   // (a training step's pre-activations feed the ReLU, its mask and the
   // weight gradient's transpose). Left alone, it becomes a root of its own
-  // and is computed once, split over the threads.
+  // and is computed once, split over the threads. Another reduction is
+  // fused only if every consumer is in this root's group (softmax's maximum
+  // feeds its sum and its quotient): a CNN's max-pool feeds the next
+  // convolution and both its gradients, which each recomputed it (a fifth
+  // of the step).
   Operation *rootOp = root.getOperation();
+  std::optional<llvm::SmallPtrSet<Operation *, 16>> group;
   options.setFusionControlFn(
-      [rootOp](tensor::ExtractSliceOp slice, OpResult producer, bool)
+      [rootOp, &group](tensor::ExtractSliceOp slice, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer.getOwner());
         // A producer looping over an empty static dimension (a sum over no
@@ -171,11 +197,20 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
           return std::nullopt;
         if (readsWholeResultPerTile(slice, producer))
           return std::nullopt;
-        if (!linalgProducer || !isContraction(linalgProducer))
+        if (!linalgProducer || (!isContraction(linalgProducer) &&
+                                linalgProducer.getNumReductionLoops() == 0))
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        for (Operation *user : producer.getUsers())
-          if (user != slice.getOperation() && user != rootOp)
+        bool contraction = isContraction(linalgProducer);
+        if (!contraction && !group)
+          group = fusionGroup(rootOp);
+        Operation *loop = slice->getParentOp();
+        for (Operation *user : producer.getUsers()) {
+          // Users inside the new loop are this fusion's own slices.
+          if (user == rootOp || loop->isAncestor(user))
+            continue;
+          if (contraction || !group->contains(user))
             return std::nullopt;
+        }
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
 

@@ -78,3 +78,43 @@ func.func @gemm_feeding_small_consumer(%x: tensor<128x512xf32>, %w: tensor<512x1
   } -> tensor<128x10xf32>
   return %r : tensor<128x10xf32>
 }
+
+// -----
+
+// So is a reduction whose consumers are separate roots (a max-pool feeding a
+// convolution and its gradients): computed once, split over the threads,
+// and read by both.
+// CHECK-LABEL: func.func @multi_root_reduction
+//       CHECK:   %[[SUMS:.*]] = scf.forall
+//       CHECK:     arith.addf
+//       CHECK:   scf.forall {{.*}} shared_outs
+//   CHECK-NOT:     vector.multi_reduction
+//       CHECK:     tensor.extract_slice %[[SUMS]]
+//       CHECK:     arith.mulf
+//       CHECK:   scf.forall {{.*}} shared_outs
+//   CHECK-NOT:     vector.multi_reduction
+//       CHECK:     tensor.extract_slice %[[SUMS]]
+//       CHECK:     arith.subf
+//       CHECK:   return
+func.func @multi_root_reduction(%x: tensor<512x512xf32>) -> (tensor<512x512xf32>, tensor<512x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<512xf32>) -> tensor<512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<512x512xf32>) outs(%z : tensor<512xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<512xf32>
+  %e2 = tensor.empty() : tensor<512x512xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %r : tensor<512x512xf32>, tensor<512xf32>) outs(%e2 : tensor<512x512xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %m = arith.mulf %in, %in2 : f32
+    linalg.yield %m : f32
+  } -> tensor<512x512xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %r : tensor<512x512xf32>, tensor<512xf32>) outs(%e2 : tensor<512x512xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %m = arith.subf %in, %in2 : f32
+    linalg.yield %m : f32
+  } -> tensor<512x512xf32>
+  return %a, %b : tensor<512x512xf32>, tensor<512x512xf32>
+}
