@@ -300,7 +300,7 @@ func.func @column_sum_of_a_shared_value(%x: tensor<32x64x512xf32>, %g: tensor<32
 //       CHECK:       vector.transfer_write
 //       CHECK:       linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x6x12x12xf32>, tensor<6x6x5x5xf32>) outs(%{{.*}} : tensor<1x6x8x8xf32>)
 func.func @convolution(%x: tensor<64x6x12x12xf32>, %w: tensor<6x6x5x5xf32>) -> tensor<64x6x8x8xf32> {
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<64x6x12x12xf32>, tensor<6x6x5x5xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<64x6x12x12xf32>, tensor<6x6x5x5xf32>
   return %0 : tensor<64x6x8x8xf32>
 }
 
@@ -314,6 +314,6 @@ func.func @convolution(%x: tensor<64x6x12x12xf32>, %w: tensor<6x6x5x5xf32>) -> t
 //       CHECK:     %[[FILTERS:.*]] = tensor.extract_slice %{{.*}}[%[[CHUNK]], 0, 0, 0] [3, 64, 28, 28]
 //       CHECK:     linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %[[FILTERS]] : tensor<1x64x32x32xf32>, tensor<3x64x28x28xf32>) outs(%{{.*}} : tensor<1x3x5x5xf32>)
 func.func @one_image_convolution(%x: tensor<1x64x32x32xf32>, %w: tensor<6x64x28x28xf32>) -> tensor<1x6x5x5xf32> {
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<1x64x32x32xf32>, tensor<6x64x28x28xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<1x64x32x32xf32>, tensor<6x64x28x28xf32>
   return %0 : tensor<1x6x5x5xf32>
 }

@@ -1026,7 +1026,7 @@ func.func @reduce_mean_dynamic(%x: tensor<?x8xf32>) -> tensor<8xf32> {
 //       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.
 func.func @conv2d(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<2x4x4x5xf32> {
-  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] padding [0, 0, 0, 0] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
   return %0 : tensor<2x4x4x5xf32>
 }
 
@@ -1077,7 +1077,7 @@ func.func @padded_conv2d_dynamic(%x: tensor<?x3x?x8xf32>, %w: tensor<4x3x3x2xf32
 //       CHECK:   linalg.conv_2d_nchw_fchw {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
 //  CHECK-SAME:   -> tensor<?x4x?x7xf64>
 func.func @conv2d_dynamic(%x: tensor<?x3x?x8xf64>, %w: tensor<4x3x3x2xf64>) -> tensor<?x4x?x7xf64> {
-  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [2, 1] padding [0, 0, 0, 0] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [2, 1] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
   return %0 : tensor<?x4x?x7xf64>
 }
 

@@ -438,7 +438,7 @@ func.func @matmul_contracting_mismatch(%a: tensor<4x8xf32>, %b: tensor<7x2xf32>)
 // conv2d's operands share one element type.
 func.func @conv2d_element_type_mismatch(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf64>) {
   // expected-error @+1 {{'lazy.conv2d' op requires operands of one element type, but got 'tensor<1x2x5x5xf32>' and 'tensor<3x2x3x3xf64>'}}
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf64>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf64>
   return
 }
 
@@ -447,7 +447,7 @@ func.func @conv2d_element_type_mismatch(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x
 // conv2d takes images and filters of rank 4.
 func.func @conv2d_rank(%x: tensor<2x5x5xf32>, %w: tensor<3x2x3x3xf32>) {
   // expected-error @+1 {{'lazy.conv2d' op requires images [N, C, H, W] and filters [F, C, KH, KW], but got 'tensor<2x5x5xf32>' and 'tensor<3x2x3x3xf32>'}}
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<2x5x5xf32>, tensor<3x2x3x3xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<2x5x5xf32>, tensor<3x2x3x3xf32>
   return
 }
 
@@ -456,7 +456,7 @@ func.func @conv2d_rank(%x: tensor<2x5x5xf32>, %w: tensor<3x2x3x3xf32>) {
 // conv2d's strides and dilations are two positive numbers each.
 func.func @conv2d_stride(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) {
   // expected-error @+1 {{'lazy.conv2d' op requires two positive strides and dilations, but got stride [0, 1] and dilation [1, 1]}}
-  %0 = lazy.conv2d %x, %w stride [0, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>
+  %0 = lazy.conv2d %x, %w stride [0, 1] dilation [1, 1] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>
   return
 }
 
@@ -464,7 +464,7 @@ func.func @conv2d_stride(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) {
 
 func.func @conv2d_dilation_count(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) {
   // expected-error @+1 {{'lazy.conv2d' op requires two positive strides and dilations, but got stride [1, 1] and dilation [1]}}
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1] padding [0, 0, 0, 0] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>
   return
 }
 
@@ -473,7 +473,7 @@ func.func @conv2d_dilation_count(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32
 // conv2d's filters have the images' channels.
 func.func @conv2d_channels(%x: tensor<1x2x5x5xf32>, %w: tensor<3x4x3x3xf32>) {
   // expected-error @+1 {{'lazy.conv2d' op channels differ: 'tensor<1x2x5x5xf32>' has 2, 'tensor<3x4x3x3xf32>' has 4}}
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<1x2x5x5xf32>, tensor<3x4x3x3xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<1x2x5x5xf32>, tensor<3x4x3x3xf32>
   return
 }
 
@@ -482,7 +482,7 @@ func.func @conv2d_channels(%x: tensor<1x2x5x5xf32>, %w: tensor<3x4x3x3xf32>) {
 // conv2d's dilated kernel fits the padded images.
 func.func @conv2d_does_not_fit(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) {
   // expected-error @+1 {{'lazy.conv2d' op the filter 'tensor<3x2x3x3xf32>' (dilation [3, 1]) does not fit the images 'tensor<1x2x5x5xf32>' with padding [0, 0, 0, 0]}}
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [3, 1] padding [0, 0, 0, 0] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [3, 1] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>
   return
 }
 
@@ -518,7 +518,7 @@ func.func @conv2d_negative_padding(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf
 // conv2d's declared result type must be the inferred [N, F, OH, OW] tensor.
 func.func @conv2d_result_type_mismatch(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) {
   // expected-error @+1 {{'lazy.conv2d' op result type 'tensor<1x3x3x3xf32>' does not match the inferred type 'tensor<1x3x2x3xf32>'}}
-  %0 = "lazy.conv2d"(%x, %w) {stride = array<i64: 2, 1>, dilation = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32>
+  %0 = "lazy.conv2d"(%x, %w) {stride = array<i64: 2, 1>, dilation = array<i64: 1, 1>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32>
   return
 }
 

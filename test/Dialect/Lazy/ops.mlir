@@ -156,11 +156,19 @@ func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<5xi32>, %d: tensor<2x?xf
 // images give dynamic output sizes.
 // CHECK-LABEL: func.func @conv2d
 func.func @conv2d(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>, %y: tensor<?x3x?x8xf64>, %v: tensor<4x3x3x2xf64>) -> (tensor<2x4x4x5xf32>, tensor<?x4x?x7xf64>) {
-  // CHECK: lazy.conv2d %{{.*}}, %{{.*}} stride [2, 1] dilation [1, 3] padding [0, 0, 0, 0] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
-  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] padding [0, 0, 0, 0] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
-  // CHECK: lazy.conv2d %{{.*}}, %{{.*}} stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
-  %1 = lazy.conv2d %y, %v stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
+  // CHECK: lazy.conv2d %{{.*}}, %{{.*}} stride [2, 1] dilation [1, 3] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>
+  // CHECK: lazy.conv2d %{{.*}}, %{{.*}} stride [1, 1] dilation [1, 1] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
+  %1 = lazy.conv2d %y, %v stride [1, 1] dilation [1, 1] : tensor<?x3x?x8xf64>, tensor<4x3x3x2xf64>
   return %0, %1 : tensor<2x4x4x5xf32>, tensor<?x4x?x7xf64>
+}
+
+// Zero padding is the default: written or not, it is not printed.
+// CHECK-LABEL: func.func @zero_padding
+// CHECK: lazy.conv2d %{{.*}}, %{{.*}} stride [1, 1] dilation [1, 1] : tensor<1x2x5x5xf32>
+func.func @zero_padding(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32> {
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>
+  return %0 : tensor<1x3x3x3xf32>
 }
 
 // Padding [top, bottom, left, right] counts toward the result's size:

@@ -17,7 +17,7 @@
 // ARG: w f32 [32, 16, 3, 3]
 // OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (3, 3), axis=(2, 3)), w.astype(np.float64)) ; rtol=1e-5, atol=5e-5
 func.func @cnn_layer(%x: tensor<2x16x10x10xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<2x32x8x8xf32> {
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>
   return %0 : tensor<2x32x8x8xf32>
 }
 
@@ -29,7 +29,7 @@ func.func @cnn_layer(%x: tensor<2x16x10x10xf32>, %w: tensor<32x16x3x3xf32>) -> t
 // ARG: w f32 [40, 5, 3, 3]
 // OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (3, 3), axis=(2, 3)), w.astype(np.float64)) ; rtol=1e-5, atol=1e-5
 func.func @partial_tiles(%x: tensor<1x5x9x21xf32>, %w: tensor<40x5x3x3xf32>) -> tensor<1x40x7x19xf32> {
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<1x5x9x21xf32>, tensor<40x5x3x3xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<1x5x9x21xf32>, tensor<40x5x3x3xf32>
   return %0 : tensor<1x40x7x19xf32>
 }
 
@@ -41,7 +41,7 @@ func.func @partial_tiles(%x: tensor<1x5x9x21xf32>, %w: tensor<40x5x3x3xf32>) -> 
 // ARG: w f32 [6, 7, 3, 2]
 // OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (3, 4), axis=(2, 3))[:, :, ::2, :, :, ::3], w.astype(np.float64)) ; rtol=1e-5, atol=1e-5
 func.func @strided_dilated(%x: tensor<2x7x13x12xf32>, %w: tensor<6x7x3x2xf32>) -> tensor<2x6x6x9xf32> {
-  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] padding [0, 0, 0, 0] : tensor<2x7x13x12xf32>, tensor<6x7x3x2xf32>
+  %0 = lazy.conv2d %x, %w stride [2, 1] dilation [1, 3] : tensor<2x7x13x12xf32>, tensor<6x7x3x2xf32>
   return %0 : tensor<2x6x6x9xf32>
 }
 
@@ -57,8 +57,8 @@ func.func @strided_dilated(%x: tensor<2x7x13x12xf32>, %w: tensor<6x7x3x2xf32>) -
 // OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (5, 5), axis=(2, 3)), w.astype(np.float64)) ; rtol=1e-5, atol=1e-5
 // OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(y.astype(np.float64), (3, 5), axis=(2, 3)), v.astype(np.float64)) ; rtol=1e-5, atol=1e-5
 func.func @few_filters(%x: tensor<2x1x32x44xf32>, %w: tensor<6x1x5x5xf32>, %y: tensor<1x2x30x44xf32>, %v: tensor<3x2x3x5xf32>) -> (tensor<2x6x28x40xf32>, tensor<1x3x28x40xf32>) {
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<2x1x32x44xf32>, tensor<6x1x5x5xf32>
-  %1 = lazy.conv2d %y, %v stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<1x2x30x44xf32>, tensor<3x2x3x5xf32>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<2x1x32x44xf32>, tensor<6x1x5x5xf32>
+  %1 = lazy.conv2d %y, %v stride [1, 1] dilation [1, 1] : tensor<1x2x30x44xf32>, tensor<3x2x3x5xf32>
   return %0, %1 : tensor<2x6x28x40xf32>, tensor<1x3x28x40xf32>
 }
 
@@ -70,7 +70,7 @@ func.func @few_filters(%x: tensor<2x1x32x44xf32>, %w: tensor<6x1x5x5xf32>, %y: t
 // ARG: w f64 [9, 4, 2, 3]
 // OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))[:, :, :, ::2, ::2, :], w) ; rtol=1e-12, atol=1e-12
 func.func @f64(%x: tensor<3x4x8x9xf64>, %w: tensor<9x4x2x3xf64>) -> tensor<3x9x6x4xf64> {
-  %0 = lazy.conv2d %x, %w stride [1, 2] dilation [2, 1] padding [0, 0, 0, 0] : tensor<3x4x8x9xf64>, tensor<9x4x2x3xf64>
+  %0 = lazy.conv2d %x, %w stride [1, 2] dilation [2, 1] : tensor<3x4x8x9xf64>, tensor<9x4x2x3xf64>
   return %0 : tensor<3x9x6x4xf64>
 }
 
@@ -81,7 +81,7 @@ func.func @f64(%x: tensor<3x4x8x9xf64>, %w: tensor<9x4x2x3xf64>) -> tensor<3x9x6
 // ARG: w f16 [4, 3, 2, 2]
 // OUT: np.maximum(np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), (2, 2), axis=(2, 3)), w.astype(np.float64)) + 0.5, 0) ; rtol=1e-2, atol=2e-2
 func.func @f16_bias_relu(%x: tensor<2x3x5x5xf16>, %w: tensor<4x3x2x2xf16>) -> tensor<2x4x4x4xf16> {
-  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] padding [0, 0, 0, 0] : tensor<2x3x5x5xf16>, tensor<4x3x2x2xf16>
+  %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<2x3x5x5xf16>, tensor<4x3x2x2xf16>
   %half = lazy.constant dense<0.5> : tensor<2x4x4x4xf16>
   %1 = lazy.add %0, %half : tensor<2x4x4x4xf16>
   %2 = lazy.relu %1 : tensor<2x4x4x4xf16>

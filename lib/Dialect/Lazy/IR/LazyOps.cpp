@@ -561,9 +561,12 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
                           "requires images [N, C, H, W] and filters "
                           "[F, C, KH, KW], but got ",
                           inputType, " and ", filterType);
+  // The parser infers before it fills in the default (no padding).
+  static constexpr int64_t kNoPadding[4] = {0, 0, 0, 0};
   ArrayRef<int64_t> stride = adaptor.getStride(),
                     dilation = adaptor.getDilation(),
-                    padding = adaptor.getPadding();
+                    padding = adaptor.getPaddingAttr() ? adaptor.getPadding()
+                                                       : kNoPadding;
   auto positivePair = [](ArrayRef<int64_t> pair) {
     return pair.size() == 2 && pair[0] > 0 && pair[1] > 0;
   };

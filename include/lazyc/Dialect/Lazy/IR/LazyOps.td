@@ -477,7 +477,7 @@ def Lazy_Conv2dOp : Lazy_InferredOp<"conv2d"> {
     dilations are positive, padding is not negative, and the dilated kernel
     fits the padded image. Carrying the padding (rather than a padded copy
     of the input) lets the CPU back end write the zeros straight into the
-    layout its kernel reads.
+    layout its kernel reads. Without `padding`, there is none.
 
     Example:
 
@@ -488,11 +488,11 @@ def Lazy_Conv2dOp : Lazy_InferredOp<"conv2d"> {
   }];
   let arguments = (ins Lazy_FloatTensor:$input, Lazy_FloatTensor:$filter,
                        DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$dilation,
-                       DenseI64ArrayAttr:$padding);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding);
   let results = (outs Lazy_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $filter `stride` $stride `dilation` $dilation `padding` $padding
-    attr-dict `:` type($input) `,` type($filter)
+    $input `,` $filter `stride` $stride `dilation` $dilation
+    (`padding` $padding^)? attr-dict `:` type($input) `,` type($filter)
   }];
 }
 
