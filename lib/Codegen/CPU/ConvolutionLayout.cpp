@@ -62,7 +62,8 @@ static Value transposedImages(RewriterBase &rewriter, Location loc, Value input,
   auto insert = input.getDefiningOp<tensor::InsertSliceOp>();
   auto fill = insert ? insert.getDest().getDefiningOp<linalg::FillOp>()
                      : linalg::FillOp();
-  if (!fill || !insert.hasUnitStride())
+  if (!fill || !insert.hasUnitStride() ||
+      insert.getSourceType().getRank() != insert.getDestType().getRank())
     return transposed(rewriter, loc, input, permutation);
   Value empty = tensor::EmptyOp::create(
       rewriter, loc, permutedSizes(rewriter, loc, input, permutation),
