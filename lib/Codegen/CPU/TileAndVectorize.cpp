@@ -443,6 +443,25 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
       tileSizes[d] = 1;
   if (reducesAcrossLanes)
     tileSizes.back() = vectorWidth;
+  // A small window (a 2x2 max-pool's [.., 14, 2, 14, 2] view) keeps its
+  // innermost parallel dimension whole too: one vector per row of windows
+  // reduced to a vector of results, instead of one short vector per result
+  // (3.7x faster on the CNN's pool).
+  if (!reducesAcrossLanes) {
+    int64_t window = 1;
+    for (int64_t d = 0; d < loops; ++d)
+      if (iterators[d] == utils::IteratorType::reduction)
+        window =
+            ShapedType::isDynamic(ranges[d]) ? vectorWidth : window * ranges[d];
+    for (int64_t d = loops - 1; d >= 0; --d) {
+      if (iterators[d] != utils::IteratorType::parallel)
+        continue;
+      if (2 * window < vectorWidth && !ShapedType::isDynamic(ranges[d]) &&
+          window * ranges[d] <= 4 * vectorWidth)
+        tileSizes[d] = 0;
+      break;
+    }
+  }
   // A static dimension that fits in one tile is not tiled: its tile stays
   // static, so it needs no mask.
   for (int64_t d = 0; d < loops; ++d)

@@ -317,3 +317,19 @@ func.func @one_image_convolution(%x: tensor<1x64x32x32xf32>, %w: tensor<6x64x28x
   %0 = lazy.conv2d %x, %w stride [1, 1] dilation [1, 1] : tensor<1x64x32x32xf32>, tensor<6x64x28x28xf32>
   return %0 : tensor<1x6x5x5xf32>
 }
+
+// -----
+
+// A 2x2 max-pool (the reduction of a [.., 14, 2, 14, 2] view): each window
+// is 4 elements, so a row of 14 windows is one vector read, reduced to 14
+// results at once, not one 2x2 vector per result.
+// CHECK-LABEL: func.func @max_pool
+//       CHECK:   scf.forall
+//       CHECK:     vector.transfer_read {{.*}} : tensor<1x1x1x2x14x2xf32>, vector<1x1x1x2x14x2xf32>
+//       CHECK:     vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [3, 5] : vector<1x1x1x2x14x2xf32> to vector<1x1x1x14xf32>
+//   CHECK-NOT:     vector<1x1x1x2x1x2xf32>
+func.func @max_pool(%x: tensor<64x6x28x28xf32>) -> tensor<64x6x14x14xf32> {
+  %0 = lazy.reshape %x to [64, 6, 14, 2, 14, 2] : tensor<64x6x28x28xf32>
+  %1 = lazy.reduce_max %0 [3, 5] : tensor<64x6x14x2x14x2xf32>
+  return %1 : tensor<64x6x14x14xf32>
+}
