@@ -373,6 +373,11 @@ TEST(Conv2dTest, NoInputChannelsGivesZerosPlusTheBias) {
     EXPECT_EQ(got[i], (i / 4) % 2 == 0 ? 1.5f : -2.0f) << i;
   EXPECT_EQ(nn::conv2d(x, w, options).toVector<float>(),
             std::vector<float>(16, 0.0f));
+  // Padded: the padded images are zeros only (lazyc-fuzz seed 113932 once
+  // made an invalid slice of the empty channels).
+  options.padding = 1;
+  EXPECT_EQ(nn::conv2d(x, w, options).toVector<float>(),
+            std::vector<float>(2 * 2 * 4 * 4, 0.0f));
 }
 
 TEST(Conv2dTest, GradientsMatchFiniteDifferences) {

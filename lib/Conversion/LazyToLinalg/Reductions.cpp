@@ -316,6 +316,11 @@ static Value padImages(OpBuilder &b, Location loc, Value images,
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   Value empty = tensor::EmptyOp::create(b, loc, paddedSizes, element);
   Value filled = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  // Empty images pad to zeros only (a slice may not start in an empty
+  // dimension).
+  if (llvm::is_contained(cast<RankedTensorType>(images.getType()).getShape(),
+                         0))
+    return filled;
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
                                        b.getIndexAttr(padding[0]),
                                        b.getIndexAttr(padding[2])};
