@@ -197,10 +197,11 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
           return std::nullopt;
         if (readsWholeResultPerTile(slice, producer))
           return std::nullopt;
-        if (!linalgProducer || (!isContraction(linalgProducer) &&
-                                linalgProducer.getNumReductionLoops() == 0))
+        if (!linalgProducer)
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         bool contraction = isContraction(linalgProducer);
+        if (!contraction && linalgProducer.getNumReductionLoops() == 0)
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
         if (!contraction && !group)
           group = fusionGroup(rootOp);
         Operation *loop = slice->getParentOp();
