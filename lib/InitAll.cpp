@@ -8,13 +8,25 @@
 #include "lazyc/InitAll.h"
 #include "lazyc/Codegen/CPU/Collectives.h"
 #include "lazyc/Codegen/CPU/Passes.h"
+#include "lazyc/Codegen/GPU/Passes.h"
 #include "lazyc/Codegen/Passes.h"
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 #include "lazyc/Pipelines/Pipelines.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -27,6 +39,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -53,6 +66,11 @@
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
@@ -83,6 +101,27 @@ void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::tensor::registerTilingInterfaceExternalModels(registry);
   mlir::tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::vector::registerBufferizableOpInterfaceExternalModels(registry);
+
+  // The GPU pipeline: the upstream NVVM lowering finds each dialect's
+  // conversion to LLVM through these interfaces, serializes kernels to PTX
+  // through the NVVM target, and translates their launches.
+  mlir::arith::registerConvertArithToLLVMInterface(registry);
+  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
+  mlir::registerConvertFuncToLLVMInterface(registry);
+  mlir::gpu::registerConvertGpuToLLVMInterface(registry);
+  mlir::NVVM::registerConvertGpuToNVVMInterface(registry);
+  mlir::index::registerConvertIndexToLLVMInterface(registry);
+  mlir::registerConvertMathToLLVMInterface(registry);
+  mlir::registerConvertMemRefToLLVMInterface(registry);
+  mlir::registerConvertNVVMToLLVMInterface(registry);
+  mlir::ub::registerConvertUBToLLVMInterface(registry);
+  mlir::vector::registerConvertVectorToLLVMInterface(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerGPUDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  mlir::gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
 }
 
 void lazyc::registerAllPasses() {
@@ -90,6 +129,7 @@ void lazyc::registerAllPasses() {
   mlir::lazy::registerLazycConversionPasses();
   mlir::lazy::registerLazycCodegenPasses();
   mlir::lazy::registerLazycCodegenCPUPasses();
+  mlir::lazy::registerLazycCodegenGPUPasses();
   lazyc::registerPipelines();
 
   // The upstream passes the pipelines are made of, so every stage can be
@@ -121,4 +161,9 @@ void lazyc::registerAllPasses() {
   mlir::registerReconcileUnrealizedCastsPass();
   mlir::registerSCFToControlFlowPass();
   mlir::registerUBToLLVMConversionPass();
+  // ... and the GPU lowering: kernel outlining, NVVM, PTX, launches.
+  mlir::registerGPUPasses();
+  mlir::registerConvertGpuOpsToNVVMOpsPass();
+  mlir::registerConvertNVVMToLLVMPass();
+  mlir::registerGpuToLLVMConversionPass();
 }

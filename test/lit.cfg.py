@@ -36,6 +36,17 @@ config.substitutions.append((
 
 if config.lazyc_have_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
+
+# Prints the PTX in lazyc-opt's output (the GPU pipeline's kernels); with
+# --ptxas %cuda-ptxas, assembles it too.
+config.substitutions.append((
+    "%extract-ptx",
+    "%s %s" % (config.lazyc_python_numpy,
+               os.path.join(config.test_source_root, "Pipelines",
+                            "extract_ptx.py"))))
+if config.lazyc_ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%cuda-ptxas", config.lazyc_ptxas))
 # The persistent compile cache is off: each test compiles what it runs
 # (the cache's own tests name a directory).
 config.environment["LAZYC_CACHE_DIR"] = ""

@@ -81,36 +81,7 @@ void lazyc::buildCpuTilePipeline(OpPassManager &pm,
 
 void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
                                       const CpuPipelineOptions &) {
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyReadOnlyArgumentsPass());
-  // Write results straight into their destinations where possible; the
-  // tensor.empty ops left become allocations.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  // A whileLoop's body computes its next carried values in new buffers
-  // (the deallocation pipeline frees the previous ones).
-  bufferize.allowReturnAllocsFromLoops = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // Folds loop results into the buffers they write, so that a returned
-  // buffer is visibly the allocation (and becomes the out-parameter).
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(
-      mlir::lazy::createLazyMaterializeTiedResultsPass());
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
-  // Results become out-parameters the caller allocates; statically shaped
-  // results are computed in place instead of being copied there.
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  pm.addPass(mlir::lazy::createLazyCheckOutputShapesPass());
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazySkipSelfCopiesPass());
-  pm.addPass(createCanonicalizerPass());
+  buildBufferizePipeline(pm);
   // Per-row temporaries (a softmax row's exponentials, partial sums) leave
   // their loops and live on the stack, not in the allocator.
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());

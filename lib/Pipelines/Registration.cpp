@@ -14,12 +14,27 @@
 
 #include "mlir/Pass/PassRegistry.h"
 
+#include "llvm/ADT/StringSet.h"
+
 using namespace mlir;
 
 void lazyc::registerPipelines() {
-  for (const PipelineStage<CpuPipelineOptions> &stage : cpuPipelineStages())
+  llvm::StringSet<> registered;
+  for (const PipelineStage<CpuPipelineOptions> &stage : cpuPipelineStages()) {
     PassPipelineRegistration<CpuPipelineOptions>(stage.flag, stage.description,
                                                  stage.build);
+    registered.insert(stage.flag);
+  }
+  // Stages the GPU shares with the CPU (lazy-lower-to-linalg) are there.
+  for (const PipelineStage<GpuPipelineOptions> &stage : gpuPipelineStages())
+    if (!registered.contains(stage.flag))
+      PassPipelineRegistration<GpuPipelineOptions>(
+          stage.flag, stage.description, stage.build);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "lazy-gpu-pipeline",
+      "The whole GPU pipeline: lazy dialect to PTX kernels and a host "
+      "function in the LLVM dialect",
+      buildGpuPipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "lazy-cpu-pipeline",
       "The whole CPU pipeline: lazy dialect to the LLVM dialect",

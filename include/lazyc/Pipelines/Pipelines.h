@@ -20,7 +20,11 @@
 //   lazy-cpu-pipeline       all of the above (CpuPipelineOptions)
 //   lazy-lower-to-llvm      the same, under its first name
 //
-// The GPU target has no stages yet (lib/JIT/GPU is a stub).
+//   lazy-gpu-fuse           elementwise fusion, cleanup
+//   lazy-gpu-bufferize      tensors -> device buffers, results -> out-params
+//   lazy-gpu-map            loop nests -> kernels (gpu.launch)
+//   lazy-gpu-to-llvm        kernels -> NVVM -> PTX; host -> LLVM dialect
+//   lazy-gpu-pipeline       all of the above (GpuPipelineOptions)
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +34,8 @@
 #include "mlir/Pass/PassOptions.h"
 
 #include "llvm/ADT/ArrayRef.h"
+
+#include <string>
 
 namespace mlir {
 class OpPassManager;
@@ -53,6 +59,11 @@ template <typename Options> struct PipelineStage {
 /// Composites become primitives, constants fold, and the `lazy` dialect
 /// becomes linalg on tensors.
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm);
+
+/// Tensors become buffers and function results out-parameters the caller
+/// allocates (appended after the inputs), written in place where possible.
+/// Temporaries are left to the target to place and free.
+void buildBufferizePipeline(mlir::OpPassManager &pm);
 
 //===----------------------------------------------------------------------===//
 // CPU
@@ -102,6 +113,66 @@ llvm::ArrayRef<PipelineStage<CpuPipelineOptions>> cpuPipelineStages();
 /// The whole CPU pipeline: `lazy` dialect to the LLVM dialect.
 void buildCpuPipeline(mlir::OpPassManager &pm,
                       const CpuPipelineOptions &options = {});
+
+// GPU (NVIDIA)
+
+/// The knobs of the GPU pipeline:
+/// `--lazy-gpu-pipeline="chip=sm_80 threads-per-block=128"`.
+struct GpuPipelineOptions : mlir::PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The GPU the PTX is for (sm_90: H100 and H200)"),
+      llvm::cl::init("sm_90")};
+  Option<std::string> ptxFeatures{
+      *this, "ptx-features",
+      llvm::cl::desc("NVPTX features: the PTX ISA version"),
+      llvm::cl::init("+ptx80")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("LLVM's optimization level for kernels"),
+                       llvm::cl::init(3)};
+  Option<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("Threads of each block of an elementwise kernel"),
+      llvm::cl::init(256)};
+  Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("libdevice.10.bc, linked into kernels that call math "
+                     "functions (empty: findLibdevice())"),
+      llvm::cl::init("")};
+};
+
+/// The CUDA toolkit's libdevice: under $LAZYC_CUDA_PATH, $CUDA_ROOT,
+/// $CUDA_HOME, $CUDA_PATH or /usr/local/cuda (the first that has it), at
+/// nvvm/libdevice/libdevice.10.bc; empty if none has it.
+std::string findLibdevice();
+
+/// Fuses linalg on tensors as the CPU does, without its data layouts.
+void buildGpuFusePipeline(mlir::OpPassManager &pm,
+                          const GpuPipelineOptions &options = {});
+
+/// Bufferizes; temporaries are device buffers the deallocation pipeline
+/// frees.
+void buildGpuBufferizePipeline(mlir::OpPassManager &pm,
+                               const GpuPipelineOptions &options = {});
+
+/// Turns loop nests into kernels (gpu.launch) and the host function's
+/// buffers into device buffers (see lazy-gpu-map-to-kernels).
+void buildGpuMapPipeline(mlir::OpPassManager &pm,
+                         const GpuPipelineOptions &options = {});
+
+/// Outlines kernels into a gpu.module, lowers them to NVVM and PTX (in a
+/// gpu.binary) and the host function to the LLVM dialect, launching them
+/// through the runtime's mgpu* functions.
+void buildGpuToLLVMPipeline(mlir::OpPassManager &pm,
+                            const GpuPipelineOptions &options = {});
+
+/// The GPU pipeline's stages, in order: lower to linalg, fuse, bufferize,
+/// map to kernels, lower to PTX and LLVM.
+llvm::ArrayRef<PipelineStage<GpuPipelineOptions>> gpuPipelineStages();
+
+/// The whole GPU pipeline: `lazy` dialect to host LLVM dialect and PTX.
+void buildGpuPipeline(mlir::OpPassManager &pm,
+                      const GpuPipelineOptions &options = {});
 
 /// Registers every pipeline above with the pass registry (for lazyc-opt).
 void registerPipelines();

@@ -1,0 +1,66 @@
+//===- Passes.td - lazyc GPU code generation passes --------*- tablegen -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the passes that turn bufferized loops into kernels of
+// an NVIDIA GPU and the trace's function into host code that launches them
+// on device buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_CODEGEN_GPU_PASSES_TD
+#define LAZYC_CODEGEN_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LazyGpuMapToKernelsPass
+    : Pass<"lazy-gpu-map-to-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Turn the loops of a bufferized function into GPU kernels";
+  let description = [{
+    The function stays on the host; every loop nest in it that reads or
+    writes buffers becomes a `gpu.launch`:
+
+    - A top-level `scf.parallel` (a fused elementwise nest, or the parallel
+      dimensions of a reduction with its reduction loops inside) becomes
+      one thread per iteration: its dimensions are linearized, the
+      innermost fastest, so that consecutive threads touch consecutive
+      elements (coalesced), and split into blocks of `threads-per-block`
+      threads; threads past the end do nothing.
+    - Any other op that touches buffer contents (a reduction to a scalar is
+      a plain `scf.for` nest, a fill of a 0-d buffer a lone `memref.store`)
+      runs in a kernel of one thread, consecutive such ops in one kernel.
+
+    Host control flow around loops (`scf.for`, `scf.if`, `scf.while` that
+    contain loop nests) stays on the host and is searched for loops. A
+    value read from a buffer that the host needs (a loop bound or a branch
+    condition computed on the device) is an error: the host cannot read
+    device memory.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t",
+           /*default=*/"256", "Threads of each block of an elementwise kernel">
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def LazyGpuDeviceBuffersPass
+    : Pass<"lazy-gpu-device-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Allocate the host function's buffers on the device";
+  let description = [{
+    After `lazy-gpu-map-to-kernels`, the host function only allocates,
+    frees and copies buffers and launches kernels. Its `memref.alloc`,
+    `memref.dealloc` and `memref.copy` become `gpu.alloc`, `gpu.dealloc` and
+    `gpu.memcpy`, which the runtime serves from its caching device allocator
+    on the device's stream. A buffer allocated inside a kernel is an error
+    (each thread would allocate its own).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+#endif // LAZYC_CODEGEN_GPU_PASSES_TD

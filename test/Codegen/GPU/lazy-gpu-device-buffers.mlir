@@ -1,0 +1,50 @@
+// RUN: lazyc-opt %s -split-input-file --lazy-gpu-device-buffers -verify-diagnostics | FileCheck %s
+
+// The host function's temporaries are device buffers, its copies device
+// copies; what kernels read and write is left alone.
+// CHECK-LABEL: func.func @host
+//  CHECK-SAME:   (%[[X:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?xf32>, %[[N:.*]]: index)
+//       CHECK:   %[[TMP:.*]] = gpu.alloc (%[[N]]) : memref<?xf32>
+//       CHECK:   gpu.launch
+//       CHECK:     memref.load %[[X]]
+//       CHECK:     memref.store %{{.*}}, %[[TMP]]
+//       CHECK:   gpu.memcpy %[[Y]], %[[TMP]] : memref<?xf32>, memref<?xf32>
+//       CHECK:   gpu.dealloc %[[TMP]] : memref<?xf32>
+//   CHECK-NOT:   memref.alloc
+//   CHECK-NOT:   memref.copy
+//   CHECK-NOT:   memref.dealloc
+func.func @host(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %tmp = memref.alloc(%n) : memref<?xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %0 = memref.load %x[%bx] : memref<?xf32>
+    memref.store %0, %tmp[%bx] : memref<?xf32>
+    gpu.terminator
+  }
+  memref.copy %tmp, %y : memref<?xf32> to memref<?xf32>
+  memref.dealloc %tmp : memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @alloc_in_kernel(%x: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{allocates a buffer inside a GPU kernel}}
+    %tmp = memref.alloc() : memref<4xf32>
+    memref.copy %x, %tmp : memref<4xf32> to memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @stack_buffer() {
+  // expected-error @+1 {{a stack buffer on the host cannot hold device data}}
+  %tmp = memref.alloca() : memref<4xf32>
+  return
+}

@@ -1,0 +1,201 @@
+// RUN: lazyc-opt %s -split-input-file --lazy-gpu-map-to-kernels -verify-diagnostics --canonicalize | FileCheck %s
+// RUN: lazyc-opt %s -split-input-file --lazy-gpu-map-to-kernels="threads-per-block=128" -verify-diagnostics | FileCheck %s --check-prefix=T128
+
+// A parallel loop nest: one thread per iteration, the dimensions linearized
+// innermost fastest, blocks of 256 threads (1000 x 1024 = 1024000 threads in
+// 4000 blocks); threads past the end do nothing. The grid is sized at run
+// time from the loop's bounds (a dynamic extent here).
+// CHECK-LABEL: func.func @elementwise
+//  CHECK-SAME:   (%[[X:.*]]: memref<?x1024xf32>, %[[B:.*]]: memref<1024xf32>, %[[Y:.*]]: memref<?x1024xf32>, %[[ROWS:.*]]: index)
+//   CHECK-DAG:   %[[C256:.*]] = arith.constant 256 : index
+//   CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
+//   CHECK-DAG:   %[[C1024:.*]] = arith.constant 1024 : index
+//       CHECK:   %[[TOTAL:.*]] = arith.muli %[[ROWS]], %[[C1024]]
+//       CHECK:   %[[BLOCKS:.*]] = arith.ceildivsi %[[TOTAL]], %[[C256]]
+//       CHECK:   %[[GRID:.*]] = arith.maxsi %[[BLOCKS]], %[[C1]]
+//       CHECK:   gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
+//       CHECK:     %[[BASE:.*]] = arith.muli %[[BX]], %[[C256]]
+//       CHECK:     %[[LINEAR:.*]] = arith.addi %[[BASE]], %[[TX]]
+//       CHECK:     %[[IN:.*]] = arith.cmpi ult, %[[LINEAR]], %[[TOTAL]]
+//       CHECK:     scf.if %[[IN]]
+//       CHECK:       %[[IJ:.*]]:2 = affine.delinearize_index %[[LINEAR]] into (%[[ROWS]], 1024)
+//       CHECK:       %[[XV:.*]] = memref.load %[[X]][%[[IJ]]#0, %[[IJ]]#1]
+//       CHECK:       %[[BV:.*]] = memref.load %[[B]][%[[IJ]]#1]
+//       CHECK:       %[[SUM:.*]] = arith.addf %[[XV]], %[[BV]]
+//       CHECK:       memref.store %[[SUM]], %[[Y]][%[[IJ]]#0, %[[IJ]]#1]
+//       CHECK:     gpu.terminator
+//   CHECK-NOT:   scf.parallel
+//       CHECK:   return
+// T128-LABEL: func.func @elementwise
+//       T128:   arith.constant 128 : index
+//   T128-NOT:   arith.constant 256 : index
+func.func @elementwise(%x: memref<?x1024xf32>, %b: memref<1024xf32>, %y: memref<?x1024xf32>, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %c1024) step (%c1, %c1) {
+    %0 = memref.load %x[%i, %j] : memref<?x1024xf32>
+    %1 = memref.load %b[%j] : memref<1024xf32>
+    %2 = arith.addf %0, %1 : f32
+    memref.store %2, %y[%i, %j] : memref<?x1024xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Steps and lower bounds other than 0 and 1: the position of a thread is
+// lower + index * step.
+// CHECK-LABEL: func.func @strided
+//   CHECK-DAG:   %[[C2:.*]] = arith.constant 2 : index
+//   CHECK-DAG:   %[[C3:.*]] = arith.constant 3 : index
+//   CHECK-DAG:   %[[C5:.*]] = arith.constant 5 : index
+//       CHECK:   gpu.launch blocks({{.*}}) threads(%[[TX:[^,]*]],
+//       CHECK:     %[[IN:.*]] = arith.cmpi ult, %[[TX]], %[[C5]]
+//       CHECK:     scf.if %[[IN]]
+//       CHECK:       %[[OFFSET:.*]] = arith.muli %[[TX]], %[[C2]]
+//       CHECK:       %[[POS:.*]] = arith.addi %[[OFFSET]], %[[C3]]
+//       CHECK:       memref.store %{{.*}}, %{{.*}}[%[[POS]]]
+func.func @strided(%y: memref<16xf32>) {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c13 = arith.constant 13 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c3) to (%c13) step (%c2) {
+    memref.store %zero, %y[%i] : memref<16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A row reduction: a thread per row, the reduction loop inside the thread.
+// CHECK-LABEL: func.func @row_sum
+//       CHECK:   gpu.launch
+//       CHECK:     scf.if
+//       CHECK:       scf.for
+//       CHECK:         memref.load
+//       CHECK:         arith.addf
+//       CHECK:         memref.store
+func.func @row_sum(%x: memref<64x1000xf32>, %y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1000 = arith.constant 1000 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %j = %c0 to %c1000 step %c1 {
+      %0 = memref.load %x[%i, %j] : memref<64x1000xf32>
+      %1 = memref.load %y[%i] : memref<64xf32>
+      %2 = arith.addf %1, %0 : f32
+      memref.store %2, %y[%i] : memref<64xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Code with no parallel loop that reads or writes buffers (a reduction to a
+// scalar, a 0-d op: load, arithmetic, store) runs in a kernel of one
+// thread; consecutive such ops share it, the constants between them stay.
+// CHECK-LABEL: func.func @serial
+//       CHECK:   %[[ONE:.*]] = arith.constant 1 : index
+//       CHECK:   gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]]) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]])
+//       CHECK:     memref.store
+//       CHECK:     scf.for
+//       CHECK:     memref.load
+//       CHECK:     arith.mulf
+//       CHECK:     memref.store
+//       CHECK:     gpu.terminator
+//   CHECK-NOT:   gpu.launch
+//       CHECK:   return
+func.func @serial(%x: memref<1000xf32>, %sum: memref<f32>, %twice: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %sum[] : memref<f32>
+  scf.for %i = %c0 to %c1000 step %c1 {
+    %0 = memref.load %x[%i] : memref<1000xf32>
+    %1 = memref.load %sum[] : memref<f32>
+    %2 = arith.addf %1, %0 : f32
+    memref.store %2, %sum[] : memref<f32>
+  }
+  %two = arith.constant 2.0 : f32
+  %3 = memref.load %sum[] : memref<f32>
+  %4 = arith.mulf %3, %two : f32
+  memref.store %4, %twice[] : memref<f32>
+  return
+}
+
+// -----
+
+// Copies of whole buffers stay on the host (lazy-gpu-device-buffers makes
+// them device copies); a copy into a slice becomes a kernel of its own.
+// CHECK-LABEL: func.func @copies
+//       CHECK:   memref.copy %{{.*}}, %{{.*}} : memref<8x4xf32> to memref<8x4xf32>
+//       CHECK:   gpu.launch
+//       CHECK:     affine.delinearize_index %{{.*}} into (8, 4)
+//       CHECK:     memref.load %{{.*}} : memref<8x4xf32>
+//       CHECK:     memref.store %{{.*}} : memref<8x4xf32, strided<[8, 1]>>
+//   CHECK-NOT:   memref.copy
+func.func @copies(%x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<8x8xf32>) {
+  memref.copy %x, %y : memref<8x4xf32> to memref<8x4xf32>
+  %half = memref.subview %z[0, 0] [8, 4] [1, 1] : memref<8x8xf32> to memref<8x4xf32, strided<[8, 1]>>
+  memref.copy %x, %half : memref<8x4xf32> to memref<8x4xf32, strided<[8, 1]>>
+  return
+}
+
+// -----
+
+// Host control flow around kernels stays on the host.
+// CHECK-LABEL: func.func @host_loop
+//       CHECK:   scf.for
+//       CHECK:     gpu.launch
+//       CHECK:       memref.store
+func.func @host_loop(%y: memref<1024xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %step = %c0 to %n step %c1 {
+    scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+      %0 = memref.load %y[%i] : memref<1024xf32>
+      %1 = arith.addf %0, %one : f32
+      memref.store %1, %y[%i] : memref<1024xf32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+// The host cannot size a buffer by a value in device memory.
+func.func @size_from_device_value(%size: memref<index>) {
+  %0 = memref.load %size[] : memref<index>
+  // expected-error @+1 {{uses a value computed from device memory on the host}}
+  %1 = memref.alloc(%0) : memref<?xf32>
+  memref.dealloc %1 : memref<?xf32>
+  return
+}
+
+// -----
+
+// A branch that only writes buffers runs on the device, in one thread.
+// CHECK-LABEL: func.func @branch_on_device_value
+//       CHECK:   gpu.launch
+//       CHECK:     memref.load
+//       CHECK:     scf.if
+//       CHECK:       memref.store
+func.func @branch_on_device_value(%flag: memref<i1>, %y: memref<f32>) {
+  %0 = memref.load %flag[] : memref<i1>
+  scf.if %0 {
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %y[] : memref<f32>
+  }
+  return
+}

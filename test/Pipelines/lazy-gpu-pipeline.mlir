@@ -1,0 +1,73 @@
+// RUN: lazyc-opt %s --lazy-gpu-pipeline | FileCheck %s --check-prefix=HOST
+// RUN: lazyc-opt %s --lazy-gpu-pipeline | %extract-ptx | FileCheck %s
+
+// The whole GPU pipeline: kernels as PTX for sm_90 (compiled by LLVM's
+// NVPTX back end: no GPU or CUDA toolkit needed), a host function in the
+// LLVM dialect that launches them on device buffers. PTX assembled by
+// ptxas: lazy-gpu-pipeline-ptxas.mlir.
+
+// An elementwise chain with a broadcast is one kernel, a thread per
+// element: a global load of each input, one global store.
+// HOST-LABEL: llvm.func @chain
+//       HOST:   %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
+//       HOST:   gpu.launch_func <%[[STREAM]] : !llvm.ptr> @chain_kernel::@chain_kernel
+//   HOST-NOT:   gpu.launch_func
+//       HOST:   llvm.call @mgpuStreamSynchronize(%[[STREAM]])
+//       HOST:   llvm.return
+// HOST: gpu.binary @chain_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80"{{.*}}>, {{.*}}assembly = "
+//
+// CHECK: .target sm_90
+// CHECK: .visible .entry chain_kernel(
+// CHECK:   mov.u32 {{.*}}%ctaid.x
+// CHECK:   mov.u32 {{.*}}%tid.x
+// CHECK:   ld.global.b32
+// CHECK:   ld.global.b32
+// CHECK:   {{ex2.approx|__nv_tanhf}}
+// CHECK:   st.global.b32
+// CHECK-NOT: st.global
+// CHECK: ret;
+func.func @chain(%x: tensor<1000x1024xf32>, %b: tensor<1024xf32>) -> tensor<1000x1024xf32> {
+  %0 = lazy.broadcast %b to [1000, 1024] : tensor<1024xf32>
+  %1 = lazy.add %x, %0 : tensor<1000x1024xf32>
+  %2 = lazy.relu %1 : tensor<1000x1024xf32>
+  %3 = lazy.tanh %2 : tensor<1000x1024xf32>
+  %4 = lazy.mul %3, %x : tensor<1000x1024xf32>
+  return %4 : tensor<1000x1024xf32>
+}
+
+// A row reduction: one kernel fills the sums, one loops over each row.
+// HOST-LABEL: llvm.func @row_sum
+// HOST-COUNT-2: gpu.launch_func
+//
+// CHECK: .visible .entry row_sum_kernel(
+// CHECK:   st.global.b32
+// CHECK: .visible .entry row_sum_kernel(
+// CHECK:   ld.global.b32
+// CHECK:   add.rn.f32
+// CHECK:   st.global.b32
+// CHECK:   bra
+func.func @row_sum(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
+  %0 = lazy.reduce_sum %x [1] : tensor<64x1000xf32>
+  return %0 : tensor<64xf32>
+}
+
+// A softmax: a row maximum, exponentials, a row sum, a division; the
+// temporary of the row statistics is a device buffer, allocated and freed
+// in order on the stream of the kernels.
+// HOST-LABEL: llvm.func @softmax
+//       HOST:   %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
+//       HOST:   %[[ROWS:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[STREAM]], %{{.*}})
+// HOST-COUNT-6:   gpu.launch_func <%[[STREAM]] : !llvm.ptr>
+//       HOST:   llvm.call @mgpuMemFree(%[[ROWS]], %[[STREAM]])
+//       HOST:   llvm.call @mgpuStreamSynchronize(%[[STREAM]])
+//
+// CHECK-COUNT-2: .visible .entry softmax_kernel(
+// CHECK:   max.NaN.f32
+// CHECK: .visible .entry softmax_kernel(
+// CHECK:   {{ex2.approx|__nv_expf}}
+// CHECK-COUNT-3: .visible .entry softmax_kernel(
+// CHECK:   div.rn.f32
+func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %0 = lazy.softmax %x, axis = 1 : tensor<64x1000xf32>
+  return %0 : tensor<64x1000xf32>
+}
