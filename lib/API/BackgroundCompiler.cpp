@@ -58,15 +58,14 @@ public:
     return compiler;
   }
 
-  PendingFunction submit(Device::Kind kind, std::string bytecode,
-                         uint64_t key) {
+  PendingFunction submit(Device device, std::string bytecode, uint64_t key) {
     std::promise<std::shared_ptr<jit::CompiledFunction>> promise;
     PendingFunction pending = promise.get_future().share();
     {
       std::lock_guard<std::mutex> lock(mutex);
       if (!worker.joinable())
         worker = std::thread([this] { run(); });
-      jobs.push_back({kind, std::move(bytecode), key, std::move(promise)});
+      jobs.push_back({device, std::move(bytecode), key, std::move(promise)});
       ++unfinished;
     }
     wake.notify_all();
@@ -92,7 +91,7 @@ public:
 
 private:
   struct Job {
-    Device::Kind kind;
+    Device device;
     std::string bytecode;
     uint64_t key;
     std::promise<std::shared_ptr<jit::CompiledFunction>> promise;
@@ -121,7 +120,8 @@ private:
         mlir::OwningOpRef<mlir::ModuleOp> module =
             mlir::parseSourceString<mlir::ModuleOp>(job.bytecode, context);
         if (module) {
-          auto compiled = jit::targetFor(job.kind).compile(*module, "trace");
+          auto compiled = jit::targetFor(job.device.kind())
+                              .compile(*module, "trace", job.device);
           if (compiled) {
             function = std::move(*compiled);
             countCompile(function->stats(),
@@ -169,8 +169,8 @@ PendingFunction engine::compileInBackground(const trace::Trace &trace) {
     failed.set_value(nullptr);
     return failed.get_future().share();
   }
-  return BackgroundCompiler::get().submit(trace.device.kind(),
-                                          std::move(bytecode), trace.key);
+  return BackgroundCompiler::get().submit(trace.device, std::move(bytecode),
+                                          trace.key);
 }
 
 void lazyc::waitForCompiles() { BackgroundCompiler::get().waitUntilIdle(); }

@@ -131,7 +131,7 @@ engine::compile(const Trace &trace, const std::vector<bool> &promoted,
 
   const jit::Target &target = jit::targetFor(trace.device.kind());
   double lowering = profile::enabled() ? profile::now() : 0;
-  auto compiled = target.compile(*module, "trace");
+  auto compiled = target.compile(*module, "trace", trace.device);
   if (compiled && profile::enabled()) {
     // The target times its two halves; they ran back to back.
     const jit::CompileStats &stats = (*compiled)->stats();

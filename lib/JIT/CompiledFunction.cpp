@@ -136,8 +136,10 @@ CompiledFunction::~CompiledFunction() = default;
 
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 CompiledFunction::compile(ModuleOp module, llvm::StringRef name,
-                          const Target &target) {
-  return target.compile(module, name);
+                          const Target &target, int index) {
+  Device device =
+      target.kind() == Device::Kind::CPU ? Device::cpu() : Device::cuda(index);
+  return target.compile(module, name, device);
 }
 
 //===----------------------------------------------------------------------===//

@@ -15,10 +15,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SizeClass.h"
+
 #include "lazyc/Runtime/Device.h"
 #include "lazyc/Runtime/Runtime.h"
 
-#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -29,19 +30,6 @@
 namespace {
 
 constexpr size_t kHeaderBytes = LAZYRT_ALIGNMENT;
-
-/// The smallest size class holding `bytes`: 64, then four classes per power
-/// of two (2^k, 1.25 * 2^k, 1.5 * 2^k, 1.75 * 2^k), rounded to 64 bytes.
-size_t sizeClass(size_t bytes) {
-  if (bytes <= LAZYRT_ALIGNMENT)
-    return LAZYRT_ALIGNMENT;
-  size_t power = std::bit_floor(bytes);
-  size_t quarter = power / 4;
-  size_t size = power;
-  while (size < bytes)
-    size += quarter;
-  return (size + LAZYRT_ALIGNMENT - 1) / LAZYRT_ALIGNMENT * LAZYRT_ALIGNMENT;
-}
 
 struct Header {
   size_t classBytes;
@@ -66,7 +54,7 @@ public:
                   std::to_string(bytes) + " bytes";
       return nullptr;
     }
-    size_t classBytes = sizeClass(bytes);
+    size_t classBytes = lazyc::runtime::sizeClass(bytes, LAZYRT_ALIGNMENT);
     {
       std::lock_guard<std::mutex> lock(mutex);
       auto it = cache.find(classBytes);

@@ -6,11 +6,10 @@
 //===----------------------------------------------------------------------===//
 //
 // Devices as the API shows them: names, the per-thread default device,
-// where results live, operands on two devices, and the GPU target as it
-// stands (a stub): every way to put work on it is a lazyc::Error at the
-// user's line saying the backend is not built. Tests that need a value on
-// the GPU make one white-box (a CPU value whose node claims the GPU),
-// which the API itself cannot do yet.
+// where results live, operands on two devices, and a GPU that cannot be
+// used (cuda:99, on every machine): every way to put work on it is a
+// lazyc::Error at the user's line saying why. Tests that need a value on
+// the GPU make one white-box (a CPU value whose node claims the GPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +44,10 @@ Tensor pendingOn(Device device, unsigned &line) {
   return y;
 }
 
-constexpr const char *kNotBuilt = "the GPU backend is not built";
+/// No machine has it: the GPU target says why it cannot be used (no driver,
+/// or no such device).
+constexpr Device kMissingGpu = Device::cuda(99);
+constexpr const char *kUnavailable = "cannot run on cuda:99";
 
 } // namespace
 
@@ -92,36 +94,36 @@ TEST(DeviceTest, ScopesArePerThread) {
   EXPECT_TRUE(seen == Device::cpu());
 }
 
-TEST(DeviceTest, CreatingOnTheGpuSaysTheBackendIsNotBuilt) {
-  DeviceScope scope(Device::cuda());
+TEST(DeviceTest, CreatingOnAMissingGpuSaysWhy) {
+  DeviceScope scope(kMissingGpu);
   expectError(
       [](unsigned &line) {
         // clang-format off
     line = __LINE__; Tensor z = zeros({8});
         // clang-format on
       },
-      "full", kNotBuilt);
+      "full", kUnavailable);
   expectError(
       [](unsigned &line) {
         // clang-format off
     line = __LINE__; Tensor r = randomUniform({4}, 0.0, 1.0, /*seed=*/1);
         // clang-format on
       },
-      "randomUniform", kNotBuilt);
+      "randomUniform", kUnavailable);
   expectError(
       [](unsigned &line) {
         // clang-format off
     line = __LINE__; Tensor v = Tensor::fromVector<float>({1, 2}, {2});
         // clang-format on
       },
-      "fromVector", kNotBuilt);
+      "fromVector", kUnavailable);
   expectError(
       [](unsigned &line) {
         // clang-format off
     line = __LINE__; Tensor a = arange(0, 4, 1);
         // clang-format on
       },
-      "arange", kNotBuilt);
+      "arange", kUnavailable);
   // The message names the device.
   try {
     DeviceScope second(Device::cuda(2));
@@ -133,24 +135,24 @@ TEST(DeviceTest, CreatingOnTheGpuSaysTheBackendIsNotBuilt) {
   }
 }
 
-TEST(DeviceTest, ATraceOnTheGpuSaysTheBackendIsNotBuilt) {
+TEST(DeviceTest, ATraceOnAMissingGpuSaysWhy) {
   // The trace is cut and sent to the GPU target, which reports at the line
   // that made the value.
   expectError(
       [](unsigned &line) {
-        Tensor y = pendingOn(Device::cuda(), line);
-        EXPECT_TRUE(y.device() == Device::cuda());
+        Tensor y = pendingOn(kMissingGpu, line);
+        EXPECT_TRUE(y.device() == kMissingGpu);
         (void)y.toVector<float>();
       },
-      "add", kNotBuilt);
+      "add", kUnavailable);
   // In eager mode, at the first op that runs: the scalar's broadcast (eager
   // scalars are rank 0).
   expectError(
       [](unsigned &line) {
         EagerScope eager;
-        Tensor y = pendingOn(Device::cuda(), line);
+        Tensor y = pendingOn(kMissingGpu, line);
       },
-      "broadcastTo", kNotBuilt);
+      "broadcastTo", kUnavailable);
 }
 
 TEST(DeviceTest, SyncComputesEachDeviceOnItsOwn) {
@@ -158,7 +160,7 @@ TEST(DeviceTest, SyncComputesEachDeviceOnItsOwn) {
   // GPU one reports, and the CPU value is computed.
   Tensor cpu = Tensor::fromVector<float>({1, 2}, {2}) * 3.0f;
   unsigned line = 0;
-  Tensor gpu = pendingOn(Device::cuda(), line);
+  Tensor gpu = pendingOn(kMissingGpu, line);
   EXPECT_THROW(lazyc::sync(), Error);
   EXPECT_TRUE(cpu.isMaterialized());
   EXPECT_EQ(cpu.toVector<float>(), (std::vector<float>{3, 6}));

@@ -7,14 +7,15 @@
 //
 // The target seam: each device kind has its target; the CPU target runs the
 // CPU pipeline's stages in the documented order and allocates from the
-// runtime; the GPU target is a stub that says, at every entry point, that
-// the backend is not built; a failed stage is a CompileError carrying the
-// stage and each diagnostic's location.
+// runtime; the GPU target runs the GPU pipeline's, says why a device cannot
+// be used, and (with a GPU) compiles, loads and runs a trace; a failed stage
+// is a CompileError carrying the stage and each diagnostic's location.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/JIT/Target.h"
 #include "lazyc/InitAll.h"
+#include "lazyc/Runtime/Cuda.h"
 #include "lazyc/Runtime/Runtime.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -81,7 +82,7 @@ TEST_F(TargetTest, CpuTargetCompilesRunsAndAllocates) {
   EXPECT_TRUE(cpuTarget().isAvailable(Device::cpu(), whyNot));
   OwningOpRef<ModuleOp> module = parse(kScale);
   ASSERT_TRUE(module);
-  auto compiled = cpuTarget().compile(*module, "scale");
+  auto compiled = cpuTarget().compile(*module, "scale", Device::cpu());
   ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
 
   DeviceAllocator &allocator = cpuTarget().allocator(Device::cpu());
@@ -104,32 +105,67 @@ TEST_F(TargetTest, CpuTargetCompilesRunsAndAllocates) {
   allocator.deallocate(out);
 }
 
-TEST_F(TargetTest, GpuStubSaysTheBackendIsNotBuilt) {
-  const Target &gpu = cudaTarget();
-  std::string whyNot;
-  EXPECT_FALSE(gpu.isAvailable(Device::cuda(1), whyNot));
-  EXPECT_NE(whyNot.find("the GPU backend is not built"), std::string::npos)
-      << whyNot;
-  EXPECT_NE(whyNot.find("cuda:1"), std::string::npos) << whyNot;
-  EXPECT_TRUE(gpu.stageNames().empty());
+TEST_F(TargetTest, GpuStagesAreThePipelineInOrder) {
+  std::vector<std::string> names(cudaTarget().stageNames().begin(),
+                                 cudaTarget().stageNames().end());
+  EXPECT_EQ(names, (std::vector<std::string>{"lower to linalg", "fuse",
+                                             "bufferize", "map to kernels",
+                                             "lower to PTX and LLVM"}));
+}
 
+TEST_F(TargetTest, AMissingGpuSaysWhy) {
+  // No machine has a GPU 99: the reason names the device, and (without a
+  // driver) the driver that is missing.
+  std::string whyNot;
+  EXPECT_FALSE(cudaTarget().isAvailable(Device::cuda(99), whyNot));
+  EXPECT_NE(whyNot.find("cuda:99"), std::string::npos) << whyNot;
+  if (lazyrt_cuda_device_count() < 0)
+    EXPECT_NE(whyNot.find("libcuda.so.1"), std::string::npos) << whyNot;
+  else
+    EXPECT_NE(whyNot.find("no CUDA device 99"), std::string::npos) << whyNot;
+}
+
+TEST_F(TargetTest, GpuCodeWithoutADriverFailsToLoadWithTheReason) {
+  if (lazyrt_cuda_device_count() >= 0)
+    GTEST_SKIP() << "a CUDA driver is present: loading succeeds "
+                    "(GpuTargetCompilesRunsAndAllocates)";
+  // Compiling needs no GPU; loading the kernels needs the driver.
   OwningOpRef<ModuleOp> module = parse(kScale);
   ASSERT_TRUE(module);
-  auto compiled = CompiledFunction::compile(*module, "scale", gpu);
+  auto compiled = cudaTarget().compile(*module, "scale", Device::cuda());
   ASSERT_FALSE(bool(compiled));
   std::string message = llvm::toString(compiled.takeError());
-  EXPECT_NE(message.find("the GPU backend is not built"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("cuda:0"), std::string::npos) << message;
+  EXPECT_NE(message.find("libcuda.so.1"), std::string::npos) << message;
+  EXPECT_EQ(cudaTarget().allocator(Device::cuda()).allocate(64), nullptr);
+}
 
-  EXPECT_EQ(gpu.allocator(Device::cuda()).allocate(64), nullptr);
-  float host[1] = {1};
-  auto expectNotBuilt = [](llvm::Error error) {
-    std::string text = llvm::toString(std::move(error));
-    EXPECT_NE(text.find("not built"), std::string::npos) << text;
-  };
-  expectNotBuilt(gpu.copyFromHost(Device::cuda(), nullptr, host, 4));
-  expectNotBuilt(gpu.copyToHost(Device::cuda(), host, nullptr, 4));
-  expectNotBuilt(gpu.synchronize(Device::cuda()));
+TEST_F(TargetTest, GpuTargetCompilesRunsAndAllocates) {
+  std::string whyNot;
+  if (!cudaTarget().isAvailable(Device::cuda(), whyNot))
+    GTEST_SKIP() << "no GPU: " << whyNot;
+  OwningOpRef<ModuleOp> module = parse(kScale);
+  ASSERT_TRUE(module);
+  auto compiled = cudaTarget().compile(*module, "scale", Device::cuda());
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+
+  DeviceAllocator &allocator = cudaTarget().allocator(Device::cuda());
+  void *in = allocator.allocate(4 * sizeof(float));
+  void *out = allocator.allocate(4 * sizeof(float));
+  ASSERT_TRUE(in && out) << lazyrt_get_last_error();
+  const float host[4] = {1, -2, 0.5f, 4};
+  llvm::cantFail(
+      cudaTarget().copyFromHost(Device::cuda(), in, host, sizeof(host)));
+  int64_t shape[] = {4};
+  llvm::cantFail((*compiled)->call({{in, shape}}, {{out, shape}}));
+  llvm::cantFail(cudaTarget().synchronize(Device::cuda()));
+  float result[4];
+  llvm::cantFail(
+      cudaTarget().copyToHost(Device::cuda(), result, out, sizeof(result)));
+  EXPECT_EQ(std::vector<float>(result, result + 4),
+            (std::vector<float>{3, -6, 1.5f, 12}));
+  allocator.deallocate(in);
+  allocator.deallocate(out);
 }
 
 TEST_F(TargetTest, AFailedStageIsAStructuredError) {

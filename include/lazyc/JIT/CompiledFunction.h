@@ -103,11 +103,12 @@ public:
 class CompiledFunction {
 public:
   /// Compiles function `name` of `module` (`lazy` dialect on tensors) for
-  /// `target`; the module is lowered in place. Failures are a CompileError
-  /// when a pipeline stage failed, else a message.
+  /// `target`, to run on its device `index`; the module is lowered in
+  /// place. Failures are a CompileError when a pipeline stage failed, else a
+  /// message.
   static llvm::Expected<std::unique_ptr<CompiledFunction>>
   compile(mlir::ModuleOp module, llvm::StringRef name,
-          const Target &target = cpuTarget());
+          const Target &target = cpuTarget(), int index = 0);
 
   virtual ~CompiledFunction();
 

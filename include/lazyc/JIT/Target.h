@@ -14,8 +14,8 @@
 // this interface; a second device is a sibling Target, not a special case.
 //
 //   Device::Kind::CPU   cpuTarget()   lib/JIT/CPU/   (LLVM, ORC JIT)
-//   Device::Kind::CUDA  cudaTarget()  lib/JIT/GPU/   (not built yet: a stub
-//                                                     that reports so)
+//   Device::Kind::CUDA  cudaTarget()  lib/JIT/GPU/   (NVPTX kernels, host
+//                                                     code on ORC JIT)
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,10 +49,11 @@ public:
   /// pipeline (lib/Pipelines).
   virtual llvm::ArrayRef<const char *> stageNames() const = 0;
 
-  /// Compiles function `name` of `module` (`lazy` dialect on tensors); the
-  /// module is lowered in place. See CompiledFunction::compile.
+  /// Compiles function `name` of `module` (`lazy` dialect on tensors) to run
+  /// on `device` (of this kind); the module is lowered in place. See
+  /// CompiledFunction::compile.
   virtual llvm::Expected<std::unique_ptr<CompiledFunction>>
-  compile(mlir::ModuleOp module, llvm::StringRef name) const = 0;
+  compile(mlir::ModuleOp module, llvm::StringRef name, Device device) const = 0;
 
   /// The allocator of buffers on `device`.
   virtual DeviceAllocator &allocator(Device device) const = 0;

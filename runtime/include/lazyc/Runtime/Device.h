@@ -80,6 +80,10 @@ public:
 /// The CPU's allocator: lazyrt_alloc and lazyrt_free (Runtime.h).
 DeviceAllocator &cpuAllocator();
 
+/// CUDA device `index`'s allocator: lazyrt_cuda_alloc and lazyrt_cuda_free
+/// (Cuda.h). Failures set lazyrt_get_last_error().
+DeviceAllocator &cudaAllocator(int index);
+
 } // namespace lazyc
 
 #endif // LAZYC_RUNTIME_DEVICE_H
