@@ -5,13 +5,28 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements the per-thread default device of creation functions.
+// This file implements the per-thread default device of creation functions
+// and the questions about CUDA devices a program asks before naming one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Device.h"
+#include "lazyc/JIT/Target.h"
+#include "lazyc/Runtime/Cuda.h"
+
+#include <algorithm>
 
 using namespace lazyc;
+
+bool lazyc::cudaAvailable(int index, std::string *whyNot) {
+  std::string why;
+  bool available = jit::cudaTarget().isAvailable(Device::cuda(index), why);
+  if (whyNot)
+    *whyNot = why;
+  return available;
+}
+
+int lazyc::cudaDeviceCount() { return std::max(0, lazyrt_cuda_device_count()); }
 
 static thread_local Device currentDefault;
 

@@ -214,6 +214,21 @@ void Tensor::read(DType as, void *out, Cause cause,
                     out, as, node->numel());
 }
 
+Tensor Tensor::to(Device device, SourceLocation where) const {
+  const char *op = "to";
+  const NodePtr &node = slot(nodeStorage);
+  const Node &n = checked(node, op, where);
+  if (n.device == device)
+    return *this;
+  engine::checkAvailable(device, op, where);
+  if (!n.isMaterialized())
+    engine::materialize({node.get()}, Cause::ToVector, where);
+  std::vector<uint8_t> staging; // used off the CPU only
+  const void *host = engine::hostData(n, staging, op, where);
+  return detail::TensorAccess::wrap(
+      engine::newValue(n.dtype, n.shape, host, op, where, device));
+}
+
 void Tensor::copyTo(void *out, size_t bytes, DType dtype,
                     SourceLocation where) const {
   const char *op = "copyTo";

@@ -14,6 +14,7 @@
 //   lazyc-fuzz --programs 300 --seed 1      # programs with seeds 1..300
 //   lazyc-fuzz --seconds 600 --seed 1000    # as many as fit in 10 minutes
 //   lazyc-fuzz --replay 1234 --print        # one program, printed
+//   lazyc-fuzz --device cuda --programs 500 # the programs on GPU 0
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,8 @@ struct Options {
   /// Eager runs only every this many programs (eager mode compiles each op
   /// per shape, several times slower than lazy mode; CI samples it).
   int64_t eagerEvery = 1;
+  /// Where the programs' tensors are made (and their ops run).
+  Device device = Device::cpu();
   GeneratorOptions generator;
 };
 
@@ -70,7 +73,9 @@ void usage() {
          "  --no-minimize    report failures without shrinking them\n"
          "  --keep-going     continue after a failure (exit status 1 at the "
          "end)\n"
-         "  --verbose        one line per program\n";
+         "  --verbose        one line per program\n"
+         "  --device D       run the programs on D: cpu (default), cuda, "
+         "cuda:N\n";
 }
 
 bool parse(int argc, char **argv, Options &options) {
@@ -121,7 +126,17 @@ bool parse(int argc, char **argv, Options &options) {
       options.keepGoing = true;
     else if (arg == "--verbose")
       options.verbose = true;
-    else
+    else if (arg == "--device") {
+      std::string device = value();
+      if (device == "cpu")
+        options.device = Device::cpu();
+      else if (device == "cuda")
+        options.device = Device::cuda();
+      else if (device.rfind("cuda:", 0) == 0 && device.size() > 5)
+        options.device = Device::cuda(std::atoi(device.c_str() + 5));
+      else
+        return false;
+    } else
       return false;
   }
   return options.generator.maxOps >= 1;
@@ -150,7 +165,11 @@ void report(const Program &program, const Failure &failure,
             const Options &options) {
   std::cout << "lazyc-fuzz: FAILED: program with seed " << program.seed
             << " (rerun: lazyc-fuzz --replay " << program.seed << " --mode "
-            << (failure.mode == Mode::Async ? "async" : "both") << ")\n"
+            << (failure.mode == Mode::Async ? "async" : "both")
+            << (options.device == Device::cpu()
+                    ? std::string()
+                    : " --device " + options.device.str())
+            << ")\n"
             << "  " << failure.describe() << "\n";
   if (!options.minimize) {
     std::cout << print(program, failure.mode == Mode::Eager);
@@ -181,6 +200,16 @@ int main(int argc, char **argv) {
     std::signal(signal, onCrash);
   // Programs may use collectives: in the world of one process this is.
   lazyc::distributed::init();
+  // Every tensor a program makes is made on the device, so its ops run there
+  // (the reference evaluator runs on the host).
+  if (options.device != Device::cpu()) {
+    std::string whyNot;
+    if (!cudaAvailable(options.device.index(), &whyNot)) {
+      std::cerr << "lazyc-fuzz: " << whyNot << "\n";
+      return 2;
+    }
+  }
+  DeviceScope onDevice(options.device);
 
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {

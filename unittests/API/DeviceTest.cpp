@@ -246,3 +246,24 @@ TEST(DeviceTest, AnExplainedMissNamesTheDevice) {
             std::string::npos)
       << why;
 }
+
+TEST(DeviceTest, CudaAvailabilityIsAskedWithoutNamingADevice) {
+  std::string whyNot;
+  EXPECT_FALSE(cudaAvailable(99, &whyNot));
+  EXPECT_NE(whyNot.find("cuda:99"), std::string::npos) << whyNot;
+  EXPECT_FALSE(cudaAvailable(99));
+  EXPECT_GE(cudaDeviceCount(), 0);
+  EXPECT_EQ(cudaAvailable(0), cudaDeviceCount() > 0);
+}
+
+TEST(DeviceTest, ToAMissingGpuSaysWhyAtTheUsersLine) {
+  Tensor x = Tensor::fromVector<float>({1, 2, 3}, {3});
+  EXPECT_TRUE(x.to(Device::cpu()).device() == Device::cpu());
+  expectError(
+      [&](unsigned &line) {
+        // clang-format off
+    line = __LINE__; Tensor y = x.to(kMissingGpu);
+        // clang-format on
+      },
+      "to", kUnavailable);
+}

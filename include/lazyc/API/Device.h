@@ -16,7 +16,18 @@
 
 #include "lazyc/Runtime/Device.h"
 
+#include <string>
+
 namespace lazyc {
+
+/// Whether CUDA device `index` can run lazyc's traces in this process; if
+/// not and `whyNot` is given, it says why in a sentence ("libcuda.so.1 not
+/// found (no NVIDIA driver on this machine): ...", "no CUDA device 3 (this
+/// machine has 1)").
+bool cudaAvailable(int index = 0, std::string *whyNot = nullptr);
+
+/// The number of CUDA devices; 0 where the driver cannot be used.
+int cudaDeviceCount();
 
 /// The device creation functions (`zeros`, `randomUniform`, `fromVector`,
 /// ...) put tensors on: the innermost DeviceScope's on this thread, else the

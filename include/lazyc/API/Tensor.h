@@ -102,6 +102,11 @@ public:
   int64_t numel() const;
   /// Where the tensor lives (and the ops on it run).
   Device device() const;
+  /// The tensor on `device`: itself if it lives there, else a copy there.
+  /// The copy computes the tensor first (a trace runs on one device) and
+  /// goes through host memory; ops on the copy run on `device`.
+  Tensor to(Device device,
+            SourceLocation where = SourceLocation::current()) const;
   bool isMaterialized() const;
   /// False for a default-constructed or moved-from handle.
   bool defined() const;

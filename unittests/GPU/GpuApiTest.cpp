@@ -1,0 +1,195 @@
+//===- GpuApiTest.cpp - The API on a GPU, checked against plain loops -----===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Programs of the public API on cuda:0: transfers, elementwise chains with
+// broadcasts, reductions, softmax, matmul, strided copies, integers, eager
+// mode and gradients, each checked against a loop in this file computed on
+// the host in double precision. Without a GPU every test skips and says
+// why; scripts/gpu-check runs them on the device machine.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/lazyc.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace lazyc;
+
+namespace {
+
+class GpuApiTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string whyNot;
+    if (!cudaAvailable(0, &whyNot))
+      GTEST_SKIP() << "no GPU: " << whyNot;
+  }
+
+  const Device gpu = Device::cuda();
+};
+
+/// `count` values in [-range, range), deterministic.
+std::vector<float> values(int64_t count, float range, uint32_t seed) {
+  std::vector<float> out(static_cast<size_t>(count));
+  uint32_t state = seed * 2654435761u + 1;
+  for (float &value : out) {
+    state = state * 1664525u + 1013904223u;
+    value = range * (static_cast<float>(state >> 8) / (1 << 23) - 1.0f);
+  }
+  return out;
+}
+
+void expectClose(const std::vector<float> &actual,
+                 const std::vector<double> &expected, double tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i)
+    ASSERT_NEAR(actual[i], expected[i],
+                tolerance * std::max(1.0, std::abs(expected[i])))
+        << "element " << i;
+}
+
+} // namespace
+
+TEST_F(GpuApiTest, ToTheGpuAndBack) {
+  Tensor x = Tensor::fromVector<float>({1, -2, 3, 0.5f}, {4}).to(gpu);
+  EXPECT_TRUE(x.device() == gpu);
+  Tensor y = relu(x * 2.0f + 1.0f);
+  EXPECT_TRUE(y.device() == gpu);
+  // max(2x + 1, 0), by hand.
+  EXPECT_EQ(y.toVector<float>(), (std::vector<float>{3, 0, 7, 2}));
+  Tensor back = y.to(Device::cpu());
+  EXPECT_TRUE(back.device() == Device::cpu());
+  EXPECT_EQ(back.toVector<float>(), (std::vector<float>{3, 0, 7, 2}));
+}
+
+TEST_F(GpuApiTest, ElementwiseChainWithABroadcast) {
+  const int64_t rows = 1000, cols = 1024;
+  std::vector<float> hostX = values(rows * cols, 2.0f, 1);
+  std::vector<float> hostB = values(cols, 1.0f, 2);
+  DeviceScope scope(gpu);
+  Tensor x = Tensor::fromVector<float>(hostX, {rows, cols});
+  Tensor b = Tensor::fromVector<float>(hostB, {cols});
+  Tensor y = tanh(relu(x + b)) * x;
+  std::vector<double> expected(hostX.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      double v = hostX[r * cols + c];
+      expected[r * cols + c] = std::tanh(std::max(v + hostB[c], 0.0)) * v;
+    }
+  expectClose(y.toVector<float>(), expected, 1e-5);
+}
+
+TEST_F(GpuApiTest, ReductionsAndSoftmax) {
+  const int64_t rows = 64, cols = 1000;
+  std::vector<float> host = values(rows * cols, 4.0f, 3);
+  DeviceScope scope(gpu);
+  Tensor x = Tensor::fromVector<float>(host, {rows, cols});
+  std::vector<double> rowSums(rows, 0.0), rowMax(rows, -INFINITY);
+  double total = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      rowSums[r] += host[r * cols + c];
+      rowMax[r] = std::max<double>(rowMax[r], host[r * cols + c]);
+      total += host[r * cols + c];
+    }
+  expectClose(sum(x, {1}).toVector<float>(), rowSums, 1e-4);
+  expectClose(max(x, {1}).toVector<float>(), rowMax, 0);
+  EXPECT_NEAR(sum(x).item<float>(), total, 1e-3 * std::abs(total) + 1e-2);
+  std::vector<double> probabilities(host.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double denominator = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      denominator += std::exp(host[r * cols + c] - rowMax[r]);
+    for (int64_t c = 0; c < cols; ++c)
+      probabilities[r * cols + c] =
+          std::exp(host[r * cols + c] - rowMax[r]) / denominator;
+  }
+  expectClose(softmax(x, 1).toVector<float>(), probabilities, 1e-5);
+}
+
+TEST_F(GpuApiTest, Matmul) {
+  const int64_t m = 64, k = 128, n = 32;
+  std::vector<float> hostA = values(m * k, 1.0f, 4),
+                     hostB = values(k * n, 1.0f, 5);
+  DeviceScope scope(gpu);
+  Tensor a = Tensor::fromVector<float>(hostA, {m, k});
+  Tensor b = Tensor::fromVector<float>(hostB, {k, n});
+  std::vector<double> expected(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < k; ++p)
+        expected[i * n + j] += double(hostA[i * k + p]) * hostB[p * n + j];
+  expectClose(matmul(a, b).toVector<float>(), expected, 1e-4);
+}
+
+TEST_F(GpuApiTest, TransposesAndConcatenations) {
+  DeviceScope scope(gpu);
+  Tensor x = Tensor::fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(transpose(x).toVector<float>(),
+            (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  Tensor joined = concat({x, x * 10.0f}, 1);
+  EXPECT_EQ(joined.shape(), (std::vector<int64_t>{2, 6}));
+  EXPECT_EQ(joined.toVector<float>(),
+            (std::vector<float>{1, 2, 3, 10, 20, 30, 4, 5, 6, 40, 50, 60}));
+}
+
+TEST_F(GpuApiTest, IntegersAndComparisons) {
+  DeviceScope scope(gpu);
+  Tensor i = Tensor::fromVector<int32_t>({-7, 0, 5, 12}, {4});
+  Tensor chosen = where(i > 0, i * 3, i - 1);
+  EXPECT_EQ(chosen.toVector<int32_t>(), (std::vector<int32_t>{-8, -1, 15, 36}));
+  EXPECT_EQ(sum(i).item<int32_t>(), 10);
+}
+
+TEST_F(GpuApiTest, EagerModeGivesTheLazyResult) {
+  std::vector<float> host = values(256, 3.0f, 6);
+  DeviceScope scope(gpu);
+  Tensor x = Tensor::fromVector<float>(host, {16, 16});
+  std::vector<float> lazy = (exp(x) - x * x).toVector<float>();
+  EagerScope eager;
+  std::vector<float> eagerly = (exp(x) - x * x).toVector<float>();
+  std::vector<double> expected(host.size());
+  for (size_t e = 0; e < host.size(); ++e)
+    expected[e] = std::exp(double(host[e])) - double(host[e]) * host[e];
+  expectClose(lazy, expected, 1e-5);
+  expectClose(eagerly, expected, 1e-5);
+}
+
+TEST_F(GpuApiTest, Gradients) {
+  std::vector<float> host = values(100, 2.0f, 7);
+  DeviceScope scope(gpu);
+  Tensor x = Tensor::fromVector<float>(host, {100});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor loss = sum(x * x * x);
+  Tensor dx = tape.gradient(loss, x);
+  EXPECT_TRUE(dx.device() == gpu);
+  std::vector<double> expected(host.size());
+  for (size_t e = 0; e < host.size(); ++e)
+    expected[e] = 3.0 * host[e] * host[e];
+  expectClose(dx.toVector<float>(), expected, 1e-5);
+}
+
+TEST_F(GpuApiTest, OutOfMemoryIsAnErrorAndTheProgramGoesOn) {
+  DeviceScope scope(gpu);
+  Tensor small = Tensor::fromVector<float>({1, 2}, {2});
+  try {
+    // 2^40 floats: 4 TiB, more than any GPU has.
+    Tensor huge = zeros({int64_t(1) << 40});
+    (void)huge.toVector<float>();
+    FAIL() << "no error";
+  } catch (const Error &error) {
+    std::string what = error.what();
+    EXPECT_NE(what.find("cuda:0"), std::string::npos) << what;
+  }
+  EXPECT_EQ((small + 1.0f).toVector<float>(), (std::vector<float>{2, 3}));
+}
