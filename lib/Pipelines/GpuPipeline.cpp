@@ -24,6 +24,7 @@
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -69,6 +70,10 @@ void lazyc::buildGpuMapPipeline(OpPassManager &pm,
   // Parallel dimensions become scf.parallel, reduction dimensions scf.for
   // inside it.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // What NVVM has no instruction or libdevice function for (integer powers)
+  // becomes functions of their own, which kernel outlining copies into the
+  // kernels' module.
+  pm.addPass(createConvertMathToFuncs());
   mlir::lazy::LazyGpuMapToKernelsPassOptions kernels;
   kernels.threadsPerBlock = options.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(
@@ -103,13 +108,13 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
-  // As upstream's gpu-lower-to-nvvm-pipeline, with libdevice (math
-  // functions as __nv_* calls) linked from a known place rather than from
-  // wherever the environment of the process points.
+  // As upstream's gpu-lower-to-nvvm-pipeline, but the kernels go to NVVM
+  // before anything converts the module to LLVM (there, arith.remf became
+  // an llvm.frem that NVVM cannot select instead of libdevice's fmodf), and
+  // libdevice (math functions as __nv_* calls) is linked from a known place
+  // rather than from wherever the environment of the process points.
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertNVVMToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
@@ -122,10 +127,6 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
     target.linkLibs.push_back(libdevice);
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
 
   // The kernels, to NVVM.
   pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
@@ -134,6 +135,14 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+
+  // The host function.
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 
   // The host function, to calls of the runtime's mgpu* functions; the
   // kernels, to PTX text that the driver compiles for the device it runs on.

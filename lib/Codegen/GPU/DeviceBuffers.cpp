@@ -42,6 +42,8 @@ struct LazyGpuDeviceBuffersPass
             alloc.getSymbolOperands());
         rewriter.replaceOp(alloc, deviceAlloc.getMemref());
       } else if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+        if (alloca->hasAttr(mlir::lazy::kHostBufferAttr))
+          return WalkResult::advance();
         alloca.emitError("a stack buffer on the host cannot hold device data");
         return WalkResult::interrupt();
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {

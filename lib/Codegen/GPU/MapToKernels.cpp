@@ -20,6 +20,7 @@ namespace mlir::lazy {
 } // namespace mlir::lazy
 
 using namespace mlir;
+using mlir::lazy::kHostBufferAttr;
 
 /// Whether `op`, or an op in its regions, reads or writes the contents of a
 /// buffer (allocating or freeing one does not count).
@@ -42,8 +43,18 @@ static bool touchesBufferContents(Operation *op) {
   return result.wasInterrupted();
 }
 
-static bool containsParallelLoop(Operation *op) {
-  return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); })
+/// Whether `op` must stay on the host and be searched for kernels: it
+/// contains a parallel loop, a call (of the runtime: the host function's
+/// output-shape checks) or an allocation (a while loop's body making the
+/// buffers of its next iteration).
+static bool isHostControlFlow(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        return isa<scf::ParallelOp, func::CallOp, memref::AllocOp,
+                   memref::DeallocOp>(inner)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
       .wasInterrupted();
 }
 
@@ -126,7 +137,7 @@ struct LazyGpuMapToKernelsPass
           return failure();
         continue;
       }
-      if (containsParallelLoop(&op)) {
+      if (isHostControlFlow(&op)) {
         if (failed(flushSerial()))
           return failure();
         for (Region &region : op.getRegions())
@@ -222,24 +233,60 @@ struct LazyGpuMapToKernelsPass
   }
 
   /// Moves `ops` (consecutive in their block but for pure ops between them)
-  /// into a kernel of one thread, in place of the last of them.
+  /// into a kernel of one thread, in place of the last of them. The values
+  /// it computes that the host needs (a loop's condition, a branch's) are
+  /// stored to device cells and copied back to host memory after it.
   LogicalResult mapToOneThread(ArrayRef<Operation *> ops) {
     llvm::SmallPtrSet<Operation *, 8> moved(ops.begin(), ops.end());
+    auto inGroup = [&](Operation *user) {
+      return moved.contains(user) ||
+             llvm::any_of(ops, [&](Operation *ancestor) {
+               return ancestor->isProperAncestor(user);
+             });
+    };
+    SmallVector<Value> needed;
     for (Operation *op : ops)
-      for (Operation *user : op->getUsers())
-        if (!moved.contains(user) &&
-            !llvm::any_of(ops, [&](Operation *ancestor) {
-              return ancestor->isProperAncestor(user);
-            }))
-          return user->emitError(
-              "uses a value computed from device memory on the host (GPU "
-              "traces cannot branch or size buffers on device values yet)");
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) { return !inGroup(user); })) {
+          if (!MemRefType::isValidElementType(result.getType()))
+            return op->emitError("computes a value of type ")
+                   << result.getType()
+                   << " on the GPU that the host needs: it cannot be copied "
+                      "to the host";
+          needed.push_back(result);
+        }
+
     Location loc = ops.back()->getLoc();
     OpBuilder builder(ops.back());
+    SmallVector<Value> cells;
+    for (Value value : needed)
+      cells.push_back(memref::AllocOp::create(
+          builder, loc, MemRefType::get({}, value.getType())));
     gpu::LaunchOp launch = createLaunch(builder, loc);
     Operation *terminator = launch.getBody().front().getTerminator();
     for (Operation *op : ops)
       op->moveBefore(terminator);
+    builder.setInsertionPoint(terminator);
+    for (auto [value, cell] : llvm::zip(needed, cells))
+      memref::StoreOp::create(builder, loc, value, cell);
+
+    // Host cells on the function's stack frame once (not once per
+    // iteration of a host loop around the kernel).
+    Block &entry = launch->getParentOfType<func::FuncOp>().getBody().front();
+    for (auto [value, cell] : llvm::zip(needed, cells)) {
+      builder.setInsertionPointToStart(&entry);
+      auto host = memref::AllocaOp::create(builder, loc,
+                                           cast<MemRefType>(cell.getType()));
+      host->setAttr(kHostBufferAttr, builder.getUnitAttr());
+      builder.setInsertionPointAfter(launch);
+      memref::CopyOp::create(builder, loc, cell, host);
+      Value copied = memref::LoadOp::create(builder, loc, host, ValueRange());
+      memref::DeallocOp::create(builder, loc, cell);
+      value.replaceUsesWithIf(copied, [&](OpOperand &use) {
+        return !launch->isProperAncestor(use.getOwner());
+      });
+    }
     return success();
   }
 };

@@ -48,3 +48,18 @@ func.func @stack_buffer() {
   %tmp = memref.alloca() : memref<4xf32>
   return
 }
+
+// -----
+
+// A host buffer (a value copied back for the host to read) stays on the
+// host; the copy into it reads the device.
+// CHECK-LABEL: func.func @host_buffer
+//       CHECK:   %[[HOST:.*]] = memref.alloca() {lazy.host_buffer} : memref<i1>
+//       CHECK:   gpu.memcpy %[[HOST]], %{{.*}} : memref<i1>, memref<i1>
+//       CHECK:   memref.load %[[HOST]][]
+func.func @host_buffer(%flag: memref<i1>) -> i1 {
+  %host = memref.alloca() {lazy.host_buffer} : memref<i1>
+  memref.copy %flag, %host : memref<i1> to memref<i1>
+  %0 = memref.load %host[] : memref<i1>
+  return %0 : i1
+}

@@ -174,13 +174,46 @@ func.func @host_loop(%y: memref<1024xf32>, %n: index) {
 
 // -----
 
-// The host cannot size a buffer by a value in device memory.
-func.func @size_from_device_value(%size: memref<index>) {
-  %0 = memref.load %size[] : memref<index>
-  // expected-error @+1 {{uses a value computed from device memory on the host}}
-  %1 = memref.alloc(%0) : memref<?xf32>
-  memref.dealloc %1 : memref<?xf32>
+// A call (the runtime's output-shape check) stays on the host, and so does
+// the branch around it.
+// CHECK-LABEL: func.func @host_call
+//       CHECK:   scf.if
+//   CHECK-NOT:     gpu.launch
+//       CHECK:     call @report
+//       CHECK:   gpu.launch
+//       CHECK:     memref.store
+func.func private @report(index)
+func.func @host_call(%y: memref<f32>, %n: index) {
+  %c4 = arith.constant 4 : index
+  %wrong = arith.cmpi ne, %n, %c4 : index
+  scf.if %wrong {
+    func.call @report(%n) : (index) -> ()
+  }
+  %one = arith.constant 1.0 : f32
+  memref.store %one, %y[] : memref<f32>
   return
+}
+
+// -----
+
+// A value the host needs (here a buffer's size) is stored to a device cell
+// by the kernel and copied back into a host buffer on the function's stack
+// frame, where the host reads it.
+// CHECK-LABEL: func.func @size_from_device_value
+//  CHECK-SAME:   (%[[SIZE:.*]]: memref<index>)
+//       CHECK:   %[[HOST:.*]] = memref.alloca() {lazy.host_buffer} : memref<index>
+//       CHECK:   %[[CELL:.*]] = memref.alloc() : memref<index>
+//       CHECK:   gpu.launch
+//       CHECK:     %[[N:.*]] = memref.load %[[SIZE]][]
+//       CHECK:     memref.store %[[N]], %[[CELL]][]
+//       CHECK:   memref.copy %[[CELL]], %[[HOST]]
+//       CHECK:   %[[COPIED:.*]] = memref.load %[[HOST]][]
+//       CHECK:   memref.dealloc %[[CELL]]
+//       CHECK:   memref.alloc(%[[COPIED]]) : memref<?xf32>
+func.func @size_from_device_value(%size: memref<index>) -> memref<?xf32> {
+  %0 = memref.load %size[] : memref<index>
+  %1 = memref.alloc(%0) : memref<?xf32>
+  return %1 : memref<?xf32>
 }
 
 // -----

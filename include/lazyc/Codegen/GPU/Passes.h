@@ -22,6 +22,12 @@
 
 namespace mlir::lazy {
 
+/// Marks a `memref.alloca` of the host function that holds host data (a
+/// value copied back from the device for the host to branch on): it stays
+/// on the host's stack; every other buffer of the host function is a device
+/// buffer.
+constexpr llvm::StringLiteral kHostBufferAttr = "lazy.host_buffer";
+
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "lazyc/Codegen/GPU/Passes.h.inc"

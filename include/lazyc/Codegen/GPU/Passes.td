@@ -33,11 +33,14 @@ def LazyGpuMapToKernelsPass
       a plain `scf.for` nest, a fill of a 0-d buffer a lone `memref.store`)
       runs in a kernel of one thread, consecutive such ops in one kernel.
 
-    Host control flow around loops (`scf.for`, `scf.if`, `scf.while` that
-    contain loop nests) stays on the host and is searched for loops. A
-    value read from a buffer that the host needs (a loop bound or a branch
-    condition computed on the device) is an error: the host cannot read
-    device memory.
+    Host control flow (`scf.for`, `scf.if`, `scf.while` that contain loop
+    nests, calls or allocations) stays on the host and is searched for
+    loops; calls (the runtime's output-shape checks) and allocations stay on
+    the host. A value
+    a one-thread kernel computes that the host needs (a while loop's
+    condition, a buffer's size) is stored to a device cell by the kernel and
+    copied into a host buffer (a `memref.alloca` marked `lazy.host_buffer`)
+    after it, where the host reads it.
   }];
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t",
@@ -57,8 +60,11 @@ def LazyGpuDeviceBuffersPass
     frees and copies buffers and launches kernels. Its `memref.alloc`,
     `memref.dealloc` and `memref.copy` become `gpu.alloc`, `gpu.dealloc` and
     `gpu.memcpy`, which the runtime serves from its caching device allocator
-    on the device's stream. A buffer allocated inside a kernel is an error
-    (each thread would allocate its own).
+    on the device's stream; a host buffer (`memref.alloca` marked
+    `lazy.host_buffer` by lazy-gpu-map-to-kernels) stays, and copies into it
+    read the device. A buffer allocated inside a kernel is an error (each
+    thread would allocate its own), as is any other stack buffer of the host
+    function.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
