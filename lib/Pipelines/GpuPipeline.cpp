@@ -106,6 +106,8 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   // for it only at the end (upstream's lowering of device buffers and copies
   // takes only their asynchronous forms).
   pm.addPass(createGpuKernelOutliningPass());
+  // One module of kernels, compiled to PTX (and linked with libdevice) once.
+  pm.addPass(mlir::lazy::createLazyGpuMergeKernelModulesPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
   // As upstream's gpu-lower-to-nvvm-pipeline, but the kernels go to NVVM

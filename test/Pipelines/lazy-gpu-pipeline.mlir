@@ -10,11 +10,11 @@
 // element: a global load of each input, one global store.
 // HOST-LABEL: llvm.func @chain
 //       HOST:   %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
-//       HOST:   gpu.launch_func <%[[STREAM]] : !llvm.ptr> @chain_kernel::@chain_kernel
+//       HOST:   gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernels::@chain_kernel
 //   HOST-NOT:   gpu.launch_func
 //       HOST:   llvm.call @mgpuStreamSynchronize(%[[STREAM]])
 //       HOST:   llvm.return
-// HOST: gpu.binary @chain_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80"{{.*}}>, {{.*}}assembly = "
+// HOST: gpu.binary @kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80"{{.*}}>, {{.*}}assembly = "
 //
 // CHECK: .target sm_90
 // CHECK: .visible .entry chain_kernel(
@@ -36,12 +36,15 @@ func.func @chain(%x: tensor<1000x1024xf32>, %b: tensor<1024xf32>) -> tensor<1000
 }
 
 // A row reduction: one kernel fills the sums, one loops over each row.
+// Every kernel of the module is in one gpu.module, @kernels, compiled to
+// one PTX text (lazy-gpu-merge-kernel-modules).
 // HOST-LABEL: llvm.func @row_sum
-// HOST-COUNT-2: gpu.launch_func
+//       HOST:   gpu.launch_func <%{{.*}}> @kernels::@row_sum_kernel blocks
+//       HOST:   gpu.launch_func <%{{.*}}> @kernels::@row_sum_kernel_0 blocks
 //
 // CHECK: .visible .entry row_sum_kernel(
 // CHECK:   st.global.b32
-// CHECK: .visible .entry row_sum_kernel(
+// CHECK: .visible .entry row_sum_kernel_0(
 // CHECK:   ld.global.b32
 // CHECK:   add.rn.f32
 // CHECK:   st.global.b32
@@ -61,11 +64,12 @@ func.func @row_sum(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
 //       HOST:   llvm.call @mgpuMemFree(%[[ROWS]], %[[STREAM]])
 //       HOST:   llvm.call @mgpuStreamSynchronize(%[[STREAM]])
 //
-// CHECK-COUNT-2: .visible .entry softmax_kernel(
-// CHECK:   max.NaN.f32
 // CHECK: .visible .entry softmax_kernel(
+// CHECK: .visible .entry softmax_kernel_1(
+// CHECK:   max.NaN.f32
+// CHECK: .visible .entry softmax_kernel_2(
 // CHECK:   {{ex2.approx|__nv_expf}}
-// CHECK-COUNT-3: .visible .entry softmax_kernel(
+// CHECK: .visible .entry softmax_kernel_5(
 // CHECK:   div.rn.f32
 func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = lazy.softmax %x, axis = 1 : tensor<64x1000xf32>

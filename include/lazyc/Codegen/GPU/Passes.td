@@ -69,4 +69,20 @@ def LazyGpuDeviceBuffersPass
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def LazyGpuMergeKernelModulesPass
+    : Pass<"lazy-gpu-merge-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` gives each kernel a `gpu.module` of its own, and
+    each module is compiled to PTX on its own: LLVM's NVPTX pipeline, and
+    libdevice linked in, once per kernel (most of a trace's compile time).
+    This pass moves every kernel into one module, `@kernels`, renamed after
+    its own module (whose name outlining made unique), keeps one copy of the
+    helper functions outlining copied into several, and points each
+    `gpu.launch_func` at the kernel's new place. One module is also one
+    module load when the function is loaded.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // LAZYC_CODEGEN_GPU_PASSES_TD
