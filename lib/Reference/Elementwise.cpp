@@ -257,6 +257,7 @@ double binarySpread(OpKind kind, double exact, double a, double ta, double b,
   if (kind == OpKind::Pow && (std::fabs(a) <= ta || (a < 0 && tb > 0)))
     return kAnyValue;
   double worst = 0;
+  bool positiveZero = false, negativeZero = false;
   for (double sa : {-1.0, 1.0}) {
     for (double sb : {-1.0, 1.0}) {
       double corner = floatBinary(kind, a + sa * ta, b + sb * tb);
@@ -264,8 +265,16 @@ double binarySpread(OpKind kind, double exact, double a, double ta, double b,
       if (std::isnan(distance) || std::isinf(distance))
         return kAnyValue;
       worst = std::max(worst, distance);
+      if (corner == 0)
+        (std::signbit(corner) ? negativeZero : positiveZero) = true;
     }
   }
+  // A zero whose sign the box leaves open (0 * x for an x of either sign):
+  // no distance, but a later rsqrt or division tells -0 from +0. The least
+  // tolerance marks it, so that those see both signs (lazyc-fuzz seed
+  // 115887: 0 * a bf16 log-softmax of -0.0015, which lazyc rounded to 0).
+  if (worst == 0 && positiveZero && negativeZero)
+    return std::numeric_limits<double>::denorm_min();
   return withSlack(worst, exact);
 }
 

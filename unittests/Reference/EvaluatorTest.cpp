@@ -225,6 +225,28 @@ TEST(ReferenceEvaluator, ArgReductionsOverUnboundedValuesAreUncertain) {
   EXPECT_EQ(first.tolerance[0], 0);
 }
 
+TEST(ReferenceEvaluator, ZerosOfAnOpenSignAreUncertainWherePolesTellThem) {
+  // log(1 + 2^-23) is 1.2e-7 within a tolerance (16 f32 ulps of 1) that
+  // spans 0: 0 * it is a zero of either sign, and rsqrt of that is -inf or
+  // +inf.
+  Tensor nearZero = log(full({1}, 1.0f + 0x1p-23f));
+  Value logValue = evaluate(nearZero);
+  ASSERT_GT(logValue.tolerance[0], std::fabs(logValue.floats[0]));
+  Tensor product = zeros({1}) * nearZero;
+  Value zero = evaluate(product);
+  EXPECT_EQ(zero.floats[0], 0.0);
+  EXPECT_GT(zero.tolerance[0], 0.0);
+  EXPECT_EQ(evaluate(rsqrt(product)).tolerance[0], kInf);
+  // An exact operand keeps the sign known: 0 * -2 is -0, and rsqrt of it
+  // is -inf, exactly.
+  Value exactZero = evaluate(zeros({1}) * full({1}, -2.0f));
+  EXPECT_TRUE(std::signbit(exactZero.floats[0]));
+  EXPECT_EQ(exactZero.tolerance[0], 0.0);
+  Value pole = evaluate(rsqrt(zeros({1}) * full({1}, -2.0f)));
+  EXPECT_EQ(pole.floats[0], -kInf);
+  EXPECT_EQ(pole.tolerance[0], 0.0);
+}
+
 TEST(ReferenceEvaluator, DataMovement) {
   Tensor x = Tensor::fromVector<int32_t>({0, 1, 2, 3, 4, 5}, {2, 3});
   // numpy: np.arange(6).reshape(2, 3).T.flatten() == [0, 3, 1, 4, 2, 5].
