@@ -19,11 +19,9 @@
 using namespace lazyc;
 
 bool lazyc::cudaAvailable(int index, std::string *whyNot) {
-  std::string why;
-  bool available = jit::cudaTarget().isAvailable(Device::cuda(index), why);
-  if (whyNot)
-    *whyNot = why;
-  return available;
+  std::string ignored;
+  return jit::cudaTarget().isAvailable(Device::cuda(index),
+                                       whyNot ? *whyNot : ignored);
 }
 
 int lazyc::cudaDeviceCount() { return std::max(0, lazyrt_cuda_device_count()); }

@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/CPU/Passes.h"
-#include "lazyc/Codegen/Passes.h"
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 #include "lazyc/Pipelines/Pipelines.h"
@@ -55,15 +54,7 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm,
   // fusion joins the transposes with their neighbours.
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyCpuConvolutionLayoutPass());
-  // Before fusion: a transposed GEMM operand that elementwise fusion would
-  // recompute into a transposed copy (`relu(x @ w + b)^T` for a weight
-  // gradient) is read in place from the stored value instead.
-  pm.addPass(mlir::lazy::createLazyFoldTransposeIntoMatmulPass());
-  pm.addPass(mlir::lazy::createLazyFuseElementwisePass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  // Results tied to donated arguments are computed over them.
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
+  buildFusionPipeline(pm);
 }
 
 void lazyc::buildCpuTilePipeline(OpPassManager &pm,

@@ -15,7 +15,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/GPU/Passes.h"
-#include "lazyc/Codegen/Passes.h"
 #include "lazyc/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -50,11 +49,7 @@ using namespace lazyc;
 void lazyc::buildGpuFusePipeline(OpPassManager &pm,
                                  const GpuPipelineOptions &) {
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(mlir::lazy::createLazyFoldTransposeIntoMatmulPass());
-  pm.addPass(mlir::lazy::createLazyFuseElementwisePass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
+  buildFusionPipeline(pm);
 }
 
 void lazyc::buildGpuBufferizePipeline(OpPassManager &pm,

@@ -60,6 +60,12 @@ template <typename Options> struct PipelineStage {
 /// becomes linalg on tensors.
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm);
 
+/// Fuses linalg on tensors: transposed GEMM operands are read in place, each
+/// elementwise chain (broadcasts and transposes included) becomes one
+/// linalg.generic, results tied to donated arguments are computed over
+/// them. Each target runs it after its own layout choices.
+void buildFusionPipeline(mlir::OpPassManager &pm);
+
 /// Tensors become buffers and function results out-parameters the caller
 /// allocates (appended after the inputs), written in place where possible.
 /// Temporaries are left to the target to place and free.
@@ -146,7 +152,7 @@ struct GpuPipelineOptions : mlir::PassPipelineOptions<GpuPipelineOptions> {
 /// nvvm/libdevice/libdevice.10.bc; empty if none has it.
 std::string findLibdevice();
 
-/// Fuses linalg on tensors as the CPU does, without its data layouts.
+/// Cleans up and fuses linalg on tensors (buildFusionPipeline).
 void buildGpuFusePipeline(mlir::OpPassManager &pm,
                           const GpuPipelineOptions &options = {});
 

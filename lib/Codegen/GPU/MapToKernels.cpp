@@ -273,13 +273,13 @@ struct LazyGpuMapToKernelsPass
 
     // Host cells on the function's stack frame once (not once per
     // iteration of a host loop around the kernel).
-    Block &entry = launch->getParentOfType<func::FuncOp>().getBody().front();
+    auto atEntry = OpBuilder::atBlockBegin(
+        &launch->getParentOfType<func::FuncOp>().getBody().front());
+    builder.setInsertionPointAfter(launch);
     for (auto [value, cell] : llvm::zip(needed, cells)) {
-      builder.setInsertionPointToStart(&entry);
-      auto host = memref::AllocaOp::create(builder, loc,
+      auto host = memref::AllocaOp::create(atEntry, loc,
                                            cast<MemRefType>(cell.getType()));
       host->setAttr(kHostBufferAttr, builder.getUnitAttr());
-      builder.setInsertionPointAfter(launch);
       memref::CopyOp::create(builder, loc, cell, host);
       Value copied = memref::LoadOp::create(builder, loc, host, ValueRange());
       memref::DeallocOp::create(builder, loc, cell);
