@@ -16,11 +16,14 @@ The expected values are computed here with numpy (float64 unless the
 expression says otherwise) from the very inputs lazyc-run reads, then cast to
 the output's dtype. Floats compare with numpy.testing.assert_allclose
 (default rtol=1e-6, atol=1e-6, NaNs equal); integers and booleans exactly.
+Expressions see np, math, round_to_bf16 and reduce (functools.reduce, for
+chains: reduce(lambda y, _: np.tanh(y), range(8), x)).
 
 usage: numpy_check.py TEST.mlir --lazyc-run PATH --workdir DIR
 """
 
 import argparse
+import functools
 import math
 import os
 import re
@@ -96,7 +99,8 @@ def check_case(index, text, lazyc_run, workdir):
     with open(mlir_path, "w") as f:
         f.write(text)
     rng = np.random.default_rng(1234 + index)
-    env = {"np": np, "math": math, "round_to_bf16": round_to_bf16}
+    env = {"np": np, "math": math, "round_to_bf16": round_to_bf16,
+           "reduce": functools.reduce}
     command = [lazyc_run, mlir_path, "--output-dir", case_dir]
     for name, dtype, shape, dist in args:
         array = make_input(rng, dtype, shape, dist)

@@ -14,10 +14,13 @@
 
 #include "lazyc/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
@@ -109,14 +112,82 @@ static void keepExpNaN(Operation *root) {
   }
 }
 
+/// The math ops the polynomials replace: f32 scalars and vectors.
+static bool isApproximated(Operation *op) {
+  return isa<math::ExpOp, math::ExpM1Op, math::LogOp, math::Log1pOp,
+             math::Log2Op, math::TanhOp, math::ErfOp>(op) &&
+         getElementTypeOrSelf(op->getResultTypes().front()).isF32();
+}
+
+/// `tanh_v64f32` for math.tanh on vector<64xf32>.
+static std::string sharedFunctionName(Operation *op) {
+  std::string name = op->getName().stripDialect().str() + "_";
+  llvm::raw_string_ostream os(name);
+  Type type = op->getResultTypes().front();
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    os << "v";
+    llvm::interleave(vector.getShape(), os, "x");
+    type = vector.getElementType();
+  }
+  os << type;
+  return name;
+}
+
+/// Moves each math op that appears at least `threshold` times in `module`
+/// with the same type and attributes into one function, called in its
+/// place.
+static void outlineRepeatedMath(ModuleOp module, unsigned threshold) {
+  using Kind = std::tuple<OperationName, Type, DictionaryAttr>;
+  llvm::MapVector<Kind, SmallVector<Operation *>> kinds;
+  module.walk([&](Operation *op) {
+    if (isApproximated(op))
+      kinds[{op->getName(), op->getResultTypes().front(),
+             op->getAttrDictionary()}]
+          .push_back(op);
+  });
+  SymbolTable symbols(module);
+  for (auto &[kind, ops] : kinds) {
+    if (ops.size() < threshold)
+      continue;
+    Operation *first = ops.front();
+    Type type = std::get<1>(kind);
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto function =
+        func::FuncOp::create(b, first->getLoc(), sharedFunctionName(first),
+                             b.getFunctionType(type, type));
+    function.setPrivate();
+    // LLVM's inliner would copy the polynomial back into every caller.
+    function->setAttr("passthrough",
+                      b.getArrayAttr(b.getStringAttr("noinline")));
+    symbols.insert(function); // renamed if the name is taken
+    Block *body = function.addEntryBlock();
+    b.setInsertionPointToStart(body);
+    IRMapping operands;
+    operands.map(first->getOperand(0), body->getArgument(0));
+    Operation *math = b.clone(*first, operands);
+    func::ReturnOp::create(b, first->getLoc(), math->getResults());
+    for (Operation *op : ops) {
+      b.setInsertionPoint(op);
+      auto call =
+          func::CallOp::create(b, op->getLoc(), function, op->getOperands());
+      op->replaceAllUsesWith(call);
+      op->erase();
+    }
+  }
+}
+
 namespace {
 struct LazyMathApproximationPass
     : mlir::lazy::impl::LazyMathApproximationPassBase<
           LazyMathApproximationPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // Not approximated: rsqrt (upstream's version needs AVX2 vectors of
     // exactly 8 lanes and crashes otherwise; 1 / sqrt vectorizes anyway), and
     // sin/cos (their f32 range reduction loses ~5.5e-8 * |x|: libm stays).
+    if (auto module = dyn_cast<ModuleOp>(getOperation()); module && outlineFrom)
+      outlineRepeatedMath(module, outlineFrom);
     scaleSubnormalLogarithms(getOperation());
     keepErfSign(getOperation());
     keepExpNaN(getOperation());

@@ -1,4 +1,4 @@
-// RUN: lazyc-opt %s -split-input-file --lazy-math-approximation | FileCheck %s
+// RUN: lazyc-opt %s -split-input-file --lazy-math-approximation | FileCheck %s --check-prefixes=CHECK,SHARE-NONE
 
 // f32 exp, tanh, log and erf (scalars and vectors) become polynomial code
 // built from arith ops and math.fma; sin, cos and every f64 op stay as they
@@ -217,4 +217,39 @@ func.func @f64_kept(%x: f64, %v: vector<4xf64>) -> (f64, f64, f64, f64, vector<4
   %3 = math.erf %x : f64
   %4 = math.exp %v : vector<4xf64>
   return %0, %1, %2, %3, %4 : f64, f64, f64, f64, vector<4xf64>
+}
+
+// -----
+
+// Sharing (outline-from=3): three tanh on vector<8xf32> with the same
+// attributes become calls of one private, noinline function that holds the
+// only polynomial; the two exps (below the threshold) and the tanh on
+// another type stay inline. Run with the default options, the same input
+// keeps every op inline (SHARE-NONE).
+// RUN: lazyc-opt %s -split-input-file --lazy-math-approximation="outline-from=3" | FileCheck %s --check-prefix=SHARE
+// SHARE-LABEL: func.func @tanh_chain
+//  SHARE-SAME:   (%[[X:.*]]: vector<8xf32>, %[[S:.*]]: vector<4xf32>)
+//       SHARE:   %[[T0:.*]] = call @tanh_v8f32(%[[X]]) : (vector<8xf32>) -> vector<8xf32>
+//       SHARE:   %[[T1:.*]] = call @tanh_v8f32(%[[T0]])
+//       SHARE:   %[[E0:.*]] = arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
+//       SHARE:   %[[T2:.*]] = call @tanh_v8f32(%{{.*}})
+//   SHARE-NOT:   call
+//       SHARE:   math.fma %{{.*}} : vector<4xf32>
+//       SHARE:   return
+//       SHARE: func.func private @tanh_v8f32(%[[A:.*]]: vector<8xf32>) -> vector<8xf32>
+//  SHARE-SAME:   attributes {passthrough = ["noinline"]}
+//   SHARE-NOT:   math.tanh
+//       SHARE:   math.fma %{{.*}} : vector<8xf32>
+//       SHARE:   return %{{.*}} : vector<8xf32>
+// SHARE-NONE-LABEL: func.func @tanh_chain
+//   SHARE-NONE-NOT:   call
+//   SHARE-NONE-NOT:   func.func private
+func.func @tanh_chain(%x: vector<8xf32>, %s: vector<4xf32>) -> (vector<8xf32>, vector<4xf32>) {
+  %0 = math.tanh %x : vector<8xf32>
+  %1 = math.tanh %0 : vector<8xf32>
+  %2 = math.exp %1 : vector<8xf32>
+  %3 = math.exp %2 : vector<8xf32>
+  %4 = math.tanh %3 : vector<8xf32>
+  %5 = math.tanh %s : vector<4xf32>
+  return %4, %5 : vector<8xf32>, vector<4xf32>
 }

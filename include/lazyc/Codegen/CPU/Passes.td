@@ -157,9 +157,22 @@ def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
     reference is measured in docs/benchmarks.md. `math.sin` and `math.cos`
     stay libm calls: the polynomial's f32 range reduction loses about
     5.5e-8 * |x|.
+
+    On a module, a math op that appears at least `outline-from` times with
+    the same type and attributes is first moved into one shared function,
+    called where each one was: a polynomial is 20-40 ops, and a long chain
+    of tanh steps would otherwise give LLVM tens of thousands of
+    instructions in one loop body. The function is kept out of line
+    (`noinline`); a call costs a few cycles against the polynomial's tens.
   }];
+  let options = [
+    Option<"outlineFrom", "outline-from", "unsigned", /*default=*/"8",
+           "Share one function among this many equal math ops of a module "
+           "(0: never)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect",
   ];
