@@ -14,50 +14,6 @@
 
 using namespace lazyc;
 
-static float bitsToFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, 4);
-  return value;
-}
-
-static uint32_t floatToBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
-
-static float halfToFloat(uint16_t half) {
-  uint32_t sign = uint32_t(half & 0x8000) << 16;
-  uint32_t exponent = (half >> 10) & 0x1F;
-  uint32_t mantissa = half & 0x3FF;
-  if (exponent == 0x1F) // Inf or NaN.
-    return bitsToFloat(sign | 0x7F800000 | (mantissa << 13));
-  if (exponent == 0) { // Zero or subnormal: mantissa * 2^-24.
-    float magnitude = std::ldexp(float(mantissa), -24);
-    return sign ? -magnitude : magnitude;
-  }
-  return bitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
-
-static uint16_t floatToHalf(float value) {
-  uint32_t bits = floatToBits(value);
-  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
-  float magnitude = std::fabs(value);
-  if (std::isnan(value))
-    return sign | 0x7E00;
-  if (magnitude >= 65520.0f) // Rounds to infinity.
-    return sign | 0x7C00;
-  if (magnitude < 6.103515625e-05f) {
-    // Subnormal (or zero): round magnitude / 2^-24 to an integer (RNE).
-    float scaled = std::nearbyint(magnitude * 16777216.0f);
-    return sign | static_cast<uint16_t>(scaled);
-  }
-  // Normal: keep 10 of 23 mantissa bits, rounding to nearest even.
-  uint32_t abs = bits & 0x7FFFFFFF;
-  uint32_t rounded = abs + 0xFFF + ((abs >> 13) & 1);
-  return sign | static_cast<uint16_t>((rounded >> 13) - (112 << 10));
-}
-
 /// Integers and Bool: converted among themselves exactly, not via double.
 static bool isIntegerOrBool(DType dtype) { return !isFloatingPoint(dtype); }
 
@@ -117,12 +73,12 @@ double convert::loadScalar(const void *source, DType dtype) {
   case DType::Float16: {
     uint16_t v;
     std::memcpy(&v, source, 2);
-    return halfToFloat(v);
+    return float16BitsToFloat(v);
   }
   case DType::BFloat16: {
     uint16_t v;
     std::memcpy(&v, source, 2);
-    return bitsToFloat(uint32_t(v) << 16);
+    return bfloat16BitsToFloat(v);
   }
   default:
     return static_cast<double>(loadInteger(source, dtype));
@@ -140,7 +96,7 @@ void convert::storeScalar(double value, DType dtype, void *target) {
     std::memcpy(target, &value, 8);
     return;
   case DType::Float16: {
-    uint16_t v = floatToHalf(toFloatRoundedToOdd(value));
+    uint16_t v = toFloat16Bits(toFloatRoundedToOdd(value));
     std::memcpy(target, &v, 2);
     return;
   }

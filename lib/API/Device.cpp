@@ -26,6 +26,10 @@ bool lazyc::cudaAvailable(int index, std::string *whyNot) {
 
 int lazyc::cudaDeviceCount() { return std::max(0, lazyrt_cuda_device_count()); }
 
+void lazyc::setAllowTf32(bool allow) { lazyrt_cuda_set_allow_tf32(allow); }
+
+bool lazyc::allowTf32() { return lazyrt_cuda_get_allow_tf32() != 0; }
+
 static thread_local Device currentDefault;
 
 Device lazyc::defaultDevice() { return currentDefault; }

@@ -6,15 +6,19 @@
 //===----------------------------------------------------------------------===//
 //
 // This file declares the indexing maps that lazy-fold-transpose-into-matmul
-// gives a matmul reading a transposed operand in place and that
-// lazy-cpu-gemm-to-blas turns into BLAS transpose flags.
+// gives a matmul reading a transposed operand in place, and what the passes
+// that hand matmuls on buffers to a library (lazy-cpu-gemm-to-blas,
+// lazy-gpu-gemm-to-cublas) read from them.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LAZYC_LIB_CODEGEN_MATMULMAPS_H
 #define LAZYC_LIB_CODEGEN_MATMULMAPS_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
+
+#include <optional>
 
 namespace mlir::lazy {
 
@@ -23,6 +27,15 @@ namespace mlir::lazy {
 /// stored transposed (k, m); B as (k, n), or (n, k); C as (m, n).
 SmallVector<AffineMap, 3> matmulMaps(MLIRContext *context, bool batched,
                                      bool transposedA, bool transposedB);
+
+/// The runtime's LAZYRT_GEMM_TRANSPOSE_* flags of a matmul or batch_matmul
+/// with the maps above, or nothing for any other indexing.
+std::optional<int32_t> gemmTransposeFlags(linalg::LinalgOp op);
+
+/// The fill of +0 into `op`'s output just before it (past ops without
+/// memory effects: views, casts, constants), or null. A library GEMM that
+/// overwrites its output makes the fill unnecessary.
+linalg::FillOp zeroFillBefore(linalg::LinalgOp op);
 
 } // namespace mlir::lazy
 

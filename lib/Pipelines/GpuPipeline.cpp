@@ -62,6 +62,8 @@ void lazyc::buildGpuBufferizePipeline(OpPassManager &pm,
 
 void lazyc::buildGpuMapPipeline(OpPassManager &pm,
                                 const GpuPipelineOptions &options) {
+  // f32/f64/f16/bf16 matmuls run on cuBLASLt, called from the host.
+  pm.addPass(mlir::lazy::createLazyGpuGemmToCublasPass());
   // Parallel dimensions become scf.parallel, reduction dimensions scf.for
   // inside it.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

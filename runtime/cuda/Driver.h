@@ -61,6 +61,8 @@ namespace lazyc::runtime::cuda {
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemsetD16Async)                                                          \
   X(cuMemsetD32Async)                                                          \
+  X(cuMemsetD2D16Async)                                                        \
+  X(cuMemsetD2D32Async)                                                        \
   X(cuModuleLoadData)                                                          \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleGetFunction)                                                       \
@@ -111,6 +113,14 @@ int currentDevice();
 
 /// "cuda:3".
 std::string deviceName(int index);
+
+/// MgpuAbi.cpp: records the first failure of a call from generated code on
+/// this thread, for lazyrt_take_cuda_error.
+void recordGeneratedCodeError(const std::string &message);
+
+/// Whether such a failure is recorded and not yet taken: generated code's
+/// calls then queue nothing.
+bool generatedCodeErrorPending();
 
 } // namespace lazyc::runtime::cuda
 

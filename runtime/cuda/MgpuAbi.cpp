@@ -127,6 +127,15 @@ constexpr int32_t kDefaultSharedBytes = 48 * 1024;
 
 } // namespace
 
+void lazyc::runtime::cuda::recordGeneratedCodeError(
+    const std::string &message) {
+  recordError(message);
+}
+
+bool lazyc::runtime::cuda::generatedCodeErrorPending() {
+  return hasPendingError;
+}
+
 extern "C" {
 
 const char *lazyrt_take_cuda_error(void) {

@@ -75,51 +75,19 @@ struct Request {
 // Float16 and BFloat16 arithmetic
 //===----------------------------------------------------------------------===//
 
-float halfToFloat(uint16_t half) {
-  uint32_t sign = uint32_t(half & 0x8000u) << 16;
-  uint32_t exponent = (half >> 10) & 0x1Fu;
-  uint32_t mantissa = half & 0x3FFu;
-  if (exponent == 0) {
-    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -magnitude : magnitude;
-  }
-  if (exponent == 31)
-    return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
-  return std::bit_cast<float>(sign | ((exponent + 112) << 23) |
-                              (mantissa << 13));
-}
-
-/// The bits of the Float16 nearest to `value` (ties to even).
-uint16_t floatToHalf(float value) {
-  uint32_t bits = std::bit_cast<uint32_t>(value);
-  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  if (std::isnan(value))
-    return sign | 0x7E00u;
-  float magnitude = std::fabs(value);
-  if (magnitude >= 65520.0f)
-    return sign | 0x7C00u;
-  if (magnitude < 0x1p-14f)
-    return sign | static_cast<uint16_t>(std::nearbyint(magnitude * 0x1p24f));
-  uint32_t rebiased = std::bit_cast<uint32_t>(magnitude) - (112u << 23);
-  rebiased += 0xFFFu + ((rebiased >> 13) & 1u);
-  return sign | static_cast<uint16_t>(rebiased >> 13);
-}
-
-float bfloat16ToFloat(uint16_t bits) {
-  return std::bit_cast<float>(uint32_t(bits) << 16);
-}
-
 template <bool IsBFloat16, int Reduction>
 void combineNarrow(void *in, void *inout, int *length, MPI_Datatype *) {
   auto *a = static_cast<const uint16_t *>(in);
   auto *b = static_cast<uint16_t *>(inout);
   for (int i = 0; i < *length; ++i) {
-    float x = IsBFloat16 ? bfloat16ToFloat(a[i]) : halfToFloat(a[i]);
-    float y = IsBFloat16 ? bfloat16ToFloat(b[i]) : halfToFloat(b[i]);
+    float x = IsBFloat16 ? lazyc::bfloat16BitsToFloat(a[i])
+                         : lazyc::float16BitsToFloat(a[i]);
+    float y = IsBFloat16 ? lazyc::bfloat16BitsToFloat(b[i])
+                         : lazyc::float16BitsToFloat(b[i]);
     float r = Reduction == LAZYRT_REDUCE_SUM   ? x + y
               : Reduction == LAZYRT_REDUCE_MAX ? std::fmax(x, y)
                                                : std::fmin(x, y);
-    b[i] = IsBFloat16 ? lazyc::toBFloat16Bits(r) : floatToHalf(r);
+    b[i] = IsBFloat16 ? lazyc::toBFloat16Bits(r) : lazyc::toFloat16Bits(r);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "lazyc/Runtime/Cuda.h"
 #include "lazyc/Runtime/Device.h"
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -240,5 +241,29 @@ void mgpuMemset16(void *, uint16_t, size_t, void *) {
 }
 
 void mgpuSetDefaultDevice(int32_t device) { currentDeviceIndex = device; }
+
+namespace {
+std::atomic<bool> allowTf32{false};
+} // namespace
+
+void lazyrt_cuda_set_allow_tf32(int32_t allow) { allowTf32 = allow != 0; }
+
+int32_t lazyrt_cuda_get_allow_tf32(void) { return allowTf32 ? 1 : 0; }
+
+#define LAZYC_CUDA_GEMM_STUBS(suffix)                                          \
+  void _mlir_ciface_lazyrt_cuda_matmul_##suffix(                               \
+      lazyrt_memref3d *, lazyrt_memref3d *, lazyrt_memref3d *, int32_t) {      \
+    recordNotBuilt("lazyrt_cuda_matmul_" #suffix);                             \
+  }                                                                            \
+  void _mlir_ciface_lazyrt_cuda_matmul_bias_##suffix(                          \
+      lazyrt_memref3d *, lazyrt_memref3d *, lazyrt_memref1d *,                 \
+      lazyrt_memref3d *, int32_t) {                                            \
+    recordNotBuilt("lazyrt_cuda_matmul_bias_" #suffix);                        \
+  }
+LAZYC_CUDA_GEMM_STUBS(f32)
+LAZYC_CUDA_GEMM_STUBS(f64)
+LAZYC_CUDA_GEMM_STUBS(f16)
+LAZYC_CUDA_GEMM_STUBS(bf16)
+#undef LAZYC_CUDA_GEMM_STUBS
 
 } // extern "C"

@@ -206,6 +206,28 @@ int checkEveryEntryPointFails() {
          "an error after the take is recorded");
   mgpuSetDefaultDevice(1);
   expect(lazyrt_cuda_get_current_device() == 1, "mgpuSetDefaultDevice");
+  mgpuSetDefaultDevice(0);
+
+  // The GEMMs generated code calls record their failure the same way.
+  float storage[4] = {};
+  lazyrt_memref3d matrix = {storage, storage, 0, {1, 2, 2}, {4, 2, 1}};
+  lazyrt_memref1d bias = {storage, storage, 0, {2}, {1}};
+  _mlir_ciface_lazyrt_cuda_matmul_f32(&matrix, &matrix, &matrix,
+                                      LAZYRT_GEMM_OVERWRITE);
+  first = lazyrt_take_cuda_error();
+  expect(first && contains(first, "lazyrt_cuda_matmul_f32: ") &&
+             contains(first, reason),
+         "lazyrt_cuda_matmul_f32");
+  _mlir_ciface_lazyrt_cuda_matmul_bias_bf16(&matrix, &matrix, &bias, &matrix,
+                                            0);
+  first = lazyrt_take_cuda_error();
+  expect(first && contains(first, "lazyrt_cuda_matmul_bias_bf16: ") &&
+             contains(first, reason),
+         "lazyrt_cuda_matmul_bias_bf16");
+  expect(lazyrt_cuda_get_allow_tf32() == 0, "TF32 is off by default");
+  lazyrt_cuda_set_allow_tf32(1);
+  expect(lazyrt_cuda_get_allow_tf32() == 1, "TF32 can be allowed");
+  lazyrt_cuda_set_allow_tf32(0);
   return failures;
 }
 

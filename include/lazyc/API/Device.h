@@ -29,6 +29,17 @@ bool cudaAvailable(int index = 0, std::string *whyNot = nullptr);
 /// The number of CUDA devices; 0 where the driver cannot be used.
 int cudaDeviceCount();
 
+/// Lets float32 matrix products on CUDA devices run on TF32 tensor cores
+/// (inputs rounded to 10 mantissa bits, products accumulated in f32; about
+/// 7x the speed on an H100) when `allow` is true. Off by default: f32
+/// products compute in full f32. Read each time a product runs, so it
+/// takes effect without recompiling; the CPU is unaffected.
+void setAllowTf32(bool allow);
+
+/// Whether float32 products on CUDA devices may use TF32 (false unless
+/// setAllowTf32(true) was called).
+bool allowTf32();
+
 /// The device creation functions (`zeros`, `randomUniform`, `fromVector`,
 /// ...) put tensors on: the innermost DeviceScope's on this thread, else the
 /// CPU. Every other op runs where its operands live.

@@ -15,10 +15,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYCPUGEMMTOBLASPASS
@@ -73,22 +71,6 @@ static Value matrixView(OpBuilder &b, Location loc, Value matrix, Value batch) {
                                 dynamicMatrixType(type.getElementType()), view);
 }
 
-/// The runtime's transpose flags for `op`'s operand indexing, or nothing
-/// for an indexing BLAS cannot do. Each matrix of a batch may be read
-/// transposed too.
-static std::optional<int32_t> transposeFlags(linalg::LinalgOp op) {
-  bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  for (int32_t flags = 0;
-       flags <= (LAZYRT_GEMM_TRANSPOSE_A | LAZYRT_GEMM_TRANSPOSE_B); ++flags)
-    if (ArrayRef<AffineMap>(maps) ==
-        ArrayRef<AffineMap>(lazy::matmulMaps(op.getContext(), batched,
-                                             flags & LAZYRT_GEMM_TRANSPOSE_A,
-                                             flags & LAZYRT_GEMM_TRANSPOSE_B)))
-      return flags;
-  return std::nullopt;
-}
-
 namespace {
 struct LazyCpuGemmToBlasPass
     : mlir::lazy::impl::LazyCpuGemmToBlasPassBase<LazyCpuGemmToBlasPass> {
@@ -108,22 +90,15 @@ struct LazyCpuGemmToBlasPass
     });
     for (linalg::LinalgOp op : products) {
       // Plain operand indexing, or A or B read transposed.
-      std::optional<int32_t> flags = transposeFlags(op);
+      std::optional<int32_t> flags = lazy::gemmTransposeFlags(op);
       if (!flags)
         continue;
-      // A zero fill of C just before (past ops without memory effects:
-      // views, casts, constants): BLAS overwrites C instead.
+      // BLAS overwrites C instead of a zero fill.
+      if (linalg::FillOp fill = lazy::zeroFillBefore(op)) {
+        fill->erase();
+        *flags |= LAZYRT_GEMM_OVERWRITE;
+      }
       Value c = op.getDpsInitOperand(0)->get();
-      Operation *previous = op->getPrevNode();
-      while (previous && !isa<linalg::FillOp>(previous) &&
-             isMemoryEffectFree(previous))
-        previous = previous->getPrevNode();
-      if (auto fill = dyn_cast_or_null<linalg::FillOp>(previous))
-        if (fill.getDpsInitOperand(0)->get() == c &&
-            matchPattern(fill.getDpsInputOperand(0)->get(), m_PosZeroFloat())) {
-          fill->erase();
-          *flags |= LAZYRT_GEMM_OVERWRITE;
-        }
       OpBuilder b(op);
       Location loc = op.getLoc();
       Value a = op->getOperand(0), bMatrix = op->getOperand(1);

@@ -16,6 +16,31 @@
 
 include "mlir/Pass/PassBase.td"
 
+def LazyGpuGemmToCublasPass
+    : Pass<"lazy-gpu-gemm-to-cublas", "::mlir::ModuleOp"> {
+  let summary = "Run matmuls on buffers through cuBLASLt";
+  let description = [{
+    Each `linalg.matmul` and `linalg.batch_matmul` on f32, f64, f16 or bf16
+    buffers (one element type throughout) whose operands are read plainly
+    or transposed becomes a call of the runtime's
+    `lazyrt_cuda_matmul_<type>` (one cuBLASLt matmul on the device's
+    stream), on rank-3 views (a matmul is a batch of one). A zero fill of
+    the output just before becomes the call's overwrite flag. An input
+    with no unit stride (a broadcast) is first copied into a fresh
+    buffer; a product whose output has none stays a loop nest.
+
+    A bias epilogue: a matmul that overwrites its output, followed by a
+    `linalg.generic` that adds a vector to each row of that output and does
+    nothing else, becomes one call of `lazyrt_cuda_matmul_bias_<type>`,
+    which writes the generic's output (cuBLASLt's bias epilogue). A relu
+    after the bias stays in the kernel of the generic: cuBLASLt's relu
+    epilogue makes 0 of NaN, lazyc's relu keeps NaN.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LazyGpuMapToKernelsPass
     : Pass<"lazy-gpu-map-to-kernels", "::mlir::func::FuncOp"> {
   let summary = "Turn the loops of a bufferized function into GPU kernels";

@@ -157,6 +157,83 @@ void *lazyrt_cuda_host_alloc(size_t bytes);
 int32_t lazyrt_cuda_host_free(void *block);
 
 //===----------------------------------------------------------------------===//
+// GEMM through cuBLASLt
+//
+// cuBLASLt is loaded when the first GEMM runs: the file LAZYC_CUBLASLT
+// names, else libcublasLt.so.13 (or .12, or unversioned) through the
+// loader's path, else under $LAZYC_CUDA_PATH, $CUDA_ROOT, $CUDA_HOME,
+// $CUDA_PATH or /usr/local/cuda (lib64/). Generated code calls the
+// _mlir_ciface_ functions below; they queue the product on the current
+// device's stream and return at once. Their failures are recorded like the
+// mgpu* functions' (lazyrt_take_cuda_error).
+//===----------------------------------------------------------------------===//
+
+/// A rank-3 memref descriptor as MLIR passes it to C, any element type:
+/// [batch, rows, columns], offsets and strides in elements.
+typedef struct lazyrt_memref3d {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[3];
+  int64_t strides[3];
+} lazyrt_memref3d;
+
+/// A rank-1 memref descriptor, any element type.
+typedef struct lazyrt_memref1d {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} lazyrt_memref1d;
+
+/// Lets f32 GEMMs run on TF32 tensor cores (inputs rounded to 10 mantissa
+/// bits; about 7x the speed on an H100) when `allow` is nonzero. Off by
+/// default: f32 GEMMs compute in full f32. Read when each GEMM runs.
+void lazyrt_cuda_set_allow_tf32(int32_t allow);
+int32_t lazyrt_cuda_get_allow_tf32(void);
+
+/// C += A * B for each matrix of a batch (or C = A * B with
+/// LAZYRT_GEMM_OVERWRITE; A or B stored transposed with the TRANSPOSE
+/// flags), on the current device. Every matrix needs a unit stride in one
+/// of its two dimensions; the other stride is its leading dimension.
+/// A batch stride of 0 reuses one matrix for the whole batch. f16 and bf16
+/// accumulate in f32 and round once, at the end.
+void _mlir_ciface_lazyrt_cuda_matmul_f32(lazyrt_memref3d *a, lazyrt_memref3d *b,
+                                         lazyrt_memref3d *c, int32_t flags);
+void _mlir_ciface_lazyrt_cuda_matmul_f64(lazyrt_memref3d *a, lazyrt_memref3d *b,
+                                         lazyrt_memref3d *c, int32_t flags);
+void _mlir_ciface_lazyrt_cuda_matmul_f16(lazyrt_memref3d *a, lazyrt_memref3d *b,
+                                         lazyrt_memref3d *c, int32_t flags);
+void _mlir_ciface_lazyrt_cuda_matmul_bf16(lazyrt_memref3d *a,
+                                          lazyrt_memref3d *b,
+                                          lazyrt_memref3d *c, int32_t flags);
+
+/// D = A * B + bias, the bias (n elements, unit stride) added to each row:
+/// one cuBLASLt call with its bias epilogue. D's rows need a unit stride;
+/// D is overwritten (LAZYRT_GEMM_OVERWRITE is implied).
+void _mlir_ciface_lazyrt_cuda_matmul_bias_f32(lazyrt_memref3d *a,
+                                              lazyrt_memref3d *b,
+                                              lazyrt_memref1d *bias,
+                                              lazyrt_memref3d *d,
+                                              int32_t flags);
+void _mlir_ciface_lazyrt_cuda_matmul_bias_f64(lazyrt_memref3d *a,
+                                              lazyrt_memref3d *b,
+                                              lazyrt_memref1d *bias,
+                                              lazyrt_memref3d *d,
+                                              int32_t flags);
+void _mlir_ciface_lazyrt_cuda_matmul_bias_f16(lazyrt_memref3d *a,
+                                              lazyrt_memref3d *b,
+                                              lazyrt_memref1d *bias,
+                                              lazyrt_memref3d *d,
+                                              int32_t flags);
+void _mlir_ciface_lazyrt_cuda_matmul_bias_bf16(lazyrt_memref3d *a,
+                                               lazyrt_memref3d *b,
+                                               lazyrt_memref1d *bias,
+                                               lazyrt_memref3d *d,
+                                               int32_t flags);
+
+//===----------------------------------------------------------------------===//
 // Errors of the mgpu* entry points
 //===----------------------------------------------------------------------===//
 
