@@ -96,6 +96,11 @@ private:
   bool addRandomOp();
   /// Gather, ScatterAdd, ArgReduce, Cumsum, TopK or Index on slot `a`.
   bool addIndexingOp(int a);
+  /// take, nn::embedding or nn::oneHot of slot `a` (a GatherOp).
+  bool addLookup(int a);
+  /// `count` positions along an axis of `n` elements: mostly in range, some
+  /// negative, a few outside (clamped).
+  std::vector<int64_t> positions(int64_t count, int64_t n);
   /// An nn layer on slot `a` (LayerOp).
   bool addLayer(int a);
   /// Scalars next to a tensor of `tensor`'s dtype: non-negative integers
@@ -351,6 +356,7 @@ bool Generator::addRandomOp() {
   if (choice < 25) {
     step.kind = StepKind::Binary;
     step.op = static_cast<int>(random.below(kBinaryOps));
+    step.op2 = step.op <= static_cast<int>(BinaryOp::Div) && random.chance(0.2);
     int b = slotOrInput(
         [&](const Tensor &t) { return broadcasts(t.shape(), shape); },
         compatibleShape(shape),
@@ -364,8 +370,9 @@ bool Generator::addRandomOp() {
   if (choice < 37) {
     step.kind = StepKind::BinaryScalar;
     step.op = static_cast<int>(random.below(kScalarBinaryOps));
-    step.flag =
-        step.op != static_cast<int>(BinaryOp::Pow) && random.chance(0.3);
+    step.op2 = step.op <= static_cast<int>(BinaryOp::Div) && random.chance(0.2);
+    step.flag = !step.op2 && step.op != static_cast<int>(BinaryOp::Pow) &&
+                random.chance(0.3);
     setConstants(step, static_cast<ScalarType>(random.below(5)), dtype);
     return add(step);
   }
@@ -373,6 +380,7 @@ bool Generator::addRandomOp() {
     step.op = static_cast<int>(random.below(6));
     if (random.chance(0.5)) {
       step.kind = StepKind::CompareScalar;
+      step.flag = random.chance(0.4); // the scalar on the left
       setConstants(step, static_cast<ScalarType>(random.below(5)));
       return add(step);
     }
@@ -621,25 +629,19 @@ bool Generator::addIndexingOp(int a) {
   int64_t rank = static_cast<int64_t>(shape.size());
   Step step;
   step.operands = {a};
-  // Positions along an axis of n elements: mostly in range, some negative,
-  // a few outside (clamped).
-  auto positions = [&](int64_t count, int64_t n) {
-    std::vector<int64_t> values;
-    for (int64_t i = 0; i < count; ++i)
-      values.push_back(random.chance(0.1) ? random.between(-n - 3, n + 2)
-                                          : random.between(-n, n - 1));
-    return values;
-  };
   int64_t kind = random.below(8);
   if (kind >= 6)
     return addLayer(a);
+  if (kind == 0 && random.chance(0.3))
+    return addLookup(a);
   if (kind == 0 || kind == 1) {
     if (rank == 0)
       return false;
     step.kind = kind == 0 ? StepKind::Gather : StepKind::ScatterAdd;
     step.axis = random.below(rank);
     if (kind == 0 && random.chance(0.3)) {
-      step.flag = true; // indexSelect: indices of any shape
+      // indexSelect: indices of any shape
+      step.op = static_cast<int>(GatherOp::IndexSelect);
       step.shape = randomShape(2);
     } else {
       step.shape = shape;
@@ -722,13 +724,73 @@ bool Generator::addIndexingOp(int a) {
   return add(step);
 }
 
+std::vector<int64_t> Generator::positions(int64_t count, int64_t n) {
+  std::vector<int64_t> values;
+  for (int64_t i = 0; i < count; ++i)
+    values.push_back(random.chance(0.1) ? random.between(-n - 3, n + 2)
+                                        : random.between(-n, n - 1));
+  return values;
+}
+
+bool Generator::addLookup(int a) {
+  std::vector<int64_t> shape = slots[a].shape();
+  Step step;
+  step.kind = StepKind::Gather;
+  step.operands = {a};
+  auto op = static_cast<GatherOp>(
+      random.between(static_cast<int64_t>(GatherOp::Take),
+                     static_cast<int64_t>(GatherOp::OneHot)));
+  step.op = static_cast<int>(op);
+  switch (op) {
+  case GatherOp::Take: {
+    int64_t n = elementCount(shape);
+    if (n == 0)
+      return false;
+    step.shape = randomShape(2);
+    step.intData = positions(elementCount(step.shape), n);
+    break;
+  }
+  case GatherOp::Embedding: {
+    // A table [V, D]: slot a when it is one, mostly a new one.
+    if (shape.size() != 2 || shape[0] == 0 || random.chance(0.6)) {
+      shape = {random.between(1, 9), random.between(1, 16)};
+      if (!add(input(random.pick(kFloatDTypes), shape)))
+        return false;
+      step.operands = {static_cast<int>(slots.size()) - 1};
+    }
+    step.shape = randomShape(2);
+    step.intData = positions(elementCount(step.shape), shape[0]);
+    break;
+  }
+  case GatherOp::OneHot: {
+    step.seed = random.between(1, 6); // classes
+    step.dtype = random.pick(kAllDTypes);
+    DType labels = slots[a].dtype();
+    bool computedLabels = shape.size() == 1 &&
+                          (labels == DType::Int32 || labels == DType::Int64) &&
+                          random.chance(0.6);
+    if (!computedLabels) {
+      // Labels as data; -1 and `classes` give rows of zeros.
+      step.operands.clear();
+      step.shape = {random.between(0, 6)};
+      for (int64_t i = 0; i < step.shape[0]; ++i)
+        step.intData.push_back(random.between(-1, step.seed));
+    }
+    break;
+  }
+  default:
+    return false;
+  }
+  return add(step);
+}
+
 bool Generator::addLayer(int a) {
   std::vector<int64_t> shape = slots[a].shape();
   int64_t rank = static_cast<int64_t>(shape.size());
   Step step;
   step.kind = StepKind::Layer;
   step.operands = {a};
-  auto op = static_cast<LayerOp>(random.below(6));
+  auto op = static_cast<LayerOp>(random.below(kLayerOps));
   step.op = static_cast<int>(op);
   // Images are rare among random shapes: convolutions and pooling mostly
   // read a new [N, C, H, W] input.
@@ -788,6 +850,10 @@ bool Generator::addLayer(int a) {
     if (rank < 2)
       return false;
     step.flag = random.chance(0.5);
+    break;
+  case LayerOp::BatchNorm:
+    if (rank < 2)
+      return false;
     break;
   }
   return add(step);

@@ -15,6 +15,7 @@
 #include "Program.h"
 
 #include "lazyc/NN/Layers.h"
+#include "lazyc/NN/Losses.h"
 
 #include <algorithm>
 #include <cmath>
@@ -131,6 +132,43 @@ Tensor binaryScalar(BinaryOp op, const Tensor &a, Scalar s, bool scalarFirst) {
   throw std::logic_error("lazyc-fuzz: bad scalar op");
 }
 
+/// `a op= b` on a copy of the handle a (Add, Sub, Mul, Div).
+template <typename Rhs> Tensor compound(BinaryOp op, Tensor a, const Rhs &b) {
+  switch (op) {
+  case BinaryOp::Add:
+    return a += b;
+  case BinaryOp::Sub:
+    return a -= b;
+  case BinaryOp::Mul:
+    return a *= b;
+  case BinaryOp::Div:
+    return a /= b;
+  default:
+    break;
+  }
+  throw std::logic_error("lazyc-fuzz: no compound assignment");
+}
+
+/// `scalar op a`: the mirrored comparison's operator with the scalar on the
+/// left.
+Tensor compareScalarFirst(CompareOp op, Scalar s, const Tensor &a) {
+  switch (op) {
+  case CompareOp::Lt:
+    return s < a;
+  case CompareOp::Le:
+    return s <= a;
+  case CompareOp::Gt:
+    return s > a;
+  case CompareOp::Ge:
+    return s >= a;
+  case CompareOp::Eq:
+    return lazyc::operator==(s, a);
+  case CompareOp::Ne:
+    return lazyc::operator!=(s, a);
+  }
+  throw std::logic_error("lazyc-fuzz: bad compare op");
+}
+
 template <typename Rhs>
 Tensor compare(CompareOp op, const Tensor &a, const Rhs &b) {
   switch (op) {
@@ -213,6 +251,9 @@ Tensor layer(const Step &step, const Tensor &a, const Tensor &b) {
     return nn::dropout(a, step.start, step.seed);
   case LayerOp::Attention:
     return nn::scaledDotProductAttention(a, a, a, step.flag);
+  case LayerOp::BatchNorm:
+    return nn::batchNorm(a, nullptr, nullptr, Tensor(), Tensor(),
+                         /*training=*/true);
   }
   throw std::logic_error("lazyc-fuzz: bad layer");
 }
@@ -243,18 +284,24 @@ Tensor fuzz::apply(const Program &program, size_t index,
     return randomNormal(step.shape, step.start, step.stop, step.seed,
                         step.dtype);
   case StepKind::Binary:
+    if (step.op2)
+      return compound(static_cast<BinaryOp>(step.op), operand(0), operand(1));
     return binary(static_cast<BinaryOp>(step.op), operand(0), operand(1));
-  case StepKind::BinaryScalar:
-    return binaryScalar(
-        static_cast<BinaryOp>(step.op), operand(0),
-        makeScalar(step.scalarType, program.constant(step, iteration)),
-        step.flag);
+  case StepKind::BinaryScalar: {
+    Scalar s = makeScalar(step.scalarType, program.constant(step, iteration));
+    if (step.op2)
+      return compound(static_cast<BinaryOp>(step.op), operand(0), s);
+    return binaryScalar(static_cast<BinaryOp>(step.op), operand(0), s,
+                        step.flag);
+  }
   case StepKind::Compare:
     return compare(static_cast<CompareOp>(step.op), operand(0), operand(1));
-  case StepKind::CompareScalar:
-    return compare(
-        static_cast<CompareOp>(step.op), operand(0),
-        makeScalar(step.scalarType, program.constant(step, iteration)));
+  case StepKind::CompareScalar: {
+    Scalar s = makeScalar(step.scalarType, program.constant(step, iteration));
+    auto op = static_cast<CompareOp>(step.op);
+    return step.flag ? compareScalarFirst(op, s, operand(0))
+                     : compare(op, operand(0), s);
+  }
   case StepKind::Unary:
     return unary(static_cast<UnaryOp>(step.op), operand(0));
   case StepKind::Composite:
@@ -348,8 +395,20 @@ Tensor fuzz::apply(const Program &program, size_t index,
     return f(a, b);
   }
   case StepKind::Gather:
-    return step.flag ? indexSelect(operand(0), step.axis, indicesOf(step))
-                     : gather(operand(0), step.axis, indicesOf(step));
+    switch (static_cast<GatherOp>(step.op)) {
+    case GatherOp::Gather:
+      return gather(operand(0), step.axis, indicesOf(step));
+    case GatherOp::IndexSelect:
+      return indexSelect(operand(0), step.axis, indicesOf(step));
+    case GatherOp::Take:
+      return take(operand(0), indicesOf(step));
+    case GatherOp::Embedding:
+      return nn::embedding(operand(0), indicesOf(step));
+    case GatherOp::OneHot:
+      return nn::oneHot(step.operands.empty() ? indicesOf(step) : operand(0),
+                        step.seed, step.dtype);
+    }
+    throw std::logic_error("lazyc-fuzz: bad gather op");
   case StepKind::ScatterAdd:
     return scatterAdd(operand(0), step.axis, indicesOf(step), operand(1));
   case StepKind::ArgReduce:
@@ -612,6 +671,13 @@ std::string binaryExpression(BinaryOp op, const std::string &a,
   return a + " " + binarySymbol(op) + " " + b;
 }
 
+/// `a op= b` as an expression: a lambda rebinding a copy of the handle.
+std::string compoundExpression(BinaryOp op, const std::string &a,
+                               const std::string &b) {
+  return "[&] { Tensor r = " + a + "; r " + binarySymbol(op) + "= " + b +
+         "; return r; }()";
+}
+
 const char *compareSymbol(CompareOp op) {
   static const char *const symbols[] = {"<", "<=", ">", ">=", "==", "!="};
   return symbols[static_cast<int>(op)];
@@ -714,11 +780,18 @@ std::string fuzz::print(const Program &program, bool eager) {
           dtypeSpelling(step.dtype) + ")";
       break;
     case StepKind::Binary:
-      expression = binaryExpression(static_cast<BinaryOp>(step.op), t(0), t(1));
+      if (step.op2)
+        expression =
+            compoundExpression(static_cast<BinaryOp>(step.op), t(0), t(1));
+      else
+        expression =
+            binaryExpression(static_cast<BinaryOp>(step.op), t(0), t(1));
       break;
     case StepKind::BinaryScalar: {
       auto op = static_cast<BinaryOp>(step.op);
-      if (op == BinaryOp::Pow)
+      if (step.op2)
+        expression = compoundExpression(op, t(0), constant(i));
+      else if (op == BinaryOp::Pow)
         expression = "pow(" + t(0) + ", " + constant(i) + ")";
       else if (step.flag)
         expression = binaryExpression(op, constant(i), t(0));
@@ -730,10 +803,12 @@ std::string fuzz::print(const Program &program, bool eager) {
       expression = t(0) + " " + compareSymbol(static_cast<CompareOp>(step.op)) +
                    " " + t(1);
       break;
-    case StepKind::CompareScalar:
-      expression = t(0) + " " + compareSymbol(static_cast<CompareOp>(step.op)) +
-                   " " + constant(i);
+    case StepKind::CompareScalar: {
+      std::string symbol = compareSymbol(static_cast<CompareOp>(step.op));
+      expression = step.flag ? constant(i) + " " + symbol + " " + t(0)
+                             : t(0) + " " + symbol + " " + constant(i);
       break;
+    }
     case StepKind::Unary: {
       auto op = static_cast<UnaryOp>(step.op);
       expression = op == UnaryOp::Neg
@@ -800,12 +875,31 @@ std::string fuzz::print(const Program &program, bool eager) {
       expression += "}, " + std::to_string(step.axis) + ")";
       break;
     }
-    case StepKind::Gather:
-      expression = std::string(step.flag ? "indexSelect(" : "gather(") + t(0) +
-                   ", " + std::to_string(step.axis) + ", " +
-                   "Tensor::fromVector<int64_t>(" + list(step.intData) + ", " +
-                   list(step.shape) + "))";
+    case StepKind::Gather: {
+      std::string indices = "Tensor::fromVector<int64_t>(" +
+                            list(step.intData) + ", " + list(step.shape) + ")";
+      std::string axis = std::to_string(step.axis);
+      switch (static_cast<GatherOp>(step.op)) {
+      case GatherOp::Gather:
+        expression = "gather(" + t(0) + ", " + axis + ", " + indices + ")";
+        break;
+      case GatherOp::IndexSelect:
+        expression = "indexSelect(" + t(0) + ", " + axis + ", " + indices + ")";
+        break;
+      case GatherOp::Take:
+        expression = "take(" + t(0) + ", " + indices + ")";
+        break;
+      case GatherOp::Embedding:
+        expression = "nn::embedding(" + t(0) + ", " + indices + ")";
+        break;
+      case GatherOp::OneHot:
+        expression = "nn::oneHot(" + (step.operands.empty() ? indices : t(0)) +
+                     ", " + std::to_string(step.seed) + ", " +
+                     dtypeSpelling(step.dtype) + ")";
+        break;
+      }
       break;
+    }
     case StepKind::ScatterAdd:
       expression = "scatterAdd(" + t(0) + ", " + std::to_string(step.axis) +
                    ", Tensor::fromVector<int64_t>(" + list(step.intData) +
@@ -871,6 +965,10 @@ std::string fuzz::print(const Program &program, bool eager) {
       case LayerOp::Attention:
         expression = "nn::scaledDotProductAttention(" + t(0) + ", " + t(0) +
                      ", " + t(0) + ", " + (step.flag ? "true" : "false") + ")";
+        break;
+      case LayerOp::BatchNorm:
+        expression = "nn::batchNorm(" + t(0) +
+                     ", nullptr, nullptr, Tensor(), Tensor(), true)";
         break;
       }
       break;

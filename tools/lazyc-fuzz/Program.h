@@ -31,10 +31,11 @@ enum class StepKind {
   Arange,        ///< arange(start, stop, step, dtype)
   RandomUniform, ///< randomUniform(shape, low, high, seed, dtype)
   RandomNormal,  ///< randomNormal(shape, mean, stddev, seed, dtype)
-  Binary,        ///< a + b, a - b, a * b, a / b, pow, maximum, minimum
-  BinaryScalar,  ///< a op scalar, or scalar op a
+  Binary,        ///< a + b, a - b, a * b, a / b, pow, maximum, minimum;
+                 ///< `a += b` ... (`op2` 1: compound assignment)
+  BinaryScalar,  ///< a op scalar, or scalar op a; `a += scalar` ... (`op2`)
   Compare,       ///< a < b, ...
-  CompareScalar, ///< a < scalar, ...
+  CompareScalar, ///< a < scalar, ..., or scalar < a (flag)
   Unary,         ///< -a, exp(a), ...
   Composite,     ///< a CompositeOp: logicalAnd(a, b), clamp(a, lo, hi)
                  ///< (`start`, `stop`, or tensors b, c), any(a, axes,
@@ -54,7 +55,10 @@ enum class StepKind {
                  ///< sum(|v|) > c, at most `axis` iterations
   Call,          ///< a lazyc::function computing binary(unary(a), b), with
                  ///< a signature leaving a's dimension 0 unknown
-  Gather,        ///< gather(a, axis, indices), or indexSelect (flag)
+  Gather,        ///< a GatherOp: gather(a, axis, indices), indexSelect,
+                 ///< take(a, indices), nn::embedding(a, indices), or
+                 ///< nn::oneHot(labels, classes = seed, dtype): the
+                 ///< labels operand a, or `intData` without operands
   ScatterAdd,    ///< scatterAdd(a, axis, indices, b)
   ArgReduce,     ///< argmax / argmin (op 0 / 1) (a, axis, keepDims), or
                  ///< over the flattened a (no `ints`)
@@ -70,7 +74,7 @@ enum class StepKind {
                  ///< maxPool2d / avgPool2d(a, kernel, stride, padding),
                  ///< layerNorm(a, last `ints[0]` dimensions), dropout(a,
                  ///< p = start, seed), scaledDotProductAttention(a, a, a,
-                 ///< causal = flag)
+                 ///< causal = flag), batchNorm(a) in training
   Collective,    ///< distributed::allReduce (op 0), broadcast (1),
                  ///< allGather (2), reduceScatter (3) of a in the
                  ///< fuzzer's world of one process; `seed` the ReduceOp
@@ -83,8 +87,13 @@ enum class LayerOp {
   AvgPool2d,
   LayerNorm,
   Dropout,
-  Attention
+  Attention,
+  BatchNorm,
 };
+inline constexpr int kLayerOps = static_cast<int>(LayerOp::BatchNorm) + 1;
+
+/// The ops of a Gather step.
+enum class GatherOp { Gather, IndexSelect, Take, Embedding, OneHot };
 
 /// Tensor::index entries as the fuzzer encodes them.
 enum class IndexKind { Integer, Range, NewAxis, Ellipsis, Tensor };
