@@ -133,12 +133,16 @@ engine::compile(const Trace &trace, const std::vector<bool> &promoted,
   double lowering = profile::enabled() ? profile::now() : 0;
   auto compiled = target.compile(*module, "trace", trace.device);
   if (compiled && profile::enabled()) {
-    // The target times its two halves; they ran back to back.
+    // The target times its two halves, which ran back to back, and each
+    // step inside them.
     const jit::CompileStats &stats = (*compiled)->stats();
     double pipelineEnd = lowering + stats.pipelineMs * 1000;
     profile::complete("MLIR pipeline", "compile", lowering, pipelineEnd);
     profile::complete("code generation", "compile", pipelineEnd,
                       pipelineEnd + stats.codegenMs * 1000);
+    for (const jit::CompileStats::Phase &phase : stats.phases)
+      profile::complete(phase.name.c_str(), "compile stage",
+                        profile::at(phase.start), profile::at(phase.end));
   }
   if (!compiled) {
     // A pipeline failure blames the node its first diagnostic is about;

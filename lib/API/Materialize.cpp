@@ -570,6 +570,14 @@ std::string engine::fileAndLine(const char *file, unsigned line) {
   return std::string(base ? base + 1 : file) + ":" + std::to_string(line);
 }
 
+/// A transfer's timeline arguments: the device, the bytes and the op that
+/// asked for it.
+static std::string transferArgs(Device device, size_t bytes, const char *op) {
+  return profile::arg("device", device.str()) + ", " +
+         profile::arg("bytes", std::to_string(bytes)) + ", " +
+         profile::arg("op", op);
+}
+
 NodePtr engine::newBufferNode(DType dtype, std::vector<int64_t> shape,
                               Device device, const char *op,
                               SourceLocation where) {
@@ -605,6 +613,10 @@ NodePtr engine::newValue(DType dtype, std::vector<int64_t> shape,
     Counters &c = counters();
     ScopedTimer timing(c.transfersToDevice);
     c.bytesToDevice += bytes;
+    profile::Scope transfer("copy from host", "transfer",
+                            profile::enabled()
+                                ? transferArgs(node->device, bytes, op)
+                                : std::string());
     if (llvm::Error error =
             target.copyFromHost(node->device, node->value->data(), host, bytes))
       throw Error(op, llvm::toString(std::move(error)), where);
@@ -622,6 +634,10 @@ const void *engine::hostData(const Node &node, std::vector<uint8_t> &staging,
   Counters &c = counters();
   ScopedTimer timing(c.transfersToHost);
   c.bytesToHost += staging.size();
+  profile::Scope transfer(
+      "copy to host", "transfer",
+      profile::enabled() ? transferArgs(buffer.device(), staging.size(), op)
+                         : std::string());
   if (llvm::Error error = jit::targetFor(buffer.device().kind())
                               .copyToHost(buffer.device(), staging.data(),
                                           buffer.data(), staging.size()))

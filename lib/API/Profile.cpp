@@ -24,7 +24,7 @@ std::atomic<bool> profile::active{false};
 namespace {
 
 struct Event {
-  const char *name;
+  std::string name; // Owned: a compile's phase names die with it.
   const char *category;
   char phase;
   double start, duration;
@@ -85,9 +85,10 @@ std::string escaped(const std::string &text) {
 
 } // namespace
 
-double profile::now() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now() - timeline().origin)
+double profile::now() { return at(std::chrono::steady_clock::now()); }
+
+double profile::at(std::chrono::steady_clock::time_point time) {
+  return std::chrono::duration<double, std::micro>(time - timeline().origin)
       .count();
 }
 

@@ -14,6 +14,7 @@
 #define LAZYC_LIB_API_PROFILER_H
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -25,6 +26,9 @@ inline bool enabled() { return active.load(std::memory_order_relaxed); }
 
 /// Microseconds on the profile's clock.
 double now();
+
+/// `time` in microseconds on the profile's clock.
+double at(std::chrono::steady_clock::time_point time);
 
 /// A complete event ("X") from `start` to `end` on this thread; `args` is
 /// the inside of a JSON object (`"key": "value", ...`) or empty.

@@ -31,19 +31,25 @@ runStage(mlir::ModuleOp module, llvm::StringRef stage,
          llvm::function_ref<void(mlir::OpPassManager &)> build = nullptr);
 
 /// Verifies `module`, then runs `stages` in order with `options`, each
-/// verifying its result.
+/// verifying its result; each stage's time goes to `stats`' phases.
 template <typename Options>
 llvm::Error runPipeline(mlir::ModuleOp module,
                         llvm::ArrayRef<PipelineStage<Options>> stages,
-                        const Options &options) {
+                        const Options &options, CompileStats &stats) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
   if (llvm::Error error = runStage(module, "verify the input"))
     return error;
-  for (const PipelineStage<Options> &stage : stages)
+  stats.phases.push_back({"verify the input", start, Clock::now()});
+  for (const PipelineStage<Options> &stage : stages) {
+    start = Clock::now();
     if (llvm::Error error =
             runStage(module, stage.title, [&](mlir::OpPassManager &pm) {
               stage.build(pm, options);
             }))
       return error;
+    stats.phases.push_back({stage.title, start, Clock::now()});
+  }
   return llvm::Error::success();
 }
 

@@ -25,8 +25,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class ModuleOp;
@@ -74,6 +76,15 @@ struct CompileStats {
   /// An entry for this code was on disk but was not trusted (corrupted,
   /// truncated, another version's): it was ignored and rewritten.
   bool rejectedDiskCacheEntry = false;
+
+  /// One step of the compile, for timelines (LAZYC_PROFILE).
+  struct Phase {
+    std::string name;
+    std::chrono::steady_clock::time_point start, end;
+  };
+  /// The compile's steps in order: each stage of the target's pipeline,
+  /// then code generation's (or the load from the persistent cache).
+  std::vector<Phase> phases;
 };
 
 /// A failed compile: the stage that failed and the MLIR diagnostics it

@@ -40,8 +40,8 @@ const CpuPipelineOptions &pipelineOptions() {
 static llvm::Expected<std::unique_ptr<CompiledFunction>>
 compileForCpu(ModuleOp module, llvm::StringRef name) {
   HostLowering lowering;
-  lowering.lower = [](ModuleOp module) {
-    return runPipeline(module, cpuPipelineStages(), pipelineOptions());
+  lowering.lower = [](ModuleOp module, CompileStats &stats) {
+    return runPipeline(module, cpuPipelineStages(), pipelineOptions(), stats);
   };
   // The pipeline splits loops for the cores it finds.
   llvm::raw_string_ostream key(lowering.cacheKeyOptions);

@@ -277,7 +277,9 @@ compileToObjects(ModuleOp module, llvm::StringRef name,
     gatherInitializers(*part->module, name);
     parts.push_back(std::move(part));
   }
-  stats.translateMs = Ms(Clock::now() - start).count();
+  auto translated = Clock::now();
+  stats.translateMs = Ms(translated - start).count();
+  stats.phases.push_back({"translate to LLVM IR", start, translated});
 
   auto compilePart = [](Part &part) {
     auto begin = Clock::now();
@@ -310,6 +312,10 @@ compileToObjects(ModuleOp module, llvm::StringRef name,
   if (failure)
     return std::move(failure);
   stats.codegenParts = objects.size();
+  stats.phases.push_back(
+      {"LLVM: optimize and emit code (" + std::to_string(objects.size()) +
+           (objects.size() == 1 ? " part)" : " parts in parallel)"),
+       translated, Clock::now()});
   return std::move(objects);
 }
 
@@ -462,12 +468,14 @@ HostFunction::compile(std::unique_ptr<HostFunction> compiled, ModuleOp module,
         return std::move(error);
       stats.loadedFromDiskCache = true;
       stats.codegenMs = Ms(Clock::now() - start).count();
+      stats.phases.push_back(
+          {"load from the persistent cache", start, Clock::now()});
       return std::move(compiled);
     }
     stats.rejectedDiskCacheEntry = found == DiskCache::Lookup::Rejected;
   }
 
-  if (llvm::Error error = lowering.lower(module))
+  if (llvm::Error error = lowering.lower(module, stats))
     return std::move(error);
   auto lowered = Clock::now();
 
@@ -482,6 +490,9 @@ HostFunction::compile(std::unique_ptr<HostFunction> compiled, ModuleOp module,
     return std::move(error);
   auto done = Clock::now();
   stats.linkMs = Ms(done - linkStart).count();
+  stats.phases.push_back(
+      {disk ? "store in the persistent cache and link" : "link", linkStart,
+       done});
 
   stats.pipelineMs = Ms(lowered - start).count();
   stats.codegenMs = Ms(done - lowered).count();

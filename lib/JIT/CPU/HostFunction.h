@@ -32,8 +32,9 @@ namespace lazyc::jit {
 
 /// How a target lowers a trace to host code.
 struct HostLowering {
-  /// Runs the target's pipeline: `lazy` dialect to the LLVM dialect.
-  std::function<llvm::Error(mlir::ModuleOp)> lower;
+  /// Runs the target's pipeline: `lazy` dialect to the LLVM dialect,
+  /// adding its stages to the stats' phases.
+  std::function<llvm::Error(mlir::ModuleOp, CompileStats &)> lower;
   /// Everything besides the trace and the host CPU that the generated code
   /// depends on (pipeline options, the device's architecture), for the
   /// persistent compile cache's key.

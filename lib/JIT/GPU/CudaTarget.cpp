@@ -97,8 +97,8 @@ public:
     auto options = std::make_shared<GpuPipelineOptions>();
     options->chip = chipOf(device);
     HostLowering lowering;
-    lowering.lower = [options](ModuleOp module) {
-      return runPipeline(module, gpuPipelineStages(), *options);
+    lowering.lower = [options](ModuleOp module, CompileStats &stats) {
+      return runPipeline(module, gpuPipelineStages(), *options, stats);
     };
     llvm::raw_string_ostream key(lowering.cacheKeyOptions);
     key << "cuda ";
