@@ -9,7 +9,13 @@
 
 #include "lazyc/lazyc.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
 #include "gtest/gtest.h"
+
+#include <algorithm>
+#include <random>
 
 #include <cstdio>
 #include <cstdlib>
@@ -85,6 +91,46 @@ TEST(ViewsTest, GraphvizRendersIt) {
   EXPECT_NE(svg.find(">literal 2</text>"), std::string::npos) << svg;
   std::remove((base + ".dot").c_str());
   std::remove((base + ".svg").c_str());
+}
+
+TEST(ViewsTest, DumpDotWritesEachCompiledTraceWithItsPromotedLiterals) {
+  std::string dir = testing::TempDir() + "lazyc-dump-dot-" +
+                    std::to_string(std::random_device()());
+  setenv("LAZYC_DUMP_DOT", dir.c_str(), 1);
+  clearCache();
+  // A literal that changes between runs: the second compile passes it as
+  // an argument (promoted); the 3.0f stays a literal.
+  for (float scale : {0.5f, 0.25f, 0.125f}) {
+    Tensor x = Tensor::fromVector<float>({1, 2, 3}, {3});
+    (void)(exp(x * scale) + 3.0f).toVector<float>();
+  }
+  unsetenv("LAZYC_DUMP_DOT");
+
+  std::vector<std::string> files;
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator entry(dir, error), end;
+       !error && entry != end; entry.increment(error))
+    files.push_back(llvm::sys::path::filename(entry->path()).str());
+  // trace-<key>-promoted.dot and trace-<key>.dot (same key), in that
+  // order ('-' < '.').
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), 2u) << "in " << dir;
+  EXPECT_EQ(files[1].rfind("trace-", 0), 0u);
+  EXPECT_EQ(files[0],
+            files[1].substr(0, files[1].size() - 4) + "-promoted.dot");
+  std::swap(files[0], files[1]);
+  auto read = [&](const std::string &name) {
+    std::ifstream in(dir + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  std::string first = read(files[0]), promoted = read(files[1]);
+  EXPECT_EQ(first.rfind("digraph trace {", 0), 0u) << first;
+  EXPECT_NE(first.find("literal 0.5\\n"), std::string::npos) << first;
+  EXPECT_EQ(occurrences(first, "(promoted)"), 0u) << first;
+  EXPECT_EQ(occurrences(promoted, "(promoted)"), 1u) << promoted;
+  EXPECT_NE(promoted.find("literal 3\\n"), std::string::npos) << promoted;
+  EXPECT_NE(promoted.find("label=\"exp\\n"), std::string::npos) << promoted;
+  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(ViewsTest, EmptyTensorsAreErrors) {
