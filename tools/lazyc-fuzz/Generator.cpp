@@ -91,8 +91,11 @@ private:
   int slotOrInput(const std::function<bool(const Tensor &)> &fits,
                   std::vector<int64_t> shape, DType dtype);
 
-  /// Records `step` (to learn its result); false if the API rejects it.
+  /// Records `step` (to learn its result), or sometimes its gradient
+  /// (Step::gradient); false if the API rejects it.
   bool add(Step step);
+  /// Records `step` as it is; false if the API rejects it.
+  bool record(Step step);
   bool addRandomOp();
   /// Gather, ScatterAdd, ArgReduce, Cumsum, TopK or Index on slot `a`.
   bool addIndexingOp(int a);
@@ -280,7 +283,37 @@ int Generator::slotOrInput(const std::function<bool(const Tensor &)> &fits,
   return static_cast<int>(slots.size()) - 1;
 }
 
+/// Whether a step of `kind` may be differentiated with respect to its
+/// operand 0 (Step::gradient): ops of tensors, not creation or reads.
+bool differentiable(StepKind kind) {
+  switch (kind) {
+  case StepKind::Input:
+  case StepKind::Full:
+  case StepKind::Arange:
+  case StepKind::RandomUniform:
+  case StepKind::RandomNormal:
+  case StepKind::Collective:
+  case StepKind::Read:
+    return false;
+  default:
+    return true;
+  }
+}
+
 bool Generator::add(Step step) {
+  // Sometimes the op's backward graph instead (the API rejects ops of
+  // integers and ops without gradients: then the op itself).
+  if (differentiable(step.kind) && !step.operands.empty() &&
+      random.chance(0.15)) {
+    Step backward = step;
+    backward.gradient = true;
+    if (record(std::move(backward)))
+      return true;
+  }
+  return record(std::move(step));
+}
+
+bool Generator::record(Step step) {
   program.steps.push_back(std::move(step));
   size_t index = program.steps.size() - 1;
   try {

@@ -260,8 +260,11 @@ Tensor layer(const Step &step, const Tensor &a, const Tensor &b) {
 
 } // namespace
 
-Tensor fuzz::apply(const Program &program, size_t index,
-                   const std::vector<Tensor> &slots, int iteration) {
+namespace {
+
+/// The step's op (apply without the gradient).
+Tensor applyOp(const Program &program, size_t index,
+               const std::vector<Tensor> &slots, int iteration) {
   const Step &step = program.steps[index];
   auto operand = [&](size_t i) -> const Tensor & {
     return slots[step.operands[i]];
@@ -444,6 +447,20 @@ Tensor fuzz::apply(const Program &program, size_t index,
     return Tensor();
   }
   throw std::logic_error("lazyc-fuzz: bad step");
+}
+
+} // namespace
+
+Tensor fuzz::apply(const Program &program, size_t index,
+                   const std::vector<Tensor> &slots, int iteration) {
+  const Step &step = program.steps[index];
+  if (!step.gradient)
+    return applyOp(program, index, slots, iteration);
+  const Tensor &a = slots[step.operands[0]];
+  GradientTape tape;
+  tape.watch(a);
+  Tensor y = applyOp(program, index, slots, iteration);
+  return tape.gradient(y * y, a);
 }
 
 Tensor fuzz::indicesOf(const Step &step) {
@@ -1026,6 +1043,10 @@ std::string fuzz::print(const Program &program, bool eager) {
       }
       break;
     }
+    if (step.gradient)
+      expression = "[&] { GradientTape tape; tape.watch(" + t(0) +
+                   "); Tensor y = " + expression +
+                   "; return tape.gradient(y * y, " + t(0) + "); }()";
     if (step.kind != StepKind::Read)
       os << indent << "Tensor t" << i << " = " << expression << ";\n";
     // Drop handles whose last use this was (once: `t2 / t2` uses t2 twice).

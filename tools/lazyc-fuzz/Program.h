@@ -177,6 +177,10 @@ struct Step {
   std::vector<int64_t> intData;
   /// Checked against the reference when the iteration ends.
   bool output = false;
+  /// The step's result is d sum(y * y) / d a instead of y, for y the op's
+  /// result and a its operand 0, under a GradientTape watching a: the
+  /// op's backward graph.
+  bool gradient = false;
 };
 
 /// A program: steps, run `iterations` times (the varying scalars change
