@@ -22,7 +22,14 @@
 #include "lazyc/Reference/Evaluator.h"
 #include "lazyc/nn.h"
 
+#include "lazyc/Data/Dataset.h"
+#include "lazyc/Data/Idx.h"
+
+#include "llvm/Support/FileSystem.h"
+
 #include "gtest/gtest.h"
+
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -276,6 +283,71 @@ TEST(DistributedChecks, DataParallelTrainingMatchesOneProcess) {
       EXPECT_NEAR(parallel[p][i], single[p][i],
                   1e-5 + 1e-4 * std::fabs(single[p][i]))
           << p << " " << i;
+}
+
+/// 64 MNIST-format examples (28x28 unsigned-byte images, labels 0-9)
+/// written as IDX files under `directory` and read back with
+/// data::loadMnist, as a program training on MNIST reads them. The bytes
+/// are a pure function of the index: every rank writes the same files.
+data::Dataset mnistFormatBatch(const std::string &directory) {
+  data::IdxArray images{{64, 28, 28}, {}}, labels{{64}, {}};
+  for (int64_t i = 0; i < 64 * 28 * 28; ++i)
+    images.values.push_back(static_cast<uint8_t>((i * 2654435761u) >> 24));
+  for (int64_t i = 0; i < 64; ++i)
+    labels.values.push_back(static_cast<uint8_t>((i * 7 + 3) % 10));
+  llvm::sys::fs::create_directories(directory);
+  data::writeIdx(directory + "/train-images-idx3-ubyte", images);
+  data::writeIdx(directory + "/train-labels-idx1-ubyte", labels);
+  data::Dataset batch = data::loadMnist(directory, "train");
+  llvm::sys::fs::remove_directories(directory);
+  return batch;
+}
+
+/// The 784-64-10 MLP trained for 3 steps of SGD with momentum on rows
+/// [firstRow, firstRow + rows) of the 64 examples; gradients averaged over
+/// the ranks when `parallel`.
+std::vector<std::vector<float>> trainMnistFormat(const data::Dataset &batch,
+                                                 int64_t firstRow, int64_t rows,
+                                                 bool parallel) {
+  nn::Mlp model({784, 64, 10}, /*seed=*/11);
+  std::vector<Variable *> parameters = model.parameters();
+  std::optional<DataParallel> dataParallel;
+  if (parallel)
+    dataParallel.emplace(parameters);
+  optim::SGD sgd(parameters, {/*learningRate=*/0.05, /*momentum=*/0.9});
+  for (int step = 0; step < 3; ++step) {
+    GradientTape tape;
+    Tensor loss = nn::crossEntropy(model(batch.batchInputs(firstRow, rows)),
+                                   batch.batchLabels(firstRow, rows));
+    std::vector<Tensor> gradients = tape.gradient(loss, nn::refs(parameters));
+    sgd.step(parallel ? dataParallel->averageGradients(gradients) : gradients);
+    lazyc::sync();
+  }
+  std::vector<std::vector<float>> values;
+  for (Variable *parameter : parameters)
+    values.push_back(parameter->read().toVector<float>());
+  return values;
+}
+
+TEST(DistributedChecks, DataParallelMnistFormatMlpMatchesOneProcess) {
+  data::Dataset batch = mnistFormatBatch(
+      testing::TempDir() + "lazyc-mnist-format-" + std::to_string(::getpid()));
+  ASSERT_EQ(batch.count, 64);
+  ASSERT_EQ(batch.features, 784);
+  ASSERT_EQ(64 % size(), 0) << "the batch splits evenly over the ranks";
+  int64_t rows = 64 / size();
+  std::vector<std::vector<float>> parallel =
+      trainMnistFormat(batch, rank() * rows, rows, /*parallel=*/true);
+  std::vector<std::vector<float>> single =
+      trainMnistFormat(batch, 0, 64, /*parallel=*/false);
+  ASSERT_EQ(parallel.size(), single.size());
+  for (size_t p = 0; p < parallel.size(); ++p) {
+    ASSERT_EQ(parallel[p].size(), single[p].size());
+    for (size_t i = 0; i < parallel[p].size(); ++i)
+      ASSERT_NEAR(parallel[p][i], single[p][i],
+                  1e-5 + 1e-4 * std::fabs(single[p][i]))
+          << "parameter " << p << ", element " << i;
+  }
 }
 
 /// The failure modes: each breaks the world, so each runs alone.
