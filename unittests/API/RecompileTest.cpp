@@ -94,6 +94,34 @@ TEST_F(RecompileTest, TheFirstBatchSizeKeepsItsStaticCode) {
   EXPECT_EQ(metrics().cacheHits, 1u);
 }
 
+TEST_F(RecompileTest, EmptyBatchesGetDynamicBatchSizesToo) {
+  // A batched product with an empty batch dimension beside the one that
+  // becomes dynamic, and a reshape of it: results with no elements, of the
+  // right shape, and a value computed from other data in the same trace
+  // (lazyc-fuzz seed 150741 crashed in the dynamic compile).
+  for (int64_t n : {3, 5, 8}) {
+    for (DType dtype : {DType::Float32, DType::Int32}) {
+      std::vector<float> data = batchData(n);
+      Tensor a = cast(Tensor::fromVector<float>({}, {n, 0, 2, 1}), dtype);
+      Tensor b = cast(Tensor::fromVector<float>({}, {1, 0, 1, 1}), dtype);
+      Tensor product = matmul(a, b);
+      Tensor flat = reshape(product, {0});
+      Tensor rows = sum(Tensor::fromVector<float>(data, {n, 4}), {1});
+      EXPECT_EQ(product.shape(), (Shape{n, 0, 2, 1}));
+      EXPECT_TRUE(product.toVector<double>().empty());
+      EXPECT_TRUE(flat.toVector<double>().empty());
+      std::vector<float> got = rows.toVector<float>();
+      ASSERT_EQ(got.size(), static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        EXPECT_NEAR(got[i],
+                    data[i * 4] + data[i * 4 + 1] + data[i * 4 + 2] +
+                        data[i * 4 + 3],
+                    1e-5f);
+    }
+  }
+  EXPECT_GE(metrics().sizesMadeDynamic, 1u);
+}
+
 /// Element `index` of randomUniform(..., low, high, seed) in f32, from the
 /// generator's definition (docs/API.md): SplitMix64 of
 /// seed + (index + 1) * 0x9E3779B97F4A7C15, its top 24 bits times 2^-24.

@@ -287,6 +287,11 @@ Value mlir::lazy::buildReshape(OpBuilder &b, Location loc, Value value,
     return buildDynamicReshape(b, loc, value, type, dynamicSizes);
   Type element = type.getElementType();
   int64_t elements = type.getNumElements();
+  // Nothing to move: an empty tensor of the shape (flattening a dynamic
+  // source with a 0 in it would give memref.collapse_shape a static 0
+  // where its verifier wants a dynamic size, MLIR 22).
+  if (elements == 0)
+    return tensor::EmptyOp::create(b, loc, type.getShape(), element);
   // A dynamic source is flattened, then given its (known) element count
   // (before a collapse into rank 0, which only takes static sizes of 1).
   if (!sourceType.hasStaticShape()) {

@@ -155,6 +155,21 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     RankedTensorType resultType = op.getType();
     int64_t rank = resultType.getRank();
 
+    // A product with no elements (a size known to be 0) is just its shape:
+    // collapsing [?, 0] batch dimensions would give memref.collapse_shape
+    // a static 0 where its verifier wants a dynamic size (MLIR 22).
+    if (llvm::is_contained(resultType.getShape(), 0)) {
+      SmallVector<Value> dynamicSizes;
+      for (int64_t d = 0; d < rank; ++d)
+        if (resultType.isDynamicDim(d))
+          dynamicSizes.push_back(
+              tensor::DimOp::create(rewriter, loc, d == rank - 1 ? rhs : lhs, d)
+                  .getResult());
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, resultType,
+                                                   dynamicSizes);
+      return success();
+    }
+
     int64_t dynamicBatch = 0;
     for (int64_t d = 0; d + 2 < rank; ++d)
       dynamicBatch += resultType.isDynamicDim(d);

@@ -1148,6 +1148,22 @@ func.func @matmul_rank4(%a: tensor<2x3x8x16xf32>, %b: tensor<2x3x16x4xf32>) -> t
 
 // -----
 
+// A product with no elements is only its shape: no collapse of a batch
+// group holding a dynamic size and a 0 (memref.collapse_shape would type
+// that group 0 where its verifier wants ?; lazyc-fuzz seed 150741).
+// CHECK-LABEL: func.func @matmul_empty_batch
+//  CHECK-SAME:   (%[[A:.*]]: tensor<?x0x2x1xi32>, %[[B:.*]]: tensor<?x0x1x1xi32>)
+//       CHECK:   %[[N:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x0x2x1xi32>
+//       CHECK:   %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x0x2x1xi32>
+//       CHECK:   return %[[E]]
+//   CHECK-NOT:   collapse_shape
+func.func @matmul_empty_batch(%a: tensor<?x0x2x1xi32>, %b: tensor<?x0x1x1xi32>) -> tensor<?x0x2x1xi32> {
+  %0 = lazy.matmul %a, %b : tensor<?x0x2x1xi32>, tensor<?x0x1x1xi32>
+  return %0 : tensor<?x0x2x1xi32>
+}
+
+// -----
+
 // softmax (stable form): max reduction, exp(x - max), sum reduction, then
 // exp / sum; the row values are read through the map that drops the axis.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
