@@ -13,6 +13,11 @@
 //
 //   lazyc-mnist-mlp [--data DIR] [--epochs N] [--batch N] [--examples N]
 //                   [--optimizer sgd|adam] [--lr X] [--hidden N] [--seed N]
+//                   [--device cpu|cuda|cuda:N]
+//
+// With --device cuda the parameters, the batches and every trace live on
+// the GPU (a DeviceScope around the program); without a usable GPU the
+// program says why and exits with status 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,13 +48,15 @@ struct Settings {
   double learningRate = -1; ///< -1: 0.05 for SGD, 1e-3 for Adam
   int64_t hidden = 512;
   int64_t seed = 1;
+  Device device = Device::cpu();
 };
 
 [[noreturn]] void usage(const char *program, const std::string &problem) {
   std::cerr << program << ": " << problem << "\n"
             << "usage: " << program
             << " [--data DIR] [--epochs N] [--batch N] [--examples N]"
-               " [--optimizer sgd|adam] [--lr X] [--hidden N] [--seed N]\n";
+               " [--optimizer sgd|adam] [--lr X] [--hidden N] [--seed N]"
+               " [--device cpu|cuda|cuda:N]\n";
   std::exit(2);
 }
 
@@ -84,6 +91,13 @@ Settings parse(int argc, char **argv) {
       settings.hidden = static_cast<int64_t>(number(1));
     else if (flag == "--seed")
       settings.seed = static_cast<int64_t>(number(0));
+    else if (flag == "--device" && value == "cpu")
+      settings.device = Device::cpu();
+    else if (flag == "--device" && value == "cuda")
+      settings.device = Device::cuda();
+    else if (flag == "--device" && value.rfind("cuda:", 0) == 0)
+      settings.device = Device::cuda(
+          static_cast<int>(std::strtol(value.c_str() + 5, nullptr, 10)));
     else
       usage(argv[0], "unknown option " + flag + " " + value);
   }
@@ -111,6 +125,15 @@ double accuracy(nn::Mlp &model, const data::Dataset &set, int64_t batch) {
 
 int main(int argc, char **argv) {
   Settings settings = parse(argc, argv);
+  std::optional<DeviceScope> onDevice;
+  if (settings.device.kind() == Device::Kind::CUDA) {
+    std::string whyNot;
+    if (!cudaAvailable(settings.device.index(), &whyNot)) {
+      std::cerr << argv[0] << ": " << whyNot << "\n";
+      return 1;
+    }
+    onDevice.emplace(settings.device);
+  }
   data::Dataset train, test;
   try {
     if (!settings.dataDirectory.empty()) {
@@ -167,7 +190,8 @@ int main(int argc, char **argv) {
   std::cout << "MLP " << train.features << "-" << settings.hidden << "-"
             << settings.hidden << "-" << train.classes << " (ReLU), batch "
             << settings.batch << ", " << settings.optimizer << " (lr "
-            << optimizer->learningRate() << ")\n";
+            << optimizer->learningRate() << "), on " << settings.device.str()
+            << "\n";
 
   int64_t stepsPerEpoch = train.count / settings.batch;
   if (stepsPerEpoch == 0) {
