@@ -339,6 +339,30 @@ TEST(ControlFlowTest, GradientOfABoundedLoop) {
   });
 }
 
+TEST(ControlFlowTest, GradientOfALoopOverEmptyValues) {
+  inBothModes([] {
+    // The loop's stack of iterations holds empty rows (lazyc-fuzz seed
+    // 200137: the backward pass failed to compile). The gradient is as
+    // empty as x, next to a value the loop also carries.
+    Tensor x = Tensor::fromVector<float>({}, {0, 3});
+    Tensor w = vec({2.0f});
+    GradientTape tape;
+    tape.watch(x);
+    tape.watch(w);
+    auto [i, v, s] = whileLoop(
+        [](Tensor i, Tensor, Tensor) { return i < 2; },
+        [&](Tensor i, Tensor v, Tensor s) {
+          return std::tuple{i + 1, v * v, s * w};
+        },
+        std::tuple{zeros({}, DType::Int32), x, vec({1.0f})}, LoopOptions{4});
+    std::vector<Tensor> g = tape.gradient(sum(v) + sum(s), {x, w});
+    EXPECT_EQ(g[0].shape(), (Shape{0, 3}));
+    EXPECT_TRUE(g[0].toVector<float>().empty());
+    // s = w^2: d s / d w = 2 w = 4.
+    expectNear(g[1].toVector<float>(), {4.0f}, 1e-5f);
+  });
+}
+
 TEST(ControlFlowTest, GradientOfADataDependentTripCount) {
   for (float start : {3.0f, 0.25f, 40.0f}) {
     Tensor x = vec({start, -start});

@@ -57,11 +57,30 @@ RowSlice rowSlice(OpBuilder &b, Location loc, Value input, Value index) {
   return slice;
 }
 
+/// Whether the rows of `tensor` (its dimensions after the first) are known
+/// to hold no elements: a slice of one would have offsets into a dimension
+/// of size 0, which the slice ops' verifiers reject.
+bool hasEmptyRows(Value tensor) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(tensor.getType()).getShape();
+  return !shape.empty() && llvm::is_contained(shape.drop_front(), 0);
+}
+
 struct IndexRowLowering : OpConversionPattern<IndexRowOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(IndexRowOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (hasEmptyRows(adaptor.getInput())) {
+      // An empty row: only its (dynamic) sizes, which are the input's.
+      RankedTensorType type = op.getType();
+      SmallVector<Value> dynamicSizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          dynamicSizes.push_back(tensor::DimOp::create(
+              rewriter, op.getLoc(), adaptor.getInput(), d + 1));
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type, dynamicSizes);
+      return success();
+    }
     RowSlice slice =
         rowSlice(rewriter, op.getLoc(), adaptor.getInput(), adaptor.getIndex());
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
@@ -76,6 +95,11 @@ struct UpdateRowLowering : OpConversionPattern<UpdateRowOp> {
   LogicalResult
   matchAndRewrite(UpdateRowOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // Writing an empty row changes nothing.
+    if (hasEmptyRows(adaptor.getInput())) {
+      rewriter.replaceOp(op, adaptor.getInput());
+      return success();
+    }
     RowSlice slice =
         rowSlice(rewriter, op.getLoc(), adaptor.getInput(), adaptor.getIndex());
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(

@@ -75,3 +75,20 @@ func.func @rows(%stack: tensor<8x4xf32>, %i: tensor<i64>, %v: tensor<4xf32>) -> 
   %next = lazy.update_row %stack[%i] = %v : tensor<8x4xf32>, tensor<4xf32>
   return %row, %next : tensor<4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// Empty rows (a loop's stack of empty values, lazyc-fuzz seed 200137): no
+// slice, whose offset into the size-0 dimension the verifier rejects; the
+// row read is an empty tensor of the row's sizes, the write changes nothing.
+// CHECK-LABEL: func.func @empty_rows
+// CHECK-SAME: (%[[S:.*]]: tensor<2x0x?xf32>, %[[I:.*]]: tensor<i64>, %[[V:.*]]: tensor<0x?xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[S]], %{{.*}} : tensor<2x0x?xf32>
+// CHECK: %[[ROW:.*]] = tensor.empty(%[[N]]) : tensor<0x?xf32>
+// CHECK-NOT: _slice
+// CHECK: return %[[ROW]], %[[S]]
+func.func @empty_rows(%stack: tensor<2x0x?xf32>, %i: tensor<i64>, %v: tensor<0x?xf32>) -> (tensor<0x?xf32>, tensor<2x0x?xf32>) {
+  %row = lazy.index_row %stack[%i] : tensor<2x0x?xf32>
+  %next = lazy.update_row %stack[%i] = %v : tensor<2x0x?xf32>, tensor<0x?xf32>
+  return %row, %next : tensor<0x?xf32>, tensor<2x0x?xf32>
+}
