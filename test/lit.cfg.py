@@ -26,13 +26,26 @@ llvm_config.add_tool_substitutions(
     ["lazyc-opt", "lazyc-run", "lazyc-opt-fuzz-replay", "lazyc-fuzz",
      "lazyc-export-function"], tool_dirs)
 
-# Runs the cases of a file with lazyc-run and checks them against numpy.
+# Runs the cases of a file with lazyc-run and checks them against numpy, on
+# the device `lit --param device=cuda` names (the CPU by default). A device
+# that cannot be used makes those tests unsupported, with the reason.
+lazyc_run = os.path.join(config.lazyc_tools_dir, "lazyc-run")
+test_device = lit_config.params.get("device", "cpu")
 config.substitutions.append((
     "%numpy-check",
-    "%s %s --lazyc-run %s --workdir %%t" % (
+    "%s %s --lazyc-run %s --workdir %%t --device %s" % (
         config.lazyc_python_numpy,
         os.path.join(config.test_source_root, "Integration", "numpy_check.py"),
-        os.path.join(config.lazyc_tools_dir, "lazyc-run"))))
+        lazyc_run, test_device)))
+if test_device != "cpu":
+    import subprocess
+    check = subprocess.run([lazyc_run, "--device", test_device,
+                            "--check-device"], capture_output=True, text=True)
+    if check.returncode == 0:
+        config.available_features.add("test-device")
+    else:
+        lit_config.note("the numpy-checked tests cannot run on %s: %s" %
+                        (test_device, check.stderr.strip()))
 
 if config.lazyc_have_cuda_toolkit:
     config.available_features.add("cuda-toolkit")

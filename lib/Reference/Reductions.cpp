@@ -803,6 +803,10 @@ static void reduceAcrossRanks(const std::vector<Value> &ranks, int reduction,
     for (const Value &rank : ranks)
       sum.add(rank.floats[i], std::fabs(rank.floats[i]), rank.tolerance[i]);
     sum.result(dtype, 0, out.floats[o], out.tolerance[o]);
+    // MPI adds the ranks' values to each other, not to +0.0: -0.0 from
+    // every rank stays -0.0 (lazyc-fuzz seed 311038, one rank).
+    if (sum.negativeZeros)
+      out.floats[o] = -0.0;
     return;
   }
   bool isMax = reduction == LAZYRT_REDUCE_MAX;

@@ -19,7 +19,12 @@ the output's dtype. Floats compare with numpy.testing.assert_allclose
 Expressions see np, math, round_to_bf16 and reduce (functools.reduce, for
 chains: reduce(lambda y, _: np.tanh(y), range(8), x)).
 
-usage: numpy_check.py TEST.mlir --lazyc-run PATH --workdir DIR
+usage: numpy_check.py TEST.mlir --lazyc-run PATH --workdir DIR [--device D]
+
+With --device cuda (or cuda:N) the functions compile for and run on that GPU
+(lazyc-run --device). If the device cannot be used, the script says why and
+exits with status 77, checking nothing: lit's configuration asks first and
+marks the suite unsupported with that reason (lit --param device=cuda).
 """
 
 import argparse
@@ -91,7 +96,7 @@ def parse_case(text):
     return args, outs
 
 
-def check_case(index, text, lazyc_run, workdir):
+def check_case(index, text, lazyc_run, workdir, device):
     args, outs = parse_case(text)
     case_dir = os.path.join(workdir, "case%d" % index)
     os.makedirs(case_dir, exist_ok=True)
@@ -101,7 +106,8 @@ def check_case(index, text, lazyc_run, workdir):
     rng = np.random.default_rng(1234 + index)
     env = {"np": np, "math": math, "round_to_bf16": round_to_bf16,
            "reduce": functools.reduce}
-    command = [lazyc_run, mlir_path, "--output-dir", case_dir]
+    command = [lazyc_run, mlir_path, "--output-dir", case_dir,
+               "--device", device]
     for name, dtype, shape, dist in args:
         array = make_input(rng, dtype, shape, dist)
         path = os.path.join(case_dir, name + ".npy")
@@ -134,7 +140,14 @@ def main():
     parser.add_argument("test")
     parser.add_argument("--lazyc-run", required=True)
     parser.add_argument("--workdir", required=True)
+    parser.add_argument("--device", default="cpu")
     options = parser.parse_args()
+    check = subprocess.run(
+        [options.lazyc_run, "--device", options.device, "--check-device"],
+        capture_output=True, text=True)
+    if check.returncode != 0:
+        print("skipped on %s: %s" % (options.device, check.stderr.strip()))
+        return check.returncode
     with open(options.test) as f:
         source = f.read()
     # Keep line numbers: each case starts where it starts in the file.
@@ -146,13 +159,15 @@ def main():
             continue
         checked += 1
         name = re.search(r"func\.func\s+@(\w+)", case).group(1)
-        problem = check_case(index, case, options.lazyc_run, options.workdir)
+        problem = check_case(index, case, options.lazyc_run, options.workdir,
+                             options.device)
         if problem:
             failures += 1
             print("FAIL @%s (case %d): %s" % (name, index, problem))
         else:
             print("ok   @%s" % name)
-    print("%d of %d cases passed" % (checked - failures, checked))
+    print("%d of %d cases passed on %s" % (checked - failures, checked,
+                                           options.device))
     return 1 if failures or not checked else 0
 
 

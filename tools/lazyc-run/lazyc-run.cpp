@@ -6,17 +6,22 @@
 //===----------------------------------------------------------------------===//
 //
 // lazyc-run compiles a function of a `lazy` dialect .mlir file (for example a
-// trace dumped by LAZYC_DUMP_TRACES) with the CPU pipeline, runs it on inputs
-// read from .npy files or generated from a seed, and writes the outputs as
-// .npy files. With --bench it prints the compile time and the median run
-// time. A result tied to an argument (`lazy.tied_argument`) is computed in
-// that argument's buffer, as lazyc's engine calls such functions (with
+// trace dumped by LAZYC_DUMP_TRACES) with the CPU pipeline (or, with
+// --device cuda, the GPU's: inputs copied to the device, outputs back), runs
+// it on inputs read from .npy files or generated from a seed, and writes the
+// outputs as .npy files. A device that cannot be used makes it say why and
+// exit with status 77 (--check-device asks only that). With --bench it prints
+// the compile time and the median run time. A result tied to an argument
+// (`lazy.tied_argument`) is computed in that argument's buffer, as lazyc's
+// engine calls such functions (with
 // --bench, each run updates it again).
 //
 //   lazyc-run trace.mlir --input=x.npy --input=random:4x8 --output-dir=out
 //   lazyc-run trace.mlir --bench --runs=50
 //   lazyc-run model.lazyc --input=x.npy --print   (a file lazyc::save wrote:
 //       its function's saved Variables are passed after the inputs)
+//   lazyc-run trace.mlir --device cuda --output-dir=out
+//   lazyc-run --device cuda --check-device
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +33,7 @@
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
 #include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/JIT/Target.h"
 #include "lazyc/Model/ModelFile.h"
 #include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Runtime/Shape.h"
@@ -80,6 +86,61 @@ static cl::opt<bool> bench("bench",
                            cl::desc("Print compile time and median run time"));
 static cl::opt<unsigned> runs("runs", cl::desc("Timed runs for --bench"),
                               cl::init(20));
+static cl::opt<std::string>
+    deviceName("device",
+               cl::desc("Where to compile for and run: cpu, cuda or cuda:N"),
+               cl::value_desc("cpu|cuda[:N]"), cl::init("cpu"));
+static cl::opt<bool> checkDevice(
+    "check-device",
+    cl::desc("Only say whether --device can be used (exit status 0, or 77 "
+             "with the reason)"));
+
+/// The exit status when --device cannot be used (what test drivers count
+/// as skipped).
+constexpr int kDeviceUnavailable = 77;
+
+static std::optional<Device> parseDevice(llvm::StringRef text) {
+  if (text == "cpu")
+    return Device::cpu();
+  if (text == "cuda")
+    return Device::cuda();
+  int index;
+  if (text.consume_front("cuda:") && !text.getAsInteger(10, index) &&
+      index >= 0)
+    return Device::cuda(index);
+  return std::nullopt;
+}
+
+/// The function's buffers on a device other than the CPU: inputs copied
+/// there, outputs allocated there (a tied output is its argument's buffer),
+/// all freed with it.
+class DeviceBuffers {
+public:
+  DeviceBuffers(const jit::Target &target, Device device)
+      : target(target), device(device) {}
+  ~DeviceBuffers() {
+    for (void *block : blocks)
+      target.allocator(device).deallocate(block);
+  }
+
+  /// A new buffer of `bytes` holding a copy of `host` (if given).
+  llvm::Expected<void *> make(size_t bytes, const void *host) {
+    void *block = target.allocator(device).allocate(std::max<size_t>(bytes, 1));
+    if (!block)
+      return llvm::createStringError("cannot allocate " + llvm::Twine(bytes) +
+                                     " bytes on " + device.str());
+    blocks.push_back(block);
+    if (host && bytes)
+      if (llvm::Error error = target.copyFromHost(device, block, host, bytes))
+        return std::move(error);
+    return block;
+  }
+
+private:
+  const jit::Target &target;
+  Device device;
+  std::vector<void *> blocks;
+};
 
 /// Prints `message` as an error and returns the exit code.
 static int fail(const llvm::Twine &message) {
@@ -261,6 +322,20 @@ int main(int argc, char **argv) {
       argc, argv,
       "lazyc-run: compile and run a function of a lazy .mlir file\n");
 
+  std::optional<Device> device = parseDevice(deviceName);
+  if (!device)
+    return fail("bad --device '" + deviceName +
+                "' (expected cpu, cuda or cuda:N)");
+  const jit::Target &target = jit::targetFor(device->kind());
+  if (std::string whyNot; !target.isAvailable(*device, whyNot)) {
+    llvm::errs() << "lazyc-run: " << whyNot << "\n";
+    return kDeviceUnavailable;
+  }
+  if (checkDevice) {
+    llvm::outs() << device->str() << " can run traces\n";
+    return 0;
+  }
+
   DialectRegistry registry;
   lazyc::registerAllDialects(registry);
   MLIRContext context(registry);
@@ -379,7 +454,9 @@ int main(int argc, char **argv) {
         index, mlir::lazy::kTiedArgumentAttrName);
     tiedArguments.push_back(tie ? tie.getInt() : -1);
   }
-  auto compiled = jit::CompiledFunction::compile(*module, name);
+  bool onHost = *device == Device::cpu();
+  auto compiled = onHost ? jit::CompiledFunction::compile(*module, name)
+                         : target.compile(*module, name, *device);
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()));
 
@@ -394,14 +471,35 @@ int main(int argc, char **argv) {
         {spec.dtype, std::vector<int64_t>(spec.shape.begin(), spec.shape.end()),
          std::vector<uint8_t>(*bytes)});
   }
+  // Host buffers, or copies on the device.
+  DeviceBuffers deviceBuffers(target, *device);
+  auto place = [&](npy::Array &array,
+                   bool copyIn) -> llvm::Expected<jit::BufferView> {
+    if (onHost)
+      return jit::BufferView{array.bytes.data(), array.shape};
+    llvm::Expected<void *> block = deviceBuffers.make(
+        array.bytes.size(), copyIn ? array.bytes.data() : nullptr);
+    if (!block)
+      return block.takeError();
+    return jit::BufferView{*block, array.shape};
+  };
   std::vector<jit::BufferView> inputViews, outputViews;
-  for (npy::Array &array : arguments)
-    inputViews.push_back({array.bytes.data(), array.shape});
-  for (auto [index, array] : llvm::enumerate(results))
-    outputViews.push_back(
-        tiedArguments[index] >= 0
-            ? inputViews[tiedArguments[index]]
-            : jit::BufferView{array.bytes.data(), array.shape});
+  for (npy::Array &array : arguments) {
+    llvm::Expected<jit::BufferView> view = place(array, /*copyIn=*/true);
+    if (!view)
+      return fail(llvm::toString(view.takeError()));
+    inputViews.push_back(*view);
+  }
+  for (auto [index, array] : llvm::enumerate(results)) {
+    if (tiedArguments[index] >= 0) {
+      outputViews.push_back(inputViews[tiedArguments[index]]);
+      continue;
+    }
+    llvm::Expected<jit::BufferView> view = place(array, /*copyIn=*/false);
+    if (!view)
+      return fail(llvm::toString(view.takeError()));
+    outputViews.push_back(*view);
+  }
 
   using Clock = std::chrono::steady_clock;
   std::vector<double> times;
@@ -410,14 +508,27 @@ int main(int argc, char **argv) {
     auto start = Clock::now();
     if (llvm::Error error = (*compiled)->call(inputViews, outputViews))
       return fail(llvm::toString(std::move(error)));
+    // A device's work is queued: a run ends when its stream does.
+    if (!onHost)
+      if (llvm::Error error = target.synchronize(*device))
+        return fail(llvm::toString(std::move(error)));
     times.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - start)
             .count());
   }
 
-  for (auto [index, array] : llvm::enumerate(results))
-    if (tiedArguments[index] >= 0)
+  for (auto [index, array] : llvm::enumerate(results)) {
+    if (tiedArguments[index] >= 0) {
       array.bytes = arguments[tiedArguments[index]].bytes;
+      if (onHost)
+        continue;
+    }
+    if (!onHost && !array.bytes.empty())
+      if (llvm::Error error =
+              target.copyToHost(*device, array.bytes.data(),
+                                outputViews[index].data, array.bytes.size()))
+        return fail(llvm::toString(std::move(error)));
+  }
 
   if (!outputDir.empty()) {
     if (std::error_code error = llvm::sys::fs::create_directories(outputDir))

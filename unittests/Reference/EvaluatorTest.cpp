@@ -247,6 +247,21 @@ TEST(ReferenceEvaluator, ZerosOfAnOpenSignAreUncertainWherePolesTellThem) {
   EXPECT_EQ(pole.tolerance[0], 0.0);
 }
 
+TEST(ReferenceEvaluator, AnAllReducedSumKeepsNegativeZeros) {
+  // MPI adds the ranks' values to each other, not to +0.0: in a world of
+  // one, the sum is each value itself, -0.0 included (lazyc-fuzz seed
+  // 311038: 1 / that is -inf, not +inf).
+  distributed::init();
+  Tensor x = Tensor::fromVector<double>({-0.0, 0.0, -2.0}, {3});
+  Value sum = evaluate(distributed::allReduce(x, distributed::ReduceOp::Sum));
+  ASSERT_EQ(sum.floats.size(), 3u);
+  EXPECT_TRUE(std::signbit(sum.floats[0]));
+  EXPECT_EQ(sum.floats[0], 0.0);
+  EXPECT_FALSE(std::signbit(sum.floats[1]));
+  EXPECT_EQ(sum.floats[2], -2.0);
+  EXPECT_EQ(evaluate(1.0 / distributed::allReduce(x)).floats[0], -kInf);
+}
+
 TEST(ReferenceEvaluator, DataMovement) {
   Tensor x = Tensor::fromVector<int32_t>({0, 1, 2, 3, 4, 5}, {2, 3});
   // numpy: np.arange(6).reshape(2, 3).T.flatten() == [0, 3, 1, 4, 2, 5].
