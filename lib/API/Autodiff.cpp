@@ -80,6 +80,14 @@ thread_local bool tapesPaused = false;
 
 bool tape::recording() { return !liveTapes.empty() && !tapesPaused; }
 
+bool tape::tracks(const Node &node) {
+  if (!recording())
+    return false;
+  return llvm::any_of(liveTapes, [&](const TapeState *state) {
+    return state->recording && state->dependent.contains(&node);
+  });
+}
+
 void tape::recorded(const NodePtr &node) {
   for (TapeState *state : liveTapes) {
     if (!state->recording)

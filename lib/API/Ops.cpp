@@ -168,7 +168,10 @@ NodePtr operandLiteral(double value, DType dtype, Device device, Where where,
 NodePtr castTo(NodePtr node, DType dtype, Where where) {
   if (node->dtype == dtype)
     return node;
-  if (node->kind == OpKind::Literal)
+  // A literal converts into another literal, unless a tape watches it
+  // (full() a GradientTape differentiates with respect to, lazyc-fuzz seed
+  // 311805: the folded literal lost the gradient).
+  if (node->kind == OpKind::Literal && !tape::tracks(*node))
     return operandLiteral(node->scalar, dtype, node->device, where,
                           node->shape);
   const Node &input = *node;
@@ -996,7 +999,8 @@ Tensor lazyc::where(const Tensor &condition, const Tensor &onTrue,
 
 Tensor lazyc::cast(const Tensor &x, DType dtype, Where where) {
   const NodePtr &node = use(x, "cast", where);
-  if (node->kind == OpKind::Literal && node->dtype != dtype) {
+  if (node->kind == OpKind::Literal && node->dtype != dtype &&
+      !tape::tracks(*node)) {
     // A literal of its own, recorded like full()'s (castTo's literals are
     // operands, which may be shared).
     NodePtr converted =

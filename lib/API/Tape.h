@@ -22,6 +22,11 @@ namespace lazyc::tape {
 /// Whether some tape of this thread is recording (cheap: checked per op).
 bool recording();
 
+/// Whether a recording tape of this thread watches `node` or a value it
+/// depends on: an op of it must be recorded as an op (not folded into a
+/// new literal) for the gradient to reach it.
+bool tracks(const trace::Node &node);
+
 /// Records `node` (before it runs in eager mode, which drops its inputs)
 /// on every recording tape whose watched values it depends on.
 void recorded(const trace::NodePtr &node);

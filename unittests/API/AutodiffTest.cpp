@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <random>
 
 using namespace lazyc;
@@ -139,6 +140,32 @@ TEST(AutodiffTest, WhereAndCast) {
         return cast(tanh(cast(x[0], DType::Float32)), DType::Float64);
       },
       {a}, 1e-3, 1e-2);
+}
+
+TEST(AutodiffTest, WatchedFullValuesKeepTheirGradientThroughPromotion) {
+  // full() records a literal; promoting it (x / t with a Float64 t) or
+  // casting it must stay an op the tape can follow, not a new literal
+  // (lazyc-fuzz seed 311805: the lazy gradient was 0). d/dx sum((x/t)^2)
+  // = 2 x / t^2; d/dx sum(cast(x, f64)^2) = 2 x.
+  for (bool eager : {false, true}) {
+    std::optional<EagerScope> scope;
+    if (eager)
+      scope.emplace();
+    double t = 1.6123644195947013;
+    for (DType dtype : {DType::Float16, DType::Float32}) {
+      Tensor x = full({1, 2}, 3.0, dtype);
+      GradientTape tape;
+      tape.watch(x);
+      Tensor y = x / Tensor::fromVector<double>({t}, {});
+      Tensor z = cast(x, DType::Float64);
+      Tensor g = tape.gradient(sum(y * y) + sum(z * z), x);
+      ASSERT_EQ(g.dtype(), dtype);
+      double expected = 2 * 3.0 / (t * t) + 2 * 3.0;
+      for (double value : g.toVector<double>())
+        EXPECT_NEAR(value, expected, dtype == DType::Float16 ? 1e-2 : 1e-5)
+            << (eager ? "eager " : "lazy ") << dtypeName(dtype);
+    }
+  }
 }
 
 TEST(AutodiffTest, Matmul) {
