@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/CPU/Passes.h"
+#include "lazyc/Codegen/Passes.h"
 #include "lazyc/Conversion/Passes.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
 #include "lazyc/Pipelines/Pipelines.h"
@@ -130,6 +131,9 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyScalarVectorTransfersPass());
   pm.addPass(createConvertVectorToSCFPass());
+  // Before canonicalization folds the broadcasts VectorToSCF made.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyFlattenBroadcastSourcesPass());
   pm.addPass(createCanonicalizerPass());
   // Threads: scf.parallel (from scf.forall, at bufferization) -> OpenMP.
   pm.addPass(createConvertSCFToOpenMPPass());

@@ -177,4 +177,29 @@ def LazySkipSelfCopiesPass
                            "::mlir::scf::SCFDialect"];
 }
 
+def LazyFlattenBroadcastSourcesPass
+    : Pass<"lazy-flatten-broadcast-sources", "::mlir::func::FuncOp"> {
+  let summary = "Broadcast flattened sources, which MLIR 22 folds correctly";
+  let description = [{
+    A `vector.broadcast` that only prepends dimensions to a source of rank
+    2 or more (the source's shape is the result's trailing shape) becomes a
+    broadcast of the source flattened to one dimension, shaped back:
+
+      vector.broadcast %x : vector<2x1xf32> to vector<2x1x1x2x1xf32>
+      =>
+      %flat = vector.shape_cast %x : vector<2x1xf32> to vector<2xf32>
+      %b = vector.broadcast %flat : vector<2xf32> to vector<2x1x1x2xf32>
+      vector.shape_cast %b : vector<2x1x1x2xf32> to vector<2x1x1x2x1xf32>
+
+    Same values, element for element. It runs before a canonicalization
+    that would otherwise fold `shape_cast(broadcast(%x))` into a broadcast
+    of `%x` that stretches its unit dimensions instead of prepending
+    (llvm/llvm-project#190614, fixed after MLIR 22): with `%x` one
+    dimension, the fold keeps the values. `convert-vector-to-scf` makes
+    such broadcasts of transfer reads with broadcast dimensions (lazyc-fuzz
+    seed 412059: a min over a product with a broadcast operand).
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 #endif // LAZYC_CODEGEN_PASSES_TD

@@ -206,3 +206,27 @@ func.func @gather_of_gather_rows(%a: tensor<7x3xi64>, %i: tensor<3x1xi64>, %g: t
   %5 = lazy.gather %4[%g], axis = 2 : tensor<7x3x1xi64>, tensor<7x3x1xi64>
   return %5 : tensor<7x3x1xi64>
 }
+// -----
+
+// Was a bug (lazyc-fuzz seed 412059): a min over a product with an operand broadcast along a leading dimension. convert-vector-to-scf read the operand as vector<2x1> broadcast to vector<2x1x1x2x1>, and MLIR 22's canonicalizer folded the shape_cast of that broadcast into one that stretched the unit dimension (llvm/llvm-project#190614): each row took its first element. lazy-flatten-broadcast-sources broadcasts a flattened source instead.
+// ARG: a i8 [2, 1] values([-2, 6])
+// ARG: b i8 [2, 2, 1] values([4, 6, -1, 1])
+// OUT: np.min(b * a, axis=(0, 1, 2), keepdims=True)
+func.func @min_of_a_leading_broadcast(%a: tensor<2x1xi8>, %b: tensor<2x2x1xi8>) -> tensor<1x1x1xi8> {
+  %0 = lazy.broadcast %a to [2, 2, 1] : tensor<2x1xi8>
+  %1 = lazy.mul %b, %0 : tensor<2x2x1xi8>
+  %2 = lazy.reduce_min %1 [0, 1, 2] keep_dims : tensor<2x2x1xi8>
+  return %2 : tensor<1x1x1xi8>
+}
+// -----
+
+// The same in f32, over 4 x 3 rows and a min per row.
+// ARG: a f32 [3, 1]
+// ARG: b f32 [4, 3, 1]
+// OUT: np.min(b * a, axis=(1, 2), keepdims=True) ; rtol=0
+func.func @row_min_of_a_leading_broadcast(%a: tensor<3x1xf32>, %b: tensor<4x3x1xf32>) -> tensor<4x1x1xf32> {
+  %0 = lazy.broadcast %a to [4, 3, 1] : tensor<3x1xf32>
+  %1 = lazy.mul %b, %0 : tensor<4x3x1xf32>
+  %2 = lazy.reduce_min %1 [1, 2] keep_dims : tensor<4x3x1xf32>
+  return %2 : tensor<4x1x1xf32>
+}
