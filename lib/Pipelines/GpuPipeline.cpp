@@ -64,6 +64,9 @@ void lazyc::buildGpuMapPipeline(OpPassManager &pm,
                                 const GpuPipelineOptions &options) {
   // f32/f64/f16/bf16 matmuls run on cuBLASLt, called from the host.
   pm.addPass(mlir::lazy::createLazyGpuGemmToCublasPass());
+  // Reductions along rows, with the ops that share their rows (a softmax,
+  // a layer norm), become kernels of a block per row.
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyGpuRowKernelsPass());
   // Parallel dimensions become scf.parallel, reduction dimensions scf.for
   // inside it.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -102,6 +105,10 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   // buffers, copies) becomes asynchronous on one stream, the host waiting
   // for it only at the end (upstream's lowering of device buffers and copies
   // takes only their asynchronous forms).
+  // Constants and index computations the kernels use are computed in them,
+  // not passed in: the NVPTX back end folds them (a delinearization by a
+  // known shape is shifts and multiplications, not 64-bit divisions).
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // One module of kernels, compiled to PTX (and linked with libdevice) once.
   pm.addPass(mlir::lazy::createLazyGpuMergeKernelModulesPass());

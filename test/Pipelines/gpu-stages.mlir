@@ -27,15 +27,17 @@
 //  BUFFERIZE-SAME:   memref<64x256xf32>, %{{.*}}: memref<256xf32>, %{{.*}}: memref<64x256xf32>, %{{.*}}: memref<64xf32>)
 //   BUFFERIZE-NOT:   tensor<
 
+// One kernel, a block per row: the exponentials, then their sum.
 // MAP-LABEL: func.func @trace
 //       MAP:   gpu.launch
-//       MAP:   gpu.launch
+//       MAP:     gpu.all_reduce add
+//   MAP-NOT:   gpu.launch
 //   MAP-NOT:   linalg.
 //   MAP-NOT:   scf.parallel
 
 // LLVM-LABEL: llvm.func @trace
 //       LLVM:   gpu.launch_func
-//       LLVM: gpu.binary @kernels
+//       LLVM: gpu.binary @
 func.func @trace(%x: tensor<64x256xf32>, %b: tensor<256xf32>) -> (tensor<64x256xf32>, tensor<64xf32>) {
   %0 = lazy.broadcast %b to [64, 256] : tensor<256xf32>
   %1 = lazy.add %x, %0 : tensor<64x256xf32>

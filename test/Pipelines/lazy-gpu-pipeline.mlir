@@ -18,8 +18,8 @@
 //
 // CHECK: .target sm_90
 // CHECK: .visible .entry chain_kernel(
-// CHECK:   mov.u32 {{.*}}%ctaid.x
-// CHECK:   mov.u32 {{.*}}%tid.x
+// CHECK-DAG:   mov.u32 {{.*}}%ctaid.x
+// CHECK-DAG:   mov.u32 {{.*}}%tid.x
 // CHECK:   ld.global.b32
 // CHECK:   ld.global.b32
 // CHECK:   {{ex2.approx|__nv_tanhf}}
@@ -35,42 +35,63 @@ func.func @chain(%x: tensor<1000x1024xf32>, %b: tensor<1024xf32>) -> tensor<1000
   return %4 : tensor<1000x1024xf32>
 }
 
-// A row reduction: one kernel fills the sums, one loops over each row.
-// Every kernel of the module is in one gpu.module, @kernels, compiled to
-// one PTX text (lazy-gpu-merge-kernel-modules).
+// A row reduction: one kernel, a block per row (64 rows of 1000: 256
+// threads). It fills the row's sum; its threads add their elements (each
+// thread every 256th, consecutive threads on consecutive elements), then
+// the block's partial sums meet through warp shuffles and shared memory,
+// and one thread adds the total into the row's sum. Every kernel of the
+// module is in one gpu.module, @kernels, compiled to one PTX text
+// (lazy-gpu-merge-kernel-modules).
 // HOST-LABEL: llvm.func @row_sum
 //       HOST:   gpu.launch_func <%{{.*}}> @kernels::@row_sum_kernel blocks
-//       HOST:   gpu.launch_func <%{{.*}}> @kernels::@row_sum_kernel_0 blocks
+//   HOST-NOT:   gpu.launch_func
+//       HOST:   llvm.return
 //
 // CHECK: .visible .entry row_sum_kernel(
+// CHECK:   .maxntid 256, 1, 1
+// CHECK:   .shared
 // CHECK:   st.global.b32
-// CHECK: .visible .entry row_sum_kernel_0(
+// CHECK:   bar.sync
 // CHECK:   ld.global.b32
 // CHECK:   add.rn.f32
+// CHECK:   shfl.sync.bfly.b32
+// CHECK:   st.shared.b32
+// CHECK:   bar.sync
+// CHECK:   ld.shared.b32
+// CHECK:   add.rn.f32
 // CHECK:   st.global.b32
-// CHECK:   bra
+// CHECK:   ret;
 func.func @row_sum(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
   %0 = lazy.reduce_sum %x [1] : tensor<64x1000xf32>
   return %0 : tensor<64xf32>
 }
 
-// A softmax: a row maximum, exponentials, a row sum, a division; the
-// temporary of the row statistics is a device buffer, allocated and freed
-// in order on the stream of the kernels.
+// A softmax is one kernel, a block per row: the row's maximum (a block-wide
+// max through shuffles), the exponentials and their sum, the division; a
+// barrier between two steps. The temporary of the row statistics is a
+// device buffer, allocated and freed in order on the stream of the kernel.
 // HOST-LABEL: llvm.func @softmax
 //       HOST:   %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
 //       HOST:   %[[ROWS:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[STREAM]], %{{.*}})
-// HOST-COUNT-6:   gpu.launch_func <%[[STREAM]] : !llvm.ptr>
+//       HOST:   gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernels::@softmax_kernel
+//   HOST-NOT:   gpu.launch_func
 //       HOST:   llvm.call @mgpuMemFree(%[[ROWS]], %[[STREAM]])
 //       HOST:   llvm.call @mgpuStreamSynchronize(%[[STREAM]])
 //
 // CHECK: .visible .entry softmax_kernel(
-// CHECK: .visible .entry softmax_kernel_1(
 // CHECK:   max.NaN.f32
-// CHECK: .visible .entry softmax_kernel_2(
+// CHECK:   shfl.sync.bfly.b32
+// CHECK:   max.NaN.f32
+// CHECK:   bar.sync
 // CHECK:   {{ex2.approx|__nv_expf}}
-// CHECK: .visible .entry softmax_kernel_5(
+// CHECK:   bar.sync
+// CHECK:   add.rn.f32
+// CHECK:   shfl.sync.bfly.b32
+// CHECK:   bar.sync
 // CHECK:   div.rn.f32
+// CHECK:   st.global.b32
+// CHECK:   ret;
+// CHECK-NOT: .entry
 func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = lazy.softmax %x, axis = 1 : tensor<64x1000xf32>
   return %0 : tensor<64x1000xf32>

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Launch.h"
+
 #include "lazyc/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -20,6 +22,7 @@ namespace mlir::lazy {
 } // namespace mlir::lazy
 
 using namespace mlir;
+using mlir::lazy::createLaunch;
 using mlir::lazy::kHostBufferAttr;
 
 /// Whether `op`, or an op in its regions, reads or writes the contents of a
@@ -56,24 +59,6 @@ static bool isHostControlFlow(Operation *op) {
                    : WalkResult::advance();
       })
       .wasInterrupted();
-}
-
-/// A `gpu.launch` at the builder's insertion point with a grid of `blocks`
-/// blocks of `threads` threads (both one-dimensional; one where null) and
-/// an empty body.
-static gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc,
-                                  Value blocks = {}, Value threads = {}) {
-  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-  if (!blocks)
-    blocks = one;
-  if (!threads)
-    threads = one;
-  auto launch =
-      gpu::LaunchOp::create(builder, loc, blocks, one, one, threads, one, one);
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(&launch.getBody().front());
-  gpu::TerminatorOp::create(builder, loc);
-  return launch;
 }
 
 static bool isContiguous(Value buffer) {
@@ -132,6 +117,12 @@ struct LazyGpuMapToKernelsPass
       return result;
     };
     for (Operation &op : llvm::make_early_inc_range(block)) {
+      // A kernel already (lazy-gpu-row-kernels).
+      if (isa<gpu::LaunchOp>(op)) {
+        if (failed(flushSerial()))
+          return failure();
+        continue;
+      }
       if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
         if (failed(flushSerial()) || failed(mapParallelLoop(loop)))
           return failure();

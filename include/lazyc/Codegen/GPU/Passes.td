@@ -41,6 +41,50 @@ def LazyGpuGemmToCublasPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def LazyGpuRowKernelsPass
+    : Pass<"lazy-gpu-row-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Run reductions along rows, with their neighbours, as one "
+                "block per row";
+  let description = [{
+    A linalg op on buffers whose reduction loops are its innermost (a row
+    sum, maximum, mean; a reduction of everything is one row) becomes a
+    kernel with one block per row. Its threads stride over the row's
+    elements (consecutive threads on consecutive elements: coalesced), each
+    folding its elements into a partial result in registers; a
+    `gpu.all_reduce` combines the partial results across the block (warp
+    shuffles, then shared memory), and the block's first thread folds the
+    total into the output. A reduction qualifies when each output's payload
+    folds the element in with one associative op on a 32- or 64-bit
+    integer or float (add, mul, max, min, and, or, xor); a sum starts from
+    -0.0.
+
+    The linalg ops before and after it that share its rows join the same
+    kernel, in order, with a barrier between two of them: elementwise ops
+    whose leading loops are the rows (a softmax's exponentials and its
+    division, a layer norm's centering and scaling), fills of the row
+    statistics, and reductions over the same rows. So a softmax or a layer
+    norm is one kernel. An op joins only if every buffer the kernel writes
+    is read and written through one view, each block in its own row only
+    (blocks run in any order); allocations, pure ops and frees may sit
+    between the ops (frees move after the kernel). Anything else ends the
+    kernel. Ops left out stay for lazy-gpu-map-to-kernels.
+
+    Blocks get about four elements of the longest row per thread, in whole
+    warps, at most `max-threads-per-block` (256 when a row's length is
+    known only at run time). A grid whose row count may be 0 is launched
+    with one block, which does nothing.
+  }];
+  let options = [
+    Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t",
+           /*default=*/"1024", "Most threads of a block of a row kernel">
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def LazyGpuMapToKernelsPass
     : Pass<"lazy-gpu-map-to-kernels", "::mlir::func::FuncOp"> {
   let summary = "Turn the loops of a bufferized function into GPU kernels";

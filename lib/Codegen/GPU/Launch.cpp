@@ -1,0 +1,27 @@
+//===- Launch.cpp - Building GPU launches ---------------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "Launch.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+gpu::LaunchOp mlir::lazy::createLaunch(OpBuilder &builder, Location loc,
+                                       Value blocks, Value threads) {
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  if (!blocks)
+    blocks = one;
+  if (!threads)
+    threads = one;
+  auto launch =
+      gpu::LaunchOp::create(builder, loc, blocks, one, one, threads, one, one);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(builder, loc);
+  return launch;
+}

@@ -1,0 +1,27 @@
+//===- Launch.h - Building GPU launches -------------------------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares what the passes that map loops to kernels share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_CODEGEN_GPU_LAUNCH_H
+#define LAZYC_LIB_CODEGEN_GPU_LAUNCH_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::lazy {
+
+/// A `gpu.launch` at the builder's insertion point with a grid of `blocks`
+/// blocks of `threads` threads (both one-dimensional; one where null) and
+/// a body that holds only its terminator.
+gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, Value blocks = {},
+                           Value threads = {});
+
+} // namespace mlir::lazy
+
+#endif // LAZYC_LIB_CODEGEN_GPU_LAUNCH_H
