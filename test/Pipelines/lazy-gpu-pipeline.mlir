@@ -6,8 +6,9 @@
 // LLVM dialect that launches them on device buffers. PTX assembled by
 // ptxas: lazy-gpu-pipeline-ptxas.mlir.
 
-// An elementwise chain with a broadcast is one kernel, a thread per
-// element: a global load of each input, one global store.
+// An elementwise chain with a broadcast is one kernel, a thread per four
+// consecutive elements of a row: a 128-bit global load of each input, one
+// 128-bit global store, no bounds check (1000 rows of 256 threads).
 // HOST-LABEL: llvm.func @chain
 //       HOST:   %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
 //       HOST:   gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernels::@chain_kernel
@@ -20,10 +21,10 @@
 // CHECK: .visible .entry chain_kernel(
 // CHECK-DAG:   mov.u32 {{.*}}%ctaid.x
 // CHECK-DAG:   mov.u32 {{.*}}%tid.x
-// CHECK:   ld.global.b32
-// CHECK:   ld.global.b32
+// CHECK:   ld.global.v4.b32
+// CHECK:   ld.global.v4.b32
 // CHECK:   {{ex2.approx|__nv_tanhf}}
-// CHECK:   st.global.b32
+// CHECK:   st.global.v4.b32
 // CHECK-NOT: st.global
 // CHECK: ret;
 func.func @chain(%x: tensor<1000x1024xf32>, %b: tensor<1024xf32>) -> tensor<1000x1024xf32> {

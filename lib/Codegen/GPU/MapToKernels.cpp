@@ -14,6 +14,8 @@
 #include "lazyc/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::lazy {
@@ -77,7 +79,7 @@ static scf::ParallelOp copyLoop(memref::CopyOp copy) {
       uppers;
   for (int64_t dim = 0; dim < type.getRank(); ++dim)
     uppers.push_back(
-        memref::DimOp::create(builder, loc, copy.getTarget(), dim));
+        builder.createOrFold<memref::DimOp>(loc, copy.getTarget(), dim));
   auto loop = scf::ParallelOp::create(
       builder, loc, lowers, uppers, steps,
       [&](OpBuilder &inner, Location loc, ValueRange indices) {
@@ -87,6 +89,110 @@ static scf::ParallelOp copyLoop(memref::CopyOp copy) {
       });
   copy.erase();
   return loop;
+}
+
+/// The bytes one thread moves per access of a vectorized elementwise
+/// kernel: 128-bit loads and stores (ld.global.v4.f32).
+constexpr int64_t kVectorBytes = 16;
+
+/// The values of `loop`'s body that vary along its innermost dimension.
+static llvm::DenseSet<Value> innermostDependents(scf::ParallelOp loop) {
+  llvm::DenseSet<Value> dependent = {loop.getInductionVars().back()};
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return dependent.contains(v); }))
+      dependent.insert(op.result_begin(), op.result_end());
+  return dependent;
+}
+
+/// Whether `buffer`'s rows start at multiples of `alignment` bytes (given a
+/// base aligned to that: the device allocator's blocks are aligned to 256
+/// bytes) and its innermost dimension is contiguous.
+static bool hasAlignedRows(MemRefType type, int64_t alignment) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1)
+    return false;
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  strides.back() = 0;
+  strides.push_back(offset);
+  return llvm::all_of(strides, [&](int64_t stride) {
+    return !ShapedType::isDynamic(stride) &&
+           (stride * elementBytes) % alignment == 0;
+  });
+}
+
+/// The elements each thread of `loop`'s kernel takes along its innermost
+/// dimension: as many as fill a 128-bit access of its widest element type,
+/// if every load and store that varies along that dimension reads or writes
+/// consecutive elements there (the dimension indexes only their innermost
+/// index), every other op that varies along it is elementwise on numbers,
+/// and the dimension's trip count is a static multiple of it; else 1.
+static int64_t vectorWidthOf(scf::ParallelOp loop) {
+  if (loop.getNumLoops() == 0)
+    return 1;
+  Value innermost = loop.getInductionVars().back();
+  std::optional<int64_t> lower =
+      getConstantIntValue(loop.getLowerBound().back());
+  std::optional<int64_t> upper =
+      getConstantIntValue(loop.getUpperBound().back());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+  if (!lower || !upper || !step || *lower != 0 || *step != 1)
+    return 1;
+  llvm::DenseSet<Value> dependent = innermostDependents(loop);
+  SmallVector<std::pair<MemRefType, int64_t>> accesses; // type, element bytes
+  int64_t widest = 0;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    bool varies = llvm::any_of(op.getOperands(),
+                               [&](Value v) { return dependent.contains(v); });
+    if (op.getNumRegions() != 0)
+      return 1;
+    if (!varies)
+      continue;
+    auto load = dyn_cast<memref::LoadOp>(op);
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if (load || store) {
+      ValueRange indices = load ? load.getIndices() : store.getIndices();
+      MemRefType type = load ? load.getMemRefType() : store.getMemRefType();
+      if (indices.empty() || indices.back() != innermost ||
+          llvm::any_of(indices.drop_back(),
+                       [&](Value v) { return dependent.contains(v); }))
+        return 1;
+      Type element = type.getElementType();
+      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 ||
+          !llvm::isPowerOf2_64(element.getIntOrFloatBitWidth()))
+        return 1;
+      int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+      widest = std::max(widest, bytes);
+      accesses.push_back({type, bytes});
+      continue;
+    }
+    // Elementwise arithmetic on numbers (not on indices: an index_cast of
+    // the position would need a vector of positions).
+    if (!OpTrait::hasElementwiseMappableTraits(&op) ||
+        llvm::any_of(op.getOperandTypes(),
+                     [](Type t) { return !t.isIntOrFloat(); }) ||
+        llvm::any_of(op.getResultTypes(),
+                     [](Type t) { return !t.isIntOrFloat(); }))
+      return 1;
+  }
+  // A store that does not vary along the dimension would be a race.
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto store = dyn_cast<memref::StoreOp>(op);
+        store && !dependent.contains(store.getIndices().empty()
+                                         ? Value()
+                                         : store.getIndices().back()))
+      return 1;
+  if (widest == 0 || kVectorBytes / widest < 2)
+    return 1;
+  int64_t width = kVectorBytes / widest;
+  if (*upper % width != 0)
+    return 1;
+  for (auto [type, bytes] : accesses)
+    if (!hasAlignedRows(type, width * bytes))
+      return 1;
+  return width;
 }
 
 namespace {
@@ -173,10 +279,16 @@ struct LazyGpuMapToKernelsPass
 
   /// One thread per iteration of `loop`: its iteration space linearized
   /// (innermost dimension fastest), in blocks of threadsPerBlock threads.
+  /// Where the innermost dimension allows (vectorWidthOf), a thread takes
+  /// consecutive iterations along it with 128-bit loads and stores.
   LogicalResult mapParallelLoop(scf::ParallelOp loop) {
     if (loop.getNumResults() != 0)
       return loop.emitError("a parallel loop with reductions cannot be "
                             "mapped to GPU threads");
+    int64_t width = vectorWidthOf(loop);
+    llvm::DenseSet<Value> vectorized;
+    if (width > 1)
+      vectorized = innermostDependents(loop);
     Location loc = loop.getLoc();
     OpBuilder builder(loop);
     SmallVector<Value> tripCounts;
@@ -186,8 +298,13 @@ struct LazyGpuMapToKernelsPass
       Value extent = arith::SubIOp::create(builder, loc, upper, lower);
       Value count = arith::CeilDivSIOp::create(builder, loc, extent, step);
       tripCounts.push_back(count);
-      total = arith::MulIOp::create(builder, loc, total, count);
     }
+    if (width > 1)
+      tripCounts.back() = arith::DivUIOp::create(
+          builder, loc, tripCounts.back(),
+          arith::ConstantIndexOp::create(builder, loc, width));
+    for (Value count : tripCounts)
+      total = arith::MulIOp::create(builder, loc, total, count);
     Value threads =
         arith::ConstantIndexOp::create(builder, loc, threadsPerBlock);
     // An empty loop still launches one block (a grid of none is an error);
@@ -215,12 +332,73 @@ struct LazyGpuMapToKernelsPass
              loop.getInductionVars(), loop.getLowerBound(), loop.getStep())) {
       Value offset =
           arith::MulIOp::create(builder, loc, position.getResult(index), step);
+      if (width > 1 && index + 1 == tripCounts.size())
+        offset = arith::MulIOp::create(
+            builder, loc, offset,
+            arith::ConstantIndexOp::create(builder, loc, width));
       mapping.map(iv, arith::AddIOp::create(builder, loc, lower, offset));
     }
-    for (Operation &op : loop.getBody()->without_terminator())
-      builder.clone(op, mapping);
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      if (llvm::any_of(op.getOperands(),
+                       [&](Value v) { return vectorized.contains(v); }))
+        vectorizeOp(builder, op, width, mapping);
+      else
+        builder.clone(op, mapping);
+    }
     loop.erase();
     return success();
+  }
+
+  /// Clones `op`, whose operands vary along the innermost dimension, as its
+  /// `width`-lane vector form: consecutive
+  /// loads and stores become aligned vector ones; operands that do not
+  /// vary are broadcast.
+  void vectorizeOp(OpBuilder &builder, Operation &op, int64_t width,
+                   IRMapping &mapping) {
+    Location loc = op.getLoc();
+    auto vectorOf = [&](Value value) -> Value {
+      Value mapped = mapping.lookupOrDefault(value);
+      if (isa<VectorType>(mapped.getType()))
+        return mapped;
+      return vector::BroadcastOp::create(
+                 builder, loc, VectorType::get({width}, mapped.getType()),
+                 mapped)
+          .getResult();
+    };
+    auto indices = [&](ValueRange original) {
+      return llvm::map_to_vector(
+          original, [&](Value v) { return mapping.lookupOrDefault(v); });
+    };
+    auto alignment = [&](MemRefType type) {
+      return llvm::MaybeAlign(width * type.getElementTypeBitWidth() / 8);
+    };
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      MemRefType type = load.getMemRefType();
+      mapping.map(load.getResult(),
+                  vector::LoadOp::create(
+                      builder, loc,
+                      VectorType::get({width}, type.getElementType()),
+                      mapping.lookupOrDefault(load.getMemRef()),
+                      indices(load.getIndices()), /*nontemporal=*/false,
+                      alignment(type)));
+      return;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      vector::StoreOp::create(builder, loc, vectorOf(store.getValueToStore()),
+                              mapping.lookupOrDefault(store.getMemRef()),
+                              indices(store.getIndices()),
+                              /*nontemporal=*/false,
+                              alignment(store.getMemRefType()));
+      return;
+    }
+    // Elementwise: the same op on vectors.
+    SmallVector<Value> operands =
+        llvm::map_to_vector(op.getOperands(), vectorOf);
+    Operation *clone = builder.clone(op, mapping);
+    clone->setOperands(operands);
+    for (OpResult result : clone->getResults())
+      result.setType(VectorType::get({width}, result.getType()));
+    mapping.map(op.getResults(), clone->getResults());
   }
 
   /// Moves `ops` (consecutive in their block but for pure ops between them)

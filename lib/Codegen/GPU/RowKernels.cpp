@@ -190,11 +190,13 @@ std::optional<RowOp> analyze(Operation *operation) {
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);
       if (!isa<MemRefType>(input->get().getType()) ||
-          llvm::none_of(llvm::seq(parallel, innermost + 1),
-                        [&](unsigned loop) { return map.isFunctionOfDim(loop); }))
+          llvm::none_of(llvm::seq(parallel, innermost + 1), [&](unsigned loop) {
+            return map.isFunctionOfDim(loop);
+          }))
         continue;
       if (map.getNumResults() == 0 ||
-          map.getResults().back() != getAffineDimExpr(innermost, op.getContext()))
+          map.getResults().back() !=
+              getAffineDimExpr(innermost, op.getContext()))
         return std::nullopt;
     }
   }
@@ -461,16 +463,16 @@ struct LazyGpuRowKernelsPass
 
     // About four elements a thread, in whole warps.
     int64_t threadCount =
-        widest ? std::clamp<int64_t>(llvm::alignTo(llvm::divideCeil(*widest, 4),
-                                                   32),
-                                     32, maxThreadsPerBlock)
+        widest ? std::clamp<int64_t>(
+                     llvm::alignTo(llvm::divideCeil(*widest, 4), 32), 32,
+                     maxThreadsPerBlock)
                : std::min<int64_t>(256, maxThreadsPerBlock);
     Value threads = arith::ConstantIndexOp::create(builder, loc, threadCount);
     Value one = arith::ConstantIndexOp::create(builder, loc, 1);
     std::optional<int64_t> staticRows = getConstantIntValue(rows);
     bool guarded = !staticRows || *staticRows < 1;
-    Value grid = guarded ? arith::MaxSIOp::create(builder, loc, rows, one)
-                         : rows;
+    Value grid =
+        guarded ? arith::MaxSIOp::create(builder, loc, rows, one) : rows;
     gpu::LaunchOp launch = lazy::createLaunch(builder, loc, grid, threads);
 
     builder.setInsertionPoint(launch.getBody().front().getTerminator());
@@ -523,18 +525,18 @@ struct LazyGpuRowKernelsPass
     for (const Combiner &combiner : member.combiners)
       identities.push_back(
           arith::ConstantOp::create(builder, loc, combiner.identity));
-    auto loop = scf::ForOp::create(builder, loc, thread, columns, threads,
-                                   identities);
+    auto loop =
+        scf::ForOp::create(builder, loc, thread, columns, threads, identities);
     {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(loop.getBody());
       SmallVector<Value> position = rowPosition;
       if (!columnSizes.empty())
-        llvm::append_range(
-            position, affine::AffineDelinearizeIndexOp::create(
-                          builder, loc, loop.getInductionVar(), columnSizes,
-                          /*hasOuterBound=*/true)
-                          .getResults());
+        llvm::append_range(position, affine::AffineDelinearizeIndexOp::create(
+                                         builder, loc, loop.getInductionVar(),
+                                         columnSizes,
+                                         /*hasOuterBound=*/true)
+                                         .getResults());
       IRMapping mapping;
       Block *body = op.getBlock();
       for (OpOperand *input : op.getDpsInputOperands()) {
@@ -551,12 +553,11 @@ struct LazyGpuRowKernelsPass
         if (!member.combiners.empty())
           mapping.map(argument, loop.getRegionIterArgs()[index]);
         else if (!argument.use_empty())
-          mapping.map(argument,
-                      memref::LoadOp::create(
-                          builder, loc, init.get(),
-                          applyMap(builder, loc,
-                                   op.getMatchingIndexingMap(&init),
-                                   position)));
+          mapping.map(argument, memref::LoadOp::create(
+                                    builder, loc, init.get(),
+                                    applyMap(builder, loc,
+                                             op.getMatchingIndexingMap(&init),
+                                             position)));
       }
       for (Operation &payload : body->without_terminator()) {
         if (auto index = dyn_cast<linalg::IndexOp>(payload)) {
@@ -572,10 +573,10 @@ struct LazyGpuRowKernelsPass
         scf::YieldOp::create(builder, loc, yielded);
       } else {
         for (auto [value, init] : llvm::zip(yielded, op.getDpsInitsMutable()))
-          memref::StoreOp::create(
-              builder, loc, value, init.get(),
-              applyMap(builder, loc, op.getMatchingIndexingMap(&init),
-                       position));
+          memref::StoreOp::create(builder, loc, value, init.get(),
+                                  applyMap(builder, loc,
+                                           op.getMatchingIndexingMap(&init),
+                                           position));
       }
     }
     if (member.combiners.empty())
@@ -587,20 +588,18 @@ struct LazyGpuRowKernelsPass
          llvm::zip(loop.getResults(), member.combiners))
       totals.push_back(gpu::AllReduceOp::create(
           builder, loc, partial,
-          gpu::AllReduceOperationAttr::get(builder.getContext(),
-                                           combiner.kind),
+          gpu::AllReduceOperationAttr::get(builder.getContext(), combiner.kind),
           /*uniform=*/true));
-    Value isFirst = arith::CmpIOp::create(builder, loc,
-                                          arith::CmpIPredicate::eq, thread,
-                                          zero);
+    Value isFirst = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::eq, thread, zero);
     auto ifFirst = scf::IfOp::create(builder, loc, isFirst);
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(ifFirst.thenBlock()->getTerminator());
     SmallVector<Value> position = rowPosition;
     position.append(columnSizes.size(), zero);
     for (auto [index, init] : llvm::enumerate(op.getDpsInitsMutable())) {
-      SmallVector<Value> indices = applyMap(
-          builder, loc, op.getMatchingIndexingMap(&init), position);
+      SmallVector<Value> indices =
+          applyMap(builder, loc, op.getMatchingIndexingMap(&init), position);
       Value old = memref::LoadOp::create(builder, loc, init.get(), indices);
       Operation *combiner = member.combiners[index].op;
       BlockArgument accumulator = op.getMatchingBlockArgument(&init);

@@ -2,15 +2,15 @@
 // RUN: lazyc-opt %s -split-input-file --lazy-gpu-map-to-kernels="threads-per-block=128" -verify-diagnostics | FileCheck %s --check-prefix=T128
 
 // A parallel loop nest: one thread per iteration, the dimensions linearized
-// innermost fastest, blocks of 256 threads (1000 x 1024 = 1024000 threads in
-// 4000 blocks); threads past the end do nothing. The grid is sized at run
+// innermost fastest, blocks of 256 threads (1000 x 1022 = 1022000 threads in
+// 3993 blocks); threads past the end do nothing. The grid is sized at run
 // time from the loop's bounds (a dynamic extent here).
 // CHECK-LABEL: func.func @elementwise
-//  CHECK-SAME:   (%[[X:.*]]: memref<?x1024xf32>, %[[B:.*]]: memref<1024xf32>, %[[Y:.*]]: memref<?x1024xf32>, %[[ROWS:.*]]: index)
+//  CHECK-SAME:   (%[[X:.*]]: memref<?x1022xf32>, %[[B:.*]]: memref<1022xf32>, %[[Y:.*]]: memref<?x1022xf32>, %[[ROWS:.*]]: index)
 //   CHECK-DAG:   %[[C256:.*]] = arith.constant 256 : index
 //   CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
-//   CHECK-DAG:   %[[C1024:.*]] = arith.constant 1024 : index
-//       CHECK:   %[[TOTAL:.*]] = arith.muli %[[ROWS]], %[[C1024]]
+//   CHECK-DAG:   %[[C1022:.*]] = arith.constant 1022 : index
+//       CHECK:   %[[TOTAL:.*]] = arith.muli %[[ROWS]], %[[C1022]]
 //       CHECK:   %[[BLOCKS:.*]] = arith.ceildivsi %[[TOTAL]], %[[C256]]
 //       CHECK:   %[[GRID:.*]] = arith.maxsi %[[BLOCKS]], %[[C1]]
 //       CHECK:   gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
@@ -18,7 +18,7 @@
 //       CHECK:     %[[LINEAR:.*]] = arith.addi %[[BASE]], %[[TX]]
 //       CHECK:     %[[IN:.*]] = arith.cmpi ult, %[[LINEAR]], %[[TOTAL]]
 //       CHECK:     scf.if %[[IN]]
-//       CHECK:       %[[IJ:.*]]:2 = affine.delinearize_index %[[LINEAR]] into (%[[ROWS]], 1024)
+//       CHECK:       %[[IJ:.*]]:2 = affine.delinearize_index %[[LINEAR]] into (%[[ROWS]], 1022)
 //       CHECK:       %[[XV:.*]] = memref.load %[[X]][%[[IJ]]#0, %[[IJ]]#1]
 //       CHECK:       %[[BV:.*]] = memref.load %[[B]][%[[IJ]]#1]
 //       CHECK:       %[[SUM:.*]] = arith.addf %[[XV]], %[[BV]]
@@ -29,15 +29,98 @@
 // T128-LABEL: func.func @elementwise
 //       T128:   arith.constant 128 : index
 //   T128-NOT:   arith.constant 256 : index
-func.func @elementwise(%x: memref<?x1024xf32>, %b: memref<1024xf32>, %y: memref<?x1024xf32>, %rows: index) {
+func.func @elementwise(%x: memref<?x1022xf32>, %b: memref<1022xf32>, %y: memref<?x1022xf32>, %rows: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c1022 = arith.constant 1022 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %c1022) step (%c1, %c1) {
+    %0 = memref.load %x[%i, %j] : memref<?x1022xf32>
+    %1 = memref.load %b[%j] : memref<1022xf32>
+    %2 = arith.addf %0, %1 : f32
+    memref.store %2, %y[%i, %j] : memref<?x1022xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Rows of 1024 f32s: each thread takes 4 consecutive elements of a row with
+// 16-byte vector loads and stores (256 threads per row); the bias, which
+// does not vary along the rows, is read as a vector too, the scalar operand
+// is broadcast. 1000 x 256 threads.
+// CHECK-LABEL: func.func @vectorized
+//  CHECK-SAME:   (%[[X:.*]]: memref<1000x1024xf32>, %[[B:.*]]: memref<1024xf32>, %[[Y:.*]]: memref<1000x1024xf32>, %[[S:.*]]: f32)
+//   CHECK-DAG:   %[[C4:.*]] = arith.constant 4 : index
+//   CHECK-DAG:   %[[C1000:.*]] = arith.constant 1000 : index
+//       CHECK:   gpu.launch blocks(%{{.*}}) in (%{{.*}} = %[[C1000]], {{.*}} threads(%{{.*}}) in (%{{.*}} = %c256,
+//       CHECK:     %[[IJ:.*]]:2 = affine.delinearize_index %{{.*}} into (1000, 256)
+//       CHECK:     %[[J:.*]] = arith.muli %[[IJ]]#1, %[[C4]]
+//       CHECK:     %[[XV:.*]] = vector.load %[[X]][%[[IJ]]#0, %[[J]]] {alignment = 16 : i64} : memref<1000x1024xf32>, vector<4xf32>
+//       CHECK:     %[[BV:.*]] = vector.load %[[B]][%[[J]]] {alignment = 16 : i64} : memref<1024xf32>, vector<4xf32>
+//       CHECK:     %[[SUM:.*]] = arith.addf %[[XV]], %[[BV]] : vector<4xf32>
+//       CHECK:     %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<4xf32>
+//       CHECK:     %[[P:.*]] = arith.mulf %[[SUM]], %[[SV]] : vector<4xf32>
+//       CHECK:     vector.store %[[P]], %[[Y]][%[[IJ]]#0, %[[J]]] {alignment = 16 : i64} : memref<1000x1024xf32>, vector<4xf32>
+func.func @vectorized(%x: memref<1000x1024xf32>, %b: memref<1024xf32>, %y: memref<1000x1024xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
   %c1024 = arith.constant 1024 : index
-  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %c1024) step (%c1, %c1) {
-    %0 = memref.load %x[%i, %j] : memref<?x1024xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1000, %c1024) step (%c1, %c1) {
+    %0 = memref.load %x[%i, %j] : memref<1000x1024xf32>
     %1 = memref.load %b[%j] : memref<1024xf32>
     %2 = arith.addf %0, %1 : f32
-    memref.store %2, %y[%i, %j] : memref<?x1024xf32>
+    %3 = arith.mulf %2, %s : f32
+    memref.store %3, %y[%i, %j] : memref<1000x1024xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// f64 elements: 2 a thread. Left a thread per element: a transposed read
+// (the innermost dimension indexes rows), a use of the position as a
+// number, a row start that is not 16-byte aligned (an offset of 2 f32s).
+// CHECK-LABEL: func.func @widths
+//       CHECK:   gpu.launch
+//       CHECK:     vector.load {{.*}} : memref<8x8xf64>, vector<2xf64>
+//       CHECK:     vector.store {{.*}} : memref<8x8xf64>, vector<2xf64>
+//       CHECK:   gpu.launch
+//   CHECK-NOT:     vector.
+//       CHECK:     memref.store
+//       CHECK:   gpu.launch
+//   CHECK-NOT:     vector.
+//       CHECK:     arith.index_cast
+//       CHECK:   gpu.launch
+//   CHECK-NOT:     vector.
+//       CHECK:     memref.store
+//       CHECK:   return
+func.func @widths(%a: memref<8x8xf64>, %b: memref<8x8xf64>, %x: memref<8x8xf32>, %y: memref<8x8xf32>, %z: memref<8x8xi32>, %w: memref<8x4xf32, strided<[8, 1], offset: 2>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+    %0 = memref.load %a[%i, %j] : memref<8x8xf64>
+    %1 = arith.negf %0 : f64
+    memref.store %1, %b[%i, %j] : memref<8x8xf64>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+    %0 = memref.load %x[%j, %i] : memref<8x8xf32>
+    memref.store %0, %y[%i, %j] : memref<8x8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+    %0 = arith.index_cast %j : index to i32
+    memref.store %0, %z[%i, %j] : memref<8x8xi32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c4) step (%c1, %c1) {
+    %0 = memref.load %x[%i, %j] : memref<8x8xf32>
+    memref.store %0, %w[%i, %j] : memref<8x4xf32, strided<[8, 1], offset: 2>>
     scf.reduce
   }
   return
@@ -134,13 +217,13 @@ func.func @serial(%x: memref<1000xf32>, %sum: memref<f32>, %twice: memref<f32>) 
 // -----
 
 // Copies of whole buffers stay on the host (lazy-gpu-device-buffers makes
-// them device copies); a copy into a slice becomes a kernel of its own.
+// them device copies); a copy into a slice becomes a kernel of its own
+// (here a thread per row of 4 f32s: one vector load and store each).
 // CHECK-LABEL: func.func @copies
 //       CHECK:   memref.copy %{{.*}}, %{{.*}} : memref<8x4xf32> to memref<8x4xf32>
 //       CHECK:   gpu.launch
-//       CHECK:     affine.delinearize_index %{{.*}} into (8, 4)
-//       CHECK:     memref.load %{{.*}} : memref<8x4xf32>
-//       CHECK:     memref.store %{{.*}} : memref<8x4xf32, strided<[8, 1]>>
+//       CHECK:     vector.load %{{.*}} : memref<8x4xf32>, vector<4xf32>
+//       CHECK:     vector.store %{{.*}} : memref<8x4xf32, strided<[8, 1]>>, vector<4xf32>
 //   CHECK-NOT:   memref.copy
 func.func @copies(%x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<8x8xf32>) {
   memref.copy %x, %y : memref<8x4xf32> to memref<8x4xf32>
@@ -151,11 +234,28 @@ func.func @copies(%x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<8x8xf32>)
 
 // -----
 
+// A copy of one element out of a slice (an offset: not contiguous as a
+// whole buffer) is a kernel of one thread. Its loop has no dimensions, so
+// no innermost one to vectorize (a crash found by compiling a lazyc-fuzz
+// corpus with scripts/gpu-compile-traces).
+// CHECK-LABEL: func.func @element_of_slice
+//       CHECK:   gpu.launch
+//       CHECK:     %[[V:.*]] = memref.load %{{.*}}[] : memref<i8, strided<[], offset: 4>>
+//       CHECK:     memref.store %[[V]], %{{.*}}[] : memref<i8>
+func.func @element_of_slice(%x: memref<7xi8>, %y: memref<i8>) {
+  %subview = memref.subview %x[4] [1] [1] : memref<7xi8> to memref<1xi8, strided<[1], offset: 4>>
+  %element = memref.collapse_shape %subview [] : memref<1xi8, strided<[1], offset: 4>> into memref<i8, strided<[], offset: 4>>
+  memref.copy %element, %y : memref<i8, strided<[], offset: 4>> to memref<i8>
+  return
+}
+
+// -----
+
 // Host control flow around kernels stays on the host.
 // CHECK-LABEL: func.func @host_loop
 //       CHECK:   scf.for
 //       CHECK:     gpu.launch
-//       CHECK:       memref.store
+//       CHECK:       vector.store
 func.func @host_loop(%y: memref<1024xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -97,7 +97,15 @@ def LazyGpuMapToKernelsPass
       one thread per iteration: its dimensions are linearized, the
       innermost fastest, so that consecutive threads touch consecutive
       elements (coalesced), and split into blocks of `threads-per-block`
-      threads; threads past the end do nothing.
+      threads; threads past the end do nothing. Where every load and store
+      that varies along the innermost dimension reads or writes consecutive
+      elements there (the dimension is their innermost index), every other
+      op that varies along it is elementwise arithmetic, rows start at
+      aligned addresses (static strides and offset) and the dimension's
+      trip count is a static multiple of the width, each thread takes as
+      many consecutive elements as fill 128 bits of the widest element type
+      (4 f32s): aligned vector loads and stores (`ld.global.v4.f32`), with
+      operands that do not vary broadcast.
     - Any other op that touches buffer contents (a reduction to a scalar is
       a plain `scf.for` nest, a fill of a 0-d buffer a lone `memref.store`)
       runs in a kernel of one thread, consecutive such ops in one kernel.
@@ -118,7 +126,8 @@ def LazyGpuMapToKernelsPass
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def LazyGpuDeviceBuffersPass
