@@ -478,6 +478,43 @@ void BodyBuilder::build(const Trace &body, std::vector<Value> &values,
   }
 }
 
+/// With dynamic sizes a branch may yield a dynamic shape where the trace
+/// recorded a static one (it computes from a captured value of dynamic
+/// size): each result of `op` takes the join of its recorded shape and both
+/// branches' (joinShapes), and a yield of another shape is cast to it.
+static void joinResultShapes(lazy::IfOp op) {
+  auto thenYield = op.getThenRegion().front().getTerminator();
+  auto elseYield = op.getElseRegion().front().getTerminator();
+  for (OpResult result : op->getResults()) {
+    unsigned k = result.getResultNumber();
+    SmallVector<Value> shapes = {thenYield->getOperand(k),
+                                 elseYield->getOperand(k)};
+    OpBuilder b(op);
+    auto recorded = dyn_cast<RankedTensorType>(result.getType());
+    auto yielded = dyn_cast<RankedTensorType>(shapes[0].getType());
+    if (!recorded || !yielded || recorded.getRank() != yielded.getRank())
+      continue;
+    SmallVector<int64_t> joined(recorded.getShape());
+    for (Value value : shapes)
+      if (auto type = dyn_cast<RankedTensorType>(value.getType());
+          type && type.getRank() == recorded.getRank())
+        for (auto [dim, size] : llvm::enumerate(type.getShape()))
+          if (ShapedType::isDynamic(size))
+            joined[dim] = ShapedType::kDynamic;
+    if (recorded.getShape() == ArrayRef<int64_t>(joined))
+      continue;
+    result.setType(recorded.clone(joined));
+    for (Operation *yield : {thenYield, elseYield}) {
+      Value value = yield->getOperand(k);
+      if (value.getType() == result.getType())
+        continue;
+      b.setInsertionPoint(yield);
+      yield->setOperand(
+          k, tensor::CastOp::create(b, op.getLoc(), result.getType(), value));
+    }
+  }
+}
+
 void BodyBuilder::buildControlFlow(const Trace &body, size_t position,
                                    std::vector<Value> &values, Location loc,
                                    size_t blamed) {
@@ -527,6 +564,7 @@ void BodyBuilder::buildControlFlow(const Trace &body, size_t position,
                 yieldFor(0));
     buildRegion(op.getElseRegion(), regions.regions[1], operands, {}, blamed,
                 yieldFor(1));
+    joinResultShapes(op);
     for (auto [k, j] : llvm::enumerate(resultNodes))
       values[j] = op.getResult(k);
     return;
