@@ -75,7 +75,8 @@ public:
   Record &set(const std::string &key, std::string value) {
     std::string quoted = "\"";
     for (char c : value)
-      quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+      quoted +=
+          c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
     fields.push_back({key, quoted + "\""});
     return *this;
   }
@@ -313,8 +314,8 @@ void gemmSection() {
         c = matmul(a, b);
         sync();
       });
-      Record record("4 gemm", "f32 matmul " + std::to_string(n) +
-                                  "^3, TF32 " + (tf32 ? "on" : "off"));
+      Record record("4 gemm", "f32 matmul " + std::to_string(n) + "^3, TF32 " +
+                                  (tf32 ? "on" : "off"));
       withTiming(record, timing)
           .set("tflops", 2.0 * n * n * n / (timing.ms * 1e-3) / 1e12)
           .set("relerr", productError(a, b, c, n, 16));
@@ -376,8 +377,7 @@ void mlpSection() {
     std::vector<int64_t> labelData(batch);
     for (int64_t i = 0; i < batch; ++i)
       labelData[i] = (i * 7 + 3) % 10;
-    Tensor labels =
-        Tensor::fromVector<int64_t>(labelData, {batch}).to(gpu());
+    Tensor labels = Tensor::fromVector<int64_t>(labelData, {batch}).to(gpu());
     Tensor loss;
     auto step = [&] {
       GradientTape tape;
@@ -414,8 +414,7 @@ void launchSection() {
   };
   Tensor y = tiny(y0);
   sync();
-  std::vector<double> got = y.toVector<double>(),
-                      ref = y0.toVector<double>();
+  std::vector<double> got = y.toVector<double>(), ref = y0.toVector<double>();
   for (double &value : ref)
     for (int i = 0; i < 50; ++i)
       value = value * double(0.999f) + double(0.001f);
@@ -468,8 +467,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--only")
       only = argv[i + 1];
-    if (std::string(argv[i]) == "--device" &&
-        std::string(argv[i + 1]) == "cpu")
+    if (std::string(argv[i]) == "--device" && std::string(argv[i + 1]) == "cpu")
       target = Device::cpu();
   }
   std::string whyNot;
@@ -480,8 +478,8 @@ int main(int argc, char **argv) {
   // Every compile is timed: none may come from an earlier process.
   setenv("LAZYC_CACHE_DIR", "", 1);
   const std::map<std::string, void (*)()> sections = {
-      {"chain", chainSection}, {"rows", rowsSection},
-      {"gemm", gemmSection},   {"mlp", mlpSection},
+      {"chain", chainSection},   {"rows", rowsSection},
+      {"gemm", gemmSection},     {"mlp", mlpSection},
       {"launch", launchSection}, {"compile", compileSection}};
   for (const auto &[name, run] : sections) {
     if (!only.empty() && only != name)
