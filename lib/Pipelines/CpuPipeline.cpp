@@ -51,6 +51,10 @@ using namespace lazyc;
 void lazyc::buildCpuFusePipeline(OpPassManager &pm,
                                  const CpuPipelineOptions &) {
   pm.addPass(createCanonicalizerPass());
+  // f16/bf16 products accumulate in f32 (the rounding to the narrow type
+  // fuses with what follows).
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyCpuWidenNarrowProductsPass());
   // Each convolution in the layout its kernel vectorizes best, before
   // fusion joins the transposes with their neighbours.
   pm.addNestedPass<func::FuncOp>(

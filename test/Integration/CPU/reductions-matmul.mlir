@@ -457,3 +457,18 @@ func.func @softmax_f64_tail(%d: tensor<4x9xf64>, %x: tensor<2x67xf32>) -> (tenso
   %2 = lazy.softmax %x, axis = 1 : tensor<2x67xf32>
   return %0, %1, %2 : tensor<4x9xf64>, tensor<4x9xf64>, tensor<2x67xf32>
 }
+
+// -----
+
+// A bf16 product of 256 terms accumulates in f32 and rounds once
+// (lazy-cpu-widen-narrow-products): within the result's bf16 rounding
+// (2^-9 relative: rtol=4e-3) and atol=1e-2 for sums that cancel. With a
+// bf16 accumulator each of the 256 additions rounded at 2^-9 of a partial
+// sum of size ~5: errors of ~0.1, far above these.
+// ARG: a bf16 [16, 256]
+// ARG: b bf16 [256, 8]
+// OUT: a.astype(np.float64) @ b.astype(np.float64) ; rtol=4e-3, atol=1e-2
+func.func @bf16_product_accumulates_in_f32(%a: tensor<16x256xbf16>, %b: tensor<256x8xbf16>) -> tensor<16x8xbf16> {
+  %0 = lazy.matmul %a, %b : tensor<16x256xbf16>, tensor<256x8xbf16>
+  return %0 : tensor<16x8xbf16>
+}
