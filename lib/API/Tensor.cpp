@@ -11,6 +11,8 @@
 #include "ShapeCheck.h"
 #include "TensorAccess.h"
 
+#include "lazyc/Runtime/Cuda.h"
+#include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Trace/Node.h"
 
 #include <cstring>
@@ -161,6 +163,10 @@ Tensor Tensor::fromData(DType dtype, const void *data, int64_t count,
       engine::newValue(dtype, std::move(shape), data, "fromVector", where));
 }
 
+/// The alignment the GPU's generated code and cuBLASLt assume of a device
+/// buffer (the device allocator's blocks have it).
+static constexpr uintptr_t kDeviceBufferAlignment = 256;
+
 Tensor Tensor::fromBuffer(void *data, std::vector<int64_t> shape, DType dtype,
                           std::function<void(void *)> deleter, Device device,
                           SourceLocation where) {
@@ -183,6 +189,30 @@ Tensor Tensor::fromBuffer(void *data, std::vector<int64_t> shape, DType dtype,
     if (deleter)
       deleter(data);
     return detail::TensorAccess::wrap(std::move(copy));
+  }
+  // GPU kernels read and write device buffers 16 bytes at a time and
+  // cuBLASLt plans for the device allocator's 256-byte alignment: device
+  // memory aligned less is copied into an allocator block.
+  if (device.kind() == Device::Kind::CUDA && bytes &&
+      reinterpret_cast<uintptr_t>(data) % kDeviceBufferAlignment != 0) {
+    int index = device.index();
+    void *copy = lazyrt_cuda_alloc(index, bytes);
+    if (!copy || lazyrt_cuda_copy_on_device(index, copy, data, bytes) != 0 ||
+        lazyrt_cuda_synchronize(index) != 0) {
+      std::string why = lazyrt_get_last_error();
+      lazyrt_cuda_free(index, copy);
+      throw Error(
+          op,
+          "cannot copy " + std::to_string(bytes) + " bytes at " +
+              std::to_string(reinterpret_cast<uintptr_t>(data)) +
+              " (not aligned to " + std::to_string(kDeviceBufferAlignment) +
+              " bytes) into an aligned buffer on " + device.str() + ": " + why,
+          where);
+    }
+    if (deleter)
+      deleter(data);
+    data = copy;
+    deleter = [index](void *block) { lazyrt_cuda_free(index, block); };
   }
   NodePtr node =
       engine::newBufferNode(dtype, std::move(shape), device, op, where);

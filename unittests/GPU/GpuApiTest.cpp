@@ -6,14 +6,17 @@
 //===----------------------------------------------------------------------===//
 //
 // Programs of the public API on cuda:0: transfers, elementwise chains with
-// broadcasts, reductions, softmax, matmul, strided copies, integers, eager
-// mode and gradients, each checked against a loop in this file computed on
-// the host in double precision. Without a GPU every test skips and says
-// why; scripts/gpu-check runs them on the device machine.
+// broadcasts, reductions (a block per row: lazy-gpu-row-kernels), softmax,
+// layer norm, matmul, strided copies, integers, eager mode, gradients and
+// device memory wrapped by fromBuffer, each checked against a loop in this file
+// computed on the host in double precision. Without a GPU every test skips and
+// says why; scripts/gpu-check runs them on the device machine.
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazyc/Runtime/Cuda.h"
 #include "lazyc/lazyc.h"
+#include "lazyc/nn.h"
 
 #include "gtest/gtest.h"
 
@@ -192,4 +195,87 @@ TEST_F(GpuApiTest, OutOfMemoryIsAnErrorAndTheProgramGoesOn) {
     EXPECT_NE(what.find("cuda:0"), std::string::npos) << what;
   }
   EXPECT_EQ((small + 1.0f).toVector<float>(), (std::vector<float>{2, 3}));
+}
+
+TEST_F(GpuApiTest, LayerNormIsRightInOneKernel) {
+  // Mean, variance and the affine scaling share one kernel of a block per
+  // row (rows of 512: 128 threads, 4 elements each).
+  const int64_t rows = 256, cols = 512;
+  std::vector<float> host = values(rows * cols, 3.0f, 11),
+                     weight = values(cols, 1.0f, 12),
+                     bias = values(cols, 1.0f, 13);
+  DeviceScope scope(gpu);
+  Tensor x = Tensor::fromVector<float>(host, {rows, cols});
+  Tensor y = nn::layerNorm(x, {cols}, Tensor::fromVector<float>(weight, {cols}),
+                           Tensor::fromVector<float>(bias, {cols}), 1e-5);
+  std::vector<double> expected(host.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double mean = 0, variance = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      mean += host[r * cols + c] / double(cols);
+    for (int64_t c = 0; c < cols; ++c)
+      variance += std::pow(host[r * cols + c] - mean, 2) / double(cols);
+    for (int64_t c = 0; c < cols; ++c)
+      expected[r * cols + c] =
+          (host[r * cols + c] - mean) / std::sqrt(variance + 1e-5) * weight[c] +
+          bias[c];
+  }
+  expectClose(y.toVector<float>(), expected, 1e-4);
+}
+
+TEST_F(GpuApiTest, RowReductionsOfEveryWidth) {
+  // Int64 and Float64 rows (64-bit warp shuffles), a row maximum over rows
+  // that are not a multiple of the block, and a sum of 2^20 elements (one
+  // block of 1024 threads).
+  const int64_t rows = 37, cols = 1001;
+  std::vector<float> host = values(rows * cols, 100.0f, 14);
+  std::vector<int64_t> ints(host.size());
+  for (size_t i = 0; i < host.size(); ++i)
+    ints[i] = static_cast<int64_t>(host[i] * 1e6);
+  DeviceScope scope(gpu);
+  Tensor x = Tensor::fromVector<float>(host, {rows, cols});
+  Tensor wide = cast(x, DType::Float64);
+  Tensor n = Tensor::fromVector<int64_t>(ints, {rows, cols});
+  std::vector<int64_t> intSums = sum(n, {1}).toVector<int64_t>();
+  std::vector<double> doubleMax = max(wide, {1}).toVector<double>();
+  ASSERT_EQ(intSums.size(), static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t exact = 0;
+    double largest = -INFINITY;
+    for (int64_t c = 0; c < cols; ++c) {
+      exact += ints[r * cols + c];
+      largest = std::max<double>(largest, host[r * cols + c]);
+    }
+    EXPECT_EQ(intSums[r], exact) << "row " << r;
+    EXPECT_EQ(doubleMax[r], largest) << "row " << r;
+  }
+  const int64_t count = int64_t(1) << 20;
+  std::vector<float> many = values(count, 1.0f, 15);
+  double total = 0;
+  for (float value : many)
+    total += value;
+  float got = sum(Tensor::fromVector<float>(many, {count})).item<float>();
+  EXPECT_NEAR(got, total, 1e-2 + 1e-5 * std::abs(total));
+}
+
+TEST_F(GpuApiTest, MisalignedDeviceMemoryIsCopied) {
+  // fromBuffer over device memory 4 bytes into a block (a view into the
+  // middle of another framework's buffer): the kernels' 16-byte accesses
+  // and cuBLASLt need 256-byte alignment, so lazyc copies it first.
+  std::vector<float> host = values(1024, 2.0f, 16);
+  size_t bytes = host.size() * sizeof(float);
+  void *block = lazyrt_cuda_alloc(0, bytes + 256);
+  ASSERT_NE(block, nullptr);
+  float *view = reinterpret_cast<float *>(static_cast<char *>(block) + 4);
+  ASSERT_EQ(lazyrt_cuda_copy_to_device(0, view, host.data(), bytes), 0);
+  ASSERT_EQ(lazyrt_cuda_synchronize(0), 0);
+  bool released = false;
+  Tensor x = Tensor::fromBuffer(
+      view, {32, 32}, DType::Float32, [&](void *) { released = true; }, gpu);
+  EXPECT_TRUE(released); // Copied: the view is the caller's again.
+  std::vector<double> expected(host.size());
+  for (size_t i = 0; i < host.size(); ++i)
+    expected[i] = host[i] * 2.0 + 1.0;
+  expectClose((x * 2.0f + 1.0f).toVector<float>(), expected, 1e-6);
+  lazyrt_cuda_free(0, block);
 }

@@ -87,8 +87,10 @@ public:
   /// runs once, when lazyc no longer needs the memory (the last handle, op
   /// and DLPack export using it are gone); with a null deleter the caller
   /// keeps ownership and must keep the memory alive as long as lazyc may
-  /// read it. CPU memory not aligned to its element size is
-  /// copied at once instead (and the deleter runs at once). On an error
+  /// read it. CPU memory not aligned to its element size, and GPU memory
+  /// not aligned to 256 bytes (what GPU kernels and cuBLASLt assume: the
+  /// device allocator's alignment), is copied at once instead (and the
+  /// deleter runs at once). On an error
   /// the memory stays the caller's: the deleter is not called.
   static Tensor fromBuffer(void *data, std::vector<int64_t> shape, DType dtype,
                            std::function<void(void *)> deleter,

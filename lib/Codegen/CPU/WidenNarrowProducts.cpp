@@ -28,9 +28,8 @@ template <typename Convert>
 static Value convertTensor(OpBuilder &b, Location loc, Value value,
                            Type element) {
   auto type = cast<RankedTensorType>(value.getType());
-  Value empty =
-      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, value),
-                              element);
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, value), element);
   AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> parallel(type.getRank(),
                                             utils::IteratorType::parallel);
@@ -61,8 +60,7 @@ static Value wideAccumulator(OpBuilder &b, Location loc, Value init) {
 
 /// Rewrites `op`, a product of f16 or bf16 tensors into one of the same
 /// type, to accumulate into f32 and round the result once.
-template <typename Product>
-static void widen(Product op) {
+template <typename Product> static void widen(Product op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value init = op.getDpsInits()[0];
@@ -74,9 +72,9 @@ static void widen(Product op) {
   for (NamedAttribute attribute : op->getAttrs())
     if (attribute.getName() != "operandSegmentSizes")
       attributes.push_back(attribute);
-  auto wide = Product::create(b, loc, TypeRange{accumulator.getType()},
-                              op.getDpsInputs(), ValueRange{accumulator},
-                              attributes);
+  auto wide =
+      Product::create(b, loc, TypeRange{accumulator.getType()},
+                      op.getDpsInputs(), ValueRange{accumulator}, attributes);
   Value rounded = convertTensor<arith::TruncFOp>(b, loc, wide.getResult(0),
                                                  narrow.getElementType());
   op.getResult(0).replaceAllUsesWith(rounded);
@@ -91,12 +89,14 @@ struct LazyCpuWidenNarrowProductsPass
     auto isNarrowProduct = [](linalg::LinalgOp op) {
       if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
         return false;
-      return llvm::all_of(op->getOperandTypes(), [](Type type) {
-        Type element = getElementTypeOrSelf(type);
-        return element.isF16() || element.isBF16();
-      }) && llvm::all_equal(llvm::map_range(op->getOperandTypes(), [](Type t) {
-        return getElementTypeOrSelf(t);
-      }));
+      return llvm::all_of(op->getOperandTypes(),
+                          [](Type type) {
+                            Type element = getElementTypeOrSelf(type);
+                            return element.isF16() || element.isBF16();
+                          }) &&
+             llvm::all_equal(llvm::map_range(op->getOperandTypes(), [](Type t) {
+               return getElementTypeOrSelf(t);
+             }));
     };
     SmallVector<Operation *> products;
     getOperation().walk([&](Operation *op) {
