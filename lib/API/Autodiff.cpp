@@ -754,8 +754,16 @@ void Backward::vjpWhile(const TapeState::Entry &entry) {
                           ? seed
                           : lazyc::zeros(in[k]->shape, in[k]->dtype, where));
   }
+  // Captured values' gradients start from -0.0, the identity of IEEE
+  // addition, so that they sum the iterations' contributions as the
+  // unrolled loop (eager mode) does: zeros would turn a sum of negative
+  // zeros positive (lazyc-fuzz seed 601190: rsqrt of the gradient gave +inf
+  // in lazy mode, -inf in eager mode). A body with no path from the value,
+  // or a loop that ran no iteration, contributes nothing.
   for (size_t j : capturesWanted)
-    initial.push_back(lazyc::zeros(in[j]->shape, in[j]->dtype, where));
+    initial.push_back(
+        lazyc::full(in[j]->shape, Scalar(-0.0, where), in[j]->dtype));
+  std::vector<bool> contributes(capturesWanted.size());
 
   auto step = [&](const std::vector<Tensor> &carried) {
     Tensor t = sub(carried[0], lazyc::full({}, int64_t(1), DType::Int64));
@@ -777,9 +785,12 @@ void Backward::vjpWhile(const TapeState::Entry &entry) {
     std::vector<Tensor> next{t};
     for (size_t k : carriedWanted)
       next.push_back(inner.gradientOr0(*parameters[k]));
-    for (auto [slot, j] : llvm::enumerate(capturesWanted))
-      next.push_back(add(carried[1 + carriedWanted.size() + slot],
-                         inner.gradientOr0(*in[j])));
+    for (auto [slot, j] : llvm::enumerate(capturesWanted)) {
+      const Tensor &sum = carried[1 + carriedWanted.size() + slot];
+      Tensor g = inner.gradientOf(in[j].get());
+      contributes[slot] = g.defined();
+      next.push_back(g.defined() ? add(sum, g) : sum);
+    }
     return next;
   };
   std::vector<Tensor> final = lazyc::whileLoop(
@@ -789,8 +800,13 @@ void Backward::vjpWhile(const TapeState::Entry &entry) {
       step, initial, {}, where);
   for (auto [slot, k] : llvm::enumerate(carriedWanted))
     accumulate(in[k], final[1 + slot]);
+  Tensor ran = At(trips, where) > Scalar(int64_t(0), where);
   for (auto [slot, j] : llvm::enumerate(capturesWanted))
-    accumulate(in[j], final[1 + carriedWanted.size() + slot]);
+    if (contributes[slot])
+      accumulate(in[j],
+                 lazyc::where(ran, final[1 + carriedWanted.size() + slot],
+                              zerosLike(final[1 + carriedWanted.size() + slot]),
+                              where));
 }
 
 /// The gradient of a slice: `g` placed at the sliced positions of zeros

@@ -363,6 +363,33 @@ TEST(ControlFlowTest, GradientOfALoopOverEmptyValues) {
   });
 }
 
+TEST(ControlFlowTest, ALoopsGradientSumsItsContributionsAsTheUnrolledLoop) {
+  inBothModes([] {
+    // y = mod(relu(x), x) in one iteration; x reaches y through relu and as
+    // the captured divisor. For x = -33347: relu gives +0, y = -0 (the
+    // divisor's sign), dy^2/dy = -0; through relu -0 * 0 = -0, through the
+    // divisor -(-0 * floorDiv(0, x) = -0) = -0; their sum is -0. For x =
+    // 1.125: y = +0, +0 * 1 through relu, -(+0 * 1) = -0 through the
+    // divisor: +0. The loop's backward pass summed the divisor's
+    // contributions from zeros, which turned -0 into +0 (lazyc-fuzz seed
+    // 601190: rsqrt of the gradient was +inf in lazy mode, -inf in eager
+    // mode, which unrolls the loop).
+    Tensor x = vec({1.125f, -33347.0f});
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = std::get<0>(
+        whileLoop([](Tensor v) { return sum(abs(v)) > -1.0f; },
+                  [&](Tensor v) { return std::tuple{mod(relu(v), x)}; },
+                  std::tuple{x}, LoopOptions{1}));
+    std::vector<float> g = tape.gradient(y * y, x).toVector<float>();
+    ASSERT_EQ(g.size(), 2u);
+    EXPECT_EQ(g[0], 0.0f);
+    EXPECT_FALSE(std::signbit(g[0]));
+    EXPECT_EQ(g[1], 0.0f);
+    EXPECT_TRUE(std::signbit(g[1]));
+  });
+}
+
 TEST(ControlFlowTest, GradientOfADataDependentTripCount) {
   for (float start : {3.0f, 0.25f, 40.0f}) {
     Tensor x = vec({start, -start});
