@@ -181,11 +181,12 @@ std::optional<RowOp> analyze(Operation *operation) {
                    }))
     return std::nullopt;
   row.rowLoops = parallel;
-  if (parallel < iterators.size()) {
+  if (parallel > 0 && parallel < iterators.size()) {
     // The threads of a block walk the innermost loop: they read consecutive
     // elements only if it indexes the inputs' innermost dimension (a sum
     // over columns is coalesced as lazy-gpu-map-to-kernels maps it, a
-    // thread per column).
+    // thread per column). A reduction of everything has no such choice:
+    // there it would be one thread.
     unsigned innermost = iterators.size() - 1;
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);

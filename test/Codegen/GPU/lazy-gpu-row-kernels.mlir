@@ -144,6 +144,22 @@ func.func @everything(%x: memref<64x128xf64>, %s: memref<f64>) {
 
 // -----
 
+// A reduction of everything through a transposed read is one block too
+// (its threads' reads are strided, where the alternative is one thread).
+// CHECK-LABEL: func.func @everything_transposed
+//       CHECK:   gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, {{.*}} threads({{.*}}) in (%{{.*}} = %c512,
+//       CHECK:     gpu.all_reduce add
+func.func @everything_transposed(%x: memref<64x32xf32>, %s: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : memref<64x32xf32>) outs(%s : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %out, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
 // Left alone: a payload that folds with more than one op (an arg-max's
 // compare and select), a bool reduction (no warp shuffle of i1), and a
 // reduction of columns (lazy-gpu-map-to-kernels gives each thread a column:

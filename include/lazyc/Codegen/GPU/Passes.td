@@ -48,7 +48,10 @@ def LazyGpuRowKernelsPass
   let description = [{
     A linalg op on buffers whose reduction loops are its innermost (a row
     sum, maximum, mean; a reduction of everything is one row) becomes a
-    kernel with one block per row. Its threads stride over the row's
+    kernel with one block per row, when its inputs are read along their
+    innermost dimension there (or it reduces everything: a reduction over
+    columns is a thread per column in lazy-gpu-map-to-kernels, coalesced
+    across threads). Its threads stride over the row's
     elements (consecutive threads on consecutive elements: coalesced), each
     folding its elements into a partial result in registers; a
     `gpu.all_reduce` combines the partial results across the block (warp
