@@ -203,7 +203,7 @@ struct LazyGpuMapToKernelsPass
   void runOnOperation() override {
     if (threadsPerBlock < 1 || threadsPerBlock > 1024) {
       getOperation().emitError("threads-per-block must be in [1, 1024], not ")
-          << threadsPerBlock;
+          << static_cast<int64_t>(threadsPerBlock);
       return signalPassFailure();
     }
     for (Block &block : getOperation().getBody())

@@ -363,6 +363,12 @@ struct LazyGpuRowKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (maxThreadsPerBlock < 32 || maxThreadsPerBlock > 1024) {
+      getOperation().emitError(
+          "max-threads-per-block must be in [32, 1024] (whole warps), not ")
+          << static_cast<int64_t>(maxThreadsPerBlock);
+      return signalPassFailure();
+    }
     // The blocks of the host function and its control flow (not the
     // payloads of linalg ops, which kernels replace).
     SmallVector<Block *> blocks;

@@ -1,5 +1,8 @@
 // RUN: lazyc-opt %s -split-input-file --lazy-gpu-row-kernels --canonicalize --cse | FileCheck %s
 // RUN: lazyc-opt %s -split-input-file --lazy-gpu-row-kernels="max-threads-per-block=128" | FileCheck %s --check-prefix=T128
+// RUN: not lazyc-opt %s -split-input-file --lazy-gpu-row-kernels="max-threads-per-block=16" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: max-threads-per-block must be in [32, 1024] (whole warps), not 16
 
 #map = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d1)>
