@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measures the accuracy of lazyc's f32 math functions on the CPU.
+"""Measures the accuracy of lazyc's f32 math functions (on the CPU, or a GPU).
 
 For each function it writes a dense set of float32 inputs to a .npy file,
 runs a one-op `lazy` function on them with lazyc-run (the JIT's CPU
@@ -20,6 +20,8 @@ reports each function's special values as pass or fail, listing failures.
 
 usage:
     /usr/bin/python3 benchmarks/cpu/math_accuracy.py --lazyc-run build/bin/lazyc-run
+    ... --device cuda   the GPU's functions (libdevice), as scripts/gpu-check
+                        runs it on the device machine
 
 Prints a Markdown table: function, range, inputs, max ulp (and the input
 where it occurs), mean ulp, special values ok.
@@ -40,6 +42,7 @@ TINY = float(np.finfo(F32).tiny)            # smallest normal, 1.18e-38
 DENORM_MIN = float(np.finfo(F32).smallest_subnormal)  # 1.4e-45
 INF = math.inf
 NAN = math.nan
+DEVICE = "cpu"  # --device: where lazyc-run computes
 
 
 # --------------------------------------------------------------------------
@@ -151,7 +154,8 @@ def run_lazyc(lazyc_run, workdir, tag, op, inputs):
     out_dir = os.path.join(workdir, f"{tag}.out")
     write_module(mlir, op)
     np.save(npy, inputs.astype(F32))
-    command = [lazyc_run, mlir, f"--input={npy}", f"--output-dir={out_dir}"]
+    command = [lazyc_run, mlir, f"--input={npy}", f"--output-dir={out_dir}",
+               f"--device={DEVICE}"]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"math_accuracy: {' '.join(command)} failed:\n"
@@ -222,10 +226,14 @@ def main():
                         help="inputs per range (default: %(default)s)")
     parser.add_argument("--only", default="",
                         help="comma-separated functions to measure (default: all)")
+    parser.add_argument("--device", default="cpu",
+                        help="cpu or cuda[:N] (lazyc-run's --device)")
     parser.add_argument("--workdir", default="",
                         help="keep the .mlir/.npy files here (default: a "
                              "temporary directory, removed afterwards)")
     args = parser.parse_args()
+    global DEVICE
+    DEVICE = args.device
     if not os.access(args.lazyc_run, os.X_OK):
         sys.exit(f"math_accuracy: {args.lazyc_run} is not an executable; "
                  "build it (ninja -C build lazyc-run) or pass --lazyc-run")
