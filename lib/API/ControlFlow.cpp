@@ -142,8 +142,13 @@ detail::cond(const Tensor &predicate,
              const std::function<std::vector<Tensor>()> &elseBranch,
              SourceLocation where) {
   Tensor decide = predicateOf(predicate, "cond", "the predicate", where);
-  if (isEager())
-    return decide.item<bool>(where) ? thenBranch() : elseBranch();
+  if (isEager()) {
+    std::vector<Tensor> results =
+        decide.item<bool>(where) ? thenBranch() : elseBranch();
+    for (Tensor &result : results)
+      result = detail::distinctValue(result, where);
+    return results;
+  }
 
   RegionTracer thenTracer("cond", where), elseTracer("cond", where);
   std::vector<Tensor> thenResults = thenTracer.trace(thenBranch);
@@ -280,6 +285,10 @@ std::vector<Tensor> detail::whileLoop(
       checkBody(next);
       carried = std::move(next);
     }
+    // A loop that ran no iteration (or a body that returns what it was
+    // given) would otherwise return its operands themselves.
+    for (Tensor &value : carried)
+      value = detail::distinctValue(value, where);
     return carried;
   }
 

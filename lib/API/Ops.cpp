@@ -509,6 +509,14 @@ Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
 
 } // namespace
 
+Tensor lazyc::detail::distinctValue(const Tensor &x, Where where) {
+  const NodePtr &node = use(x, "distinctValue", where);
+  Shape shape = node->shape;
+  return detail::TensorAccess::wrap(record(OpKind::Reshape, node->dtype, shape,
+                                           {node}, where,
+                                           [&](Node &n) { n.ints = shape; }));
+}
+
 //===----------------------------------------------------------------------===//
 // Promotion
 //===----------------------------------------------------------------------===//

@@ -25,6 +25,11 @@ struct TensorAccess {
   static Tensor wrap(trace::NodePtr node);
 };
 
+/// A new node holding `x`'s value (a reshape to its own shape): a result of
+/// eager control flow is then its own value, as the lazy op's result is,
+/// never the operand it equals (a tape watching it must not watch that).
+Tensor distinctValue(const Tensor &x, SourceLocation where);
+
 } // namespace lazyc::detail
 
 #endif // LAZYC_LIB_API_TENSORACCESS_H

@@ -390,6 +390,28 @@ TEST(ControlFlowTest, ALoopsGradientSumsItsContributionsAsTheUnrolledLoop) {
   });
 }
 
+TEST(ControlFlowTest, AResultOfControlFlowIsNotItsOperand) {
+  inBothModes([] {
+    // A loop that runs no iteration returns its initial value's value, and
+    // a branch may return a captured value; in eager mode they were those
+    // very tensors, so a tape watching the result watched the operand too
+    // and counted its other uses (lazyc-fuzz seed 611230).
+    Tensor x = vec({1.25f, -0.5f});
+    Tensor y =
+        std::get<0>(whileLoop([](Tensor v) { return sum(abs(v)) > 4.0f; },
+                              [](Tensor v) { return std::tuple{v * 2.0f}; },
+                              std::tuple{x}, LoopOptions{3}));
+    Tensor z = cond(sum(x) > 0.0f, [&] { return x; }, [&] { return -x; });
+    GradientTape tape;
+    tape.watch(y);
+    tape.watch(z);
+    // d/dy sum(y * x + z * x) = x, and so is d/dz: x is neither y nor z.
+    std::vector<Tensor> g = tape.gradient(sum(y * x + z * x), {y, z});
+    expectNear(g[0].toVector<float>(), {1.25f, -0.5f}, 0);
+    expectNear(g[1].toVector<float>(), {1.25f, -0.5f}, 0);
+  });
+}
+
 TEST(ControlFlowTest, GradientOfADataDependentTripCount) {
   for (float start : {3.0f, 0.25f, 40.0f}) {
     Tensor x = vec({start, -start});
