@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <lazyc/Runtime/Cuda.h>
 #include <lazyc/lazyc.h>
 #include <lazyc/nn.h>
 
@@ -474,6 +475,23 @@ int main(int argc, char **argv) {
   if (target != Device::cpu() && !cudaAvailable(0, &whyNot)) {
     std::printf("lazyc-bench-gpu: no GPU to run on: %s\n", whyNot.c_str());
     return 77;
+  }
+  {
+    // What ran, as bench.py's env records say it for the peers.
+    Record env("env", "lazyc");
+    if (target == Device::cpu()) {
+      env.set("device", "cpu");
+    } else {
+      char name[256] = {};
+      int32_t major = 0, minor = 0, driver = 0;
+      lazyrt_cuda_device_name(0, name, sizeof(name));
+      lazyrt_cuda_compute_capability(0, &major, &minor);
+      lazyrt_cuda_driver_version(&driver);
+      env.set("device", name)
+          .set("compute_capability", major + minor / 10.0)
+          .set("cuda_driver_api", driver);
+    }
+    emit(env.set("tf32_default", allowTf32() ? "on" : "off"));
   }
   // Every compile is timed: none may come from an earlier process.
   setenv("LAZYC_CACHE_DIR", "", 1);
