@@ -146,7 +146,7 @@ detail::cond(const Tensor &predicate,
     std::vector<Tensor> results =
         decide.item<bool>(where) ? thenBranch() : elseBranch();
     for (Tensor &result : results)
-      result = detail::distinctValue(result, where);
+      result = detail::distinctValue(result, "cond", where);
     return results;
   }
 
@@ -288,7 +288,7 @@ std::vector<Tensor> detail::whileLoop(
     // A loop that ran no iteration (or a body that returns what it was
     // given) would otherwise return its operands themselves.
     for (Tensor &value : carried)
-      value = detail::distinctValue(value, where);
+      value = detail::distinctValue(value, "whileLoop", where);
     return carried;
   }
 

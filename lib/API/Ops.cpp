@@ -509,8 +509,9 @@ Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
 
 } // namespace
 
-Tensor lazyc::detail::distinctValue(const Tensor &x, Where where) {
-  const NodePtr &node = use(x, "distinctValue", where);
+Tensor lazyc::detail::distinctValue(const Tensor &x, const char *op,
+                                    Where where) {
+  const NodePtr &node = use(x, op, where);
   Shape shape = node->shape;
   return detail::TensorAccess::wrap(record(OpKind::Reshape, node->dtype, shape,
                                            {node}, where,

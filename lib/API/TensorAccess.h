@@ -28,7 +28,8 @@ struct TensorAccess {
 /// A new node holding `x`'s value (a reshape to its own shape): a result of
 /// eager control flow is then its own value, as the lazy op's result is,
 /// never the operand it equals (a tape watching it must not watch that).
-Tensor distinctValue(const Tensor &x, SourceLocation where);
+/// `op` names the control flow in errors (an empty handle).
+Tensor distinctValue(const Tensor &x, const char *op, SourceLocation where);
 
 } // namespace lazyc::detail
 
