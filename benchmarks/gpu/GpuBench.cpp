@@ -304,63 +304,55 @@ double productError(const Tensor &a, const Tensor &b, const Tensor &c,
   return std::sqrt(error / norm);
 }
 
+/// Computes `product` (an n x n x n product) once, then times it: its
+/// record, with its rate; `result` keeps the last value.
+Record timeProduct(const std::string &name, int64_t n,
+                   const std::function<Tensor()> &product, Tensor &result) {
+  result = product();
+  sync();
+  Timing timing = timeCalls([&] {
+    result = product();
+    sync();
+  });
+  Record record("4 gemm", name);
+  withTiming(record, timing)
+      .set("tflops", 2.0 * n * n * n / (timing.ms * 1e-3) / 1e12);
+  return record;
+}
+
 void gemmSection() {
+  Tensor c;
   for (bool tf32 : {false, true}) {
     setAllowTf32(tf32);
     for (int64_t n : {1024, 4096}) {
       Tensor a = inputs({n, n}, 1, 41)[0], b = inputs({n, n}, 1, 42)[0];
-      Tensor c = matmul(a, b);
-      sync();
-      Timing timing = timeCalls([&] {
-        c = matmul(a, b);
-        sync();
-      });
-      Record record("4 gemm", "f32 matmul " + std::to_string(n) + "^3, TF32 " +
-                                  (tf32 ? "on" : "off"));
-      withTiming(record, timing)
-          .set("tflops", 2.0 * n * n * n / (timing.ms * 1e-3) / 1e12)
-          .set("relerr", productError(a, b, c, n, 16));
-      emit(record);
+      Record record = timeProduct(
+          "f32 matmul " + std::to_string(n) + "^3, TF32 " +
+              (tf32 ? "on" : "off"),
+          n, [&] { return matmul(a, b); }, c);
+      emit(record.set("relerr", productError(a, b, c, n, 16)));
     }
   }
   setAllowTf32(false);
   // bf16 products are tensor-core work; the CPU runs them as loop nests
-  // (minutes at this size): smaller there.
-  {
-    int64_t n = target == Device::cpu() ? 512 : 4096;
-    Tensor a = cast(inputs({n, n}, 1, 43)[0], DType::BFloat16);
-    Tensor b = cast(inputs({n, n}, 1, 44)[0], DType::BFloat16);
-    Tensor c = matmul(a, b);
-    sync();
-    Timing timing = timeCalls([&] {
-      c = matmul(a, b);
-      sync();
-    });
-    Record record("4 gemm", "bf16 matmul " + std::to_string(n) + "^3");
-    withTiming(record, timing)
-        .set("tflops", 2.0 * n * n * n / (timing.ms * 1e-3) / 1e12)
-        .set("relerr", productError(a, b, c, n, 16));
-    emit(record);
-  }
-  {
-    // A linear layer with relu: cuBLASLt's bias epilogue, the relu fused
-    // into the kernel after it.
-    int64_t n = target == Device::cpu() ? 1024 : 4096;
-    Tensor x = inputs({n, n}, 1, 45)[0], w = inputs({n, n}, 1, 46)[0];
-    Tensor bias = inputs({n}, 1, 47)[0];
-    Tensor y = relu(matmul(x, w) + bias);
-    sync();
-    Timing timing = timeCalls([&] {
-      y = relu(matmul(x, w) + bias);
-      sync();
-    });
-    Record record("4 gemm", "f32 linear + bias + relu " + std::to_string(n) +
-                                "^3, TF32 off");
-    withTiming(record, timing)
-        .set("tflops", 2.0 * n * n * n / (timing.ms * 1e-3) / 1e12)
-        .set("kernels_note", "cuBLASLt bias epilogue, relu fused after");
-    emit(record);
-  }
+  // (minutes at 4096): smaller there.
+  int64_t n = target == Device::cpu() ? 512 : 4096;
+  Tensor a = cast(inputs({n, n}, 1, 43)[0], DType::BFloat16);
+  Tensor b = cast(inputs({n, n}, 1, 44)[0], DType::BFloat16);
+  Record bf16 = timeProduct(
+      "bf16 matmul " + std::to_string(n) + "^3", n,
+      [&] { return matmul(a, b); }, c);
+  emit(bf16.set("relerr", productError(a, b, c, n, 16)));
+
+  // A linear layer with relu: lazy-gpu-gemm-to-cublas makes the bias
+  // cuBLASLt's epilogue and leaves the relu to a kernel after it.
+  n = target == Device::cpu() ? 1024 : 4096;
+  Tensor x = inputs({n, n}, 1, 45)[0], w = inputs({n, n}, 1, 46)[0];
+  Tensor bias = inputs({n}, 1, 47)[0];
+  Record linear = timeProduct(
+      "f32 linear + bias + relu " + std::to_string(n) + "^3, TF32 off", n,
+      [&] { return relu(matmul(x, w) + bias); }, c);
+  emit(linear);
 }
 
 void mlpSection() {

@@ -800,13 +800,13 @@ void Backward::vjpWhile(const TapeState::Entry &entry) {
       step, initial, {}, where);
   for (auto [slot, k] : llvm::enumerate(carriedWanted))
     accumulate(in[k], final[1 + slot]);
-  Tensor ran = At(trips, where) > Scalar(int64_t(0), where);
-  for (auto [slot, j] : llvm::enumerate(capturesWanted))
-    if (contributes[slot])
-      accumulate(in[j],
-                 lazyc::where(ran, final[1 + carriedWanted.size() + slot],
-                              zerosLike(final[1 + carriedWanted.size() + slot]),
-                              where));
+  for (auto [slot, j] : llvm::enumerate(capturesWanted)) {
+    if (!contributes[slot])
+      continue;
+    const Tensor &sum = final[1 + carriedWanted.size() + slot];
+    accumulate(in[j], lazyc::where(At(trips, where) > Scalar(int64_t(0), where),
+                                   sum, zerosLike(sum), where));
+  }
 }
 
 /// The gradient of a slice: `g` placed at the sliced positions of zeros

@@ -244,28 +244,39 @@ std::optional<size_t> import::tracePosition(Location location) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// The shape of `types`, tensors of one size and rank, with each dimension
+/// dynamic where one of them has it dynamic; none unless they are ranked
+/// tensors of one rank.
+static std::optional<SmallVector<int64_t>> joinedShape(TypeRange types) {
+  auto first = dyn_cast<RankedTensorType>(types.front());
+  if (!first)
+    return std::nullopt;
+  SmallVector<int64_t> joined(first.getShape());
+  for (Type each : types) {
+    auto type = dyn_cast<RankedTensorType>(each);
+    if (!type || type.getRank() != first.getRank())
+      return std::nullopt;
+    for (auto [dim, size] : llvm::enumerate(type.getShape()))
+      if (ShapedType::isDynamic(size))
+        joined[dim] = ShapedType::kDynamic;
+  }
+  return joined;
+}
+
 /// Casts the operands of an elementwise op to one shape where one has a
 /// dynamic size that another knows statically (a staged function's
 /// parameter of unknown batch size, and a value of the same size built
 /// from static pieces): the op wants operands of identical type.
 static void joinShapes(OpBuilder &b, Location loc,
                        SmallVectorImpl<Value> &operands) {
-  auto first = dyn_cast<RankedTensorType>(operands.front().getType());
-  if (!first)
+  std::optional<SmallVector<int64_t>> joined =
+      joinedShape(ValueRange(operands).getTypes());
+  if (!joined)
     return;
-  SmallVector<int64_t> joined(first.getShape());
-  for (Value operand : operands) {
-    auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type || type.getRank() != first.getRank())
-      return;
-    for (auto [dim, size] : llvm::enumerate(type.getShape()))
-      if (ShapedType::isDynamic(size))
-        joined[dim] = ShapedType::kDynamic;
-  }
   for (Value &operand : operands) {
     auto type = cast<RankedTensorType>(operand.getType());
-    if (type.getShape() != ArrayRef<int64_t>(joined))
-      operand = tensor::CastOp::create(b, loc, type.clone(joined), operand);
+    if (type.getShape() != ArrayRef<int64_t>(*joined))
+      operand = tensor::CastOp::create(b, loc, type.clone(*joined), operand);
   }
 }
 
@@ -481,34 +492,26 @@ void BodyBuilder::build(const Trace &body, std::vector<Value> &values,
 /// With dynamic sizes a branch may yield a dynamic shape where the trace
 /// recorded a static one (it computes from a captured value of dynamic
 /// size): each result of `op` takes the join of its recorded shape and both
-/// branches' (joinShapes), and a yield of another shape is cast to it.
+/// branches' (joinedShape), and a yield of another shape is cast to it.
 static void joinResultShapes(lazy::IfOp op) {
-  auto thenYield = op.getThenRegion().front().getTerminator();
-  auto elseYield = op.getElseRegion().front().getTerminator();
+  Operation *yields[] = {op.getThenRegion().front().getTerminator(),
+                         op.getElseRegion().front().getTerminator()};
   for (OpResult result : op->getResults()) {
     unsigned k = result.getResultNumber();
-    SmallVector<Value> shapes = {thenYield->getOperand(k),
-                                 elseYield->getOperand(k)};
-    OpBuilder b(op);
-    auto recorded = dyn_cast<RankedTensorType>(result.getType());
-    auto yielded = dyn_cast<RankedTensorType>(shapes[0].getType());
-    if (!recorded || !yielded || recorded.getRank() != yielded.getRank())
+    std::optional<SmallVector<int64_t>> joined =
+        joinedShape({result.getType(), yields[0]->getOperand(k).getType(),
+                     yields[1]->getOperand(k).getType()});
+    if (!joined)
       continue;
-    SmallVector<int64_t> joined(recorded.getShape());
-    for (Value value : shapes)
-      if (auto type = dyn_cast<RankedTensorType>(value.getType());
-          type && type.getRank() == recorded.getRank())
-        for (auto [dim, size] : llvm::enumerate(type.getShape()))
-          if (ShapedType::isDynamic(size))
-            joined[dim] = ShapedType::kDynamic;
-    if (recorded.getShape() == ArrayRef<int64_t>(joined))
+    auto recorded = cast<RankedTensorType>(result.getType());
+    if (recorded.getShape() == ArrayRef<int64_t>(*joined))
       continue;
-    result.setType(recorded.clone(joined));
-    for (Operation *yield : {thenYield, elseYield}) {
+    result.setType(recorded.clone(*joined));
+    for (Operation *yield : yields) {
       Value value = yield->getOperand(k);
       if (value.getType() == result.getType())
         continue;
-      b.setInsertionPoint(yield);
+      OpBuilder b(yield);
       yield->setOperand(
           k, tensor::CastOp::create(b, op.getLoc(), result.getType(), value));
     }

@@ -86,17 +86,15 @@ struct LazyCpuWidenNarrowProductsPass
     : mlir::lazy::impl::LazyCpuWidenNarrowProductsPassBase<
           LazyCpuWidenNarrowProductsPass> {
   void runOnOperation() override {
+    // Every operand of one narrow float type.
     auto isNarrowProduct = [](linalg::LinalgOp op) {
       if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
         return false;
-      return llvm::all_of(op->getOperandTypes(),
-                          [](Type type) {
-                            Type element = getElementTypeOrSelf(type);
-                            return element.isF16() || element.isBF16();
-                          }) &&
-             llvm::all_equal(llvm::map_range(op->getOperandTypes(), [](Type t) {
-               return getElementTypeOrSelf(t);
-             }));
+      Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+      return (element.isF16() || element.isBF16()) &&
+             llvm::all_of(op->getOperandTypes(), [&](Type type) {
+               return getElementTypeOrSelf(type) == element;
+             });
     };
     SmallVector<Operation *> products;
     getOperation().walk([&](Operation *op) {

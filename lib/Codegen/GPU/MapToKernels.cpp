@@ -124,14 +124,14 @@ static bool hasAlignedRows(MemRefType type, int64_t alignment) {
 }
 
 /// The elements each thread of `loop`'s kernel takes along its innermost
-/// dimension: as many as fill a 128-bit access of its widest element type,
-/// if every load and store that varies along that dimension reads or writes
-/// consecutive elements there (the dimension indexes only their innermost
-/// index), every other op that varies along it is elementwise on numbers,
-/// and the dimension's trip count is a static multiple of it; else 1.
-static int64_t vectorWidthOf(scf::ParallelOp loop) {
-  if (loop.getNumLoops() == 0)
-    return 1;
+/// dimension (whose dependents are `dependent`, innermostDependents): as
+/// many as fill a 128-bit access of its widest element type, if every load
+/// and store that varies along that dimension reads or writes consecutive
+/// elements there (the dimension indexes only their innermost index), every
+/// other op that varies along it is elementwise on numbers, and the
+/// dimension's trip count is a static multiple of it; else 1.
+static int64_t vectorWidthOf(scf::ParallelOp loop,
+                             const llvm::DenseSet<Value> &dependent) {
   Value innermost = loop.getInductionVars().back();
   std::optional<int64_t> lower =
       getConstantIntValue(loop.getLowerBound().back());
@@ -140,13 +140,15 @@ static int64_t vectorWidthOf(scf::ParallelOp loop) {
   std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
   if (!lower || !upper || !step || *lower != 0 || *step != 1)
     return 1;
-  llvm::DenseSet<Value> dependent = innermostDependents(loop);
   SmallVector<std::pair<MemRefType, int64_t>> accesses; // type, element bytes
   int64_t widest = 0;
   for (Operation &op : loop.getBody()->without_terminator()) {
     bool varies = llvm::any_of(op.getOperands(),
                                [&](Value v) { return dependent.contains(v); });
     if (op.getNumRegions() != 0)
+      return 1;
+    // A store the dimension does not reach keeps a thread per element.
+    if (!varies && isa<memref::StoreOp>(op))
       return 1;
     if (!varies)
       continue;
@@ -177,13 +179,6 @@ static int64_t vectorWidthOf(scf::ParallelOp loop) {
                      [](Type t) { return !t.isIntOrFloat(); }))
       return 1;
   }
-  // A store that does not vary along the dimension would be a race.
-  for (Operation &op : loop.getBody()->without_terminator())
-    if (auto store = dyn_cast<memref::StoreOp>(op);
-        store && !dependent.contains(store.getIndices().empty()
-                                         ? Value()
-                                         : store.getIndices().back()))
-      return 1;
   if (widest == 0 || kVectorBytes / widest < 2)
     return 1;
   int64_t width = kVectorBytes / widest;
@@ -285,10 +280,14 @@ struct LazyGpuMapToKernelsPass
     if (loop.getNumResults() != 0)
       return loop.emitError("a parallel loop with reductions cannot be "
                             "mapped to GPU threads");
-    int64_t width = vectorWidthOf(loop);
     llvm::DenseSet<Value> vectorized;
-    if (width > 1)
+    int64_t width = 1;
+    if (loop.getNumLoops() > 0) {
       vectorized = innermostDependents(loop);
+      width = vectorWidthOf(loop, vectorized);
+      if (width == 1)
+        vectorized.clear();
+    }
     Location loc = loop.getLoc();
     OpBuilder builder(loop);
     SmallVector<Value> tripCounts;
@@ -350,9 +349,8 @@ struct LazyGpuMapToKernelsPass
   }
 
   /// Clones `op`, whose operands vary along the innermost dimension, as its
-  /// `width`-lane vector form: consecutive
-  /// loads and stores become aligned vector ones; operands that do not
-  /// vary are broadcast.
+  /// `width`-lane vector form: consecutive loads and stores become aligned
+  /// vector ones; operands that do not vary are broadcast.
   void vectorizeOp(OpBuilder &builder, Operation &op, int64_t width,
                    IRMapping &mapping) {
     Location loc = op.getLoc();

@@ -87,76 +87,36 @@ std::optional<Combiner> combinerOf(linalg::LinalgOp op, OpOperand &init) {
       !type.isInteger(64))
     return std::nullopt;
 
-  Builder b(op.getContext());
-  auto floatIdentity = [&](APFloat value) -> TypedAttr {
-    return b.getFloatAttr(type, value);
-  };
-  const llvm::fltSemantics &semantics =
-      isa<FloatType>(type) ? cast<FloatType>(type).getFloatSemantics()
-                           : APFloat::IEEEsingle();
-  unsigned width = type.getIntOrFloatBitWidth();
-  auto intIdentity = [&](APInt value) -> TypedAttr {
-    return b.getIntegerAttr(type, value);
-  };
   using Kind = gpu::AllReduceOperation;
-  // A sum starts from -0.0, so that a sum of negative zeros stays one.
-  return llvm::TypeSwitch<Operation *, std::optional<Combiner>>(combiner)
-      .Case([&](arith::AddFOp) {
-        return Combiner{combiner, Kind::ADD,
-                        floatIdentity(APFloat::getZero(semantics, true))};
-      })
-      .Case([&](arith::MulFOp) {
-        return Combiner{combiner, Kind::MUL,
-                        floatIdentity(APFloat::getOne(semantics))};
-      })
-      .Case([&](arith::MaximumFOp) {
-        return Combiner{combiner, Kind::MAXIMUMF,
-                        floatIdentity(APFloat::getInf(semantics, true))};
-      })
-      .Case([&](arith::MinimumFOp) {
-        return Combiner{combiner, Kind::MINIMUMF,
-                        floatIdentity(APFloat::getInf(semantics, false))};
-      })
-      .Case([&](arith::MaxNumFOp) {
-        return Combiner{combiner, Kind::MAXNUMF,
-                        floatIdentity(APFloat::getInf(semantics, true))};
-      })
-      .Case([&](arith::MinNumFOp) {
-        return Combiner{combiner, Kind::MINNUMF,
-                        floatIdentity(APFloat::getInf(semantics, false))};
-      })
-      .Case([&](arith::AddIOp) {
-        return Combiner{combiner, Kind::ADD, intIdentity(APInt(width, 0))};
-      })
-      .Case([&](arith::MulIOp) {
-        return Combiner{combiner, Kind::MUL, intIdentity(APInt(width, 1))};
-      })
-      .Case([&](arith::MaxSIOp) {
-        return Combiner{combiner, Kind::MAXSI,
-                        intIdentity(APInt::getSignedMinValue(width))};
-      })
-      .Case([&](arith::MinSIOp) {
-        return Combiner{combiner, Kind::MINSI,
-                        intIdentity(APInt::getSignedMaxValue(width))};
-      })
-      .Case([&](arith::MaxUIOp) {
-        return Combiner{combiner, Kind::MAXUI, intIdentity(APInt(width, 0))};
-      })
-      .Case([&](arith::MinUIOp) {
-        return Combiner{combiner, Kind::MINUI,
-                        intIdentity(APInt::getAllOnes(width))};
-      })
-      .Case([&](arith::AndIOp) {
-        return Combiner{combiner, Kind::AND,
-                        intIdentity(APInt::getAllOnes(width))};
-      })
-      .Case([&](arith::OrIOp) {
-        return Combiner{combiner, Kind::OR, intIdentity(APInt(width, 0))};
-      })
-      .Case([&](arith::XOrIOp) {
-        return Combiner{combiner, Kind::XOR, intIdentity(APInt(width, 0))};
-      })
-      .Default([](Operation *) { return std::nullopt; });
+  std::optional<Kind> kind =
+      llvm::TypeSwitch<Operation *, std::optional<Kind>>(combiner)
+          .Case<arith::AddFOp, arith::AddIOp>([](auto) { return Kind::ADD; })
+          .Case<arith::MulFOp, arith::MulIOp>([](auto) { return Kind::MUL; })
+          .Case([](arith::MaximumFOp) { return Kind::MAXIMUMF; })
+          .Case([](arith::MinimumFOp) { return Kind::MINIMUMF; })
+          .Case([](arith::MaxNumFOp) { return Kind::MAXNUMF; })
+          .Case([](arith::MinNumFOp) { return Kind::MINNUMF; })
+          .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
+          .Case([](arith::MinSIOp) { return Kind::MINSI; })
+          .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
+          .Case([](arith::MinUIOp) { return Kind::MINUI; })
+          .Case([](arith::AndIOp) { return Kind::AND; })
+          .Case([](arith::OrIOp) { return Kind::OR; })
+          .Case([](arith::XOrIOp) { return Kind::XOR; })
+          .Default([](Operation *) { return std::nullopt; });
+  // Upstream's neutral element of addf is +0.0, which turns a sum of
+  // negative zeros positive: -0.0 is the identity of IEEE addition.
+  std::optional<TypedAttr> identity =
+      isa<arith::AddFOp>(combiner)
+          ? Builder(op.getContext())
+                .getFloatAttr(
+                    type,
+                    APFloat::getZero(cast<FloatType>(type).getFloatSemantics(),
+                                     /*Negative=*/true))
+          : arith::getNeutralElement(combiner);
+  if (!kind || !identity)
+    return std::nullopt;
+  return Combiner{combiner, *kind, *identity};
 }
 
 /// `op` as a candidate for a row kernel: a generic, fill or copy on buffers
@@ -390,10 +350,12 @@ struct LazyGpuRowKernelsPass
   SmallVector<SmallVector<RowOp>> findGroups(Block &block) {
     SmallVector<Operation *> ops =
         llvm::map_to_vector(block, [](Operation &op) { return &op; });
+    SmallVector<std::optional<RowOp>> analyses =
+        llvm::map_to_vector(ops, analyze);
     llvm::DenseSet<Operation *> taken;
     SmallVector<SmallVector<RowOp>> groups;
     for (auto [position, operation] : llvm::enumerate(ops)) {
-      std::optional<RowOp> anchor = analyze(operation);
+      const std::optional<RowOp> &anchor = analyses[position];
       if (!anchor || anchor->combiners.empty() || taken.contains(operation))
         continue;
       SmallVector<Extent> rows = rowsOf(*anchor, anchor->rowLoops);
@@ -404,7 +366,7 @@ struct LazyGpuRowKernelsPass
       auto extend = [&](size_t i, SmallVector<RowOp> &members) {
         if (taken.contains(ops[i]))
           return false;
-        std::optional<RowOp> candidate = analyze(ops[i]);
+        std::optional<RowOp> candidate = analyses[i]; // splitRows sets rows
         if (!candidate)
           return mayInterleave(ops[i]);
         if (failed(splitRows(*candidate, rows)) || !buffers.tryAdd(*candidate))

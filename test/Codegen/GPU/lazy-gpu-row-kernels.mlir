@@ -122,14 +122,14 @@ func.func @dynamic_rows(%x: memref<?x?xi64>, %s: memref<?xi64>) {
 
 // A reduction of everything is one row: one block, 1024 threads for 8192
 // elements (two dimensions, delinearized per element), an f64 maximum
-// (NaN-ignoring maxnumf starts from -inf).
+// (NaN-ignoring maxnumf starts from NaN, its neutral element).
 // CHECK-LABEL: func.func @everything
 //   CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
 //   CHECK-DAG:   %[[C1024:.*]] = arith.constant 1024 : index
 //   CHECK-DAG:   %[[C8192:.*]] = arith.constant 8192 : index
-//   CHECK-DAG:   %[[NEG_INF:.*]] = arith.constant 0xFFF0000000000000 : f64
+//   CHECK-DAG:   %[[NAN:.*]] = arith.constant 0xFFF8000000000000 : f64
 //       CHECK:   gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C1]], {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C1024]],
-//       CHECK:     scf.for %[[J:.*]] = %[[T]] to %[[C8192]] step %[[C1024]] iter_args(%{{.*}} = %[[NEG_INF]]) -> (f64)
+//       CHECK:     scf.for %[[J:.*]] = %[[T]] to %[[C8192]] step %[[C1024]] iter_args(%{{.*}} = %[[NAN]]) -> (f64)
 //       CHECK:       %[[IJ:.*]]:2 = affine.delinearize_index %[[J]] into (64, 128)
 //       CHECK:       memref.load %{{.*}}[%[[IJ]]#0, %[[IJ]]#1]
 //       CHECK:       arith.maxnumf
