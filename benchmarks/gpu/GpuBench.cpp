@@ -22,10 +22,11 @@
 //   6 launch  100 tiny ops on 16 f32 (y * 0.999, y + 0.001), one trace
 //   7 compile the chain's first call (compile, cache off) and a 20-op trace
 //
-// Time per call: batches of back-to-back calls, each ending when its result
-// is computed (the API waits for the device when the host synchronizes),
-// timed by the host clock; 30 batches after warm-up, the median per call
-// (the peers' method for jax.jit; torch's uses CUDA events). Inputs rotate
+// Time per call: batches of back-to-back calls (each queues its trace on
+// the GPU), a batch ending when the device has run them all
+// (lazyc::synchronize), timed by the host clock; 30 batches after warm-up,
+// the median per call (the peers' method for jax.jit; torch's uses CUDA
+// events). Inputs rotate
 // among copies spanning >= 256 MiB (the L2 cache holds 50 MB). Every
 // workload's error is measured against a float64 host reference.
 //
@@ -123,9 +124,11 @@ struct Timing {
 Timing timeCalls(const std::function<void()> &call, double batchMs = 4.0) {
   for (int i = 0; i < 3; ++i)
     call();
+  synchronize(target);
   auto start = Clock::now();
   for (int i = 0; i < 5; ++i)
     call();
+  synchronize(target);
   double estimate = msSince(start) / 5;
   int n = static_cast<int>(
       std::clamp(std::round(batchMs / std::max(estimate, 1e-4)), 1.0, 5000.0));
@@ -134,6 +137,7 @@ Timing timeCalls(const std::function<void()> &call, double batchMs = 4.0) {
     auto begin = Clock::now();
     for (int i = 0; i < n; ++i)
       call();
+    synchronize(target);
     perCall.push_back(msSince(begin) / n);
   }
   std::sort(perCall.begin(), perCall.end());
@@ -198,6 +202,7 @@ void chainSection() {
     auto start = Clock::now();
     Tensor y = chain(xs[0]);
     sync();
+    synchronize(target);
     double firstMs = msSince(start);
     std::vector<double> got = y.toVector<double>();
     std::vector<double> x = xs[0].toVector<double>(), ref(x.size());
@@ -443,6 +448,7 @@ void compileSection() {
     Tensor total = sum(transpose(r, {1, 0}));
     Tensor out = sigmoid(r);
     sync();
+    synchronize(target);
     times.push_back(msSince(start));
   }
   std::sort(times.begin(), times.end());

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Device.h"
+#include "lazyc/API/Error.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Runtime/Cuda.h"
 
@@ -29,6 +30,13 @@ int lazyc::cudaDeviceCount() { return std::max(0, lazyrt_cuda_device_count()); }
 void lazyc::setAllowTf32(bool allow) { lazyrt_cuda_set_allow_tf32(allow); }
 
 bool lazyc::allowTf32() { return lazyrt_cuda_get_allow_tf32() != 0; }
+
+void lazyc::synchronize(Device device, SourceLocation where) {
+  if (device == Device::cpu())
+    return;
+  if (llvm::Error error = jit::targetFor(device.kind()).synchronize(device))
+    throw Error("synchronize", llvm::toString(std::move(error)), where);
+}
 
 static thread_local Device currentDefault;
 

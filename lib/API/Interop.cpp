@@ -145,6 +145,9 @@ DLManagedTensor *lazyc::toDLPack(const Tensor &tensor, SourceLocation where) {
                 where);
   if (!node->isMaterialized())
     engine::materialize({node.get()}, Cause::ToVector, where);
+  // A GPU computes asynchronously, and the consumer reads on streams of its
+  // own: the values must be there first.
+  synchronize(node->device, where);
 
   auto exported = std::make_unique<Export>();
   exported->buffer = node->value;

@@ -35,6 +35,7 @@
 
 #include "lazyc/API/Compile.h"
 #include "lazyc/JIT/Target.h"
+#include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Trace/Trace.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -273,6 +274,58 @@ static bool opByOpRuns(const Trace &trace) {
 }
 
 /// Materializes `requested`, which all live on one device.
+/// " on cuda:0: out of memory ... (N bytes free of M)": where an allocation
+/// failed and, from the device's allocator (which emptied its cache and
+/// tried again first), how much it asked for and how much was free.
+static std::string outOfMemory(Device device) {
+  std::string text = " on " + device.str();
+  const char *why = lazyrt_get_last_error();
+  if (why && *why)
+    text += std::string(": ") + why;
+  return text;
+}
+
+/// A GPU function reads every argument from device memory, but promoted
+/// literals (an 8-byte slot each) and the sizes (8 bytes each) are host
+/// values: `inputs` from `first` on move into one device block, freed once
+/// the call is queued (the allocator reuses it in stream order). Null when
+/// there are none.
+static std::shared_ptr<Buffer>
+moveHostValuesToDevice(const jit::Target &target, const Trace &trace,
+                       std::vector<jit::BufferView> &inputs, size_t first) {
+  if (inputs.size() == first)
+    return nullptr;
+  static thread_local std::vector<int64_t> staging;
+  staging.clear();
+  std::vector<size_t> offsets;
+  for (size_t i = first; i < inputs.size(); ++i) {
+    int64_t slots = 1;
+    for (int64_t size : inputs[i].shape)
+      slots *= size;
+    offsets.push_back(staging.size());
+    const auto *values = static_cast<const int64_t *>(inputs[i].data);
+    staging.insert(staging.end(), values, values + slots);
+  }
+  std::shared_ptr<Buffer> block;
+  try {
+    block = std::make_shared<Buffer>(
+        DType::Int64, static_cast<int64_t>(staging.size()), trace.device,
+        target.allocator(trace.device));
+  } catch (const std::bad_alloc &) {
+    failRun(trace, "cannot allocate " + std::to_string(staging.size() * 8) +
+                       " bytes for the trace's scalars" +
+                       outOfMemory(trace.device));
+  }
+  if (llvm::Error error =
+          target.copyFromHost(trace.device, block->data(), staging.data(),
+                              staging.size() * sizeof(int64_t)))
+    failRun(trace, llvm::toString(std::move(error)));
+  auto *onDevice = static_cast<int64_t *>(block->data());
+  for (size_t i = first; i < inputs.size(); ++i)
+    inputs[i].data = onDevice + offsets[i - first];
+  return block;
+}
+
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
   // Eager mode compiles each op once per rank: every size is left to the
@@ -337,7 +390,7 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
       throw Error(opName(node.kind),
                   "cannot allocate " + std::to_string(node.numel()) +
                       " elements of " + dtypeName(node.dtype) + " for shape " +
-                      shapeText(node.shape),
+                      shapeText(node.shape) + outOfMemory(trace.device),
                   node.loc.file, node.loc.line);
     }
   }
@@ -497,6 +550,10 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     if (!sizes.empty())
       inputs.push_back({sizes.data(), {&sizeCount, 1}});
   }
+  std::shared_ptr<Buffer> hostValues;
+  if (trace.device != Device::cpu())
+    hostValues =
+        moveHostValuesToDevice(target, trace, inputs, trace.arguments.size());
   for (size_t i = 0; i < trace.outputs.size(); ++i)
     outputs.push_back(
         {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});
@@ -604,8 +661,8 @@ NodePtr engine::newValue(DType dtype, std::vector<int64_t> shape,
   } catch (const std::bad_alloc &) {
     throw Error(op,
                 "cannot allocate " + std::to_string(elements) +
-                    " elements of " + dtypeName(dtype) + " on " +
-                    node->device.str(),
+                    " elements of " + dtypeName(dtype) +
+                    outOfMemory(node->device),
                 where);
   }
   // An empty vector's data() may be null.

@@ -212,7 +212,17 @@ Tensor Tensor::fromBuffer(void *data, std::vector<int64_t> shape, DType dtype,
     if (deleter)
       deleter(data);
     data = copy;
+    // The allocator reuses a block only after the work queued before its
+    // free.
     deleter = [index](void *block) { lazyrt_cuda_free(index, block); };
+  } else if (device.kind() == Device::Kind::CUDA && deleter) {
+    // Kernels run asynchronously: the user's memory goes back only after
+    // the work that may read it.
+    deleter = [index = device.index(),
+               userDeleter = std::move(deleter)](void *block) {
+      lazyrt_cuda_synchronize(index);
+      userDeleter(block);
+    };
   }
   NodePtr node =
       engine::newBufferNode(dtype, std::move(shape), device, op, where);

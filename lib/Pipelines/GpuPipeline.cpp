@@ -78,9 +78,10 @@ void lazyc::buildGpuMapPipeline(OpPassManager &pm,
   kernels.threadsPerBlock = options.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyGpuMapToKernelsPass(kernels));
-  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyGpuDeviceBuffersPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Last: CSE would fold the constants it gives kernels into the host's.
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyGpuDeviceBuffersPass());
 }
 
 std::string lazyc::findLibdevice() {
@@ -113,6 +114,8 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   // One module of kernels, compiled to PTX (and linked with libdevice) once.
   pm.addPass(mlir::lazy::createLazyGpuMergeKernelModulesPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyGpuReturnWithoutWaitingPass());
 
   // As upstream's gpu-lower-to-nvvm-pipeline, but the kernels go to NVVM
   // before anything converts the module to LLVM (there, arith.remf became
@@ -137,6 +140,7 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   // The kernels, to NVVM.
   pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(mlir::lazy::createLazyGpuIeeeSqrtPass());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());

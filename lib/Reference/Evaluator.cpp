@@ -14,6 +14,7 @@
 
 #include "Internal.h"
 
+#include "API/Engine.h"
 #include "API/TensorAccess.h"
 #include "lazyc/Runtime/Shape.h"
 #include "lazyc/Trace/Region.h"
@@ -92,9 +93,12 @@ double bfloat16ToDouble(uint16_t bits) {
   return value;
 }
 
+/// The value of a materialized node, read from whichever device holds it.
 Value loadBuffer(const Node &node) {
   Value out = makeValue(node.dtype, node.shape);
-  const auto *bytes = static_cast<const uint8_t *>(node.value->data());
+  std::vector<uint8_t> staging;
+  const auto *bytes = static_cast<const uint8_t *>(
+      engine::hostData(node, staging, "reference", SourceLocation()));
   for (int64_t i = 0, e = out.numel(); i < e; ++i) {
     const uint8_t *at = bytes + i * sizeOf(node.dtype);
     switch (node.dtype) {

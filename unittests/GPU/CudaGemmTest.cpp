@@ -303,8 +303,11 @@ TEST_F(CudaGemmTest, OtherElementTypes) {
 }
 
 TEST_F(CudaGemmTest, FullF32UnlessTf32IsAllowed) {
-  // k = 1024: TF32's 10-bit mantissa gives errors near 1e-3 here, full f32
-  // near 1e-6.
+  // k = 1024, entries in [-1, 1]: TF32 rounds each operand to 11
+  // significant bits (u = 2^-11), so an entry's error is typically
+  // 2u * sqrt(k) * rms(a * b), about 1e-2 here (at most 2u * sum |a * b|,
+  // about 0.25); full f32 stays near 1e-6. A wrong product would be off by
+  // about 1.
   const int64_t m = 256, k = 1024, n = 256;
   Matrices a = matrices(1, m, k, 21), b = matrices(1, k, n, 22),
            c = matrices(1, m, n, 23);
@@ -316,7 +319,7 @@ TEST_F(CudaGemmTest, FullF32UnlessTf32IsAllowed) {
   std::printf("k = 1024: largest relative error %.2e in f32, %.2e with TF32\n",
               full, tf32);
   EXPECT_GT(tf32, 1e-4) << "TF32 allowed but the product is exact to f32";
-  EXPECT_LT(tf32, 1e-2);
+  EXPECT_LT(tf32, 5e-2);
 }
 
 TEST_F(CudaGemmTest, BiasEpilogue) {

@@ -14,6 +14,7 @@
 #ifndef LAZYC_API_DEVICE_H
 #define LAZYC_API_DEVICE_H
 
+#include "lazyc/API/SourceLocation.h"
 #include "lazyc/Runtime/Device.h"
 
 #include <string>
@@ -44,6 +45,15 @@ bool allowTf32();
 /// ...) put tensors on: the innermost DeviceScope's on this thread, else the
 /// CPU. Every other op runs where its operands live.
 Device defaultDevice();
+
+/// Waits until `device` has run the work queued on it. A GPU runs traces
+/// asynchronously: sync() and an op that materializes return once the work
+/// is queued, and reading a value (toVector, item, printing) waits for it.
+/// Call this to time GPU work or to see whether queued kernels failed: a
+/// failure is a lazyc::Error naming the driver's error. On the CPU, where a
+/// trace has run when it is materialized, it does nothing.
+void synchronize(Device device = defaultDevice(),
+                 SourceLocation where = SourceLocation::current());
 
 /// Makes `device` this thread's default device while it lives:
 /// `{ DeviceScope scope(Device::cuda()); Tensor z = zeros({8}); }`.

@@ -20,11 +20,65 @@ namespace mlir::lazy {
 
 using namespace mlir;
 
+/// A constant's `memref.get_global` on the host addresses host memory, which
+/// no kernel and no library call on the device can read. A kernel reading
+/// it gets a `memref.get_global` of its own: outlining copies the global
+/// into the kernel's module, which holds it in device memory. The host's
+/// other readers (views, library calls) share a device copy made for the
+/// call; a copy out of the constant stays (a host-to-device copy).
+static void placeConstantOnDevice(IRRewriter &rewriter,
+                                  memref::GetGlobalOp global) {
+  llvm::SmallDenseMap<Operation *, Value> inLaunch;
+  SmallVector<OpOperand *> onDevice;
+  for (OpOperand &use : llvm::make_early_inc_range(global->getUses())) {
+    Operation *user = use.getOwner();
+    if (auto launch = user->getParentOfType<gpu::LaunchOp>()) {
+      Value &local = inLaunch[launch];
+      if (!local) {
+        rewriter.setInsertionPointToStart(&launch.getBody().front());
+        local = rewriter.clone(*global)->getResult(0);
+      }
+      use.set(local);
+    } else if (!(isa<memref::CopyOp>(user) && use.getOperandNumber() == 0)) {
+      onDevice.push_back(&use);
+    }
+  }
+  if (!onDevice.empty()) {
+    // Made on entry and freed on return (the host function has one block:
+    // structured control flow), wherever the constant was read.
+    auto function = global->getParentOfType<func::FuncOp>();
+    Block &body = function.getBody().front();
+    rewriter.setInsertionPointToStart(&body);
+    Location loc = global.getLoc();
+    Value host = rewriter.clone(*global)->getResult(0);
+    Value copy = gpu::AllocOp::create(rewriter, loc, global.getType(),
+                                      /*asyncToken=*/Type(), ValueRange(),
+                                      ValueRange(), ValueRange())
+                     .getMemref();
+    gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange(),
+                          copy, host);
+    for (OpOperand *use : onDevice)
+      use->set(copy);
+    rewriter.setInsertionPoint(body.getTerminator());
+    gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange(),
+                           copy);
+  }
+  if (global->use_empty())
+    rewriter.eraseOp(global);
+}
+
 namespace {
 struct LazyGpuDeviceBuffersPass
     : mlir::lazy::impl::LazyGpuDeviceBuffersPassBase<LazyGpuDeviceBuffersPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    SmallVector<memref::GetGlobalOp> globals;
+    getOperation().walk([&](memref::GetGlobalOp global) {
+      if (!global->getParentOfType<gpu::LaunchOp>())
+        globals.push_back(global);
+    });
+    for (memref::GetGlobalOp global : globals)
+      placeConstantOnDevice(rewriter, global);
     WalkResult result = getOperation().walk([&](Operation *op) {
       bool inKernel = op->getParentOfType<gpu::LaunchOp>() != nullptr;
       if (isa<memref::AllocOp, memref::AllocaOp>(op) && inKernel) {

@@ -63,3 +63,39 @@ func.func @host_buffer(%flag: memref<i1>) -> i1 {
   %0 = memref.load %host[] : memref<i1>
   return %0 : i1
 }
+
+// -----
+
+// A constant is host memory: a kernel that reads it gets a get_global of its
+// own (outlining moves the global into the kernel module, device memory), a
+// copy out of it stays a host-to-device copy, and other host readers (here a
+// library call) share a device copy made on entry and freed on return.
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func private @library(memref<4xf32>)
+// CHECK-LABEL: func.func @constants
+//  CHECK-SAME:   (%[[Y:.*]]: memref<4xf32>, %[[Z:.*]]: memref<4xf32>)
+//       CHECK:   %[[ENTRY:.*]] = memref.get_global @table
+//       CHECK:   %[[COPY:.*]] = gpu.alloc () : memref<4xf32>
+//       CHECK:   gpu.memcpy %[[COPY]], %[[ENTRY]]
+//       CHECK:   %[[HOST:.*]] = memref.get_global @table
+//       CHECK:   gpu.launch
+//       CHECK:     %[[INSIDE:.*]] = memref.get_global @table
+//       CHECK:     memref.load %[[INSIDE]]
+//       CHECK:   gpu.memcpy %[[Z]], %[[HOST]]
+//       CHECK:   call @library(%[[COPY]])
+//       CHECK:   gpu.dealloc %[[COPY]]
+//  CHECK-NEXT:   return
+func.func @constants(%y: memref<4xf32>, %z: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %table = memref.get_global @table : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %0 = memref.load %table[%bx] : memref<4xf32>
+    memref.store %0, %y[%bx] : memref<4xf32>
+    gpu.terminator
+  }
+  memref.copy %table, %z : memref<4xf32> to memref<4xf32>
+  call @library(%table) : (memref<4xf32>) -> ()
+  return
+}

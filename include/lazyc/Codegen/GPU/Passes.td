@@ -150,6 +150,38 @@ def LazyGpuDeviceBuffersPass
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def LazyGpuIeeeSqrtPass
+    : Pass<"lazy-gpu-ieee-sqrt", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Compute f32 square roots in kernels correctly rounded";
+  let description = [{
+    Lowered to NVVM, `math.sqrt` on f32 becomes a call of libdevice's
+    `__nv_sqrtf`, which asks `__nvvm_reflect("__CUDA_PREC_SQRT")` whether to
+    round correctly. LLVM 22's NVVMReflect does not know that name and
+    answers 0, so the kernel would get `sqrt.approx.f32` (1 ulp off, unlike
+    CUDA's default and the CPU's correctly rounded square root). Run after
+    the conversion to NVVM, this pass turns each such call into
+    `llvm.intr.sqrt`, which the NVPTX back end selects as `sqrt.rn.f32`.
+    f64 square roots are correctly rounded through libdevice already.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def LazyGpuReturnWithoutWaitingPass
+    : Pass<"lazy-gpu-return-without-waiting", "::mlir::func::FuncOp"> {
+  let summary = "Return from the host function with its device work queued";
+  let description = [{
+    After `gpu-async-region`, the host function ends by waiting for its
+    device work (a blocking `gpu.wait` before the return), so every call of
+    a trace would stall the host until its kernels finish. Every kernel and
+    copy of lazyc goes to the device's one stream, in order: work queued by
+    a later call, and the copies that read results to the host (which wait),
+    already come after it. This pass removes that last wait, so the host
+    records and queues the next trace while the device runs this one. Waits
+    before the host reads device memory (a size, a condition) stay. An error
+    of a kernel then surfaces at the next wait.
+  }];
+}
+
 def LazyGpuMergeKernelModulesPass
     : Pass<"lazy-gpu-merge-kernel-modules", "::mlir::ModuleOp"> {
   let summary = "Put every outlined kernel into one gpu.module";
