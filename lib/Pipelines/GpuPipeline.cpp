@@ -67,8 +67,10 @@ void lazyc::buildGpuMapPipeline(OpPassManager &pm,
   // Reductions along rows, with the ops that share their rows (a softmax,
   // a layer norm), become kernels of a block per row.
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyGpuRowKernelsPass());
-  // Parallel dimensions become scf.parallel, reduction dimensions scf.for
-  // inside it.
+  // The other ops' parallel dimensions become an outer scf.parallel, spread
+  // over threads, their reduction dimensions scf.for inside it.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyGpuParallelLoopsOutermostPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // What NVVM has no instruction or libdevice function for (integer powers)
   // becomes functions of their own, which kernel outlining copies into the

@@ -182,6 +182,24 @@ def LazyGpuReturnWithoutWaitingPass
   }];
 }
 
+def LazyGpuParallelLoopsOutermostPass
+    : Pass<"lazy-gpu-parallel-loops-outermost", "::mlir::func::FuncOp"> {
+  let summary = "Order the loops of linalg ops parallel first, reductions inside";
+  let description = [{
+    `lazy-gpu-map-to-kernels` spreads the outermost parallel loop nest of
+    each op over threads and runs the loops inside it in each thread. A sum
+    over rows that keeps its dimensions (a bias gradient, `[1, n]` from
+    `[b, n]`) iterates (parallel of extent 1, reduction, parallel), so its
+    loops became one thread that walked all `b * n` elements. This pass
+    interchanges each `linalg.generic`'s iterators so that its parallel
+    dimensions come first, in their order, and its reductions after them:
+    there, a thread per column sums its column, the threads of a warp
+    reading neighbouring elements of each row. Runs after
+    `lazy-gpu-row-kernels`, which takes the reductions along rows first.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LazyGpuMergeKernelModulesPass
     : Pass<"lazy-gpu-merge-kernel-modules", "::mlir::ModuleOp"> {
   let summary = "Put every outlined kernel into one gpu.module";
