@@ -285,26 +285,21 @@ static std::string outOfMemory(Device device) {
   return text;
 }
 
-/// A GPU function reads every argument from device memory, but promoted
-/// literals (an 8-byte slot each) and the sizes (8 bytes each) are host
-/// values: `inputs` from `first` on move into one device block, freed once
-/// the call is queued (the allocator reuses it in stream order). Null when
-/// there are none.
+/// A GPU function reads its buffers from device memory, but promoted
+/// literals (rank 0, an 8-byte slot each) are host values: `inputs` from
+/// `first` on move into one device block, freed once the call is queued
+/// (the allocator reuses it in stream order). Null when there are none.
 static std::shared_ptr<Buffer>
-moveHostValuesToDevice(const jit::Target &target, const Trace &trace,
-                       std::vector<jit::BufferView> &inputs, size_t first) {
+moveLiteralsToDevice(const jit::Target &target, const Trace &trace,
+                     std::vector<jit::BufferView> &inputs, size_t first) {
   if (inputs.size() == first)
     return nullptr;
   static thread_local std::vector<int64_t> staging;
   staging.clear();
-  std::vector<size_t> offsets;
   for (size_t i = first; i < inputs.size(); ++i) {
-    int64_t slots = 1;
-    for (int64_t size : inputs[i].shape)
-      slots *= size;
-    offsets.push_back(staging.size());
-    const auto *values = static_cast<const int64_t *>(inputs[i].data);
-    staging.insert(staging.end(), values, values + slots);
+    int64_t slot;
+    std::memcpy(&slot, inputs[i].data, sizeof slot);
+    staging.push_back(slot);
   }
   std::shared_ptr<Buffer> block;
   try {
@@ -313,7 +308,7 @@ moveHostValuesToDevice(const jit::Target &target, const Trace &trace,
         target.allocator(trace.device));
   } catch (const std::bad_alloc &) {
     failRun(trace, "cannot allocate " + std::to_string(staging.size() * 8) +
-                       " bytes for the trace's scalars" +
+                       " bytes for the trace's literals" +
                        outOfMemory(trace.device));
   }
   if (llvm::Error error =
@@ -322,7 +317,7 @@ moveHostValuesToDevice(const jit::Target &target, const Trace &trace,
     failRun(trace, llvm::toString(std::move(error)));
   auto *onDevice = static_cast<int64_t *>(block->data());
   for (size_t i = first; i < inputs.size(); ++i)
-    inputs[i].data = onDevice + offsets[i - first];
+    inputs[i].data = onDevice + (i - first);
   return block;
 }
 
@@ -541,7 +536,12 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     convert::storeScalar(node.scalar, node.dtype, literalStorage[i].data());
     inputs.push_back({literalStorage[i].data(), {}});
   }
-  // Then the sizes left to the call, if the function reads some as data.
+  std::shared_ptr<Buffer> literalsOnDevice;
+  if (trace.device != Device::cpu())
+    literalsOnDevice =
+        moveLiteralsToDevice(target, trace, inputs, trace.arguments.size());
+  // Then the sizes left to the call, if the function reads some as data
+  // (host memory on every target: the host code reads them).
   static thread_local std::vector<int64_t> sizes;
   static thread_local int64_t sizeCount;
   if (dynamic || generic) {
@@ -550,10 +550,6 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     if (!sizes.empty())
       inputs.push_back({sizes.data(), {&sizeCount, 1}});
   }
-  std::shared_ptr<Buffer> hostValues;
-  if (trace.device != Device::cpu())
-    hostValues =
-        moveHostValuesToDevice(target, trace, inputs, trace.arguments.size());
   for (size_t i = 0; i < trace.outputs.size(); ++i)
     outputs.push_back(
         {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});

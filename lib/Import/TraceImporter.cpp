@@ -7,6 +7,7 @@
 
 #include "lazyc/Import/TraceImporter.h"
 
+#include "lazyc/Dialect/Lazy/IR/HostBuffer.h"
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
 #include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
 #include "lazyc/Trace/Region.h"
@@ -650,8 +651,12 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
   std::vector<Value> values(trace.nodes.size());
   for (auto [argument, index] : llvm::enumerate(trace.arguments))
     values[index] = entry->getArgument(argument);
-  if (dynamic.argumentType(b))
+  if (dynamic.argumentType(b)) {
     dynamic.sizeArgument = entry->getArguments().back();
+    // Read by the host code (to size buffers and launches), on every target.
+    function.setArgAttr(function.getNumArguments() - 1, lazy::kHostBufferAttr,
+                        b.getUnitAttr());
+  }
   unsigned nextPromoted = trace.arguments.size();
   for (auto [literal, index] : llvm::enumerate(trace.literals)) {
     const Node &node = *trace.nodes[index];

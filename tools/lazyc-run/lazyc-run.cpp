@@ -27,6 +27,7 @@
 
 #include "Npy.h"
 
+#include "lazyc/Dialect/Lazy/IR/HostBuffer.h"
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
@@ -454,6 +455,12 @@ int main(int argc, char **argv) {
         index, mlir::lazy::kTiedArgumentAttrName);
     tiedArguments.push_back(tie ? tie.getInt() : -1);
   }
+  // Arguments the host code reads (a dumped trace's runtime sizes) stay in
+  // host memory on every device.
+  std::vector<bool> hostArguments;
+  for (unsigned index = 0, e = function.getNumArguments(); index < e; ++index)
+    hostArguments.push_back(
+        function.getArgAttr(index, mlir::lazy::kHostBufferAttr) != nullptr);
   bool onHost = *device == Device::cpu();
   auto compiled = onHost ? jit::CompiledFunction::compile(*module, name)
                          : target.compile(*module, name, *device);
@@ -484,7 +491,11 @@ int main(int argc, char **argv) {
     return jit::BufferView{*block, array.shape};
   };
   std::vector<jit::BufferView> inputViews, outputViews;
-  for (npy::Array &array : arguments) {
+  for (auto [index, array] : llvm::enumerate(arguments)) {
+    if (hostArguments[index]) {
+      inputViews.push_back({array.bytes.data(), array.shape});
+      continue;
+    }
     llvm::Expected<jit::BufferView> view = place(array, /*copyIn=*/true);
     if (!view)
       return fail(llvm::toString(view.takeError()));

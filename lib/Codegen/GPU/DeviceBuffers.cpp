@@ -86,8 +86,20 @@ struct LazyGpuDeviceBuffersPass
                       "would allocate its own)");
         return WalkResult::interrupt();
       }
-      if (inKernel)
+      if (inKernel) {
+        for (Value operand : op->getOperands())
+          if (auto argument = dyn_cast<BlockArgument>(operand);
+              argument &&
+              argument.getOwner()->getParentOp() == getOperation() &&
+              getOperation().getArgAttr(argument.getArgNumber(),
+                                        mlir::lazy::kHostBufferAttr)) {
+            op->emitError("reads argument #")
+                << argument.getArgNumber()
+                << ", which is host memory, inside a GPU kernel";
+            return WalkResult::interrupt();
+          }
         return WalkResult::advance();
+      }
       rewriter.setInsertionPoint(op);
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         auto deviceAlloc = gpu::AllocOp::create(

@@ -63,6 +63,17 @@ static bool isHostControlFlow(Operation *op) {
       .wasInterrupted();
 }
 
+/// Whether `buffer` is an argument of the host function in host memory (the
+/// trace's runtime sizes).
+static bool isHostArgument(Value buffer) {
+  auto argument = dyn_cast<BlockArgument>(buffer);
+  if (!argument)
+    return false;
+  auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+  return function &&
+         function.getArgAttr(argument.getArgNumber(), kHostBufferAttr);
+}
+
 static bool isContiguous(Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   return type.getLayout().isIdentity();
@@ -236,6 +247,13 @@ struct LazyGpuMapToKernelsPass
           for (Block &inner : region)
             if (failed(mapBlock(inner)))
               return failure();
+        continue;
+      }
+      // The host reads its own memory (the sizes of buffers and launches).
+      if (auto load = dyn_cast<memref::LoadOp>(op);
+          load && isHostArgument(load.getMemRef())) {
+        if (failed(flushSerial()))
+          return failure();
         continue;
       }
       if (touchesBufferContents(&op)) {

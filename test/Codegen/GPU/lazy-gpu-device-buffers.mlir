@@ -99,3 +99,18 @@ func.func @constants(%y: memref<4xf32>, %z: memref<4xf32>) {
   call @library(%table) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// Host memory read inside a kernel is an error, not a fault on the device.
+func.func @host_sizes_in_kernel(%y: memref<2xi64>, %sizes: memref<2xi64> {lazy.host_buffer}) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{reads argument #1, which is host memory, inside a GPU kernel}}
+    %0 = memref.load %sizes[%bx] : memref<2xi64>
+    memref.store %0, %y[%bx] : memref<2xi64>
+    gpu.terminator
+  }
+  return
+}

@@ -332,3 +332,29 @@ func.func @branch_on_device_value(%flag: memref<i1>, %y: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// The trace's runtime sizes are host memory (`lazy.host_buffer`): the host
+// reads them, no one-thread kernel copies them back, and a kernel gets the
+// size as a parameter.
+// CHECK-LABEL: func.func @host_sizes
+//  CHECK-SAME:   (%[[X:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?xf32>, %[[SIZES:.*]]: memref<2xi64> {lazy.host_buffer})
+//       CHECK:   %[[RAW:.*]] = memref.load %[[SIZES]][%{{.*}}] : memref<2xi64>
+//   CHECK-NOT:   gpu.launch
+//       CHECK:   %[[N:.*]] = arith.index_cast %[[RAW]]
+//       CHECK:   gpu.launch
+//       CHECK:     arith.cmpi ult, %{{.*}}, %[[N]]
+//   CHECK-NOT:   memref.alloca
+func.func @host_sizes(%x: memref<?xf32>, %y: memref<?xf32>, %sizes: memref<2xi64> {lazy.host_buffer}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %raw = memref.load %sizes[%c1] : memref<2xi64>
+  %n = arith.index_cast %raw : i64 to index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %x[%i] : memref<?xf32>
+    memref.store %v, %y[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return
+}

@@ -13,6 +13,8 @@
 #ifndef LAZYC_CODEGEN_GPU_PASSES_H
 #define LAZYC_CODEGEN_GPU_PASSES_H
 
+#include "lazyc/Dialect/Lazy/IR/HostBuffer.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,12 +23,6 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::lazy {
-
-/// Marks a `memref.alloca` of the host function that holds host data (a
-/// value copied back from the device for the host to branch on): it stays
-/// on the host's stack; every other buffer of the host function is a device
-/// buffer.
-constexpr llvm::StringLiteral kHostBufferAttr = "lazy.host_buffer";
 
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION

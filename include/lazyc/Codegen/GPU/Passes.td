@@ -116,11 +116,12 @@ def LazyGpuMapToKernelsPass
     Host control flow (`scf.for`, `scf.if`, `scf.while` that contain loop
     nests, calls or allocations) stays on the host and is searched for
     loops; calls (the runtime's output-shape checks) and allocations stay on
-    the host. A value
-    a one-thread kernel computes that the host needs (a while loop's
-    condition, a buffer's size) is stored to a device cell by the kernel and
-    copied into a host buffer (a `memref.alloca` marked `lazy.host_buffer`)
-    after it, where the host reads it.
+    the host, and so do loads from an argument marked `lazy.host_buffer`
+    (the trace's runtime sizes, host memory): the sizes reach kernels as
+    parameters. A value a one-thread kernel computes that the host needs (a
+    while loop's condition, a buffer's size) is stored to a device cell by
+    the kernel and copied into a host buffer (a `memref.alloca` marked
+    `lazy.host_buffer`) after it, where the host reads it.
   }];
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t",
@@ -145,7 +146,14 @@ def LazyGpuDeviceBuffersPass
     `lazy.host_buffer` by lazy-gpu-map-to-kernels) stays, and copies into it
     read the device. A buffer allocated inside a kernel is an error (each
     thread would allocate its own), as is any other stack buffer of the host
-    function.
+    function, and so is a kernel that reads an argument marked
+    `lazy.host_buffer` (the trace's runtime sizes, host memory).
+
+    A constant's `memref.get_global` is host memory: a kernel that reads it
+    gets a `get_global` of its own (outlining copies the global into the
+    kernel module, device memory), a copy out of it stays a host-to-device
+    copy, and other host readers (library calls) share a device copy made
+    on entry and freed on return.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
