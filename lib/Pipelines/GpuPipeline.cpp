@@ -80,6 +80,8 @@ void lazyc::buildGpuMapPipeline(OpPassManager &pm,
   kernels.threadsPerBlock = options.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyGpuMapToKernelsPass(kernels));
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyGpuAccumulateInRegistersPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Last: CSE would fold the constants it gives kernels into the host's.

@@ -134,6 +134,23 @@ def LazyGpuMapToKernelsPass
                            "::mlir::vector::VectorDialect"];
 }
 
+def LazyGpuAccumulateInRegistersPass
+    : Pass<"lazy-gpu-accumulate-in-registers", "::mlir::func::FuncOp"> {
+  let summary = "Carry the accumulators of kernel loops in registers";
+  let description = [{
+    A reduction whose loop runs inside a thread (a thread per column of a
+    column sum) reads and writes its accumulator in the output buffer each
+    iteration. LLVM cannot keep it in a register, since the buffers a kernel
+    reads might alias it, so every iteration waits for a store and a load
+    of global memory. Where the buffer is one the host function allocated
+    (nothing but its own views can alias it) and the loop touches it only
+    through that one load and store of a loop-invariant element, this pass
+    carries the element as an `scf.for` iteration value instead: loaded
+    once before the loop, stored once after it. Inner loops first, so an
+    outer loop around them may carry the element in turn.
+  }];
+}
+
 def LazyGpuDeviceBuffersPass
     : Pass<"lazy-gpu-device-buffers", "::mlir::func::FuncOp"> {
   let summary = "Allocate the host function's buffers on the device";
