@@ -22,8 +22,8 @@ using namespace mlir;
 
 /// Whether `buffer`, or a buffer made from it (a view, a cast), is used in
 /// `loop` by an op other than `load` and `store`.
-static bool usedInLoopBesides(Value buffer, scf::ForOp loop,
-                              Operation *load, Operation *store) {
+static bool usedInLoopBesides(Value buffer, scf::ForOp loop, Operation *load,
+                              Operation *store) {
   for (Operation *user : buffer.getUsers()) {
     if (user == load || user == store)
       continue;

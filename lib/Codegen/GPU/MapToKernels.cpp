@@ -102,6 +102,36 @@ static scf::ParallelOp copyLoop(memref::CopyOp copy) {
   return loop;
 }
 
+/// The copy of `branch` if it does nothing but copy one whole buffer (a
+/// tied result copied where its buffers differ), else null.
+static memref::CopyOp conditionalCopy(scf::IfOp branch) {
+  if (branch.getNumResults() != 0 || !branch.getElseRegion().empty())
+    return nullptr;
+  Block *then = branch.thenBlock();
+  auto copy = dyn_cast<memref::CopyOp>(then->front());
+  if (!copy || std::next(then->begin()) != std::prev(then->end()) ||
+      copy.getSource().getType() != copy.getTarget().getType())
+    return nullptr;
+  return copy;
+}
+
+/// Replaces `branch` (see conditionalCopy) with a loop nest of the copy's
+/// width whose body copies an element where the condition holds.
+static scf::ParallelOp guardedCopyLoop(scf::IfOp branch, memref::CopyOp copy) {
+  copy->moveBefore(branch);
+  scf::ParallelOp loop = copyLoop(copy);
+  Block *body = loop.getBody();
+  OpBuilder builder = OpBuilder::atBlockBegin(body);
+  auto guard = scf::IfOp::create(builder, branch.getLoc(),
+                                 branch.getCondition(), /*withElse=*/false);
+  Operation *guardTerminator = guard.thenBlock()->getTerminator();
+  for (Operation &op :
+       llvm::make_early_inc_range(llvm::drop_begin(body->without_terminator())))
+    op.moveBefore(guardTerminator);
+  branch.erase();
+  return loop;
+}
+
 /// The bytes one thread moves per access of a vectorized elementwise
 /// kernel: 128-bit loads and stores (ld.global.v4.f32).
 constexpr int64_t kVectorBytes = 16;
@@ -255,6 +285,18 @@ struct LazyGpuMapToKernelsPass
         if (failed(flushSerial()))
           return failure();
         continue;
+      }
+      // A tied result copied where its buffers differ: a kernel of the
+      // copy's width with the condition as a parameter (not one thread
+      // copying bytes; a host copy under the branch would make the host
+      // wait for the stream before it).
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        if (memref::CopyOp copy = conditionalCopy(branch)) {
+          if (failed(flushSerial()) ||
+              failed(mapParallelLoop(guardedCopyLoop(branch, copy))))
+            return failure();
+          continue;
+        }
       }
       if (touchesBufferContents(&op)) {
         // Copies between whole buffers stay on the host (lazy-gpu-device-

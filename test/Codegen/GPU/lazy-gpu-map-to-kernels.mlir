@@ -358,3 +358,24 @@ func.func @host_sizes(%x: memref<?xf32>, %y: memref<?xf32>, %sizes: memref<2xi64
   }
   return
 }
+
+// -----
+
+// A tied result copied only where its buffers differ: a kernel of the
+// copy's width whose threads copy their element under the host's
+// condition (not one thread copying the whole buffer).
+// CHECK-LABEL: func.func @tied_copy
+//  CHECK-SAME:   (%[[X:.*]]: memref<1000xf32>, %[[Y:.*]]: memref<1000xf32>, %[[DIFFER:.*]]: i1)
+//       CHECK:   gpu.launch blocks({{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256,
+//       CHECK:     %[[INSIDE:.*]] = arith.cmpi ult
+//       CHECK:     %[[BOTH:.*]] = arith.andi %[[INSIDE]], %[[DIFFER]] : i1
+//       CHECK:     scf.if %[[BOTH]] {
+//       CHECK:       %[[V:.*]] = memref.load %[[X]]
+//       CHECK:       memref.store %[[V]], %[[Y]]
+//   CHECK-NOT:   memref.copy
+func.func @tied_copy(%x: memref<1000xf32>, %y: memref<1000xf32>, %differ: i1) {
+  scf.if %differ {
+    memref.copy %x, %y : memref<1000xf32> to memref<1000xf32>
+  }
+  return
+}

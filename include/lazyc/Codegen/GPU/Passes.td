@@ -109,6 +109,10 @@ def LazyGpuMapToKernelsPass
       many consecutive elements as fill 128 bits of the widest element type
       (4 f32s): aligned vector loads and stores (`ld.global.v4.f32`), with
       operands that do not vary broadcast.
+    - A branch that only copies one whole buffer (a tied result copied
+      where its buffers differ) is a kernel of the copy's width whose
+      threads copy their element where the host's condition holds (a host
+      copy under the branch would make the host wait for the stream).
     - Any other op that touches buffer contents (a reduction to a scalar is
       a plain `scf.for` nest, a fill of a 0-d buffer a lone `memref.store`)
       runs in a kernel of one thread, consecutive such ops in one kernel.
