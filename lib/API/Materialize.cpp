@@ -285,42 +285,6 @@ static std::string outOfMemory(Device device) {
   return text;
 }
 
-/// A GPU function reads its buffers from device memory, but promoted
-/// literals (rank 0, an 8-byte slot each) are host values: `inputs` from
-/// `first` on move into one device block, freed once the call is queued
-/// (the allocator reuses it in stream order). Null when there are none.
-static std::shared_ptr<Buffer>
-moveLiteralsToDevice(const jit::Target &target, const Trace &trace,
-                     std::vector<jit::BufferView> &inputs, size_t first) {
-  if (inputs.size() == first)
-    return nullptr;
-  static thread_local std::vector<int64_t> staging;
-  staging.clear();
-  for (size_t i = first; i < inputs.size(); ++i) {
-    int64_t slot;
-    std::memcpy(&slot, inputs[i].data, sizeof slot);
-    staging.push_back(slot);
-  }
-  std::shared_ptr<Buffer> block;
-  try {
-    block = std::make_shared<Buffer>(
-        DType::Int64, static_cast<int64_t>(staging.size()), trace.device,
-        target.allocator(trace.device));
-  } catch (const std::bad_alloc &) {
-    failRun(trace, "cannot allocate " + std::to_string(staging.size() * 8) +
-                       " bytes for the trace's literals" +
-                       outOfMemory(trace.device));
-  }
-  if (llvm::Error error =
-          target.copyFromHost(trace.device, block->data(), staging.data(),
-                              staging.size() * sizeof(int64_t)))
-    failRun(trace, llvm::toString(std::move(error)));
-  auto *onDevice = static_cast<int64_t *>(block->data());
-  for (size_t i = first; i < inputs.size(); ++i)
-    inputs[i].data = onDevice + (i - first);
-  return block;
-}
-
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
   // Eager mode compiles each op once per rank: every size is left to the
@@ -536,12 +500,9 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     convert::storeScalar(node.scalar, node.dtype, literalStorage[i].data());
     inputs.push_back({literalStorage[i].data(), {}});
   }
-  std::shared_ptr<Buffer> literalsOnDevice;
-  if (trace.device != Device::cpu())
-    literalsOnDevice =
-        moveLiteralsToDevice(target, trace, inputs, trace.arguments.size());
-  // Then the sizes left to the call, if the function reads some as data
-  // (host memory on every target: the host code reads them).
+  // Then the sizes left to the call, if the function reads some as data.
+  // Literals and sizes are host memory on every target (the importer marks
+  // them `lazy.host_buffer`: a GPU's host code reads them).
   static thread_local std::vector<int64_t> sizes;
   static thread_local int64_t sizeCount;
   if (dynamic || generic) {

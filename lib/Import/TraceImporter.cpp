@@ -653,7 +653,8 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
     values[index] = entry->getArgument(argument);
   if (dynamic.argumentType(b)) {
     dynamic.sizeArgument = entry->getArguments().back();
-    // Read by the host code (to size buffers and launches), on every target.
+    // Read by the host code (to size buffers and launches), in host memory
+    // on every target.
     function.setArgAttr(function.getNumArguments() - 1, lazy::kHostBufferAttr,
                         b.getUnitAttr());
   }
@@ -663,9 +664,12 @@ OwningOpRef<ModuleOp> import::importTrace(const Trace &trace,
     RankedTensorType type = dynamic.type(b, index);
     // A literal of dynamic sizes is its rank-0 value broadcast to them.
     Value scalar;
-    if (promoted(literal))
+    if (promoted(literal)) {
+      // Host memory on every target: a GPU's kernels get the value as a
+      // parameter.
+      function.setArgAttr(nextPromoted, lazy::kHostBufferAttr, b.getUnitAttr());
       scalar = entry->getArgument(nextPromoted++);
-    else
+    } else
       scalar = lazy::ConstantOp::create(
           b, unknown,
           DenseElementsAttr::get(

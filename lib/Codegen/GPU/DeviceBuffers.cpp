@@ -67,6 +67,38 @@ static void placeConstantOnDevice(IRRewriter &rewriter,
     rewriter.eraseOp(global);
 }
 
+/// Whether `value` is an argument of `function` in host memory.
+static bool isHostArgument(func::FuncOp function, Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  return argument && argument.getOwner()->getParentOp() == function &&
+         function.getArgAttr(argument.getArgNumber(),
+                             mlir::lazy::kHostBufferAttr);
+}
+
+/// A kernel's load of a host argument (a promoted literal, a size) at an
+/// index known before the kernel moves in front of it: the host reads the
+/// value, and outlining passes it to the kernel as a parameter. Constant
+/// indices come along. Returns false if an index varies in the kernel.
+static bool hoistHostLoad(IRRewriter &rewriter, memref::LoadOp load,
+                          gpu::LaunchOp launch) {
+  SmallVector<Value> indices;
+  rewriter.setInsertionPoint(launch);
+  for (Value index : load.getIndices()) {
+    if (!launch->isAncestor(index.getParentBlock()->getParentOp())) {
+      indices.push_back(index);
+      continue;
+    }
+    Operation *definition = index.getDefiningOp();
+    if (!definition || !definition->hasTrait<OpTrait::ConstantLike>())
+      return false;
+    indices.push_back(rewriter.clone(*definition)->getResult(0));
+  }
+  Value value = memref::LoadOp::create(rewriter, load.getLoc(),
+                                       load.getMemRef(), indices);
+  rewriter.replaceOp(load, value);
+  return true;
+}
+
 namespace {
 struct LazyGpuDeviceBuffersPass
     : mlir::lazy::impl::LazyGpuDeviceBuffersPassBase<LazyGpuDeviceBuffersPass> {
@@ -79,6 +111,19 @@ struct LazyGpuDeviceBuffersPass
     });
     for (memref::GetGlobalOp global : globals)
       placeConstantOnDevice(rewriter, global);
+    SmallVector<std::pair<memref::LoadOp, gpu::LaunchOp>> hostLoads;
+    getOperation().walk([&](memref::LoadOp load) {
+      if (auto launch = load->getParentOfType<gpu::LaunchOp>();
+          launch && isHostArgument(getOperation(), load.getMemRef()))
+        hostLoads.push_back({load, launch});
+    });
+    for (auto [load, launch] : hostLoads)
+      if (!hoistHostLoad(rewriter, load, launch)) {
+        load.emitError("reads host memory (argument #")
+            << cast<BlockArgument>(load.getMemRef()).getArgNumber()
+            << ") at an index that varies inside a GPU kernel";
+        return signalPassFailure();
+      }
     WalkResult result = getOperation().walk([&](Operation *op) {
       bool inKernel = op->getParentOfType<gpu::LaunchOp>() != nullptr;
       if (isa<memref::AllocOp, memref::AllocaOp>(op) && inKernel) {
@@ -88,13 +133,9 @@ struct LazyGpuDeviceBuffersPass
       }
       if (inKernel) {
         for (Value operand : op->getOperands())
-          if (auto argument = dyn_cast<BlockArgument>(operand);
-              argument &&
-              argument.getOwner()->getParentOp() == getOperation() &&
-              getOperation().getArgAttr(argument.getArgNumber(),
-                                        mlir::lazy::kHostBufferAttr)) {
-            op->emitError("reads argument #")
-                << argument.getArgNumber()
+          if (isHostArgument(getOperation(), operand)) {
+            op->emitError("uses argument #")
+                << cast<BlockArgument>(operand).getArgNumber()
                 << ", which is host memory, inside a GPU kernel";
             return WalkResult::interrupt();
           }

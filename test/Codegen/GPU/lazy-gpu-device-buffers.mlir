@@ -102,12 +102,36 @@ func.func @constants(%y: memref<4xf32>, %z: memref<4xf32>) {
 
 // -----
 
-// Host memory read inside a kernel is an error, not a fault on the device.
+// A kernel's read of host memory (a promoted literal, a size) at an index
+// known before the kernel moves in front of it: the host reads the value
+// and the kernel gets it as a parameter.
+// CHECK-LABEL: func.func @host_scalar
+//  CHECK-SAME:   (%[[Y:.*]]: memref<8xf32>, %[[LR:.*]]: memref<f32> {lazy.host_buffer})
+//       CHECK:   %[[VALUE:.*]] = memref.load %[[LR]][] : memref<f32>
+//       CHECK:   gpu.launch
+//   CHECK-NOT:     memref.load %[[LR]]
+//       CHECK:     memref.store %[[VALUE]], %[[Y]]
+func.func @host_scalar(%y: memref<8xf32>, %lr: memref<f32> {lazy.host_buffer}) {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %0 = memref.load %lr[] : memref<f32>
+    memref.store %0, %y[%bx] : memref<8xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Host memory read at an index that varies in the kernel is an error, not a
+// fault on the device.
 func.func @host_sizes_in_kernel(%y: memref<2xi64>, %sizes: memref<2xi64> {lazy.host_buffer}) {
   %c1 = arith.constant 1 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
-    // expected-error @+1 {{reads argument #1, which is host memory, inside a GPU kernel}}
+    // expected-error @+1 {{reads host memory (argument #1) at an index that varies inside a GPU kernel}}
     %0 = memref.load %sizes[%bx] : memref<2xi64>
     memref.store %0, %y[%bx] : memref<2xi64>
     gpu.terminator

@@ -167,8 +167,11 @@ def LazyGpuDeviceBuffersPass
     `lazy.host_buffer` by lazy-gpu-map-to-kernels) stays, and copies into it
     read the device. A buffer allocated inside a kernel is an error (each
     thread would allocate its own), as is any other stack buffer of the host
-    function, and so is a kernel that reads an argument marked
-    `lazy.host_buffer` (the trace's runtime sizes, host memory).
+    function. An argument marked `lazy.host_buffer` (the trace's promoted
+    literals and runtime sizes) is host memory: a kernel's load of it at an
+    index known before the kernel moves in front of it (the host reads the
+    value, the kernel gets it as a parameter); any other use in a kernel is
+    an error.
 
     A constant's `memref.get_global` is host memory: a kernel that reads it
     gets a `get_global` of its own (outlining copies the global into the

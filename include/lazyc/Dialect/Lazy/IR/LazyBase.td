@@ -55,6 +55,11 @@ def Lazy_Dialect : Dialect {
     value to an argument it donates (a variable's old value that nothing can
     read after the call); `lazy-update-in-place` then computes the result
     over the argument.
+
+    A function argument may carry `lazy.host_buffer`: the caller passes it
+    in host memory on every device, and the host code reads it. The
+    importer marks the trace's promoted literals and its runtime sizes so;
+    on a GPU, kernels get their values as parameters.
   }];
   let hasConstantMaterializer = 1;
   let hasRegionResultAttrVerify = 1;
