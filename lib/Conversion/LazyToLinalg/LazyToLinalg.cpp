@@ -265,34 +265,14 @@ static SmallVector<ReassociationIndices> collapseAll(int64_t rank) {
 }
 
 /// Reshapes `value` to a `type` with dynamic dimensions, whose sizes are
-/// the static ones of the type and `dynamicSizes`. One dynamic size: a
-/// collapse to one dimension and an expansion of it, views whose sizes the
-/// code computes (a GPU's host code needs no shape buffer on the device,
-/// read back before each launch). More: a tensor.reshape to a shape tensor
-/// (memref.expand_shape does not take two dynamic sizes in one group
-/// through expand-strided-metadata).
+/// the static ones of the type and `dynamicSizes`: a tensor.reshape to a
+/// shape tensor (memref.expand_shape does not take two dynamic sizes in one
+/// group through expand-strided-metadata).
 static Value buildDynamicReshape(OpBuilder &b, Location loc, Value value,
                                  RankedTensorType type,
                                  ValueRange dynamicSizes) {
-  SmallVector<OpFoldResult> mixed =
-      getMixedValues(type.getShape(), dynamicSizes, b);
-  auto sourceType = cast<RankedTensorType>(value.getType());
-  if (type.getNumDynamicDims() == 1 && sourceType.getRank() > 0) {
-    Value flat = sourceType.getRank() == 1
-                     ? value
-                     : tensor::CollapseShapeOp::create(
-                           b, loc, value, collapseAll(sourceType.getRank()))
-                           .getResult();
-    auto flatType = cast<RankedTensorType>(flat.getType());
-    if (flatType.hasStaticShape())
-      flat = tensor::CastOp::create(
-          b, loc,
-          RankedTensorType::get({ShapedType::kDynamic}, type.getElementType()),
-          flat);
-    return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                         collapseAll(type.getRank()), mixed);
-  }
-  SmallVector<Value> sizes = getValueOrCreateConstantIndexOp(b, loc, mixed);
+  SmallVector<Value> sizes = getValueOrCreateConstantIndexOp(
+      b, loc, getMixedValues(type.getShape(), dynamicSizes, b));
   Value shape = tensor::FromElementsOp::create(
       b, loc, RankedTensorType::get({type.getRank()}, b.getIndexType()), sizes);
   return tensor::ReshapeOp::create(b, loc, type, value, shape);
