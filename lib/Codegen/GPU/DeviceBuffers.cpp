@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Launch.h"
 #include "lazyc/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -67,14 +68,6 @@ static void placeConstantOnDevice(IRRewriter &rewriter,
     rewriter.eraseOp(global);
 }
 
-/// Whether `value` is an argument of `function` in host memory.
-static bool isHostArgument(func::FuncOp function, Value value) {
-  auto argument = dyn_cast<BlockArgument>(value);
-  return argument && argument.getOwner()->getParentOp() == function &&
-         function.getArgAttr(argument.getArgNumber(),
-                             mlir::lazy::kHostBufferAttr);
-}
-
 /// A kernel's load of a host argument (a promoted literal, a size) at an
 /// index known before the kernel moves in front of it: the host reads the
 /// value, and outlining passes it to the kernel as a parameter. Constant
@@ -114,7 +107,7 @@ struct LazyGpuDeviceBuffersPass
     SmallVector<std::pair<memref::LoadOp, gpu::LaunchOp>> hostLoads;
     getOperation().walk([&](memref::LoadOp load) {
       if (auto launch = load->getParentOfType<gpu::LaunchOp>();
-          launch && isHostArgument(getOperation(), load.getMemRef()))
+          launch && mlir::lazy::isHostArgument(load.getMemRef()))
         hostLoads.push_back({load, launch});
     });
     for (auto [load, launch] : hostLoads)
@@ -133,7 +126,7 @@ struct LazyGpuDeviceBuffersPass
       }
       if (inKernel) {
         for (Value operand : op->getOperands())
-          if (isHostArgument(getOperation(), operand)) {
+          if (mlir::lazy::isHostArgument(operand)) {
             op->emitError("uses argument #")
                 << cast<BlockArgument>(operand).getArgNumber()
                 << ", which is host memory, inside a GPU kernel";

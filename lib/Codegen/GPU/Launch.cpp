@@ -7,7 +7,10 @@
 
 #include "Launch.h"
 
+#include "lazyc/Dialect/Lazy/IR/HostBuffer.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
 
@@ -24,4 +27,13 @@ gpu::LaunchOp mlir::lazy::createLaunch(OpBuilder &builder, Location loc,
   builder.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(builder, loc);
   return launch;
+}
+
+bool mlir::lazy::isHostArgument(Value buffer) {
+  auto argument = dyn_cast<BlockArgument>(buffer);
+  if (!argument)
+    return false;
+  auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+  return function &&
+         function.getArgAttr(argument.getArgNumber(), kHostBufferAttr);
 }

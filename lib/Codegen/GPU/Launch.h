@@ -5,7 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares what the passes that map loops to kernels share.
+// This file declares what the passes that map loops to kernels and place
+// their buffers share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,11 @@ namespace mlir::lazy {
 /// a body that holds only its terminator.
 gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, Value blocks = {},
                            Value threads = {});
+
+/// Whether `buffer` is an argument of the host function marked
+/// `lazy.host_buffer` (the trace's promoted literals and sizes): host
+/// memory, which the host code reads and no kernel may.
+bool isHostArgument(Value buffer);
 
 } // namespace mlir::lazy
 

@@ -25,6 +25,7 @@ namespace mlir::lazy {
 
 using namespace mlir;
 using mlir::lazy::createLaunch;
+using mlir::lazy::isHostArgument;
 using mlir::lazy::kHostBufferAttr;
 
 /// Whether `op`, or an op in its regions, reads or writes the contents of a
@@ -61,17 +62,6 @@ static bool isHostControlFlow(Operation *op) {
                    : WalkResult::advance();
       })
       .wasInterrupted();
-}
-
-/// Whether `buffer` is an argument of the host function in host memory (the
-/// trace's runtime sizes).
-static bool isHostArgument(Value buffer) {
-  auto argument = dyn_cast<BlockArgument>(buffer);
-  if (!argument)
-    return false;
-  auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
-  return function &&
-         function.getArgAttr(argument.getArgNumber(), kHostBufferAttr);
 }
 
 static bool isContiguous(Value buffer) {
