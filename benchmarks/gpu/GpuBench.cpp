@@ -26,9 +26,9 @@
 // the GPU), a batch ending when the device has run them all
 // (lazyc::synchronize), timed by the host clock; 30 batches after warm-up,
 // the median per call (the peers' method for jax.jit; torch's uses CUDA
-// events). Inputs rotate
-// among copies spanning >= 256 MiB (the L2 cache holds 50 MB). Every
-// workload's error is measured against a float64 host reference.
+// events). Inputs rotate among copies spanning >= 256 MiB (the L2 cache
+// holds 50 MB). Every workload's error is measured against a float64 host
+// reference.
 //
 // Usage: lazyc-bench-gpu [--only SECTION] [--device cpu]
 //   exit status 77 without a GPU; --device cpu runs the same workloads on

@@ -273,7 +273,6 @@ static bool opByOpRuns(const Trace &trace) {
   return true;
 }
 
-/// Materializes `requested`, which all live on one device.
 /// " on cuda:0: out of memory ... (N bytes free of M)": where an allocation
 /// failed and, from the device's allocator (which emptied its cache and
 /// tried again first), how much it asked for and how much was free.
@@ -285,6 +284,7 @@ static std::string outOfMemory(Device device) {
   return text;
 }
 
+/// Materializes `requested`, which all live on one device.
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
   // Eager mode compiles each op once per rank: every size is left to the

@@ -455,8 +455,8 @@ int main(int argc, char **argv) {
         index, mlir::lazy::kTiedArgumentAttrName);
     tiedArguments.push_back(tie ? tie.getInt() : -1);
   }
-  // Arguments the host code reads (a dumped trace's runtime sizes) stay in
-  // host memory on every device.
+  // Arguments the host code reads (a dumped trace's promoted literals and
+  // runtime sizes) stay in host memory on every device.
   std::vector<bool> hostArguments;
   for (unsigned index = 0, e = function.getNumArguments(); index < e; ++index)
     hostArguments.push_back(

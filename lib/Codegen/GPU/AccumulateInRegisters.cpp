@@ -40,9 +40,18 @@ static bool usedInLoopBesides(Value buffer, scf::ForOp loop, Operation *load,
 /// Keeps one element that `loop` loads and stores back each iteration (a
 /// reduction's accumulator) in a loop-carried value: loaded before the loop,
 /// stored after it. Only for a buffer the function allocated, which nothing
-/// but its own views can alias, and which nothing else in the loop touches.
-/// Returns the new loop, or null if there is no such element.
+/// but its own views can alias, and which nothing else in the loop touches;
+/// and only in a loop without a barrier, where no other thread may read the
+/// element before the loop ends. Returns the new loop, or null if there is
+/// no such element.
 static scf::ForOp promoteOneAccumulator(IRRewriter &rewriter, scf::ForOp loop) {
+  if (loop->walk([](Operation *op) {
+            return isa<gpu::BarrierOp, gpu::AllReduceOp>(op)
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          })
+          .wasInterrupted())
+    return nullptr;
   for (Operation &op : *loop.getBody()) {
     auto store = dyn_cast<memref::StoreOp>(op);
     if (!store || !store.getMemRef().getDefiningOp<memref::AllocOp>() ||

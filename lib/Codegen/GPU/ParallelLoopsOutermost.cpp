@@ -31,13 +31,12 @@ struct LazyGpuParallelLoopsOutermostPass
     getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
     for (linalg::GenericOp op : generics) {
       // The parallel dimensions in their order, then the reductions.
-      SmallVector<unsigned> order;
       SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
-      for (bool parallel : {true, false})
-        for (auto [dim, kind] : llvm::enumerate(kinds))
-          if ((kind == utils::IteratorType::parallel) == parallel)
-            order.push_back(dim);
-      if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+      auto order = llvm::to_vector(llvm::seq<unsigned>(0, kinds.size()));
+      std::stable_partition(order.begin(), order.end(), [&](unsigned dim) {
+        return linalg::isParallelIterator(kinds[dim]);
+      });
+      if (llvm::is_sorted(order))
         continue;
       rewriter.setInsertionPoint(op);
       if (failed(linalg::interchangeGenericOp(rewriter, op, order))) {

@@ -31,8 +31,9 @@ func.func @column_sum(%x: memref<128x512xf32>) -> memref<1x512xf32> {
 }
 
 // An argument's buffer may alias what the loop reads (a result computed in
-// its input's buffer), and a buffer the loop also reads elsewhere is not a
-// lone accumulator: both stay in memory.
+// its input's buffer), a buffer the loop also reads elsewhere is not a lone
+// accumulator, and past a barrier in the loop another thread may read the
+// element: all three stay in memory.
 // CHECK-LABEL: func.func @not_alone
 //   CHECK-NOT:   iter_args
 func.func @not_alone(%x: memref<128x512xf32>, %out: memref<1x512xf32>) {
@@ -53,6 +54,13 @@ func.func @not_alone(%x: memref<128x512xf32>, %out: memref<1x512xf32>) {
       %b = memref.load %acc[%c0, %row] : memref<1x512xf32>
       %s = arith.addf %a, %b : f32
       memref.store %s, %acc[%c0, %tx] : memref<1x512xf32>
+    }
+    scf.for %row = %c0 to %c128 step %c1 {
+      %v = memref.load %x[%row, %tx] : memref<128x512xf32>
+      %a = memref.load %acc[%c0, %tx] : memref<1x512xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%c0, %tx] : memref<1x512xf32>
+      gpu.barrier
     }
     gpu.terminator
   }

@@ -148,7 +148,8 @@ def LazyGpuAccumulateInRegistersPass
     reads might alias it, so every iteration waits for a store and a load
     of global memory. Where the buffer is one the host function allocated
     (nothing but its own views can alias it) and the loop touches it only
-    through that one load and store of a loop-invariant element, this pass
+    through that one load and store of a loop-invariant element, with no
+    barrier in the loop (past which another thread could read it), this pass
     carries the element as an `scf.for` iteration value instead: loaded
     once before the loop, stored once after it. Inner loops first, so an
     outer loop around them may carry the element in turn.
