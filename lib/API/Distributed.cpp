@@ -7,7 +7,9 @@
 //
 // This file implements lazyc::distributed: the checks of each collective at
 // the user's line, then one recorded collective node (Collectives.h); the
-// runtime (lazyc/Runtime/Collectives.h) owns the world and the transport.
+// runtime (lazyc/Runtime/Collectives.h) owns the world and the transport,
+// MPI for tensors in host memory and NCCL for tensors on a GPU
+// (lazyc/Runtime/Cuda.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,12 +49,6 @@ void checkOperand(const char *op, const Tensor &x, SourceLocation where) {
     throw Error(op,
                 "Bool tensors are not exchanged; cast " + typeOf(x) +
                     " to Int8 or UInt8 first",
-                where);
-  if (x.device().kind() != Device::Kind::CPU)
-    throw Error(op,
-                "collectives of " + x.device().str() +
-                    " tensors go over NCCL, which needs the CUDA backend; "
-                    "move the tensor to the CPU first",
                 where);
 }
 

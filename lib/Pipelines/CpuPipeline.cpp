@@ -92,7 +92,7 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
   // Collectives exchange data while later ops compute; their buffers are
   // freed after the wait.
   pm.addNestedPass<func::FuncOp>(
-      mlir::lazy::createLazyCpuOverlapCollectivesPass());
+      mlir::lazy::createLazyOverlapCollectivesPass());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
 }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/GPU/Passes.h"
+#include "lazyc/Codegen/Passes.h"
 #include "lazyc/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -55,6 +56,10 @@ void lazyc::buildGpuFusePipeline(OpPassManager &pm,
 void lazyc::buildGpuBufferizePipeline(OpPassManager &pm,
                                       const GpuPipelineOptions &) {
   buildBufferizePipeline(pm);
+  // Collectives move data while later kernels run; their buffers are freed
+  // after the wait.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyOverlapCollectivesPass());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createCanonicalizerPass());
@@ -84,6 +89,8 @@ void lazyc::buildGpuMapPipeline(OpPassManager &pm,
       mlir::lazy::createLazyGpuAccumulateInRegistersPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Collectives of device buffers, over NCCL.
+  pm.addPass(mlir::lazy::createLazyGpuCollectivesPass());
   // Last: CSE would fold the constants it gives kernels into the host's.
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyGpuDeviceBuffersPass());
 }
@@ -120,6 +127,8 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyGpuReturnWithoutWaitingPass());
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyGpuQueueLibraryCallsPass());
 
   // As upstream's gpu-lower-to-nvvm-pipeline, but the kernels go to NVVM
   // before anything converts the module to LLVM (there, arith.remf became

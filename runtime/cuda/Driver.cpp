@@ -329,6 +329,12 @@ int32_t lazyrt_cuda_synchronize(int32_t device) {
                  state->driver->failure("cuStreamSynchronize", result));
     return -1;
   }
+  // An aborted collective ends without a fault: its output is not a result.
+  if (std::string failure = takeCollectiveFailure(device); !failure.empty()) {
+    setLastError("lazyrt_cuda_synchronize: " + deviceName(device) + ": " +
+                 failure);
+    return -1;
+  }
   return 0;
 }
 

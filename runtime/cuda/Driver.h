@@ -50,6 +50,11 @@ namespace lazyc::runtime::cuda {
   X(cuCtxSetCurrent)                                                           \
   X(cuStreamCreate)                                                            \
   X(cuStreamSynchronize)                                                       \
+  X(cuStreamWaitEvent)                                                         \
+  X(cuEventCreate)                                                             \
+  X(cuEventRecord)                                                             \
+  X(cuEventQuery)                                                              \
+  X(cuEventDestroy)                                                            \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
   X(cuMemGetInfo)                                                              \
@@ -121,6 +126,11 @@ void recordGeneratedCodeError(const std::string &message);
 /// Whether such a failure is recorded and not yet taken: generated code's
 /// calls then queue nothing.
 bool generatedCodeErrorPending();
+
+/// Collectives.cpp: why work on device `index` failed without the driver
+/// knowing (a collective that timed out and was aborted), taken once; ""
+/// when nothing failed. lazyrt_cuda_synchronize reports it.
+std::string takeCollectiveFailure(int index);
 
 } // namespace lazyc::runtime::cuda
 

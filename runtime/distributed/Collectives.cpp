@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Agreement.h"
 #include "Transport.h"
 
 #include "lazyc/Runtime/Collectives.h"
@@ -155,6 +156,9 @@ struct Request {
   /// Its caller waits at once (lazyrt_collective_run, barriers): the
   /// caller runs it, with no hand-off to the communication thread.
   bool callerRuns = false;
+  /// Only the headers are exchanged: another engine (NCCL) moves the data
+  /// (agreeOnCollective).
+  bool headerOnly = false;
 };
 
 /// This thread's collective failure, for lazyrt_take_collective_error: the
@@ -197,9 +201,14 @@ public:
   int32_t init();
   int64_t start(int32_t kind, int32_t reduction, int32_t dtype, int64_t root,
                 const void *in, void *out, int64_t count,
-                bool callerRuns = false);
+                bool callerRuns = false, bool headerOnly = false);
   int64_t startBarrier();
   int32_t wait(int64_t handle, const void *in, void *out, const char *caller);
+  /// As wait, but returns the failure ("" when none) instead of recording it.
+  std::string finish(int64_t handle, const void *in, void *out,
+                     const char *caller);
+  /// Fails every later collective with `message`, unless already broken.
+  void breakWith(const std::string &message);
   void finalize();
   lazyrt_dist_stats stats();
 
@@ -403,11 +412,12 @@ void World::runLocal(Request &request) {
 
 int64_t World::start(int32_t kind, int32_t reduction, int32_t dtype,
                      int64_t root, const void *in, void *out, int64_t count,
-                     bool callerRuns) {
+                     bool callerRuns, bool headerOnly) {
   auto request = std::make_shared<Request>();
   request->in = in;
   request->out = out;
   request->callerRuns = callerRuns;
+  request->headerOnly = headerOnly;
   bool reduces = kind == LAZYRT_ALL_REDUCE || kind == LAZYRT_REDUCE_SCATTER;
   request->header = {0,
                      count,
@@ -450,7 +460,8 @@ int64_t World::enqueue(std::shared_ptr<Request> request, std::string error) {
   if (!error.empty() || local) {
     if (error.empty()) {
       request->header.sequence = nextSequence++;
-      runLocal(*request);
+      if (!request->headerOnly)
+        runLocal(*request);
       if (request->header.kind != kBarrier) {
         ++counters.collectives;
         counters.bytes +=
@@ -473,16 +484,22 @@ int64_t World::enqueue(std::shared_ptr<Request> request, std::string error) {
 
 int32_t World::wait(int64_t handle, const void *in, void *out,
                     const char *caller) {
+  std::string failure = finish(handle, in, out, caller);
+  if (failure.empty())
+    return 0;
+  recordCollectiveError(failure);
+  return -1;
+}
+
+std::string World::finish(int64_t handle, const void *in, void *out,
+                          const char *caller) {
   std::shared_ptr<Request> request;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = requests.find(handle);
-    if (it == requests.end()) {
-      recordCollectiveError(std::string(caller) + ": unknown collective " +
-                            "handle " + std::to_string(handle) +
-                            " (never started, or already waited for)");
-      return -1;
-    }
+    if (it == requests.end())
+      return std::string(caller) + ": unknown collective handle " +
+             std::to_string(handle) + " (never started, or already waited for)";
     if (it->second->in != in || it->second->out != out) {
       char message[256];
       std::snprintf(message, sizeof(message),
@@ -490,8 +507,7 @@ int32_t World::wait(int64_t handle, const void *in, void *out,
                     "out=%p, but waited for with in=%p out=%p",
                     caller, static_cast<long long>(handle), it->second->in,
                     it->second->out, in, out);
-      recordCollectiveError(message);
-      return -1;
+      return message;
     }
     request = it->second;
     requests.erase(it);
@@ -522,11 +538,15 @@ int32_t World::wait(int64_t handle, const void *in, void *out,
     counters.wait_seconds +=
         std::chrono::duration<double>(Clock::now() - began).count();
   }
-  if (!request->error.empty()) {
-    recordCollectiveError(request->error);
-    return -1;
-  }
-  return 0;
+  return request->error;
+}
+
+void World::breakWith(const std::string &message) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (broken.load())
+    return;
+  brokenMessage = message;
+  broken = true;
 }
 
 void World::serve(std::promise<std::string> initialized) {
@@ -651,7 +671,8 @@ std::string World::run(Request &request) {
                       : "");
     return message;
   }
-  if (request.header.kind == kBarrier || request.header.count == 0)
+  if (request.header.kind == kBarrier || request.header.count == 0 ||
+      request.headerOnly)
     return "";
 
   const Header &header = request.header;
@@ -726,6 +747,24 @@ lazyrt_dist_stats World::stats() {
 }
 
 } // namespace
+
+std::string lazyc::runtime::distributed::agreeOnCollective(
+    int32_t kind, int32_t reduction, int32_t dtype, int64_t root,
+    const void *in, void *out, int64_t count) {
+  World &w = world();
+  int64_t handle = w.start(kind, reduction, dtype, root, in, out, count,
+                           /*callerRuns=*/true, /*headerOnly=*/true);
+  return w.finish(handle, in, out, "lazyrt_cuda_collective_start");
+}
+
+void lazyc::runtime::distributed::recordFailedCollective(
+    const std::string &message) {
+  recordCollectiveError(message);
+}
+
+void lazyc::runtime::distributed::breakWorld(const std::string &message) {
+  world().breakWith(message);
+}
 
 extern "C" {
 

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "distributed/Agreement.h"
 #include "lazyc/Runtime/Cuda.h"
 #include "lazyc/Runtime/Device.h"
 
@@ -265,5 +266,22 @@ LAZYC_CUDA_GEMM_STUBS(f64)
 LAZYC_CUDA_GEMM_STUBS(f16)
 LAZYC_CUDA_GEMM_STUBS(bf16)
 #undef LAZYC_CUDA_GEMM_STUBS
+
+int64_t lazyrt_cuda_collective_start(int32_t, int32_t, int32_t, int64_t,
+                                     const void *, void *, int64_t) {
+  return 1;
+}
+
+int32_t lazyrt_cuda_collective_wait(int64_t, const void *, void *) {
+  notBuilt("lazyrt_cuda_collective_wait");
+  const char *why = lazyrt_get_last_error();
+  lazyc::runtime::distributed::recordFailedCollective(why ? why : "");
+  return -1;
+}
+
+int32_t lazyrt_nccl_version(int32_t *) {
+  notBuilt("lazyrt_nccl_version");
+  return -1;
+}
 
 } // extern "C"

@@ -2,7 +2,7 @@
 // lowering to linalg and bufferizes into a lazyrt_collective_start call
 // (kind, reduction, dtype, root, input address, output address, input
 // element count) and a lazyrt_collective_wait on the same addresses, which
-// lazy-cpu-overlap-collectives moves down to the first op that touches the
+// lazy-overlap-collectives moves down to the first op that touches the
 // buffers. One thread, so that no stage depends on the machine.
 //
 // RUN: lazyc-opt %s -split-input-file --lazy-lower-to-linalg --lazy-cpu-fuse \

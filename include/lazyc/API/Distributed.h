@@ -10,7 +10,8 @@
 // what it feeds, so a step's gradient all-reduces are compiled with the
 // rest of the step, bucketed, and issued as soon as their inputs are ready
 // while the rest of the backward pass runs. The transport is MPI for CPU
-// tensors (a launcher such as mpirun starts the processes).
+// tensors (a launcher such as mpirun starts the processes) and NCCL for
+// CUDA tensors (one GPU per rank; MPI still carries the ranks' checks).
 //
 //   auto world = lazyc::distributed::init();
 //   Tensor g = tape.gradient(loss, w);

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // This file declares the target-neutral code generation passes (fusion on
-// linalg, and the passes that shape a function's results and
-// out-parameters). The CPU's are in CPU/Passes.h.
+// linalg, the passes that shape a function's results and out-parameters,
+// the overlap of collectives). The CPU's are in CPU/Passes.h.
 //
 //===----------------------------------------------------------------------===//
 

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // This file declares the target-neutral code generation passes: fusion on
-// linalg, and the passes that shape a function's results and
-// out-parameters for the JIT's calling convention. The CPU's own passes are
+// linalg, the passes that shape a function's results and out-parameters for
+// the JIT's calling convention, and the overlap of collectives. The CPU's own passes are
 // in CPU/Passes.td.
 //
 //===----------------------------------------------------------------------===//
@@ -200,6 +200,25 @@ def LazyFlattenBroadcastSourcesPass
     seed 412059: a min over a product with a broadcast operand).
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
+def LazyOverlapCollectivesPass
+    : Pass<"lazy-overlap-collectives", "::mlir::func::FuncOp"> {
+  let summary = "Wait for each collective only where its buffers are used";
+  let description = [{
+    A bufferized `lazy.collective` is a `lazyrt_collective_start` call
+    followed at once by its `lazyrt_collective_wait` (each with the buffers'
+    addresses, taken by `memref.extract_aligned_pointer_as_index`). This
+    pass moves each wait, with its address ops, down its block past every
+    op that does not touch the collective's input or output buffer (or a
+    view of either, in any nested region): the data moves (on the CPU, by
+    the communication thread; on a GPU, on a communication stream) while
+    those ops compute. The wait stops before the
+    first op that does touch one, or before the terminator. Run before
+    buffer deallocation, so that the input is freed after the wait, not
+    while the exchange reads it.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 #endif // LAZYC_CODEGEN_PASSES_TD

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../MatmulMaps.h"
+#include "Launch.h"
 #include "lazyc/Codegen/GPU/Passes.h"
 #include "lazyc/Runtime/Runtime.h"
 
@@ -93,6 +94,7 @@ static func::FuncOp getOrDeclare(ModuleOp module, StringRef name,
   function.setPrivate();
   // Descriptors passed by pointer (_mlir_ciface_*), as the runtime expects.
   function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  function->setAttr(mlir::lazy::kQueuesOnStreamAttr, b.getUnitAttr());
   return function;
 }
 

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares what the passes that map loops to kernels and place
-// their buffers share.
+// This file declares what the passes that map loops to kernels, place
+// their buffers and call the runtime share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +27,13 @@ gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, Value blocks = {},
 /// `lazy.host_buffer` (the trace's promoted literals and sizes): host
 /// memory, which the host code reads and no kernel may.
 bool isHostArgument(Value buffer);
+
+/// On the declaration of a runtime function: a call queues its work on the
+/// device's stream, behind the kernels queued before it, and returns
+/// without waiting (cuBLASLt's GEMMs, NCCL's collectives). The host need
+/// not wait for the device before calling it
+/// (lazy-gpu-queue-library-calls).
+constexpr llvm::StringLiteral kQueuesOnStreamAttr = "lazy.queues_on_stream";
 
 } // namespace mlir::lazy
 

@@ -1,10 +1,11 @@
 // RUN: lazyc-opt %s -split-input-file --lazy-gpu-gemm-to-cublas | FileCheck %s
 
 // A matmul after a zero fill: one call that overwrites (flags 4), on
-// rank-3 views (a batch of one) with any strides; the fill is gone.
+// rank-3 views (a batch of one) with any strides; the fill is gone. The
+// declaration says the call only queues on the stream (no host wait before).
 // CHECK-LABEL: func.func private @lazyrt_cuda_matmul_f32
 //  CHECK-SAME:   (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, i32)
-//  CHECK-SAME:   attributes {llvm.emit_c_interface}
+//  CHECK-SAME:   attributes {lazy.queues_on_stream, llvm.emit_c_interface}
 // CHECK-LABEL: func.func @overwrite
 //  CHECK-SAME:   (%[[A:.*]]: memref<8x16xf32>, %[[B:.*]]: memref<16x4xf32>, %[[C:.*]]: memref<8x4xf32>)
 //   CHECK-NOT:   linalg.fill

@@ -300,22 +300,4 @@ def LazySerialSingleChunkParallelPass
                            "::mlir::omp::OpenMPDialect"];
 }
 
-def LazyCpuOverlapCollectivesPass
-    : Pass<"lazy-cpu-overlap-collectives", "::mlir::func::FuncOp"> {
-  let summary = "Wait for each collective only where its buffers are used";
-  let description = [{
-    A bufferized `lazy.collective` is a `lazyrt_collective_start` call
-    followed at once by its `lazyrt_collective_wait` (each with the buffers'
-    addresses, taken by `memref.extract_aligned_pointer_as_index`). This
-    pass moves each wait, with its address ops, down its block past every
-    op that does not touch the collective's input or output buffer (or a
-    view of either, in any nested region): the communication thread
-    exchanges the data while those ops compute. The wait stops before the
-    first op that does touch one, or before the terminator. Run before
-    buffer deallocation, so that the input is freed after the wait, not
-    while the exchange reads it.
-  }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
-}
-
 #endif // LAZYC_CODEGEN_CPU_PASSES_TD

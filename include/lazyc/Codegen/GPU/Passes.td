@@ -215,6 +215,37 @@ def LazyGpuReturnWithoutWaitingPass
   }];
 }
 
+def LazyGpuQueueLibraryCallsPass
+    : Pass<"lazy-gpu-queue-library-calls", "::mlir::func::FuncOp"> {
+  let summary = "Call the runtime's GEMMs and collectives without waiting";
+  let description = [{
+    `gpu-async-region` makes the host wait for the device before every op
+    with side effects, calls included. The runtime functions declared
+    `lazy.queues_on_stream` (cuBLASLt GEMMs, NCCL collectives) only queue
+    their work on the device's stream, behind the kernels already there,
+    and return: this pass removes the wait right before each call of one,
+    so the host goes on queuing while the device runs.
+  }];
+}
+
+def LazyGpuCollectivesPass
+    : Pass<"lazy-gpu-collectives", "::mlir::ModuleOp"> {
+  let summary = "Collectives of device buffers: the runtime's NCCL calls";
+  let description = [{
+    A bufferized `lazy.collective` is a `lazyrt_collective_start` call and
+    its `lazyrt_collective_wait` (lazy-overlap-collectives has moved the
+    wait down to the first use of the buffers). On a GPU the buffers are
+    device memory: this pass calls `lazyrt_cuda_collective_start` and
+    `lazyrt_cuda_collective_wait` instead (same operands; declared
+    `lazy.queues_on_stream`), which queue the collective on a communication
+    stream and make the device's stream wait for it. An input in host
+    memory (an argument marked `lazy.host_buffer`: a promoted literal) is
+    copied to a new buffer first, freed after the wait. Run before
+    lazy-gpu-device-buffers, which puts that buffer and copy on the device.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def LazyGpuParallelLoopsOutermostPass
     : Pass<"lazy-gpu-parallel-loops-outermost", "::mlir::func::FuncOp"> {
   let summary = "Order the loops of linalg ops parallel first, reductions inside";

@@ -234,6 +234,42 @@ void _mlir_ciface_lazyrt_cuda_matmul_bias_bf16(lazyrt_memref3d *a,
                                                int32_t flags);
 
 //===----------------------------------------------------------------------===//
+// Collectives of device buffers, over NCCL
+//
+// The counterparts of lazyrt_collective_start / _wait (Collectives.h: the
+// kinds, reductions, world and timeout) for buffers of the current device.
+// NCCL is loaded on the first collective: the file LAZYC_NCCL_LIBRARY
+// names, else libnccl.so.2 through the loader's path, else under
+// $LAZYC_CUDA_PATH, $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda
+// (lib64/, lib/). A device's communicator is made on its first collective,
+// a collective step of every rank: rank 0's NCCL id reaches the others over
+// the world's transport. Each rank needs a GPU of its own.
+//===----------------------------------------------------------------------===//
+
+/// Queues a collective of device buffers and returns its handle (> 0)
+/// without waiting for the device. First the ranks agree on it as on a
+/// collective of host buffers (the same checks, header exchange and
+/// timeout; this blocks until every rank got there). Then it is queued on
+/// a communication stream of the device, behind the work queued on the
+/// device's stream so far. Failures are reported by the wait.
+int64_t lazyrt_cuda_collective_start(int32_t kind, int32_t reduction,
+                                     int32_t dtype, int64_t root,
+                                     const void *in, void *out, int64_t count);
+
+/// Makes the work queued on the device's stream from now on wait for the
+/// collective `handle` (the host does not wait). `in` and `out` are the
+/// buffers it was started with. Returns 0, or -1 after recording the
+/// failure for lazyrt_take_collective_error. A collective that NCCL reports
+/// failed, or that is not done on the device within the world's timeout (a
+/// rank died in it), has its communicator aborted: the world is broken,
+/// and the device's next lazyrt_cuda_synchronize fails, saying why.
+int32_t lazyrt_cuda_collective_wait(int64_t handle, const void *in, void *out);
+
+/// Sets NCCL's version (22803 for 2.28.3), loading NCCL if needed (no GPU
+/// is needed). Returns 0, or -1 with lazyrt_get_last_error() saying why.
+int32_t lazyrt_nccl_version(int32_t *version);
+
+//===----------------------------------------------------------------------===//
 // Errors of the mgpu* entry points
 //===----------------------------------------------------------------------===//
 

@@ -1,19 +1,19 @@
-//===- Collectives.cpp - Collectives as runtime calls on the CPU ----------===//
+//===- Collectives.cpp - Collectives as runtime calls ---------------------===//
 //
 // Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements how a `lazy.collective` becomes code on the CPU: its
-// bufferization (a new output buffer and a start / wait pair of runtime
-// calls, lazyc/Runtime/Collectives.h) and lazy-cpu-overlap-collectives,
+// This file implements how a `lazy.collective` becomes code, for every
+// target: its bufferization (a new output buffer and a start / wait pair of
+// runtime calls, lazyc/Runtime/Collectives.h) and lazy-overlap-collectives,
 // which defers each wait to the first use of the collective's buffers.
 //
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/Codegen/CPU/Collectives.h"
-#include "lazyc/Codegen/CPU/Passes.h"
+#include "lazyc/Codegen/Collectives.h"
+#include "lazyc/Codegen/Passes.h"
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
 #include "lazyc/Runtime/Collectives.h"
 #include "lazyc/Runtime/DType.h"
@@ -26,8 +26,8 @@
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::lazy {
-#define GEN_PASS_DEF_LAZYCPUOVERLAPCOLLECTIVESPASS
-#include "lazyc/Codegen/CPU/Passes.h.inc"
+#define GEN_PASS_DEF_LAZYOVERLAPCOLLECTIVESPASS
+#include "lazyc/Codegen/Passes.h.inc"
 } // namespace mlir::lazy
 
 using namespace mlir;
@@ -91,7 +91,7 @@ static SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
 namespace {
 
 /// A collective reads its input and writes a new buffer, which the runtime
-/// fills while later ops run (lazy-cpu-overlap-collectives).
+/// fills while later ops run (lazy-overlap-collectives).
 struct CollectiveBufferization
     : public BufferizableOpInterface::ExternalModel<CollectiveBufferization,
                                                     lazy::CollectiveOp> {
@@ -201,7 +201,7 @@ struct CollectiveBufferization
                 arith::IndexCastOp::create(rewriter, loc, i64, count)})
             .getResult(0);
     // The wait takes the addresses too (the runtime checks them);
-    // lazy-cpu-overlap-collectives takes them anew where it moves the wait.
+    // lazy-overlap-collectives takes them anew where it moves the wait.
     func::FuncOp wait = getOrDeclare(
         op, kWait, rewriter.getFunctionType({i64, i64, i64}, {i32}));
     func::CallOp::create(rewriter, loc, wait,
@@ -212,7 +212,7 @@ struct CollectiveBufferization
 };
 
 //===----------------------------------------------------------------------===//
-// lazy-cpu-overlap-collectives
+// lazy-overlap-collectives
 //===----------------------------------------------------------------------===//
 
 /// The buffer behind an address operand of a wait: the source of
@@ -257,9 +257,9 @@ bool touches(Operation *op, const llvm::SetVector<Value> &buffers) {
   return result.wasInterrupted();
 }
 
-struct LazyCpuOverlapCollectivesPass
-    : mlir::lazy::impl::LazyCpuOverlapCollectivesPassBase<
-          LazyCpuOverlapCollectivesPass> {
+struct LazyOverlapCollectivesPass
+    : mlir::lazy::impl::LazyOverlapCollectivesPassBase<
+          LazyOverlapCollectivesPass> {
   void runOnOperation() override {
     SmallVector<func::CallOp> waits;
     getOperation().walk([&](func::CallOp call) {

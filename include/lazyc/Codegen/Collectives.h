@@ -1,19 +1,20 @@
-//===- Collectives.h - Collectives as runtime calls on the CPU --*- C++ -*-===//
+//===- Collectives.h - Collectives as runtime calls -------------*- C++ -*-===//
 //
 // Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares how `lazy.collective` bufferizes on the CPU: into a new
-// output buffer and a start / wait pair of calls to the runtime
-// (lazyc/Runtime/Collectives.h), which lazy-cpu-overlap-collectives then
-// pulls apart.
+// This file declares how `lazy.collective` bufferizes, for every target:
+// into a new output buffer and a start / wait pair of calls to the runtime
+// (lazyc/Runtime/Collectives.h), which lazy-overlap-collectives then pulls
+// apart. The GPU's lazy-gpu-collectives turns the pair into the calls for
+// device buffers.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_CODEGEN_CPU_COLLECTIVES_H
-#define LAZYC_CODEGEN_CPU_COLLECTIVES_H
+#ifndef LAZYC_CODEGEN_COLLECTIVES_H
+#define LAZYC_CODEGEN_COLLECTIVES_H
 
 namespace mlir {
 class DialectRegistry;
@@ -24,4 +25,4 @@ void registerCollectiveBufferizationModel(DialectRegistry &registry);
 } // namespace lazy
 } // namespace mlir
 
-#endif // LAZYC_CODEGEN_CPU_COLLECTIVES_H
+#endif // LAZYC_CODEGEN_COLLECTIVES_H

@@ -1,4 +1,4 @@
-// RUN: lazyc-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(lazy-cpu-overlap-collectives))' | FileCheck %s
+// RUN: lazyc-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(lazy-overlap-collectives))' | FileCheck %s
 
 // The input is in the form the bufferization of lazy.collective produces: a
 // lazyrt_collective_start call, then the wait, each taking the input's and
