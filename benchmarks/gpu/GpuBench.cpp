@@ -18,7 +18,9 @@
 //   4 gemm    f32 matmul 1024^3 and 4096^3 with TF32 off and on, bf16
 //             4096^3, and a linear layer with relu (GEMM + bias + relu)
 //   5 mlp     one SGD-momentum step of the 784-512-512-10 MLP, batch 128
-//             and 4096 (full f32)
+//             and 4096 (full f32); and the same step data-parallel in a
+//             world of one (its gradients averaged by NCCL: lazyc's own
+//             row, the cost of the collective path)
 //   6 launch  100 tiny ops on 16 f32 (y * 0.999, y + 0.001), one trace
 //   7 compile the chain's first call (compile, cache off) and a 20-op trace
 //
@@ -48,6 +50,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -363,7 +366,11 @@ void gemmSection() {
 void mlpSection() {
   const std::vector<int64_t> sizes = {784, 512, 512, 10};
   double parameters = 784 * 512 + 512 + 512 * 512 + 512 + 512 * 10 + 10;
-  for (int64_t batch : {128, 4096}) {
+  distributed::init();
+  for (auto [batch, dataParallel] : {std::pair<int64_t, bool>{128, false},
+                                     {4096, false},
+                                     {128, true},
+                                     {4096, true}}) {
     DeviceScope scope(gpu());
     nn::Mlp model(sizes, /*seed=*/0);
     std::vector<Variable *> weights = model.parameters();
@@ -371,6 +378,9 @@ void mlpSection() {
     options.learningRate = 0.01;
     options.momentum = 0.9;
     optim::SGD optimizer(weights, options);
+    std::optional<distributed::DataParallel> parallel;
+    if (dataParallel)
+      parallel.emplace(weights);
     Tensor x = randomNormal({batch, 784}, 0, 1, 51);
     std::vector<int64_t> labelData(batch);
     for (int64_t i = 0; i < batch; ++i)
@@ -380,7 +390,9 @@ void mlpSection() {
     auto step = [&] {
       GradientTape tape;
       loss = nn::crossEntropy(model(x), labels);
-      optimizer.step(tape.gradient(loss, nn::refs(weights)));
+      std::vector<Tensor> gradients = tape.gradient(loss, nn::refs(weights));
+      optimizer.step(parallel ? parallel->averageGradients(gradients)
+                              : gradients);
       sync();
     };
     auto start = Clock::now();
@@ -391,7 +403,8 @@ void mlpSection() {
     float lossEnd = loss.item<float>();
     Record record("5 mlp",
                   "MLP 784-512-512-10 train step (SGD mom., CE), batch " +
-                      std::to_string(batch));
+                      std::to_string(batch) +
+                      (dataParallel ? ", data-parallel, 1 rank" : ""));
     withTiming(record, timing)
         .set("gflop", 6.0 * batch * parameters / 1e9)
         .set("first_calls_s", firstMs / 1e3)

@@ -128,7 +128,7 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyGpuReturnWithoutWaitingPass());
   pm.addNestedPass<func::FuncOp>(
-      mlir::lazy::createLazyGpuQueueLibraryCallsPass());
+      mlir::lazy::createLazyGpuWaitOnlyForDeviceDataPass());
 
   // As upstream's gpu-lower-to-nvvm-pipeline, but the kernels go to NVVM
   // before anything converts the module to LLVM (there, arith.remf became

@@ -288,8 +288,8 @@ int64_t GpuCollectives::start(int32_t kind, int32_t reduction, int32_t dtype,
   entry.device = currentDevice();
   // The ranks agree first (this also checks the arguments), so NCCL is
   // never handed a mismatched collective.
-  entry.error = distributed::agreeOnCollective(kind, reduction, dtype, root,
-                                               in, out, count);
+  entry.error = distributed::agreeOnCollective(kind, reduction, dtype, root, in,
+                                               out, count);
   if (entry.error.empty() && count > 0)
     entry.error = queue(kind, reduction, dtype, root, in, out, count, entry);
   std::lock_guard<std::mutex> lock(mutex);
@@ -350,8 +350,8 @@ std::string GpuCollectives::queue(int32_t kind, int32_t reduction,
   switch (kind) {
   case LAZYRT_ALL_REDUCE:
     call = "ncclAllReduce";
-    result = nccl->ncclAllReduce(in, out, elements, type, op, comm,
-                                 state.stream);
+    result =
+        nccl->ncclAllReduce(in, out, elements, type, op, comm, state.stream);
     break;
   case LAZYRT_BROADCAST:
     call = "ncclBroadcast";
@@ -421,9 +421,9 @@ ncclComm_t GpuCollectives::communicator(const Nccl &nccl, DeviceState &device,
     failure = std::string("sending NCCL's unique id from rank 0: ") +
               (why ? why : "failed");
   } else if (shared.result != ncclSuccess) {
-    failure = "rank 0: " + nccl.failure("ncclGetUniqueId",
-                                        static_cast<ncclResult_t>(
-                                            shared.result));
+    failure =
+        "rank 0: " + nccl.failure("ncclGetUniqueId",
+                                  static_cast<ncclResult_t>(shared.result));
   }
   ncclComm_t comm = nullptr;
   if (failure.empty()) {
@@ -530,8 +530,8 @@ void GpuCollectives::watch() {
           if (nccl &&
               nccl->ncclCommGetAsyncError(it->comm, &async) == ncclSuccess &&
               async != ncclSuccess && async != ncclInProgress)
-            why = "NCCL reported " + nccl->failure("the collective", async,
-                                                   it->comm);
+            why = "NCCL reported " +
+                  nccl->failure("the collective", async, it->comm);
           else if (Clock::now() >= it->deadline)
             why = "did not complete within " +
                   std::to_string(lazyrt_dist_get_timeout()) +
@@ -595,13 +595,11 @@ extern "C" {
 
 int64_t lazyrt_cuda_collective_start(int32_t kind, int32_t reduction,
                                      int32_t dtype, int64_t root,
-                                     const void *in, void *out,
-                                     int64_t count) {
+                                     const void *in, void *out, int64_t count) {
   return collectives().start(kind, reduction, dtype, root, in, out, count);
 }
 
-int32_t lazyrt_cuda_collective_wait(int64_t handle, const void *in,
-                                    void *out) {
+int32_t lazyrt_cuda_collective_wait(int64_t handle, const void *in, void *out) {
   return collectives().wait(handle, in, out);
 }
 

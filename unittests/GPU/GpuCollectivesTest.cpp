@@ -56,9 +56,9 @@ bool ncclInstalled() {
 /// before anything reads them; prints the failure. Returns 0 if it failed.
 int failsSaying(int32_t kind, DType dtype, int64_t count) {
   std::vector<int64_t> in(count), out(count * 4);
-  int64_t handle = lazyrt_cuda_collective_start(
-      kind, LAZYRT_REDUCE_SUM, static_cast<int32_t>(dtype), 0, in.data(),
-      out.data(), count);
+  int64_t handle = lazyrt_cuda_collective_start(kind, LAZYRT_REDUCE_SUM,
+                                                static_cast<int32_t>(dtype), 0,
+                                                in.data(), out.data(), count);
   int32_t status = lazyrt_cuda_collective_wait(handle, in.data(), out.data());
   std::fprintf(stderr, "%s\n", takeCollectiveError().c_str());
   return status == -1 ? 0 : 1;
@@ -131,8 +131,8 @@ TEST(NcclRuntimeTest, BadArgumentsFailBeforeTheDevice) {
   // Waiting twice, or on other buffers, is an error too.
   if (!LAZYC_HAVE_CUDA_H)
     return;
-  handle = lazyrt_cuda_collective_start(LAZYRT_ALL_REDUCE, LAZYRT_REDUCE_SUM,
-                                        0, 0, in, out, 0);
+  handle = lazyrt_cuda_collective_start(LAZYRT_ALL_REDUCE, LAZYRT_REDUCE_SUM, 0,
+                                        0, in, out, 0);
   EXPECT_EQ(lazyrt_cuda_collective_wait(handle, in, in), -1);
   EXPECT_NE(takeCollectiveError().find("started on other buffers"),
             std::string::npos);
@@ -140,8 +140,8 @@ TEST(NcclRuntimeTest, BadArgumentsFailBeforeTheDevice) {
   EXPECT_NE(takeCollectiveError().find("unknown collective handle"),
             std::string::npos);
   // Nothing to move: no device is needed.
-  handle = lazyrt_cuda_collective_start(LAZYRT_ALL_REDUCE, LAZYRT_REDUCE_SUM,
-                                        0, 0, in, out, 0);
+  handle = lazyrt_cuda_collective_start(LAZYRT_ALL_REDUCE, LAZYRT_REDUCE_SUM, 0,
+                                        0, in, out, 0);
   EXPECT_EQ(lazyrt_cuda_collective_wait(handle, in, out), 0)
       << takeCollectiveError();
 }
@@ -219,7 +219,8 @@ TEST_F(GpuCollectivesTest, DataParallelSgdOnTheGpu) {
   // Least squares, w of 8: three SGD steps with averaged gradients on the
   // GPU against the same steps in double precision on the host.
   const int64_t rows = 64, cols = 8;
-  std::vector<float> a = values(rows * cols, 1.0f, 5), b = values(rows, 1.0f, 6);
+  std::vector<float> a = values(rows * cols, 1.0f, 5),
+                     b = values(rows, 1.0f, 6);
   std::vector<float> w0 = values(cols, 0.5f, 7);
   Variable w(Tensor::fromVector(w0, {cols}).to(gpu));
   distributed::DataParallel parallel({&w});
@@ -231,8 +232,8 @@ TEST_F(GpuCollectivesTest, DataParallelSgdOnTheGpu) {
     Tensor residual = matmul(inputs, reshape(w.read(), {cols, 1})) -
                       reshape(targets, {rows, 1});
     Tensor loss = sum(residual * residual) / static_cast<float>(rows);
-    std::vector<Tensor> gradients =
-        parallel.averageGradients(tape.gradient(loss, std::vector<Variable *>{&w}));
+    std::vector<Tensor> gradients = parallel.averageGradients(
+        tape.gradient(loss, std::vector<Variable *>{&w}));
     w.assignSub(gradients[0] * rate);
     lazyc::sync();
   }

@@ -44,7 +44,7 @@ static memref::ExtractAlignedPointerAsIndexOp pointerBehind(Value address) {
 /// and the wait take the copy's address.
 static LogicalResult copyHostInput(IRRewriter &rewriter, func::CallOp start) {
   auto startPointer = pointerBehind(start.getOperand(4));
-  if (!startPointer || !lazy::isHostArgument(startPointer.getSource()))
+  if (!startPointer || !lazy::isHostBuffer(startPointer.getSource()))
     return success();
   Value host = startPointer.getSource();
   SmallVector<func::CallOp> waits;

@@ -68,8 +68,8 @@ static void placeConstantOnDevice(IRRewriter &rewriter,
     rewriter.eraseOp(global);
 }
 
-/// A kernel's load of a host argument (a promoted literal, a size) at an
-/// index known before the kernel moves in front of it: the host reads the
+/// A kernel's load of host memory (a promoted literal, a size, a shape) at
+/// an index known before the kernel moves in front of it: the host reads the
 /// value, and outlining passes it to the kernel as a parameter. Constant
 /// indices come along. Returns false if an index varies in the kernel.
 static bool hoistHostLoad(IRRewriter &rewriter, memref::LoadOp load,
@@ -107,13 +107,13 @@ struct LazyGpuDeviceBuffersPass
     SmallVector<std::pair<memref::LoadOp, gpu::LaunchOp>> hostLoads;
     getOperation().walk([&](memref::LoadOp load) {
       if (auto launch = load->getParentOfType<gpu::LaunchOp>();
-          launch && mlir::lazy::isHostArgument(load.getMemRef()))
+          launch && mlir::lazy::isHostBuffer(load.getMemRef()))
         hostLoads.push_back({load, launch});
     });
     for (auto [load, launch] : hostLoads)
       if (!hoistHostLoad(rewriter, load, launch)) {
-        load.emitError("reads host memory (argument #")
-            << cast<BlockArgument>(load.getMemRef()).getArgNumber()
+        load.emitError("reads host memory (")
+            << mlir::lazy::describeHostBuffer(load.getMemRef())
             << ") at an index that varies inside a GPU kernel";
         return signalPassFailure();
       }
@@ -126,9 +126,9 @@ struct LazyGpuDeviceBuffersPass
       }
       if (inKernel) {
         for (Value operand : op->getOperands())
-          if (mlir::lazy::isHostArgument(operand)) {
-            op->emitError("uses argument #")
-                << cast<BlockArgument>(operand).getArgNumber()
+          if (mlir::lazy::isHostBuffer(operand)) {
+            op->emitError("uses ")
+                << mlir::lazy::describeHostBuffer(operand)
                 << ", which is host memory, inside a GPU kernel";
             return WalkResult::interrupt();
           }

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 
@@ -36,4 +37,17 @@ bool mlir::lazy::isHostArgument(Value buffer) {
   auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
   return function &&
          function.getArgAttr(argument.getArgNumber(), kHostBufferAttr);
+}
+
+bool mlir::lazy::isHostBuffer(Value buffer) {
+  if (isHostArgument(buffer))
+    return true;
+  auto alloca = buffer.getDefiningOp<memref::AllocaOp>();
+  return alloca && alloca->hasAttr(kHostBufferAttr);
+}
+
+std::string mlir::lazy::describeHostBuffer(Value buffer) {
+  if (auto argument = dyn_cast<BlockArgument>(buffer))
+    return "argument #" + std::to_string(argument.getArgNumber());
+  return "a host buffer";
 }

@@ -28,11 +28,19 @@ gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, Value blocks = {},
 /// memory, which the host code reads and no kernel may.
 bool isHostArgument(Value buffer);
 
+/// Whether `buffer` is host memory: a host argument (isHostArgument) or a
+/// `memref.alloca` marked `lazy.host_buffer` (a shape buffer; a cell a
+/// kernel's result is copied into).
+bool isHostBuffer(Value buffer);
+
+/// "argument #2", "a host buffer": what an error says `buffer` is.
+std::string describeHostBuffer(Value buffer);
+
 /// On the declaration of a runtime function: a call queues its work on the
 /// device's stream, behind the kernels queued before it, and returns
 /// without waiting (cuBLASLt's GEMMs, NCCL's collectives). The host need
 /// not wait for the device before calling it
-/// (lazy-gpu-queue-library-calls).
+/// (lazy-gpu-wait-only-for-device-data).
 constexpr llvm::StringLiteral kQueuesOnStreamAttr = "lazy.queues_on_stream";
 
 } // namespace mlir::lazy

@@ -25,7 +25,7 @@ namespace mlir::lazy {
 
 using namespace mlir;
 using mlir::lazy::createLaunch;
-using mlir::lazy::isHostArgument;
+using mlir::lazy::isHostBuffer;
 using mlir::lazy::kHostBufferAttr;
 
 /// Whether `op`, or an op in its regions, reads or writes the contents of a
@@ -67,6 +67,65 @@ static bool isHostControlFlow(Operation *op) {
 static bool isContiguous(Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   return type.getLayout().isIdentity();
+}
+
+/// Whether `alloc` holds a shape for `memref.reshape` (the bufferized
+/// `tensor.from_elements` of a reshape's dynamic sizes): a small buffer of
+/// integers that only stores of sizes, loads and reshapes use.
+static bool isShapeBuffer(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!type.hasStaticShape() || type.getRank() != 1 ||
+      !type.getElementType().isIntOrIndex())
+    return false;
+  bool reshaped = false;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (auto reshape = dyn_cast<memref::ReshapeOp>(user)) {
+      if (use.get() != reshape.getShape())
+        return false;
+      reshaped = true;
+    } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
+      if (use.get() != store.getMemRef())
+        return false;
+    } else if (!isa<memref::LoadOp, memref::DeallocOp>(user)) {
+      return false;
+    }
+  }
+  return reshaped;
+}
+
+/// Shape buffers (isShapeBuffer) become host memory on the function's stack
+/// frame: the host computes the sizes and builds the reshaped view, so no
+/// kernel writes them and no copy brings them back.
+static void placeShapeBuffersOnHost(func::FuncOp function) {
+  SmallVector<memref::AllocOp> shapes;
+  function.walk([&](memref::AllocOp alloc) {
+    if (isShapeBuffer(alloc))
+      shapes.push_back(alloc);
+  });
+  auto atEntry = OpBuilder::atBlockBegin(&function.getBody().front());
+  for (memref::AllocOp alloc : shapes) {
+    auto host =
+        memref::AllocaOp::create(atEntry, alloc.getLoc(), alloc.getType());
+    host->setAttr(kHostBufferAttr, atEntry.getUnitAttr());
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    alloc.replaceAllUsesWith(host.getResult());
+    alloc.erase();
+  }
+}
+
+/// Whether `op` is host work on host memory: a load or store of a host
+/// buffer, a reshape by a host shape.
+static bool isHostWork(Operation &op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return isHostBuffer(load.getMemRef());
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return isHostBuffer(store.getMemRef());
+  if (auto reshape = dyn_cast<memref::ReshapeOp>(op))
+    return isHostBuffer(reshape.getShape());
+  return false;
 }
 
 /// Replaces `copy` with the loop nest that copies element by element.
@@ -232,6 +291,7 @@ struct LazyGpuMapToKernelsPass
           << static_cast<int64_t>(threadsPerBlock);
       return signalPassFailure();
     }
+    placeShapeBuffersOnHost(getOperation());
     for (Block &block : getOperation().getBody())
       if (failed(mapBlock(block)))
         return signalPassFailure();
@@ -269,9 +329,9 @@ struct LazyGpuMapToKernelsPass
               return failure();
         continue;
       }
-      // The host reads its own memory (the sizes of buffers and launches).
-      if (auto load = dyn_cast<memref::LoadOp>(op);
-          load && isHostArgument(load.getMemRef())) {
+      // The host reads and writes its own memory (the sizes of buffers and
+      // launches, shapes).
+      if (isHostWork(op)) {
         if (failed(flushSerial()))
           return failure();
         continue;

@@ -138,3 +138,25 @@ func.func @host_sizes_in_kernel(%y: memref<2xi64>, %sizes: memref<2xi64> {lazy.h
   }
   return
 }
+
+// -----
+
+// A kernel's read of a host buffer on the stack frame (a shape) moves in
+// front of the launch, like a read of a host argument.
+// CHECK-LABEL: func.func @host_alloca_read
+//       CHECK:   %[[SHAPE:.*]] = memref.alloca() {lazy.host_buffer} : memref<2xindex>
+//       CHECK:   %[[ROWS:.*]] = memref.load %[[SHAPE]]
+//  CHECK-NEXT:   gpu.launch
+//   CHECK-NOT:     memref.load %[[SHAPE]]
+//       CHECK:     memref.store %{{.*}}, %{{.*}}[%[[ROWS]]]
+func.func @host_alloca_read(%y: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %shape = memref.alloca() {lazy.host_buffer} : memref<2xindex>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %rows = memref.load %shape[%c0] : memref<2xindex>
+    memref.store %rows, %y[%rows] : memref<?xindex>
+    gpu.terminator
+  }
+  return
+}

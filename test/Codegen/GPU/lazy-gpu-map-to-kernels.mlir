@@ -379,3 +379,42 @@ func.func @tied_copy(%x: memref<1000xf32>, %y: memref<1000xf32>, %differ: i1) {
   }
   return
 }
+
+// -----
+
+// A reshape's shape buffer (sizes stored, then a reshape: the bufferized
+// reshape of a dynamic shape) becomes host memory on the stack frame: the
+// host stores the sizes, makes the view and reads the size back, with no
+// one-thread kernel and no copy; only the loop over the view is a kernel.
+// CHECK-LABEL: func.func @reshape_shape_on_the_host
+//  CHECK-SAME:   (%[[X:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x1xf32>, %[[SIZES:.*]]: memref<1xi64> {lazy.host_buffer})
+//       CHECK:   %[[SHAPE:.*]] = memref.alloca() {lazy.host_buffer} : memref<2xindex>
+//   CHECK-NOT:   gpu.launch
+//       CHECK:   memref.store %{{.*}}, %[[SHAPE]]
+//       CHECK:   memref.store %{{.*}}, %[[SHAPE]]
+//       CHECK:   %[[VIEW:.*]] = memref.reshape %[[X]](%[[SHAPE]])
+//       CHECK:   %[[ROWS:.*]] = memref.load %[[SHAPE]]
+//       CHECK:   gpu.launch
+//       CHECK:     memref.load %[[VIEW]]
+//   CHECK-NOT:   gpu.launch
+//   CHECK-NOT:   memref.alloc(
+//   CHECK-NOT:   memref.dealloc
+//       CHECK:   return
+func.func @reshape_shape_on_the_host(%x: memref<?xf32>, %y: memref<?x1xf32>, %sizes: memref<1xi64> {lazy.host_buffer}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %raw = memref.load %sizes[%c0] : memref<1xi64>
+  %n = arith.index_cast %raw : i64 to index
+  %shape = memref.alloc() : memref<2xindex>
+  memref.store %n, %shape[%c0] : memref<2xindex>
+  memref.store %c1, %shape[%c1] : memref<2xindex>
+  %view = memref.reshape %x(%shape) : (memref<?xf32>, memref<2xindex>) -> memref<?x1xf32>
+  %rows = memref.load %shape[%c0] : memref<2xindex>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %c1) step (%c1, %c1) {
+    %v = memref.load %view[%i, %j] : memref<?x1xf32>
+    memref.store %v, %y[%i, %j] : memref<?x1xf32>
+    scf.reduce
+  }
+  memref.dealloc %shape : memref<2xindex>
+  return
+}

@@ -122,7 +122,11 @@ def LazyGpuMapToKernelsPass
     loops; calls (the runtime's output-shape checks) and allocations stay on
     the host, and so do loads from an argument marked `lazy.host_buffer`
     (the trace's runtime sizes, host memory): the sizes reach kernels as
-    parameters. A value a one-thread kernel computes that the host needs (a
+    parameters. The shape buffer of a `memref.reshape` (a small buffer of
+    sizes that only stores, loads and reshapes use) becomes host memory too
+    (a `memref.alloca` marked `lazy.host_buffer`): the host stores the
+    sizes and makes the reshaped view, with no kernel and no copy back. A
+    value a one-thread kernel computes that the host needs (a
     while loop's condition, a buffer's size) is stored to a device cell by
     the kernel and copied into a host buffer (a `memref.alloca` marked
     `lazy.host_buffer`) after it, where the host reads it.
@@ -215,16 +219,22 @@ def LazyGpuReturnWithoutWaitingPass
   }];
 }
 
-def LazyGpuQueueLibraryCallsPass
-    : Pass<"lazy-gpu-queue-library-calls", "::mlir::func::FuncOp"> {
-  let summary = "Call the runtime's GEMMs and collectives without waiting";
+def LazyGpuWaitOnlyForDeviceDataPass
+    : Pass<"lazy-gpu-wait-only-for-device-data", "::mlir::func::FuncOp"> {
+  let summary = "Make the host wait for the device only to read its data";
   let description = [{
     `gpu-async-region` makes the host wait for the device before every op
-    with side effects, calls included. The runtime functions declared
-    `lazy.queues_on_stream` (cuBLASLt GEMMs, NCCL collectives) only queue
-    their work on the device's stream, behind the kernels already there,
-    and return: this pass removes the wait right before each call of one,
-    so the host goes on queuing while the device runs.
+    with side effects. Many need no wait, and this pass removes the wait
+    right before them, so the host goes on queuing while the device runs:
+
+    - calls of runtime functions declared `lazy.queues_on_stream`
+      (cuBLASLt GEMMs, NCCL collectives), which only queue their work on
+      the device's stream, behind the kernels already there;
+    - loads and stores of host memory that the device never writes: an
+      argument marked `lazy.host_buffer` (the trace's sizes and promoted
+      literals), or a `memref.alloca` marked so that no copy targets (a
+      shape buffer). A cell a copy brings a kernel's result into keeps its
+      wait.
   }];
 }
 
