@@ -99,9 +99,10 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
 
 void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
                                    const CpuPipelineOptions &options) {
-  // Each kernel's thread loop in a function of its own: later stages stay
-  // linear in the size of a large trace.
-  pm.addPass(mlir::lazy::createLazyOutlineThreadLoopsPass());
+  // Each kernel's loop nest in a function of its own: later stages stay
+  // linear in the size of a large trace, and LLVM compiles the functions on
+  // several threads.
+  pm.addPass(mlir::lazy::createLazyOutlineLoopNestsPass());
   // f32/f64 GEMM tiles run on BLAS, on the thread their scf.forall gives.
   pm.addPass(mlir::lazy::createLazyCpuGemmToBlasPass());
   // Convolution tiles run as register-blocked direct convolution.

@@ -38,7 +38,7 @@ public:
 
   void modifyPassConfig(MaterializationResponsibility &, jitlink::LinkGraph &,
                         jitlink::PassConfiguration &config) override {
-    // A local function (a thread loop's outlined body) is called through
+    // A local function (a loop nest's outlined body) is called through
     // its section's symbol; pruning would drop its own, named one.
     config.PrePrunePasses.push_back([](jitlink::LinkGraph &graph) {
       for (jitlink::Symbol *symbol : graph.defined_symbols())

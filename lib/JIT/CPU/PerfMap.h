@@ -8,7 +8,7 @@
 // With LAZYC_PERF_MAP=1, every function the CPU JIT links is written to
 // /tmp/perf-<pid>.map, the file `perf report` reads to name code that has
 // no object file on disk: a trace's kernels then show up by name
-// (`lazyc:<function>:<symbol>`, e.g. a thread loop's outlined body).
+// (`lazyc:<function>:<symbol>`, e.g. a loop nest's outlined body).
 //
 //===----------------------------------------------------------------------===//
 

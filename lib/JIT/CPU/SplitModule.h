@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // LLVM compiles one module on one thread. A lowered trace of many kernels is
-// many functions (the trace and one per thread loop, from
-// lazy-outline-thread-loops), so the CPU JIT splits it into modules that
+// many functions (the trace and one per loop nest, from
+// lazy-outline-loop-nests), so the CPU JIT splits it into modules that
 // LLVM optimizes and compiles on several threads, and links their objects
 // together.
 //

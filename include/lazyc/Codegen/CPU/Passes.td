@@ -45,23 +45,29 @@ def LazyCpuTileAndVectorizePass
   ];
 }
 
-def LazyOutlineThreadLoopsPass
-    : Pass<"lazy-outline-thread-loops", "::mlir::ModuleOp"> {
-  let summary = "Give each top-level thread loop of a bufferized function a "
+def LazyOutlineLoopNestsPass
+    : Pass<"lazy-outline-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Give each top-level loop nest of a bufferized function a "
                 "function of its own";
   let description = [{
     Moves every `scf.parallel` in the body of a function (after
     bufferization: a kernel's thread loop, with its fused producers) into a
     private function of its own, `@<function>_loop<N>`, called in its place
     with the buffers and sizes it reads; constants are cloned into it. The
-    new functions are `noinline`.
+    new functions are `noinline`. Where the body holds at least two loop
+    nests, its serial ones (an `scf.for` without results: a small kernel's
+    loop over rows) move too, numbered with the thread loops in the order
+    they come.
 
     A large trace (a training step: a hundred kernels) is otherwise one
     function of tens of thousands of ops in one block, and several later
     stages (greedy rewrites that order ops in a block, OpenMP's region
     outlining in LLVM, LLVM's per-function analyses) take time that grows
     faster than the function; many small functions keep each of them
-    linear, and let the pass manager lower them in parallel.
+    linear, and let the pass manager lower them in parallel. And LLVM
+    optimizes and compiles whole functions on the JIT's threads
+    (SplitModule.h): a small trace of ten serial kernels would otherwise be
+    one function on one thread.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::scf::SCFDialect"];

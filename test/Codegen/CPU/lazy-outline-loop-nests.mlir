@@ -1,4 +1,4 @@
-// RUN: lazyc-opt %s -split-input-file --lazy-outline-thread-loops | FileCheck %s
+// RUN: lazyc-opt %s -split-input-file --lazy-outline-loop-nests | FileCheck %s
 
 // Each top-level thread loop moves into a private, noinline function of its
 // own, called in its place with the buffers and sizes it reads, and placed
@@ -64,6 +64,66 @@ func.func @nested(%p: i1, %x: memref<8xf32>) {
       memref.store %v, %x[%i] : memref<8xf32>
       scf.reduce
     }
+  }
+  return
+}
+
+// -----
+
+// Serial loop nests (a small kernel's loop over rows) move too where the
+// body holds at least two loop nests, numbered in order with the thread
+// loops; a serial loop whose results are used stays.
+// CHECK-LABEL: func.func @serial
+//       CHECK:   call @serial_loop0(
+//       CHECK:   call @serial_loop1(
+//       CHECK:   %[[SUM:.*]] = scf.for {{.*}} iter_args
+//       CHECK:   call @serial_loop2(
+//       CHECK:   return %[[SUM]]
+// CHECK-LABEL: func.func private @serial_loop0
+//       CHECK:   scf.for
+// CHECK-LABEL: func.func private @serial_loop1
+//       CHECK:   scf.parallel
+// CHECK-LABEL: func.func private @serial_loop2
+//       CHECK:   scf.for
+func.func @serial(%x: memref<64xf32>, %y: memref<64xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    memref.store %v, %y[%i] : memref<64xf32>
+  }
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %y[%i] : memref<64xf32>
+    memref.store %v, %x[%i] : memref<64xf32>
+    scf.reduce
+  }
+  %sum = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %s = arith.addf %acc, %v : f32
+    scf.yield %s : f32
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    memref.store %sum, %y[%i] : memref<64xf32>
+  }
+  return %sum : f32
+}
+
+// -----
+
+// A serial loop nest alone stays: there is nothing to compile beside it.
+// CHECK-LABEL: func.func @one_serial_loop
+//       CHECK:   scf.for
+//   CHECK-NOT:   call
+//   CHECK-NOT: func.func private
+func.func @one_serial_loop(%x: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    memref.store %v, %x[%i] : memref<64xf32>
   }
   return
 }

@@ -1,11 +1,11 @@
-//===- OutlineThreadLoops.cpp - A function per thread loop ----------------===//
+//===- OutlineLoopNests.cpp - A function per loop nest --------------------===//
 //
 // Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements lazy-outline-thread-loops.
+// This file implements lazy-outline-loop-nests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +15,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::lazy {
-#define GEN_PASS_DEF_LAZYOUTLINETHREADLOOPSPASS
+#define GEN_PASS_DEF_LAZYOUTLINELOOPNESTSPASS
 #include "lazyc/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::lazy
 
@@ -36,24 +36,30 @@ static void cloneConstantsInto(RewriterBase &rewriter, Region &region) {
   }
 }
 
+/// Whether `op` is a serial loop nest that can move into a function: an
+/// `scf.for` whose results no one needs.
+static bool isSerialLoopNest(Operation &op) {
+  auto loop = dyn_cast<scf::ForOp>(op);
+  return loop && loop->getNumResults() == 0;
+}
+
 /// Moves `loop` into a function of its own named `name`, called in its place,
 /// and puts that function after `previous`; returns it.
-static FailureOr<func::FuncOp> outline(RewriterBase &rewriter,
-                                       scf::ParallelOp loop, StringRef name,
-                                       Operation *previous) {
+static FailureOr<func::FuncOp> outline(RewriterBase &rewriter, Operation *loop,
+                                       StringRef name, Operation *previous) {
   // outlineSingleBlockRegion outlines a region: wrap the loop in one.
   rewriter.setInsertionPoint(loop);
   auto wrapper =
-      scf::ExecuteRegionOp::create(rewriter, loop.getLoc(), TypeRange());
+      scf::ExecuteRegionOp::create(rewriter, loop->getLoc(), TypeRange());
   Block *body = rewriter.createBlock(&wrapper.getRegion());
   rewriter.setInsertionPointToStart(body);
-  scf::YieldOp::create(rewriter, loop.getLoc());
+  scf::YieldOp::create(rewriter, loop->getLoc());
   rewriter.moveOpBefore(loop, body->getTerminator());
   cloneConstantsInto(rewriter, wrapper.getRegion());
 
   func::CallOp call;
   FailureOr<func::FuncOp> function = outlineSingleBlockRegion(
-      rewriter, loop.getLoc(), wrapper.getRegion(), name, &call);
+      rewriter, loop->getLoc(), wrapper.getRegion(), name, &call);
   if (failed(function))
     return failure();
   (*function)->moveAfter(previous);
@@ -69,9 +75,8 @@ static FailureOr<func::FuncOp> outline(RewriterBase &rewriter,
 }
 
 namespace {
-struct LazyOutlineThreadLoopsPass
-    : mlir::lazy::impl::LazyOutlineThreadLoopsPassBase<
-          LazyOutlineThreadLoopsPass> {
+struct LazyOutlineLoopNestsPass
+    : mlir::lazy::impl::LazyOutlineLoopNestsPassBase<LazyOutlineLoopNestsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -80,24 +85,28 @@ struct LazyOutlineThreadLoopsPass
     for (func::FuncOp function : functions) {
       if (function.isExternal())
         continue;
-      SmallVector<scf::ParallelOp> loops;
+      SmallVector<Operation *> loops;
       for (Block &block : function.getBody())
-        for (auto loop : block.getOps<scf::ParallelOp>())
-          loops.push_back(loop);
+        for (Operation &op : block)
+          if (isa<scf::ParallelOp>(op) || isSerialLoopNest(op))
+            loops.push_back(&op);
+      // A serial loop nest alone has nothing to be compiled beside.
+      if (loops.size() == 1 && !isa<scf::ParallelOp>(loops.front()))
+        loops.clear();
       // The trace first, then its loops in order.
       Operation *previous = function;
       for (auto [index, loop] : llvm::enumerate(loops)) {
         std::string name =
             (function.getName() + "_loop" + llvm::Twine(index)).str();
         if (symbols.lookup(name)) {
-          loop.emitError("cannot outline into @")
+          loop->emitError("cannot outline into @")
               << name << ": the name is taken";
           return signalPassFailure();
         }
         FailureOr<func::FuncOp> outlined =
             outline(rewriter, loop, name, previous);
         if (failed(outlined)) {
-          loop.emitError("cannot outline this thread loop");
+          loop->emitError("cannot outline this loop nest");
           return signalPassFailure();
         }
         previous = *outlined;
