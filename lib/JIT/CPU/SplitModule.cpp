@@ -15,9 +15,24 @@
 
 using namespace mlir;
 
-/// Below this many ops per part, starting a thread and cloning the module
-/// cost more than compiling the part on the calling thread saves.
+/// Below this many ops (counted by codegenWeight) per part, starting a
+/// thread and cloning the module cost more than compiling the part on the
+/// calling thread saves.
 static constexpr size_t kMinOpsPerPart = 200;
+
+/// About how many machine instructions LLVM makes of `op`: a vector wider
+/// than a 512-bit register is split into one op per register (<32 x float>
+/// into two), and LLVM's time follows the instructions.
+static size_t codegenWeight(Operation *op) {
+  size_t weight = 1;
+  for (Type type : op->getResultTypes())
+    if (auto vector = dyn_cast<VectorType>(type);
+        vector && vector.getElementType().isIntOrFloat())
+      weight = std::max<size_t>(
+          weight, vector.getNumElements() *
+                      vector.getElementType().getIntOrFloatBitWidth() / 512);
+  return weight;
+}
 
 static bool isLocal(LLVM::Linkage linkage) {
   return linkage == LLVM::Linkage::Private ||
@@ -37,7 +52,7 @@ lazyc::jit::splitModule(ModuleOp module, unsigned parts) {
       if (function.isExternal())
         continue;
       size_t ops = 0;
-      function.walk([&](Operation *) { ++ops; });
+      function.walk([&](Operation *inner) { ops += codegenWeight(inner); });
       definitions.push_back({function.getName(), ops});
       totalOps += ops;
       continue;

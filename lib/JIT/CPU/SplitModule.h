@@ -25,8 +25,9 @@ namespace lazyc::jit {
 
 /// Splits `module` (in the LLVM dialect) into at most `parts` modules that
 /// are compiled separately and linked together: each defines some of the
-/// functions, balanced by their number of ops, and declares the others;
-/// each has a copy of the module's private constants. Returns no module
+/// functions, balanced by the machine instructions LLVM will make of them
+/// (about: vector ops count once per 512-bit register), and declares the
+/// others; each has a copy of the module's private constants. Returns no module
 /// when `module` is too small to gain from it, has fewer than two functions,
 /// or holds something that cannot be split safely (a mutable or exported
 /// global, constructors, comdats).
