@@ -129,7 +129,8 @@ bool generatedCodeErrorPending();
 
 /// Collectives.cpp: why work on device `index` failed without the driver
 /// knowing (a collective that timed out and was aborted), taken once; ""
-/// when nothing failed. lazyrt_cuda_synchronize reports it.
+/// when nothing failed. lazyrt_cuda_synchronize and the copies to the host
+/// report it.
 std::string takeCollectiveFailure(int index);
 
 } // namespace lazyc::runtime::cuda

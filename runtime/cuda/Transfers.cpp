@@ -52,6 +52,14 @@ int32_t failed(const char *caller, const DeviceState &state, const char *call,
 int32_t finish(const char *caller, const DeviceState &state) {
   if (CUresult result = state.driver->cuStreamSynchronize(state.stream))
     return failed(caller, state, "cuStreamSynchronize", result);
+  // An aborted collective ends without a fault: what was copied after it is
+  // not a result.
+  if (std::string failure = takeCollectiveFailure(state.index);
+      !failure.empty()) {
+    setLastError(std::string(caller) + ": " + deviceName(state.index) + ": " +
+                 failure);
+    return -1;
+  }
   return 0;
 }
 

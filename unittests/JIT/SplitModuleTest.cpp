@@ -34,8 +34,8 @@ std::string function(const std::string &name, int count,
   for (int i = 1; i < count; ++i)
     text += "  %v" + std::to_string(i) + " = llvm.fadd %v" +
             std::to_string(i - 1) + ", %x : " + type + "\n";
-  return text + "  llvm.return %v" + std::to_string(count - 1) + " : " +
-         type + "\n}\n";
+  return text + "  llvm.return %v" + std::to_string(count - 1) + " : " + type +
+         "\n}\n";
 }
 
 /// The names of the functions `part` defines.
@@ -71,10 +71,9 @@ TEST_F(SplitModuleTest, BalancesTheInstructionsLLVMWillMake) {
   // each); 160 scalar ops are 160. By op count the vector function would
   // share a part with a scalar one (150 + 160 against 160); by machine ops
   // it is a part alone (300 against 320).
-  OwningOpRef<ModuleOp> module =
-      parse(function("wide", 150, "vector<32xf32>") +
-            function("narrow_a", 160, "f32") +
-            function("narrow_b", 160, "f32"));
+  OwningOpRef<ModuleOp> module = parse(function("wide", 150, "vector<32xf32>") +
+                                       function("narrow_a", 160, "f32") +
+                                       function("narrow_b", 160, "f32"));
   auto parts = lazyc::jit::splitModule(*module, 2);
   ASSERT_EQ(parts.size(), 2u);
   std::set<std::string> first = defined(*parts[0]), second = defined(*parts[1]);

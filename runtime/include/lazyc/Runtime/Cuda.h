@@ -262,7 +262,8 @@ int64_t lazyrt_cuda_collective_start(int32_t kind, int32_t reduction,
 /// failure for lazyrt_take_collective_error. A collective that NCCL reports
 /// failed, or that is not done on the device within the world's timeout (a
 /// rank died in it), has its communicator aborted: the world is broken,
-/// and the device's next lazyrt_cuda_synchronize fails, saying why.
+/// and the device's next lazyrt_cuda_synchronize (or copy to the host)
+/// fails, saying why.
 int32_t lazyrt_cuda_collective_wait(int64_t handle, const void *in, void *out);
 
 /// Sets NCCL's version (22803 for 2.28.3), loading NCCL if needed (no GPU
