@@ -41,6 +41,9 @@ struct Options {
   int64_t programs = 100;
   double seconds = 0;
   bool replay = false;
+  /// --seeds: exactly these programs, in this order (to shrink the history a
+  /// failure depends on).
+  std::vector<uint64_t> seeds;
   bool print = false;
   bool minimize = true;
   bool keepGoing = false;
@@ -63,6 +66,8 @@ void usage() {
          "  --seconds T      long mode: run programs until T seconds have "
          "passed\n"
          "  --replay S       run the one program with seed S\n"
+         "  --seeds A,B,...  run the programs with these seeds, in this order "
+         "(a failure that needs the programs before it)\n"
          "  --max-ops M      at most M ops per program (default 60)\n"
          "  --mode lazy|eager|async|both|all   which compiled runs to check: "
          "both is lazy and eager, all adds async (asynchronous compiles; "
@@ -98,6 +103,19 @@ bool parse(int argc, char **argv, Options &options) {
       options.seed = std::strtoull(value(), nullptr, 10);
       options.programs = 1;
       options.replay = true;
+    } else if (arg == "--seeds") {
+      std::string list = value();
+      for (size_t start = 0; start <= list.size();) {
+        size_t comma = std::min(list.find(',', start), list.size());
+        if (comma > start)
+          options.seeds.push_back(std::strtoull(
+              list.substr(start, comma - start).c_str(), nullptr, 10));
+        start = comma + 1;
+      }
+      if (options.seeds.empty())
+        return false;
+      options.seed = options.seeds.front();
+      options.programs = static_cast<int64_t>(options.seeds.size());
     } else if (arg == "--max-ops")
       options.generator.maxOps =
           static_cast<int>(std::strtol(value(), nullptr, 10));
@@ -220,10 +238,13 @@ int main(int argc, char **argv) {
   int64_t programs = 0, failed = 0, iterations = 0, values = 0, elements = 0,
           unconstrained = 0, notIndependent = 0;
   for (int64_t i = 0;; ++i) {
-    if (options.seconds > 0 ? elapsed() >= options.seconds
-                            : i >= options.programs)
+    if (options.seconds > 0 && options.seeds.empty()
+            ? elapsed() >= options.seconds
+            : i >= options.programs)
       break;
-    uint64_t seed = options.seed + static_cast<uint64_t>(i);
+    uint64_t seed = options.seeds.empty()
+                        ? options.seed + static_cast<uint64_t>(i)
+                        : options.seeds[static_cast<size_t>(i)];
     currentSeed = seed;
     Program program = generate(seed, options.generator);
     if (options.print)
@@ -252,16 +273,19 @@ int main(int argc, char **argv) {
       break;
   }
   Metrics m = metrics();
-  std::cout << "lazyc-fuzz: " << programs << " programs (seeds " << options.seed
-            << ".." << options.seed + programs - 1 << ", " << iterations
-            << " iterations), " << values << " values and " << elements
-            << " elements checked (" << unconstrained << " unconstrained), "
-            << failed << " failed, in " << static_cast<int64_t>(elapsed())
-            << " s; " << m.tracesCompiled << " traces compiled (" << std::fixed
-            << std::setprecision(1) << m.compileMs / 1000 << " s), "
-            << m.cacheHits << " cache hits, " << m.constantsPromoted
-            << " constants promoted, " << m.updatedInPlace
-            << " values updated in place\n";
+  std::cout << "lazyc-fuzz: " << programs << " programs (seeds "
+            << (options.seeds.empty()
+                    ? std::to_string(options.seed) + ".." +
+                          std::to_string(options.seed + programs - 1)
+                    : "as listed")
+            << ", " << iterations << " iterations), " << values
+            << " values and " << elements << " elements checked ("
+            << unconstrained << " unconstrained), " << failed << " failed, in "
+            << static_cast<int64_t>(elapsed()) << " s; " << m.tracesCompiled
+            << " traces compiled (" << std::fixed << std::setprecision(1)
+            << m.compileMs / 1000 << " s), " << m.cacheHits << " cache hits, "
+            << m.constantsPromoted << " constants promoted, "
+            << m.updatedInPlace << " values updated in place\n";
   if (notIndependent)
     std::cout << "lazyc-fuzz: note: " << notIndependent
               << " programs had a reference fed by computed values (trace "
