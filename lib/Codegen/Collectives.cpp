@@ -215,14 +215,9 @@ struct CollectiveBufferization
 // lazy-overlap-collectives
 //===----------------------------------------------------------------------===//
 
-/// The buffer behind an address operand of a wait: the source of
-/// extract_aligned_pointer_as_index, through an index_cast.
+/// The buffer behind an address operand of a wait.
 Value bufferBehind(Value address) {
-  auto cast = address.getDefiningOp<arith::IndexCastOp>();
-  if (!cast)
-    return nullptr;
-  auto extract =
-      cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
+  auto extract = lazy::collectiveAddressSource(address);
   return extract ? extract.getSource() : nullptr;
 }
 
@@ -312,6 +307,14 @@ struct LazyOverlapCollectivesPass
 };
 
 } // namespace
+
+memref::ExtractAlignedPointerAsIndexOp
+mlir::lazy::collectiveAddressSource(Value address) {
+  auto cast = address.getDefiningOp<arith::IndexCastOp>();
+  return cast ? cast.getIn()
+                    .getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
+              : nullptr;
+}
 
 void mlir::lazy::registerCollectiveBufferizationModel(
     DialectRegistry &registry) {

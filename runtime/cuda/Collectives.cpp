@@ -92,39 +92,14 @@ struct Nccl {
   }
 };
 
-/// The library files to try, in order (see Cuda.h).
-std::vector<std::string> ncclCandidates() {
-  if (const char *file = std::getenv("LAZYC_NCCL_LIBRARY"); file && *file)
-    return {file};
-  std::vector<std::string> candidates = {"libnccl.so.2", "libnccl.so"};
-  std::vector<std::string> roots;
-  for (const char *variable :
-       {"LAZYC_CUDA_PATH", "CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *root = std::getenv(variable); root && *root)
-      roots.push_back(root);
-  roots.push_back("/usr/local/cuda");
-  for (const std::string &root : roots)
-    for (const char *directory : {"/lib64/", "/lib/"})
-      candidates.push_back(root + directory + "libnccl.so.2");
-  return candidates;
-}
-
 /// NCCL, loaded once; `error` says why it could not be.
 struct LoadedNccl {
   LoadedNccl() {
-    void *library = nullptr;
-    std::string tried;
-    for (const std::string &candidate : ncclCandidates()) {
-      library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (library)
-        break;
-      tried += (tried.empty() ? "" : ", ") + candidate;
-    }
-    if (!library) {
-      error = "NCCL not found (tried " + tried +
-              "; LAZYC_NCCL_LIBRARY names the library file)";
+    void *library = openToolkitLibrary("NCCL", "LAZYC_NCCL_LIBRARY",
+                                       {"libnccl.so.2", "libnccl.so"},
+                                       {"lib64", "lib"}, error);
+    if (!library)
       return;
-    }
 #define LAZYC_NCCL_RESOLVE(name)                                               \
   api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));      \
   if (!api.name) {                                                             \

@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 using namespace lazyc::runtime;
 using namespace lazyc::runtime::cuda;
@@ -159,6 +160,37 @@ void writeText(const std::string &text, char *buffer, size_t bytes) {
 }
 
 } // namespace
+
+void *lazyc::runtime::cuda::openToolkitLibrary(
+    const char *what, const char *overrideVariable,
+    std::initializer_list<const char *> names,
+    std::initializer_list<const char *> directories, std::string &whyNot) {
+  std::vector<std::string> candidates;
+  if (const char *file = std::getenv(overrideVariable); file && *file) {
+    candidates.push_back(file);
+  } else {
+    candidates.assign(names.begin(), names.end());
+    std::vector<std::string> roots;
+    for (const char *variable :
+         {"LAZYC_CUDA_PATH", "CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+      if (const char *root = std::getenv(variable); root && *root)
+        roots.push_back(root);
+    roots.push_back("/usr/local/cuda");
+    for (const std::string &root : roots)
+      for (const char *directory : directories)
+        for (const char *name : names)
+          candidates.push_back(root + "/" + directory + "/" + name);
+  }
+  std::string tried;
+  for (const std::string &candidate : candidates) {
+    if (void *library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL))
+      return library;
+    tried += (tried.empty() ? "" : ", ") + candidate;
+  }
+  whyNot = std::string(what) + " not found (tried " + tried + "; " +
+           overrideVariable + " names the library file)";
+  return nullptr;
+}
 
 std::string Driver::failure(const char *call, CUresult result) const {
   const char *name = nullptr;

@@ -24,6 +24,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <initializer_list>
 #include <string>
 
 namespace lazyc::runtime {
@@ -100,6 +101,18 @@ struct DeviceState {
 /// The driver, loaded and initialized (cuInit) on the first call; null, with
 /// `whyNot` set, when it cannot be used ("libcuda.so.1 not found ...").
 const Driver *loadDriver(std::string &whyNot);
+
+/// Opens a library of the CUDA toolkit (cuBLASLt, NCCL): the file the
+/// environment variable `overrideVariable` names if it is set; else the
+/// first of `names` found through the loader's path, then in `directories`
+/// under $LAZYC_CUDA_PATH, $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH and
+/// /usr/local/cuda. Null when none loads, with `whyNot` saying what was
+/// tried: "cuBLASLt not found (tried ...; LAZYC_CUBLASLT names the library
+/// file)".
+void *openToolkitLibrary(const char *what, const char *overrideVariable,
+                         std::initializer_list<const char *> names,
+                         std::initializer_list<const char *> directories,
+                         std::string &whyNot);
 
 /// The number of devices, or -1 with `whyNot` set.
 int deviceCount(std::string &whyNot);

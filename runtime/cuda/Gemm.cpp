@@ -71,41 +71,15 @@ struct CublasLt {
   }
 };
 
-/// The library names to try, in order (see Cuda.h).
-std::vector<std::string> cublasLtCandidates() {
-  if (const char *file = std::getenv("LAZYC_CUBLASLT"); file && *file)
-    return {file};
-  const char *names[] = {"libcublasLt.so.13", "libcublasLt.so.12",
-                         "libcublasLt.so"};
-  std::vector<std::string> candidates(std::begin(names), std::end(names));
-  std::vector<std::string> roots;
-  for (const char *variable :
-       {"LAZYC_CUDA_PATH", "CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *root = std::getenv(variable); root && *root)
-      roots.push_back(root);
-  roots.push_back("/usr/local/cuda");
-  for (const std::string &root : roots)
-    for (const char *name : names)
-      candidates.push_back(root + "/lib64/" + name);
-  return candidates;
-}
-
 /// Loads cuBLASLt once; `error` says why it could not be.
 struct LoadedCublasLt {
   LoadedCublasLt() {
-    void *library = nullptr;
-    std::string tried;
-    for (const std::string &candidate : cublasLtCandidates()) {
-      library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (library)
-        break;
-      tried += (tried.empty() ? "" : ", ") + candidate;
-    }
-    if (!library) {
-      error = "cuBLASLt not found (tried " + tried +
-              "; LAZYC_CUBLASLT names the library file)";
+    void *library = openToolkitLibrary(
+        "cuBLASLt", "LAZYC_CUBLASLT",
+        {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}, {"lib64"},
+        error);
+    if (!library)
       return;
-    }
 #define LAZYC_CUBLASLT_RESOLVE(name)                                           \
   api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));      \
   if (!api.name) {                                                             \

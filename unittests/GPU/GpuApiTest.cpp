@@ -18,6 +18,8 @@
 #include "lazyc/lazyc.h"
 #include "lazyc/nn.h"
 
+#include "TestValues.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -26,6 +28,7 @@
 #include <vector>
 
 using namespace lazyc;
+using lazyc::test::values;
 
 namespace {
 
@@ -39,17 +42,6 @@ protected:
 
   const Device gpu = Device::cuda();
 };
-
-/// `count` values in [-range, range), deterministic.
-std::vector<float> values(int64_t count, float range, uint32_t seed) {
-  std::vector<float> out(static_cast<size_t>(count));
-  uint32_t state = seed * 2654435761u + 1;
-  for (float &value : out) {
-    state = state * 1664525u + 1013904223u;
-    value = range * (static_cast<float>(state >> 8) / (1 << 23) - 1.0f);
-  }
-  return out;
-}
 
 void expectClose(const std::vector<float> &actual,
                  const std::vector<double> &expected, double tolerance) {

@@ -18,10 +18,19 @@
 
 namespace mlir {
 class DialectRegistry;
+class Value;
+namespace memref {
+class ExtractAlignedPointerAsIndexOp;
+} // namespace memref
 
 namespace lazy {
 /// Attaches BufferizableOpInterface to lazy.collective.
 void registerCollectiveBufferizationModel(DialectRegistry &registry);
+
+/// The `memref.extract_aligned_pointer_as_index` behind an address operand
+/// of a collective's runtime call (through its `arith.index_cast`), as the
+/// bufferization makes them; null for another form.
+memref::ExtractAlignedPointerAsIndexOp collectiveAddressSource(Value address);
 } // namespace lazy
 } // namespace mlir
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazyc/Codegen/Collectives.h"
 #include "Launch.h"
 #include "lazyc/Codegen/GPU/Passes.h"
 
@@ -30,20 +31,11 @@ static constexpr StringLiteral kHostWait = "lazyrt_collective_wait";
 static constexpr StringLiteral kDeviceStart = "lazyrt_cuda_collective_start";
 static constexpr StringLiteral kDeviceWait = "lazyrt_cuda_collective_wait";
 
-/// The extract_aligned_pointer_as_index behind an address operand (through
-/// its index_cast), or null.
-static memref::ExtractAlignedPointerAsIndexOp pointerBehind(Value address) {
-  auto cast = address.getDefiningOp<arith::IndexCastOp>();
-  return cast ? cast.getIn()
-                    .getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-              : nullptr;
-}
-
 /// A collective's input in host memory (a promoted literal) is copied to a
 /// device buffer first, which lives until the collective's wait; the start
 /// and the wait take the copy's address.
 static LogicalResult copyHostInput(IRRewriter &rewriter, func::CallOp start) {
-  auto startPointer = pointerBehind(start.getOperand(4));
+  auto startPointer = lazy::collectiveAddressSource(start.getOperand(4));
   if (!startPointer || !lazy::isHostBuffer(startPointer.getSource()))
     return success();
   Value host = startPointer.getSource();
@@ -55,7 +47,7 @@ static LogicalResult copyHostInput(IRRewriter &rewriter, func::CallOp start) {
   if (waits.size() != 1)
     return start.emitError("a collective's start without its one wait");
   func::CallOp wait = waits.front();
-  auto waitPointer = pointerBehind(wait.getOperand(1));
+  auto waitPointer = lazy::collectiveAddressSource(wait.getOperand(1));
   if (!waitPointer || waitPointer.getSource() != host)
     return wait.emitError("waits for other buffers than its start's");
 
