@@ -49,7 +49,7 @@ using namespace mlir;
 using namespace lazyc;
 
 void lazyc::buildCpuFusePipeline(OpPassManager &pm,
-                                 const CpuPipelineOptions &) {
+                                 const CpuPipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   // f16/bf16 products accumulate in f32 (the rounding to the narrow type
   // fuses with what follows).
@@ -60,6 +60,11 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyCpuConvolutionLayoutPass());
   buildFusionPipeline(pm);
+  // Long sums as trees of short ones, each row block in vector lanes.
+  mlir::lazy::LazyBlockReductionsPassOptions blocks;
+  blocks.lanes = options.vectorWidth;
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyBlockReductionsPass(blocks));
 }
 
 void lazyc::buildCpuTilePipeline(OpPassManager &pm,
@@ -136,6 +141,8 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyScalarVectorTransfersPass());
   pm.addPass(createConvertVectorToSCFPass());
+  // ... whose n-D transfers' stack buffers leave their loops.
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyHoistLoopAllocasPass());
   // Before canonicalization folds the broadcasts VectorToSCF made.
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyFlattenBroadcastSourcesPass());

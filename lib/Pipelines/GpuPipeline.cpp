@@ -51,6 +51,13 @@ void lazyc::buildGpuFusePipeline(OpPassManager &pm,
                                  const GpuPipelineOptions &) {
   pm.addPass(createCanonicalizerPass());
   buildFusionPipeline(pm);
+  // Long sums as trees of short ones: a row kernel's threads share a row; a
+  // reduction of everything, which would run on one thread, gets rows.
+  mlir::lazy::LazyBlockReductionsPassOptions blocks;
+  blocks.lanes = 256;
+  blocks.lanesInRowsOnly = true;
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyBlockReductionsPass(blocks));
 }
 
 void lazyc::buildGpuBufferizePipeline(OpPassManager &pm,

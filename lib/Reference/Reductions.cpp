@@ -7,12 +7,17 @@
 //
 // This file evaluates the ops that combine many elements. Float sums and dot
 // products accumulate in double precision and are rounded once; their
-// tolerance is the classic bound for a sum of n terms computed in the dtype
-// in any order (the compiled code tiles, vectorizes and reassociates):
-// gamma(n) * sum |terms|, gamma(n) = n u / (1 - n u), u the dtype's unit
-// roundoff, plus the same bound at double precision for the reference's own
-// accumulation, plus what the inputs' tolerances contribute. Integer sums
-// and products wrap and are exact.
+// tolerance is the classic bound for a sum computed in the dtype in any
+// order (the compiled code tiles, vectorizes and reassociates):
+// gamma(k) * sum |terms|, gamma(k) = k u / (1 - k u), u the dtype's unit
+// roundoff and k the additions a term goes through, plus the same bound at
+// double precision for the reference's own accumulation, plus what the
+// inputs' tolerances contribute. k is the number of terms n where they are
+// added in sequence (a scan, a scatter, a GEMM's dot products); for the
+// reductions and softmax's sum, which lazy-block-reductions makes trees of
+// short sequential sums, it is what those trees promise (blockedAdditions),
+// about 12 log2(n), in f32 for f16 and bf16 sums. Integer sums and products
+// wrap and are exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +52,25 @@ double smallestNormal(DType dtype) {
   return dtype == DType::Float64 ? DBL_MIN : FLT_MIN;
 }
 
+/// How the compiled code adds a float sum's terms.
+enum class Summation {
+  /// One after another.
+  Sequential,
+  /// As lazy-block-reductions arranges a reduction (f16 and bf16 in f32);
+  /// a sum of unknown length in f64 stays sequential.
+  Blocked,
+};
+
+/// The additions a term of a blocked sum of `terms` goes through: per level
+/// of the tree, at most 64 in sequence then a tree over 64 lanes (6); each
+/// level divides the count by 64 at least.
+int64_t blockedAdditions(int64_t terms) {
+  int64_t levels = 0;
+  for (int64_t left = terms; left > 1; left = (left + 63) / 64)
+    ++levels;
+  return std::min<int64_t>(terms, 70 * std::max<int64_t>(levels, 1));
+}
+
 /// A running float sum with what its tolerance needs.
 struct FloatSum {
   double sum = 0, sumAbs = 0, sumTolerance = 0;
@@ -72,16 +96,26 @@ struct FloatSum {
 
   /// The rounded sum and its tolerance in `dtype`, for sums accumulated
   /// over `terms` additions (plus `extraRoundings` per term: a product).
-  void result(DType dtype, int extraRoundings, double &value,
-              double &tolerance) const {
+  void result(DType dtype, int extraRoundings, double &value, double &tolerance,
+              Summation summation = Summation::Sequential) const {
     value = numerics::roundTo(sum, dtype);
     double u = impl::unitRoundoff(dtype);
     int64_t steps = terms + extraRoundings;
-    double bound = sumTolerance + gamma(steps, u) * (sumAbs + sumTolerance) +
-                   gamma(steps, 0x1p-53) * sumAbs;
+    // The unit of the accumulation (f32's for f16 and bf16 blocked sums,
+    // the rounding to the dtype comes after), and its additions.
+    double accumulationUnit = u;
+    int64_t additions = steps;
+    if (summation == Summation::Blocked && dtype != DType::Float64) {
+      accumulationUnit = std::min(u, impl::unitRoundoff(DType::Float32));
+      additions = blockedAdditions(steps);
+    }
+    double bound =
+        sumTolerance +
+        gamma(additions, accumulationUnit) * (sumAbs + sumTolerance) +
+        gamma(steps, 0x1p-53) * sumAbs;
     // Partial sums stay below sum |terms| in magnitude: if that may
     // overflow, so may the compiled code, in some order.
-    if ((sumAbs + sumTolerance) * (1 + gamma(steps, u)) >=
+    if ((sumAbs + sumTolerance) * (1 + gamma(additions, accumulationUnit)) >=
         numerics::maxFinite(dtype)) {
       tolerance = kAnyValue;
       return;
@@ -247,7 +281,7 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
                          input.tolerance[i]);
   for (int64_t t = 0; t < outCount; ++t) {
     double value, tolerance;
-    sums[t].result(out.dtype, 0, value, tolerance);
+    sums[t].result(out.dtype, 0, value, tolerance, Summation::Blocked);
     if (kind == OpKind::ReduceMean) {
       // mean = sum / count, the count a constant of the dtype (rounded if
       // it does not fit, which the relative term below covers); an empty
@@ -394,7 +428,8 @@ Value impl::evaluateConv2d(const Node &node, const Value &input,
 //   e^{+-2 delta} and log-softmax by 2 delta;
 // - t_j carries relative error u |x_j - m| (rounding the subtraction) plus
 //   r, the exp error with its rounding; since t_j |x_j - m| <= 1/e, the sum
-//   s carries relative error u n / e + r + gamma(n), over s >= 1;
+//   s carries relative error u n / e + r + gamma(k), over s >= 1, k the
+//   additions of a blocked sum (f64: n);
 // - then one more rounding.
 Value impl::evaluateSoftmax(const Node &node, const Value &input) {
   bool isLog = false;
@@ -439,8 +474,9 @@ Value impl::evaluateSoftmax(const Node &node, const Value &input) {
       double s = 0;
       for (int64_t j = 0; j < length; ++j)
         s += std::exp(input.floats[at(j)] - m);
-      double relativeSum = u * static_cast<double>(length) / std::numbers::e +
-                           r + gamma(length, u);
+      double relativeSum =
+          u * static_cast<double>(length) / std::numbers::e + r +
+          (isF64 ? gamma(length, u) : gamma(blockedAdditions(length), 0x1p-24));
       for (int64_t j = 0; j < length; ++j) {
         int64_t i = at(j);
         double shifted = input.floats[i] - m;

@@ -17,8 +17,9 @@
 // buffer (too big for the stack: a heap allocation) and writes a fresh
 // 64-byte aligned one. Its constants: ALL_REDUCE = 0, SUM = 0, Float32 = 0,
 // root 0, 32768 elements. The wait moves past the tanh and the sum's
-// initialization down to the sum's loop, which reads the output; exp's
-// buffer is freed only after the wait.
+// initialization (and the view of the output as the sum's 8 blocks of 4096,
+// lazy-block-reductions) down to the sum's loop, which reads the output;
+// exp's buffer is freed only after the wait.
 // CHECK-LABEL: func.func @all_reduce
 //  CHECK-SAME:   (%[[X:.*]]: memref<32768xf32>, %[[Y:.*]]: memref<64xf32>, %[[S:.*]]: memref<f32>, %[[T:.*]]: memref<64xf32>)
 //   CHECK-DAG:   %[[ZERO:.*]] = arith.constant 0 : i32
@@ -40,10 +41,11 @@
 //   CHECK-NOT:   lazyrt_collective_wait
 //   CHECK-NOT:   memref.dealloc
 //       CHECK:   linalg.fill {{.*}} outs(%[[S]] : memref<f32>)
+//       CHECK:   %[[BLOCKS:.*]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1]] output_shape [8, 4096]
 //   CHECK-NOT:   memref.dealloc
 //       CHECK:   call @lazyrt_collective_wait(%[[H]], %[[AI]], %[[AO]])
 //  CHECK-NEXT:   scf.for
-//  CHECK-NEXT:     memref.subview %[[OUT]]
+//  CHECK-NEXT:     memref.subview %[[BLOCKS]]
 //       CHECK:   memref.dealloc %[[IN]]
 //       CHECK:   return
 

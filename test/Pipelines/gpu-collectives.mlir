@@ -12,7 +12,8 @@
 
 // sum(all_reduce(exp(x))) and, unrelated, tanh(y): the exp kernel, the
 // start (ALL_REDUCE = 0, SUM = 0, Float32 = 0, root 0, 32768 elements) on
-// device buffers, the tanh kernel, the wait, then the sum's kernel; both
+// device buffers, the tanh kernel, the wait, then the sum's kernels (a
+// block for each of its 2 rows of 16384, lazy-block-reductions); both
 // buffers are freed after it.
 // CHECK-LABEL: func.func @all_reduce
 //       CHECK:   %[[IN:.*]] = gpu.alloc () : memref<32768xf32>
@@ -23,9 +24,10 @@
 //   CHECK-NOT:   collective_wait
 //       CHECK:   gpu.launch
 //       CHECK:     math.tanh
+//       CHECK:   %[[BLOCKS:.*]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1]] output_shape [2, 16384]
 //       CHECK:   call @lazyrt_cuda_collective_wait(%[[H]],
 //  CHECK-NEXT:   gpu.launch
-//       CHECK:     memref.load %[[OUT]]
+//       CHECK:     memref.load %[[BLOCKS]]
 //       CHECK:   gpu.dealloc %[[IN]]
 //       CHECK:   gpu.dealloc %[[OUT]]
 

@@ -73,6 +73,10 @@ public:
   }
 
   Program run();
+  /// A program over millions of elements: random data, maybe scaled, then a
+  /// float reduction or softmax along random axes, whose error the
+  /// reference checks against the bound of blocked summation.
+  Program runLarge();
 
 private:
   // Shapes and data.
@@ -932,8 +936,67 @@ Program Generator::run() {
   return program;
 }
 
+Program Generator::runLarge() {
+  // Powers of two, a prime, sizes with odd factors, and three dimensions:
+  // rows, columns and everything of each.
+  static const std::vector<std::vector<int64_t>> shapes = {
+      {1 << 20},   {1000003},   {4, 1 << 18},   {1 << 18, 4},  {1024, 1024},
+      {3, 333331}, {64, 16384}, {16, 256, 256}, {5, 3000, 70}, {100000, 7}};
+  static const std::vector<DType> dtypes = {DType::Float32, DType::Float32,
+                                            DType::Float32, DType::Float64,
+                                            DType::BFloat16};
+  program.iterations = 1;
+  // Mostly positive data: the rounding errors of a running total add up.
+  Step data;
+  data.kind = StepKind::RandomUniform;
+  data.shape = random.pick(shapes);
+  data.dtype = random.pick(dtypes);
+  data.start = static_cast<double>(random.between(-4, 4)) / 4;
+  data.stop = data.start + static_cast<double>(random.between(1, 8)) / 2;
+  data.seed = random.below(1 << 20);
+  if (!record(std::move(data)))
+    return program;
+  int64_t rank = static_cast<int64_t>(program.steps.back().shape.size());
+  if (random.chance(0.4)) {
+    Step scaled;
+    scaled.kind = StepKind::BinaryScalar;
+    scaled.op =
+        static_cast<int>(random.chance(0.5) ? BinaryOp::Mul : BinaryOp::Add);
+    scaled.operands = {static_cast<int>(program.steps.size()) - 1};
+    setConstants(scaled, ScalarType::Float);
+    (void)record(std::move(scaled));
+  }
+  Step reduce;
+  reduce.operands = {static_cast<int>(program.steps.size()) - 1};
+  if (random.chance(0.75)) {
+    reduce.kind = StepKind::Reduce;
+    // Sum or mean: maxima are exact in any order.
+    reduce.op = static_cast<int>(random.chance(0.5) ? ReduceOp::ReduceSum
+                                                    : ReduceOp::ReduceMean);
+    reduce.flag = random.chance(0.3);
+    for (int64_t d = 0; d < rank; ++d)
+      if (random.chance(0.5))
+        reduce.ints.push_back(d);
+  } else {
+    reduce.kind = StepKind::Softmax;
+    reduce.flag = random.chance(0.5);
+    reduce.axis = random.between(0, rank - 1);
+  }
+  (void)add(std::move(reduce));
+  for (Step &step : program.steps)
+    step.output = false;
+  program.steps.back().output = true;
+  slots.clear();
+  return program;
+}
+
 } // namespace
 
 Program fuzz::generate(uint64_t seed, const GeneratorOptions &options) {
+  if (options.largeEvery > 0 && seed % options.largeEvery == 0) {
+    GeneratorOptions large = options;
+    large.maxElements = int64_t(1) << 22;
+    return Generator(seed, large).runLarge();
+  }
   return Generator(seed, options).run();
 }

@@ -201,6 +201,9 @@ struct Program {
 struct GeneratorOptions {
   int maxOps = 60;
   int64_t maxElements = 512;
+  /// Every program whose seed is a multiple of this (0: none) is a large
+  /// one (Generator::runLarge): a reduction over millions of elements.
+  uint64_t largeEvery = 50;
 };
 
 /// A random, valid program (every call is checked by recording it lazily;

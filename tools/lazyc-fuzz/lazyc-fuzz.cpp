@@ -69,6 +69,8 @@ void usage() {
          "  --seeds A,B,...  run the programs with these seeds, in this order "
          "(a failure that needs the programs before it)\n"
          "  --max-ops M      at most M ops per program (default 60)\n"
+         "  --large-every K  programs whose seed is a multiple of K reduce "
+         "millions of elements (default 50; 0: none)\n"
          "  --mode lazy|eager|async|both|all   which compiled runs to check: "
          "both is lazy and eager, all adds async (asynchronous compiles; "
          "default both)\n"
@@ -119,6 +121,8 @@ bool parse(int argc, char **argv, Options &options) {
     } else if (arg == "--max-ops")
       options.generator.maxOps =
           static_cast<int>(std::strtol(value(), nullptr, 10));
+    else if (arg == "--large-every")
+      options.generator.largeEvery = std::strtoull(value(), nullptr, 10);
     else if (arg == "--mode") {
       std::string mode = value();
       if (mode == "lazy")

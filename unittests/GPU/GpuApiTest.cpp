@@ -254,6 +254,42 @@ TEST_F(GpuApiTest, RowReductionsOfEveryWidth) {
   EXPECT_EQ(got, total);
 }
 
+TEST_F(GpuApiTest, LongSumsStayWithinThePairwiseBound) {
+  // lazy-block-reductions on the GPU: a sum of everything (rows of blocks,
+  // not one thread), column sums (a thread per column walked 2^22 rows) and
+  // long rows, of positive terms whose rounding errors add up in a running
+  // total; the tolerance is log2(n) eps sum |x|.
+  const int64_t n = int64_t(1) << 24;
+  std::vector<float> host = values(n, 1.0f, 16);
+  for (float &value : host)
+    value += 1.0f;
+  DeviceScope scope(gpu);
+  Tensor x = Tensor::fromVector<float>(host, {n});
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> axes;
+  };
+  for (const Case &c : {Case{{n}, {}}, Case{{n / 4, 4}, {0}},
+                        Case{{4, n / 4}, {1}}, Case{{4096, 4096}, {0}}}) {
+    std::vector<float> got = sum(reshape(x, c.shape), c.axes).toVector<float>();
+    int64_t columns = c.axes.empty() ? 1 : c.shape[1 - c.axes[0]];
+    std::vector<double> exact(columns, 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t out = c.axes.empty()   ? 0
+                    : c.axes[0] == 0 ? i % c.shape[1]
+                                     : i / c.shape[1];
+      exact[out] += host[i];
+    }
+    ASSERT_EQ(got.size(), exact.size());
+    double terms = static_cast<double>(n / columns);
+    for (int64_t k = 0; k < columns; ++k)
+      // Every term is in [0, 2): sum |x| is the sum itself.
+      EXPECT_LE(std::fabs(got[k] - exact[k]),
+                std::log2(terms) * 0x1p-23 * exact[k])
+          << "output " << k << " of a sum over " << terms << " terms";
+  }
+}
+
 TEST_F(GpuApiTest, MisalignedDeviceMemoryIsCopied) {
   // fromBuffer over device memory 4 bytes into a block (a view into the
   // middle of another framework's buffer): the kernels' 16-byte accesses

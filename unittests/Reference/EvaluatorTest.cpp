@@ -331,6 +331,35 @@ TEST(ReferenceEvaluator, ReductionsMatmulSoftmax) {
   EXPECT_LT(partial.tolerance[1], 1e-5);
 }
 
+TEST(ReferenceEvaluator, LongSumsAreExactWithTheBlockedBound) {
+  // 2^24 copies of 0.1f = 13421773 * 2^-27 sum to 13421773 * 2^-3 =
+  // 1677721.625 exactly, which f32 holds (21 integer bits and 3 fraction
+  // bits); a running f32 total gets 2,097,152 (it stops growing at 2^21).
+  int64_t n = int64_t(1) << 24;
+  Value total = evaluate(
+      sum(Tensor::fromVector<float>(std::vector<float>(n, 0.1f), {n})));
+  EXPECT_EQ(total.floats, (std::vector<double>{1677721.625}));
+  // The tolerance is what blocked summation promises: 4 levels of 70
+  // additions, gamma(280) = 280 u / (1 - 280 u) with u = 2^-24, of
+  // sum |x| = 1677721.625: 28.0005; plus the reference's own double
+  // rounding, gamma(2^24, 2^-53) * 1677721.625 = 0.0031; plus one f32 ulp
+  // of the result, 0.125. (A sequential sum's bound, gamma(2^24) * sum |x|,
+  // would accept anything.)
+  ASSERT_EQ(total.tolerance.size(), 1u);
+  EXPECT_NEAR(total.tolerance[0], 28.0005 + 0.0031 + 0.125, 0.001);
+
+  // bf16 sums add in f32 and round once: 4096 copies of bf16(0.1) =
+  // 0.10009765625 sum to 410 exactly, a bf16 (9 bits, the last 0). The
+  // tolerance: gamma(140) in f32's unit (2 levels) of 410, 0.0034, plus one
+  // bf16 ulp at 410, 2. (With bf16's unit, gamma(4096) would exceed 1.)
+  Tensor tenths =
+      cast(Tensor::fromVector<float>(std::vector<float>(4096, 0.1f), {4096}),
+           DType::BFloat16);
+  Value narrow = evaluate(sum(tenths));
+  EXPECT_EQ(narrow.floats, (std::vector<double>{410}));
+  EXPECT_NEAR(narrow.tolerance[0], 2 + 140 * 0x1p-24 * 410, 1e-6);
+}
+
 TEST(ReferenceEvaluator, RandomNumbersFollowTheGenerator) {
   // Python: top = splitmix64(42 + (c + 1) * golden) >> 40; top * 2**-24 for
   // c = 0, 1, 2 gives 0.7415648698806763, 0.1599103808403015,

@@ -221,4 +221,64 @@ def LazyOverlapCollectivesPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def LazyBlockReductionsPass
+    : Pass<"lazy-block-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Keep float sums accurate at any length";
+  let description = [{
+    A float sum (or product) computed by adding each term to one
+    accumulator in turn has an error that grows with the number of terms
+    that accumulator adds: about n eps relative for n terms, 2% for 2^24
+    squares in f32. This pass bounds that number. After it, no accumulator
+    of a `linalg.generic` sum adds more than `max-sequential` terms in
+    sequence (counting the innermost loop's terms divided among the
+    target's `lanes`, which it combines as a tree), so every sum is a tree
+    of short sequential sums and its error stays within the bound of
+    pairwise summation, about log2(n) eps sum |x|.
+
+    A reduction loop over too many terms is cut into blocks: a new
+    parallel loop over blocks of consecutive terms writes one partial sum
+    per block, a second generic folds the partials into the original
+    accumulator, and the terms past the last whole block are summed into
+    that accumulator first (a `tensor.extract_slice`; the inputs are
+    expanded with `tensor.expand_shape`, views once bufferized). Both new
+    reductions are cut again until every accumulator is short. A long row
+    (the innermost loop) is cut into blocks of whole vectors, at most
+    `lanes * max-sequential` long; another reduction loop (a column sum) in
+    blocks of at most `max-sequential` rows:
+
+      %s = linalg.generic {iterator_types = ["reduction"]}
+             ins(%x : tensor<16777216xf32>) outs(%zero : tensor<f32>)
+      =>
+      %b = tensor.expand_shape %x [[0, 1]] : ... into tensor<4096x4096xf32>
+      %p = linalg.generic {iterator_types = ["parallel", "reduction"]}
+             ins(%b) outs(%zeros : tensor<4096xf32>)
+      %s = linalg.generic {iterator_types = ["reduction"]}
+             ins(%p) outs(%zero : tensor<f32>)
+
+    The partial sums' parallel loop is also what spreads a reduction of
+    everything over threads and GPU blocks.
+
+    A sum over a dimension of unknown size accumulates in f64 instead (its
+    error then stays within f32's bound up to 2^35 terms) and is rounded
+    once; f16 and bf16 sums accumulate in f32. (An f64 sum of unknown
+    length stays sequential: its error is n 2^-53 relative.) Maximum and
+    minimum are exact in any order and are left alone.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"64",
+           "Accumulators the target keeps along an innermost reduction loop "
+           "whose range is a multiple of this or at most 4 times it (the "
+           "CPU's vector width; a GPU row kernel's threads)">,
+    Option<"lanesInRowsOnly", "lanes-in-rows-only", "bool",
+           /*default=*/"false",
+           "Lanes only where the op has a parallel loop (a GPU runs a "
+           "reduction of everything on one thread)">,
+    Option<"maxSequential", "max-sequential", "int64_t", /*default=*/"64",
+           "The most terms one accumulator adds in sequence">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // LAZYC_CODEGEN_PASSES_TD

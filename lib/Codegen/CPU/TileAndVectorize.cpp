@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -250,21 +251,29 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   SmallVector<OpFoldResult> rowTiles(iterators.size(),
                                      rewriter.getIndexAttr(0));
   bool splitsColumns = *splitDim == static_cast<int64_t>(iterators.size()) - 1;
-  if (!splitsColumns) {
+  // A column sum (reductions above an innermost parallel dimension) with
+  // producers fused in (a bias gradient of a GELU's gradient) goes on row
+  // by row: each row's producers are computed and added to the columns'
+  // sums while in cache, not stored for the whole chunk (or block of rows)
+  // first.
+  bool reducesColumns =
+      iterators.back() == utils::IteratorType::parallel &&
+      llvm::is_contained(iterators, utils::IteratorType::reduction);
+  bool hasProducers =
+      llvm::any_of(result->tiledAndFusedOps, [&](Operation *op) {
+        return op != tiledRoot.getOperation() && !isa<linalg::FillOp>(op);
+      });
+  bool rowByRow = reducesColumns && hasProducers;
+  // A chunk of the innermost dimension (a column sum's columns) stays
+  // whole otherwise: one column at a time would not vectorize.
+  if (splitsColumns && !rowByRow)
+    return success();
+  if (!splitsColumns)
     rowTiles[*splitDim] = rewriter.getIndexAttr(1);
-  } else {
-    // A chunk of the innermost dimension (a column sum's columns) stays
-    // whole: one column at a time would not vectorize. If the column sum
-    // has producers fused in (a bias gradient of a GELU's gradient), it
-    // goes on row by row instead: each row's producers are computed and
-    // added to the columns' sums while in cache, not stored for the whole
-    // chunk first.
-    if (result->tiledAndFusedOps.size() < 2)
-      return success();
+  if (rowByRow)
     for (auto [d, iterator] : llvm::enumerate(iterators))
       if (iterator == utils::IteratorType::reduction)
         rowTiles[d] = rewriter.getIndexAttr(1);
-  }
   scf::SCFTilingOptions rowTiling;
   rowTiling.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
   rowTiling.setTileSizes(rowTiles);
@@ -273,11 +282,11 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   // Row by row over a column sum's reduced dimensions, the sums' zero fill
   // initializes the loop once: fused into it, it would reset them per row.
   rowOptions.setFusionControlFn(
-      [splitsColumns](tensor::ExtractSliceOp slice, OpResult producer, bool)
+      [rowByRow](tensor::ExtractSliceOp slice, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         if (readsWholeResultPerTile(slice, producer))
           return std::nullopt;
-        if (splitsColumns && isa<linalg::FillOp>(producer.getOwner()))
+        if (rowByRow && isa<linalg::FillOp>(producer.getOwner()))
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
@@ -383,6 +392,16 @@ static bool tileReductionByPartials(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(result))
     return true; // The row loop stays; its body runs as scalar code.
   rewriter.replaceOp(row, result->replacements);
+  // Element indices the body reads (random numbers fused into a sum) count
+  // from the chunk's start: MLIR 22's partial reduction tiling leaves them
+  // counting from 0 in every chunk.
+  if (auto loop = dyn_cast<scf::ForOp>(result->loops.front().getOperation()))
+    for (Operation *tiled : result->tiledOps)
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled)) {
+        SmallVector<OpFoldResult> offsets(loops, OpFoldResult());
+        offsets[inner] = loop.getInductionVar();
+        linalg::offsetIndices(rewriter, linalgOp, offsets);
+      }
 
   SmallVector<linalg::LinalgOp> pieces;
   for (Value init : result->initialValues)
@@ -552,8 +571,11 @@ struct LazyCpuTileAndVectorizePass
       });
       // A GEMM is worth the threads whatever reads it: a small untiled
       // consumer (a loss over 10 classes) must not leave the forward
-      // pass's GEMMs, one after the other, on one thread.
-      if (feedsUntiledLinalg && !isContraction(op))
+      // pass's GEMMs, one after the other, on one thread. So is a
+      // reduction, which reads far more than its consumer (the partial
+      // sums of lazy-block-reductions, folded by a small reduction).
+      if (feedsUntiledLinalg && !isContraction(op) &&
+          op.getNumReductionLoops() == 0)
         continue;
       (void)distributeOverThreads(rewriter, op, threads, vectorWidth);
     }

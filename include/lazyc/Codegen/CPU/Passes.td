@@ -306,4 +306,24 @@ def LazySerialSingleChunkParallelPass
                            "::mlir::omp::OpenMPDialect"];
 }
 
+def LazyHoistLoopAllocasPass
+    : Pass<"lazy-hoist-loop-allocas", "::mlir::func::FuncOp"> {
+  let summary = "Allocate a loop body's fixed-size stack buffers once";
+  let description = [{
+    `convert-vector-to-scf` (MLIR 22) lowers an n-D vector transfer through
+    a stack buffer (`memref.alloca` of the vector type) that it creates in
+    the innermost loop around the transfer. Nothing frees a stack buffer
+    before its function returns, so a loop of many iterations grows the
+    stack by one buffer per iteration until it overflows: a blocked column
+    sum read as `vector<64x4xf32>` tiles, 8192 rows a thread, needed 8 MiB.
+    This pass moves every `memref.alloca` of static shape out of the
+    `scf.for` loops around it, to the start of the outermost such loop's
+    block, which is still inside the `scf.parallel` body, if any: each
+    thread keeps a buffer of its own. A `memref.alloca_scope` or another
+    allocation scope stops the move, as does a buffer whose alignment or
+    shape depends on the loop (none do).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // LAZYC_CODEGEN_CPU_PASSES_TD
