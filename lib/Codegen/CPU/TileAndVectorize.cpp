@@ -105,8 +105,28 @@ static bool readsWholeResultPerTile(tensor::ExtractSliceOp slice,
   if (isa<linalg::FillOp>(producer.getOwner()))
     return false;
   auto type = dyn_cast<RankedTensorType>(producer.getType());
-  return type && type.hasStaticShape() &&
-         llvm::equal(slice.getStaticSizes(), type.getShape());
+  if (!type)
+    return false;
+  if (type.hasStaticShape())
+    return llvm::equal(slice.getStaticSizes(), type.getShape());
+  // Dynamic sizes: the slice starts at 0 and its sizes are the same in
+  // every tile (computed outside the loop), as an untiled dimension's are.
+  // Fused, a column softmax's sums over a dynamic number of rows were
+  // computed again for every row: quadratic (lazyc-fuzz seed 1250).
+  Operation *loop = slice->getParentOp();
+  return llvm::all_of(slice.getStaticOffsets(),
+                      [](int64_t offset) { return offset == 0; }) &&
+         llvm::all_of(slice.getSizes(),
+                      [&](Value size) {
+                        return !loop->isAncestor(
+                            size.getParentBlock()->getParentOp());
+                      }) &&
+         llvm::all_of(llvm::zip(slice.getStaticSizes(), type.getShape()),
+                      [](auto sizes) {
+                        auto [size, dim] = sizes;
+                        return ShapedType::isDynamic(size) ||
+                               ShapedType::isDynamic(dim) || size == dim;
+                      });
 }
 
 /// The ops whose values reach `root` without passing through a contraction

@@ -373,3 +373,25 @@ func.func @element_index_in_a_row_sum(%x: tensor<2x4096xf32>) -> tensor<2xf32> {
   } -> tensor<2xf32>
   return %s : tensor<2xf32>
 }
+
+// -----
+
+// A log-softmax along a dynamic number of rows: the column maxima and the
+// (f64) column sums of exponentials are computed once, each in a loop of
+// its own, not again inside every row tile of the result (fused there, a
+// slice that is the whole result in every tile: quadratic in the rows,
+// lazyc-fuzz seed 1250 took minutes in eager mode).
+// CHECK-LABEL: func.func @column_log_softmax_of_dynamic_rows
+//       CHECK:   %[[MAX:.*]] = scf.forall
+//       CHECK:     arith.maximumf
+//       CHECK:   scf.forall.in_parallel
+//       CHECK:   %[[SUM:.*]] = scf.forall
+//       CHECK:     math.exp
+//       CHECK:   scf.forall.in_parallel
+//       CHECK:   scf.forall
+//   CHECK-NOT:     math.exp
+//       CHECK:     math.log
+func.func @column_log_softmax_of_dynamic_rows(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = lazy.log_softmax %x, axis = 0 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
