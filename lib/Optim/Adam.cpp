@@ -37,6 +37,13 @@ Adam::Adam(std::vector<Variable *> parameters, Options options, Where where)
 
 Adam::~Adam() = default;
 
+AdamW::AdamW(std::vector<Variable *> parameters, Options options, Where where)
+    : Adam(std::move(parameters),
+           Adam::Options{options.learningRate, options.beta1, options.beta2,
+                         options.epsilon, options.weightDecay,
+                         /*decoupledWeightDecay=*/true},
+           where) {}
+
 std::vector<Variable *> Adam::stateVariables() {
   std::vector<Variable *> state{&steps};
   for (Variable &moment : firstMoments)
@@ -63,8 +70,9 @@ void Adam::update(const std::vector<Tensor> &gradients, Where where) {
     Variable &weight = *params[i];
     DType dtype = weight.dtype();
     Tensor g = gradients[i];
-    if (settings.weightDecay != 0)
-      g = At(g, where) + At(weight.read(where), where) * settings.weightDecay;
+    Tensor w = weight.read(where);
+    if (settings.weightDecay != 0 && !settings.decoupledWeightDecay)
+      g = At(g, where) + At(w, where) * settings.weightDecay;
     Tensor m =
         At(At(firstMoments[i].read(where), where) * settings.beta1, where) +
         At(g, where) * (1 - settings.beta1);
@@ -79,6 +87,10 @@ void Adam::update(const std::vector<Tensor> &gradients, Where where) {
         settings.epsilon;
     Tensor change =
         At(At(cast(stepSize, dtype, where), where) * m, where) / denominator;
+    // AdamW: the weight shrinks by rate * decay before the step (one
+    // assignment: both read the old weight).
+    if (settings.weightDecay != 0 && settings.decoupledWeightDecay)
+      change = At(change, where) + At(w, where) * (rate * settings.weightDecay);
     weight.assignSub(change, where);
   }
 }

@@ -65,3 +65,42 @@ void Optimizer::step(const std::vector<Tensor> &gradients, Where where) {
   NoGradScope noGradients;
   update(gradients, where);
 }
+
+Tensor lazyc::optim::clipGradNorm(std::vector<Tensor> &gradients,
+                                  double maxNorm, Where where) {
+  if (!(maxNorm > 0))
+    throw Error("clipGradNorm",
+                "the maximum norm must be positive, not " +
+                    std::to_string(maxNorm),
+                where);
+  DType normType = DType::Float32;
+  for (size_t i = 0; i < gradients.size(); ++i) {
+    const Tensor &gradient = gradients[i];
+    if (!gradient.defined() || !isFloatingPoint(gradient.dtype()))
+      throw Error("clipGradNorm",
+                  "gradient " + std::to_string(i) + " is " +
+                      (gradient.defined()
+                           ? std::string(dtypeName(gradient.dtype())) + " " +
+                                 shapeText(gradient.shape())
+                           : std::string("an empty Tensor")) +
+                      "; gradients must be floating-point tensors",
+                  where);
+    if (gradient.dtype() == DType::Float64)
+      normType = DType::Float64;
+  }
+  NoGradScope noGradients;
+  // The squares summed in the norm's type (f16 and bf16 squares overflow
+  // and round early), gradient by gradient, then all together.
+  Tensor squares = zeros({}, normType, where);
+  for (const Tensor &gradient : gradients) {
+    Tensor wide = cast(gradient, normType, where);
+    squares = At(squares, where) + sum(square(wide, where), {}, false, where);
+  }
+  Tensor norm = sqrt(squares, where);
+  Tensor scale =
+      minimum(At(full({}, maxNorm, normType), where) / (At(norm, where) + 1e-6),
+              full({}, 1.0, normType), where);
+  for (Tensor &gradient : gradients)
+    gradient = At(gradient, where) * cast(scale, gradient.dtype(), where);
+  return norm;
+}

@@ -146,6 +146,75 @@ TEST_F(OptimizerTest, AdamStepCountAndLearningRateChanges) {
   EXPECT_EQ(metrics().constantsPromoted, 1u);
 }
 
+TEST_F(OptimizerTest, AdamWDecaysTheWeightNotTheGradient) {
+  // One step by hand, w = 1, grad = 0.5, lr = 0.1, weight decay 0.1:
+  // m = 0.1 * 0.5 = 0.05, v = 0.001 * 0.25 = 0.00025; corrected 0.5 and
+  // 0.25; the step 0.1 * 0.5 / (0.5 + 1e-8); the decay 0.1 * 0.1 * 1.
+  // w = 1 - 0.01 - 0.1 * 0.5 / (0.5 + 1e-8) = 0.89 (0.8900000020).
+  // (Adam's L2 decay instead adds 0.1 to the gradient: g = 0.6, and the
+  // normalized step is the same 0.1: w = 0.9.)
+  Variable w(Tensor::fromVector<double>({1.0}, {1}), "w");
+  optim::AdamW::Options options;
+  options.learningRate = 0.1;
+  options.weightDecay = 0.1;
+  optim::AdamW adamw({&w}, options);
+  adamw.step({Tensor::fromVector<double>({0.5}, {1})});
+  lazyc::sync();
+  EXPECT_NEAR(w.read().item<double>(), 1 - 0.01 - 0.1 * 0.5 / (0.5 + 1e-8),
+              1e-12);
+
+  // Over 7 steps of varied gradients, against the same rule in double.
+  std::vector<double> expected(initialWeights.begin(), initialWeights.end());
+  std::vector<double> m(4, 0.0), v(4, 0.0);
+  optim::AdamW::Options seven;
+  seven.learningRate = 0.05;
+  seven.weightDecay = 0.2;
+  for (int t = 1; t <= 7; ++t) {
+    std::vector<float> grad = gradientAt(t - 1);
+    for (int i = 0; i < 4; ++i) {
+      m[i] = seven.beta1 * m[i] + (1 - seven.beta1) * grad[i];
+      v[i] = seven.beta2 * v[i] + (1 - seven.beta2) * grad[i] * grad[i];
+      double step = seven.learningRate / (1 - std::pow(seven.beta1, t)) * m[i] /
+                    (std::sqrt(v[i]) / std::sqrt(1 - std::pow(seven.beta2, t)) +
+                     seven.epsilon);
+      expected[i] -=
+          seven.learningRate * seven.weightDecay * expected[i] + step;
+    }
+  }
+  std::vector<float> got = train<optim::AdamW>(seven, 7, DType::Float32);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(got[i], expected[i], 1e-5 * (1 + std::abs(expected[i])));
+  // torch.optim.AdamW's default decay.
+  EXPECT_EQ(optim::AdamW::Options().weightDecay, 0.01);
+}
+
+TEST_F(OptimizerTest, ClipGradNormScalesToTheGlobalNorm) {
+  // Gradients [3, 4] and [12]: the global norm is sqrt(9 + 16 + 144) = 13.
+  std::vector<Tensor> gradients = {Tensor::fromVector<float>({3, 4}, {2}),
+                                   Tensor::fromVector<float>({12}, {1})};
+  Tensor norm = optim::clipGradNorm(gradients, 6.5);
+  EXPECT_EQ(norm.item<float>(), 13.0f);
+  // Scaled by 6.5 / (13 + 1e-6) = 0.49999996: [1.5, 2] and [6], to f32.
+  double scale = 6.5 / (13 + 1e-6);
+  std::vector<float> first = gradients[0].toVector<float>();
+  EXPECT_NEAR(first[0], 3 * scale, 1e-6);
+  EXPECT_NEAR(first[1], 4 * scale, 1e-6);
+  EXPECT_NEAR(gradients[1].item<float>(), 12 * scale, 1e-6);
+
+  // Below the maximum, nothing changes (the scale is clamped to 1); a
+  // Float64 gradient makes the norm Float64.
+  std::vector<Tensor> small = {Tensor::fromVector<double>({0.3, -0.4}, {2})};
+  Tensor smallNorm = optim::clipGradNorm(small, 1.0);
+  EXPECT_EQ(smallNorm.dtype(), DType::Float64);
+  EXPECT_NEAR(smallNorm.item<double>(), 0.5, 1e-15);
+  EXPECT_EQ(small[0].toVector<double>(), (std::vector<double>{0.3, -0.4}));
+
+  // Integer gradients and a non-positive maximum are errors.
+  std::vector<Tensor> ints = {Tensor::fromVector<int32_t>({1}, {1})};
+  EXPECT_THROW(optim::clipGradNorm(ints, 1.0), Error);
+  EXPECT_THROW(optim::clipGradNorm(gradients, 0.0), Error);
+}
+
 TEST_F(OptimizerTest, GradientsMustMatchTheParameters) {
   Variable w(zeros({4}), "w");
   optim::SGD sgd({&w}, optim::SGD::Options());

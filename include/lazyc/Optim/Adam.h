@@ -21,6 +21,11 @@ namespace lazyc::optim {
 ///           / (sqrt(v) / sqrt(1 - beta2^t) + epsilon)
 /// t is a Variable updated inside the trace, so the bias corrections change
 /// every step without changing the trace or its constants.
+///
+/// With `decoupledWeightDecay` (AdamW, Loshchilov & Hutter; as
+/// torch.optim.AdamW) the decay is not added to the gradient but applied to
+/// the weight before the update: w = w - learningRate * weightDecay * w,
+/// then the step above with g = grad.
 class Adam : public Optimizer {
 public:
   struct Options {
@@ -29,6 +34,7 @@ public:
     double beta2 = 0.999;
     double epsilon = 1e-8;
     double weightDecay = 0;
+    bool decoupledWeightDecay = false;
   };
 
   Adam(std::vector<Variable *> parameters, Options options,
@@ -48,6 +54,22 @@ private:
   Options settings;
   Variable steps;
   std::vector<Variable> firstMoments, secondMoments;
+};
+
+/// AdamW: Adam with decoupled weight decay, torch.optim.AdamW's defaults
+/// (weight decay 0.01).
+class AdamW : public Adam {
+public:
+  struct Options {
+    double learningRate = 1e-3;
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double epsilon = 1e-8;
+    double weightDecay = 1e-2;
+  };
+
+  AdamW(std::vector<Variable *> parameters, Options options,
+        Where where = Where::current());
 };
 
 } // namespace lazyc::optim

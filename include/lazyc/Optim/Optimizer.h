@@ -62,6 +62,16 @@ private:
   std::vector<Variable *> params;
 };
 
+/// Scales `gradients` in place so that their global norm (the 2-norm of all
+/// their elements together) is at most `maxNorm`, as PyTorch's
+/// clip_grad_norm_: each is multiplied by min(1, maxNorm / (norm + 1e-6)).
+/// Recorded, not run: the norm and the scaling join the step's trace, with
+/// no host round trip. Returns the norm before clipping (a Float32 scalar;
+/// Float64 if a gradient is). Every gradient must be a floating-point
+/// tensor; `maxNorm` must be positive.
+Tensor clipGradNorm(std::vector<Tensor> &gradients, double maxNorm,
+                    Where where = Where::current());
+
 } // namespace lazyc::optim
 
 #endif // LAZYC_OPTIM_OPTIMIZER_H
