@@ -15,7 +15,6 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include <functional>
 #include <limits>
 
 namespace mlir::lazy {
