@@ -185,8 +185,8 @@ llvm::ArrayRef<PipelineStage<CpuPipelineOptions>> lazyc::cpuPipelineStages() {
          buildLowerToLinalgPipeline(pm);
        }},
       {"lazy-cpu-fuse", "fuse",
-       "Fuse linalg-on-tensors (elementwise chains, broadcasts, transposes) "
-       "and clean up",
+       "Fuse linalg-on-tensors (elementwise chains, broadcasts, transposes), "
+       "clean up, and cut long sums into blocks",
        buildCpuFusePipeline},
       {"lazy-cpu-tile", "tile and vectorize",
        "Spread linalg over threads and vectorize its tiles",

@@ -196,8 +196,8 @@ llvm::ArrayRef<PipelineStage<GpuPipelineOptions>> lazyc::gpuPipelineStages() {
          buildLowerToLinalgPipeline(pm);
        }},
       {"lazy-gpu-fuse", "fuse",
-       "Fuse linalg-on-tensors (elementwise chains, broadcasts, transposes) "
-       "and clean up",
+       "Fuse linalg-on-tensors (elementwise chains, broadcasts, transposes), "
+       "clean up, and cut long sums into blocks",
        buildGpuFusePipeline},
       {"lazy-gpu-bufferize", "bufferize",
        "Bufferize; function results become caller-owned out-parameters",

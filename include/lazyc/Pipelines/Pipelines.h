@@ -94,7 +94,8 @@ struct CpuPipelineOptions : mlir::PassPipelineOptions<CpuPipelineOptions> {
 };
 
 /// Cleans up and fuses linalg on tensors: after it, every elementwise chain
-/// (broadcasts and transposes included) is one linalg.generic.
+/// (broadcasts and transposes included) is one linalg.generic, and every
+/// float sum a tree of short ones (lazy-block-reductions).
 void buildCpuFusePipeline(mlir::OpPassManager &pm,
                           const CpuPipelineOptions &options = {});
 
@@ -152,7 +153,8 @@ struct GpuPipelineOptions : mlir::PassPipelineOptions<GpuPipelineOptions> {
 /// nvvm/libdevice/libdevice.10.bc; empty if none has it.
 std::string findLibdevice();
 
-/// Cleans up and fuses linalg on tensors (buildFusionPipeline).
+/// Cleans up and fuses linalg on tensors (buildFusionPipeline), then cuts
+/// long sums into blocks (lazy-block-reductions, with a row kernel's lanes).
 void buildGpuFusePipeline(mlir::OpPassManager &pm,
                           const GpuPipelineOptions &options = {});
 
