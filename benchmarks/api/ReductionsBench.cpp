@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -62,21 +61,23 @@ struct Case {
   /// 0: everything; 1: rows of [4, n/4] summed; 2: columns of [n/4, 4].
   int layout;
   bool mean;
+  /// The trace squares x before the sum (the square fused into it).
+  bool squareInTrace;
 };
 
 const Case kCases[] = {
-    {"sum(square(x)), x ~ U(-1, 1)", Data::Uniform, 0, false},
-    {"sum of copies of 0.1f", Data::Tenths, 0, false},
-    {"mean of copies of 0.1f", Data::Tenths, 0, true},
-    {"sum(x), x ~ U(-1, 1)", Data::Uniform, 0, false},
-    {"row sums of [4, n/4] (0.1f)", Data::Tenths, 1, false},
-    {"column sums of [n/4, 4] (0.1f)", Data::Tenths, 2, false},
-    {"column sums of [n/4, 4] (squares)", Data::Squares, 2, false},
+    {"sum(square(x)), x ~ U(-1, 1)", Data::Uniform, 0, false, true},
+    {"sum of copies of 0.1f", Data::Tenths, 0, false, false},
+    {"mean of copies of 0.1f", Data::Tenths, 0, true, false},
+    {"sum(x), x ~ U(-1, 1)", Data::Uniform, 0, false, false},
+    {"row sums of [4, n/4] (0.1f)", Data::Tenths, 1, false, false},
+    {"column sums of [n/4, 4] (0.1f)", Data::Tenths, 2, false, false},
+    {"column sums of [n/4, 4] (squares)", Data::Squares, 2, false, false},
 };
 
 /// lazyc's result for `c` on `x` (its terms already in the data).
-Tensor compute(const Case &c, const Tensor &x, int64_t n, bool squareFirst) {
-  Tensor terms = squareFirst ? square(x) : x;
+Tensor compute(const Case &c, const Tensor &x, int64_t n) {
+  Tensor terms = c.squareInTrace ? square(x) : x;
   switch (c.layout) {
   case 1:
     return sum(reshape(terms, {4, n / 4}), {1});
@@ -141,17 +142,15 @@ int main(int argc, char **argv) {
     for (const Case &c : kCases)
       for (int log2n = 16; log2n <= maxLog2; log2n += 4) {
         int64_t n = int64_t(1) << log2n;
-        bool squareFirst = std::strncmp(c.name, "sum(square", 10) == 0;
         std::vector<float> data = makeData(c.data, n);
         std::vector<float> terms = data;
-        if (squareFirst)
+        if (c.squareInTrace)
           for (float &t : terms)
             t = t * t;
         std::vector<double> results, absolute;
         exact(c, terms, results, absolute);
         Tensor x = Tensor::fromVector<float>(data, {n});
-        std::vector<float> got =
-            compute(c, x, n, squareFirst).toVector<float>();
+        std::vector<float> got = compute(c, x, n).toVector<float>();
         double error = 0;
         for (size_t k = 0; k < got.size(); ++k)
           error = std::max(error, std::fabs(got[k] - results[k]) / absolute[k]);
@@ -165,12 +164,11 @@ int main(int argc, char **argv) {
     std::printf("\n| reduction, 2^24 f32 | median | GB/s read |\n"
                 "| --- | --- | --- |\n");
     for (const Case &c : kCases) {
-      bool squareFirst = std::strncmp(c.name, "sum(square", 10) == 0;
       Tensor x = Tensor::fromVector<float>(makeData(c.data, n), {n});
       std::vector<double> times;
       for (int round = 0; round <= rounds; ++round) {
         double start = nowUs();
-        Tensor result = compute(c, x, n, squareFirst);
+        Tensor result = compute(c, x, n);
         lazyc::sync();
         double elapsed = nowUs() - start;
         if (round > 0) // The first call compiles.

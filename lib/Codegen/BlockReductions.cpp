@@ -12,6 +12,7 @@
 #include "lazyc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -476,35 +477,31 @@ struct LazyBlockReductionsPass
           tailInits, op.getIndexingMapsArray(), op.getIteratorTypesArray());
       rewriter.cloneRegionBefore(op.getRegion(), tail.getRegion(),
                                  tail.getRegion().end());
-      for (linalg::IndexOp index :
-           llvm::to_vector(tail.getBlock()->getOps<linalg::IndexOp>())) {
-        if (index.getDim() != loop)
-          continue;
-        rewriter.setInsertionPointAfter(index);
-        Value offset = arith::ConstantIndexOp::create(rewriter, loc, whole);
-        auto start = arith::AddIOp::create(rewriter, loc, index, offset);
-        rewriter.replaceAllUsesExcept(index, start, start);
-      }
+      // Its element indices along the loop start after the blocks'.
+      SmallVector<OpFoldResult> tailOffsets(op.getNumLoops(), OpFoldResult());
+      tailOffsets[loop] = rewriter.getIndexAttr(whole);
+      linalg::offsetIndices(rewriter, cast<linalg::LinalgOp>(*tail),
+                            tailOffsets);
       rewriter.setInsertionPointAfter(tail);
-      for (auto [result, termPosition] : llvm::enumerate(termPositions)) {
-        if (termPosition < 0)
+      auto insertAlong = [&](Value part, Value into, int64_t position,
+                             int64_t offset) -> Value {
+        auto type = cast<RankedTensorType>(into.getType());
+        SmallVector<OpFoldResult> offsets(type.getRank(),
+                                          rewriter.getIndexAttr(0));
+        offsets[position] = rewriter.getIndexAttr(offset);
+        SmallVector<OpFoldResult> strides(type.getRank(),
+                                          rewriter.getIndexAttr(1));
+        return tensor::InsertSliceOp::create(
+            rewriter, loc, part, into, offsets,
+            tensor::getMixedSizes(rewriter, loc, part), strides);
+      };
+      for (auto [result, position] : llvm::enumerate(termPositions)) {
+        if (position < 0)
           continue;
-        int64_t position = termPosition;
-        Value full = op.getDpsInits()[result];
-        auto type = cast<RankedTensorType>(full.getType());
-        auto insertAt = [&](Value part, int64_t offset) {
-          SmallVector<OpFoldResult> offsets(type.getRank(),
-                                            rewriter.getIndexAttr(0));
-          offsets[position] = rewriter.getIndexAttr(offset);
-          SmallVector<OpFoldResult> strides(type.getRank(),
-                                            rewriter.getIndexAttr(1));
-          return tensor::InsertSliceOp::create(
-                     rewriter, loc, part, full, offsets,
-                     tensor::getMixedSizes(rewriter, loc, part), strides)
-              .getResult();
-        };
-        full = insertAt(results[result], 0);
-        results[result] = full = insertAt(tail.getResult(result), whole);
+        Value blocksPart =
+            insertAlong(results[result], op.getDpsInits()[result], position, 0);
+        results[result] =
+            insertAlong(tail.getResult(result), blocksPart, position, whole);
       }
       created.push_back(tail);
       accumulator = tail.getResult(sum.result);
@@ -571,9 +568,8 @@ struct LazyBlockReductionsPass
         wide = Float64Type::get(&getContext());
       else if (element.getWidth() < 32)
         wide = Float32Type::get(&getContext());
-      if (wide) {
+      if (wide)
         op = widenAccumulator(rewriter, op, *sum, wide);
-      }
       if (dynamicLength)
         continue;
       // Adjacent reduction loops are one row to cut, unless the outer one

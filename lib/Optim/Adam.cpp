@@ -37,12 +37,14 @@ Adam::Adam(std::vector<Variable *> parameters, Options options, Where where)
 
 Adam::~Adam() = default;
 
+/// `options` with the weight decay decoupled.
+static Adam::Options decoupled(Adam::Options options) {
+  options.decoupledWeightDecay = true;
+  return options;
+}
+
 AdamW::AdamW(std::vector<Variable *> parameters, Options options, Where where)
-    : Adam(std::move(parameters),
-           Adam::Options{options.learningRate, options.beta1, options.beta2,
-                         options.epsilon, options.weightDecay,
-                         /*decoupledWeightDecay=*/true},
-           where) {}
+    : Adam(std::move(parameters), decoupled(options), where) {}
 
 std::vector<Variable *> Adam::stateVariables() {
   std::vector<Variable *> state{&steps};
@@ -70,9 +72,8 @@ void Adam::update(const std::vector<Tensor> &gradients, Where where) {
     Variable &weight = *params[i];
     DType dtype = weight.dtype();
     Tensor g = gradients[i];
-    Tensor w = weight.read(where);
     if (settings.weightDecay != 0 && !settings.decoupledWeightDecay)
-      g = At(g, where) + At(w, where) * settings.weightDecay;
+      g = At(g, where) + At(weight.read(where), where) * settings.weightDecay;
     Tensor m =
         At(At(firstMoments[i].read(where), where) * settings.beta1, where) +
         At(g, where) * (1 - settings.beta1);
@@ -90,7 +91,8 @@ void Adam::update(const std::vector<Tensor> &gradients, Where where) {
     // AdamW: the weight shrinks by rate * decay before the step (one
     // assignment: both read the old weight).
     if (settings.weightDecay != 0 && settings.decoupledWeightDecay)
-      change = At(change, where) + At(w, where) * (rate * settings.weightDecay);
+      change = At(change, where) +
+               At(weight.read(where), where) * (rate * settings.weightDecay);
     weight.assignSub(change, where);
   }
 }

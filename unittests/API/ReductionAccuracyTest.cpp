@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace lazyc;
@@ -206,8 +207,11 @@ TEST_F(ReductionAccuracyTest, RandomNumbersSummedWhereTheyAreMade) {
   // element index, which must count across the row's vector chunks (it
   // restarted at 0 in each chunk of 64: lazyc-fuzz seed 1200). The same
   // numbers, materialized and summed here, are the reference.
-  int64_t n = int64_t(1) << 20;
-  for (DType dtype : {DType::Float64, DType::Float32}) {
+  // A prime length too: the terms past the last whole block count from
+  // its end.
+  for (auto [n, dtype] : {std::pair{int64_t(1) << 20, DType::Float64},
+                          std::pair{int64_t(1) << 20, DType::Float32},
+                          std::pair{int64_t(1000003), DType::Float32}}) {
     Tensor x = randomUniform({n}, 0.0, 0.5, /*seed=*/974893, dtype);
     std::vector<double> values = cast(x, DType::Float64).toVector<double>();
     double exact = 0, absolute = 0;
@@ -222,7 +226,7 @@ TEST_F(ReductionAccuracyTest, RandomNumbersSummedWhereTheyAreMade) {
     // The double reference adds n terms in sequence: n 2^-53 sum |x| more.
     EXPECT_LE(std::fabs(got - exact),
               (pairwiseBound(n, eps) + n * 0x1p-53) * absolute)
-        << (dtype == DType::Float64 ? "f64" : "f32");
+        << (dtype == DType::Float64 ? "f64" : "f32") << ", n = " << n;
   }
 }
 

@@ -56,16 +56,12 @@ private:
   std::vector<Variable> firstMoments, secondMoments;
 };
 
-/// AdamW: Adam with decoupled weight decay, torch.optim.AdamW's defaults
-/// (weight decay 0.01).
+/// AdamW: Adam with decoupled weight decay (always), with
+/// torch.optim.AdamW's default weight decay, 0.01.
 class AdamW : public Adam {
 public:
-  struct Options {
-    double learningRate = 1e-3;
-    double beta1 = 0.9;
-    double beta2 = 0.999;
-    double epsilon = 1e-8;
-    double weightDecay = 1e-2;
+  struct Options : Adam::Options {
+    Options() { weightDecay = 1e-2; }
   };
 
   AdamW(std::vector<Variable *> parameters, Options options,
