@@ -123,7 +123,8 @@ struct Counters {
       cacheHits{0}, cacheMisses{0}, kernelsRun{0}, constantsPromoted{0},
       compileMicros{0}, updatedInPlace{0}, sizesMadeDynamic{0};
   /// Materializations, indexed by Cause.
-  std::atomic<uint64_t> byCause[static_cast<int>(Cause::Eager) + 1] = {};
+  std::atomic<uint64_t> byCause[static_cast<int>(Cause::InitialValues) + 1] =
+      {};
   /// The persistent compile cache's outcomes (jit::CompileStats).
   std::atomic<uint64_t> diskCacheHits{0}, diskCacheWrites{0},
       diskCacheRejected{0};

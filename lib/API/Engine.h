@@ -62,9 +62,16 @@ std::vector<TracedRegion *> &tracedRegions();
 Tensor recordResult(const trace::NodePtr &node, int64_t region, int64_t index,
                     const trace::Node &like, SourceLocation where);
 
+/// Says that `node` is a new Variable's initial value: if it is still to be
+/// computed, the next materialization computes it first, in a trace of its
+/// own, so that the first trace reading the Variable reads it as an
+/// argument, as every later one does.
+void initialValue(const trace::NodePtr &node);
+
 /// Computes `requested` (and every other value a handle holds in their
 /// trace) with one compiled trace per device, then releases the graph
-/// above them.
+/// above them. New Variables' initial values (initialValue) are computed
+/// first, in a trace of their own.
 void materialize(const std::vector<trace::Node *> &requested, Cause cause,
                  SourceLocation where);
 

@@ -255,7 +255,7 @@ detail::capturedVariables(const FunctionState &state) {
 // Variables inside functions
 //===----------------------------------------------------------------------===//
 
-void detail::creatingVariable(const std::string &name, SourceLocation where) {
+bool detail::creatingVariable(const std::string &name, SourceLocation where) {
   for (const ActiveCall &call : activeCalls)
     if (!call.first)
       throw Error(call.state->name,
@@ -266,6 +266,7 @@ void detail::creatingVariable(const std::string &name, SourceLocation where) {
                       "first call only (create it outside, or once behind a "
                       "check)",
                   where);
+  return !activeCalls.empty();
 }
 
 namespace {

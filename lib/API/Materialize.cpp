@@ -63,10 +63,11 @@ bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
 /// Printing and bool conversions cannot see the user's line: they name the
 /// op that made the value instead.
 std::string causeText(Cause cause, SourceLocation where, const Node &value) {
-  static const char *const names[] = {"item",      "toVector",
-                                      "printing",  "a bool conversion",
-                                      "sync",      "the trace size limit",
-                                      "eager mode"};
+  static const char *const names[] = {
+      "item",       "toVector",
+      "printing",   "a bool conversion",
+      "sync",       "the trace size limit",
+      "eager mode", "Variables' initial values"};
   std::string text = names[static_cast<int>(cause)];
   if (where.line())
     text += " at " + fileAndLine(where.file_name(), where.line());
@@ -531,23 +532,22 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   }
 }
 
-void engine::materialize(const std::vector<Node *> &requested, Cause cause,
-                         SourceLocation where) {
-  if (!tracedRegions().empty()) {
-    const TracedRegion &region = *tracedRegions().back();
-    throw Error(
-        region.op,
-        std::string("a value was read while tracing a ") +
-            (std::strcmp(region.op, "cond") == 0 ? "branch" : "loop region") +
-            " (the " + region.op + " at " +
-            fileAndLine(region.where.file_name(), region.where.line()) +
-            "): it is traced once, not run, so its values are not "
-            "known yet; decide with cond or whileLoop inside it "
-            "instead",
-        where);
-  }
-  // An op's operands share its device, so one trace never spans two: values
-  // on several devices (a sync()) are computed a device at a time.
+namespace {
+/// New Variables' initial values not computed yet (weakly: a Variable that
+/// died is forgotten).
+thread_local std::vector<std::weak_ptr<Node>> pendingInitialValues;
+} // namespace
+
+void engine::initialValue(const NodePtr &node) {
+  if (!node->value)
+    pendingInitialValues.push_back(node);
+}
+
+/// Materializes `requested` with one trace per device: an op's operands
+/// share its device, so one trace never spans two, and values on several
+/// devices (a sync()) are computed a device at a time.
+static void materializeByDevice(const std::vector<Node *> &requested,
+                                Cause cause, SourceLocation where) {
   bool oneDevice = true;
   for (const Node *node : requested)
     oneDevice = oneDevice && node->device == requested.front()->device;
@@ -564,6 +564,45 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
     materializeOn(here, cause, where);
     remaining = std::move(elsewhere);
   }
+}
+
+/// Computes the pending initial values of Variables in a trace of their own.
+/// Left in the first trace that reads them, they would make it differ from
+/// every later one, which reads the Variables' values as arguments: a
+/// training step compiled twice (Adam's zero moments literals in the first,
+/// random initial weights computed in it).
+static void computeInitialValues(SourceLocation where) {
+  if (pendingInitialValues.empty())
+    return;
+  std::vector<NodePtr> alive;
+  for (std::weak_ptr<Node> &pending : pendingInitialValues)
+    if (NodePtr node = pending.lock(); node && !node->value)
+      alive.push_back(std::move(node));
+  pendingInitialValues.clear();
+  std::vector<Node *> nodes;
+  for (const NodePtr &node : alive)
+    nodes.push_back(node.get());
+  if (!nodes.empty())
+    materializeByDevice(nodes, Cause::InitialValues, where);
+}
+
+void engine::materialize(const std::vector<Node *> &requested, Cause cause,
+                         SourceLocation where) {
+  if (!tracedRegions().empty()) {
+    const TracedRegion &region = *tracedRegions().back();
+    throw Error(
+        region.op,
+        std::string("a value was read while tracing a ") +
+            (std::strcmp(region.op, "cond") == 0 ? "branch" : "loop region") +
+            " (the " + region.op + " at " +
+            fileAndLine(region.where.file_name(), region.where.line()) +
+            "): it is traced once, not run, so its values are not "
+            "known yet; decide with cond or whileLoop inside it "
+            "instead",
+        where);
+  }
+  computeInitialValues(where);
+  materializeByDevice(requested, cause, where);
 }
 
 //===----------------------------------------------------------------------===//

@@ -173,6 +173,7 @@ Metrics lazyc::metrics() {
   m.bySync = byCause(Cause::Sync);
   m.bySizeLimit = byCause(Cause::SizeLimit);
   m.byEager = byCause(Cause::Eager);
+  m.byInitialValues = byCause(Cause::InitialValues);
   m.tracesCompiled = c.tracesCompiled;
   m.cacheHits = c.cacheHits;
   m.cacheMisses = c.cacheMisses;
@@ -259,7 +260,8 @@ static void printReport(std::ostream &os, const Metrics &m) {
      << "  materializations    " << m.materializations << " (item " << m.byItem
      << ", toVector " << m.byToVector << ", print " << m.byPrint << ", bool "
      << m.byBool << ", sync " << m.bySync << ", size limit " << m.bySizeLimit
-     << ", eager " << m.byEager << ")\n"
+     << ", eager " << m.byEager << ", initial values " << m.byInitialValues
+     << ")\n"
      << "  traces compiled     " << m.tracesCompiled << "\n"
      << "  cache hits / misses " << m.cacheHits << " / " << m.cacheMisses
      << "\n"

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Variable.h"
+#include "Engine.h"
 #include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
@@ -30,9 +31,11 @@ Variable::Variable(const Tensor &initial, std::string name,
                    SourceLocation where) {
   if (!initial.defined())
     throw Error("Variable", "the initial value is an empty Tensor", where);
-  detail::creatingVariable(name, where);
+  bool inFunctionCall = detail::creatingVariable(name, where);
   static std::atomic<uint64_t> nextId{1};
   state = new detail::VariableState{initial, std::move(name), nextId++};
+  if (!inFunctionCall && engine::tracedRegions().empty())
+    engine::initialValue(detail::TensorAccess::node(initial));
 }
 
 Variable::Variable(Variable &&other) noexcept : state(other.state) {

@@ -31,9 +31,14 @@ namespace mlir::lazy {
 using namespace mlir;
 
 /// A producer whose body is at most two cheap arithmetic ops (x - mean, a
-/// scale, a select) costs less to recompute in each consumer than to store
-/// and reload.
-static bool isCheapToRecompute(Operation *producer) {
+/// scale, a select) costs less to recompute in `consumer` than to store and
+/// reload, as long as the recomputation reads no more memory than the load
+/// it replaces: at most one full-size input the consumer does not already
+/// read (x - mean reads x and a per-row mean). Otherwise a chain of cheap
+/// producers with several uses is recomputed in every consumer: a
+/// transformer's residual stream x0 + a1 + a2 + ... was summed again in
+/// each layer's norms, quadratic in the depth in run time and code size.
+static bool isCheapToRecompute(Operation *producer, Operation *consumer) {
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   if (!generic)
     return false;
@@ -46,7 +51,15 @@ static bool isCheapToRecompute(Operation *producer) {
       return false;
     ++ops;
   }
-  return ops <= 2;
+  if (ops > 2)
+    return false;
+  llvm::SmallPtrSet<Value, 8> consumerReads(consumer->operand_begin(),
+                                            consumer->operand_end());
+  unsigned newFullReads = 0;
+  for (OpOperand *input : generic.getDpsInputOperands())
+    newFullReads += generic.getMatchingIndexingMap(input).isPermutation() &&
+                    !consumerReads.contains(input->get());
+  return newFullReads <= 1;
 }
 
 /// Roughly how much code a generic's body becomes, a transcendental (a
@@ -79,7 +92,7 @@ static bool fusesWithoutRecomputation(OpOperand *fused,
                                       bool multipleUses = false) {
   Operation *producer = fused->get().getDefiningOp();
   if (!producer || (!multipleUses && !producer->hasOneUse() &&
-                    !isCheapToRecompute(producer)))
+                    !isCheapToRecompute(producer, fused->getOwner())))
     return false;
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (!consumer)

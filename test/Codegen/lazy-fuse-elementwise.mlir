@@ -329,3 +329,28 @@ func.func @long_chain(%x: tensor<64xf32>) -> tensor<64xf32> {
   %e69 = lazy.exp %e68 : tensor<64xf32>
   return %e69 : tensor<64xf32>
 }
+
+// -----
+
+// A residual stream (x1 = x0 + a1, x2 = x1 + a2, ...), each value read by a
+// sum and by the next step: a cheap producer with several uses is
+// recomputed only where that reads no more memory than loading it (here
+// each would read two stored values in place of one), so every sum reads
+// its stored value instead of summing the whole stream again (quadratic in
+// a transformer's depth).
+// CHECK-LABEL: func.func @residual_stream
+//       CHECK:   %[[X1:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 :
+//       CHECK:   linalg.generic {{.*}} ins(%[[X1]] : tensor<8x64xf32>) outs(%{{.*}} : tensor<8x1xf32>)
+//       CHECK:   %[[X2:.*]] = linalg.generic {{.*}} ins(%[[X1]], %arg2 :
+//       CHECK:   linalg.generic {{.*}} ins(%[[X2]] : tensor<8x64xf32>) outs(%{{.*}} : tensor<8x1xf32>)
+//       CHECK:   %[[X3:.*]] = linalg.generic {{.*}} ins(%[[X2]], %arg3 :
+//       CHECK:   linalg.generic {{.*}} ins(%[[X3]] : tensor<8x64xf32>) outs(%{{.*}} : tensor<8x1xf32>)
+func.func @residual_stream(%x0: tensor<8x64xf32>, %a1: tensor<8x64xf32>, %a2: tensor<8x64xf32>, %a3: tensor<8x64xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x64xf32>) {
+  %x1 = lazy.add %x0, %a1 : tensor<8x64xf32>
+  %s1 = lazy.reduce_sum %x1 [1] keep_dims : tensor<8x64xf32>
+  %x2 = lazy.add %x1, %a2 : tensor<8x64xf32>
+  %s2 = lazy.reduce_sum %x2 [1] keep_dims : tensor<8x64xf32>
+  %x3 = lazy.add %x2, %a3 : tensor<8x64xf32>
+  %s3 = lazy.reduce_sum %x3 [1] keep_dims : tensor<8x64xf32>
+  return %s1, %s2, %s3, %x3 : tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x64xf32>
+}

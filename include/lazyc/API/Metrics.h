@@ -42,7 +42,7 @@ struct Metrics {
   /// Materializations (a trace cut and run), in total and by cause.
   uint64_t materializations = 0;
   uint64_t byItem = 0, byToVector = 0, byPrint = 0, byBool = 0, bySync = 0,
-           bySizeLimit = 0, byEager = 0;
+           bySizeLimit = 0, byEager = 0, byInitialValues = 0;
   uint64_t tracesCompiled = 0;
   uint64_t cacheHits = 0;
   uint64_t cacheMisses = 0;

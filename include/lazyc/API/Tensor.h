@@ -48,8 +48,19 @@ template <> constexpr DType dtypeOf<uint8_t>() { return DType::UInt8; }
 /// The name of a dtype as the API spells it ("Float32", ...).
 const char *dtypeName(DType dtype);
 
-/// Why a value was materialized (counted in metrics()).
-enum class Cause { Item, ToVector, Print, Bool, Sync, SizeLimit, Eager };
+/// Why a value was materialized (counted in metrics()). InitialValues: new
+/// Variables' initial values, computed in a trace of their own before the
+/// first trace that reads them.
+enum class Cause {
+  Item,
+  ToVector,
+  Print,
+  Bool,
+  Sync,
+  SizeLimit,
+  Eager,
+  InitialValues
+};
 
 class Index;
 

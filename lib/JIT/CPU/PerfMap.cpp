@@ -34,7 +34,8 @@ namespace {
 /// loop's outlined body) to /tmp/perf-<pid>.map.
 class PerfMapPlugin final : public ObjectLinkingLayer::Plugin {
 public:
-  explicit PerfMapPlugin(StringRef function) : function(function.str()) {}
+  PerfMapPlugin(StringRef function, StringRef entry)
+      : function(function.str()), entry(entry.str()) {}
 
   void modifyPassConfig(MaterializationResponsibility &, jitlink::LinkGraph &,
                         jitlink::PassConfiguration &config) override {
@@ -71,11 +72,14 @@ private:
     static std::mutex fileMutex;
     std::string lines;
     raw_string_ostream os(lines);
-    for (jitlink::Symbol *symbol : graph.defined_symbols())
-      if (isCode(*symbol))
-        os << format_hex_no_prefix(symbol->getAddress().getValue(), 1) << " "
-           << format_hex_no_prefix(symbol->getSize(), 1)
-           << " lazyc:" << function << ":" << *symbol->getName() << "\n";
+    for (jitlink::Symbol *symbol : graph.defined_symbols()) {
+      if (!isCode(*symbol))
+        continue;
+      StringRef name = *symbol->getName();
+      os << format_hex_no_prefix(symbol->getAddress().getValue(), 1) << " "
+         << format_hex_no_prefix(symbol->getSize(), 1) << " lazyc:" << function
+         << ":" << (name == entry ? StringRef(function) : name) << "\n";
+    }
     std::lock_guard<std::mutex> lock(fileMutex);
     std::error_code error;
     raw_fd_ostream file(("/tmp/perf-" + Twine(::getpid()) + ".map").str(),
@@ -84,17 +88,17 @@ private:
       file << lines;
   }
 
-  std::string function;
+  std::string function, entry;
 };
 } // namespace
 
-void lazyc::jit::writePerfMapEntries(LLJITBuilder &builder,
-                                     StringRef function) {
+void lazyc::jit::writePerfMapEntries(LLJITBuilder &builder, StringRef function,
+                                     StringRef entry) {
   builder.setObjectLinkingLayerCreator(
-      [function = function.str()](
+      [function = function.str(), entry = entry.str()](
           ExecutionSession &session) -> Expected<std::unique_ptr<ObjectLayer>> {
         auto linker = std::make_unique<ObjectLinkingLayer>(session);
-        linker->addPlugin(std::make_unique<PerfMapPlugin>(function));
+        linker->addPlugin(std::make_unique<PerfMapPlugin>(function, entry));
         return std::move(linker);
       });
 }

@@ -29,9 +29,11 @@ namespace lazyc::jit {
 bool perfMapRequested();
 
 /// Makes the JIT `builder` creates list the functions of every object it
-/// links in the process's perf map, under `function`'s name.
+/// links in the process's perf map, under `function`'s name. The entry
+/// symbol, into which the trace's own function is inlined, is listed as
+/// `function` itself.
 void writePerfMapEntries(llvm::orc::LLJITBuilder &builder,
-                         llvm::StringRef function);
+                         llvm::StringRef function, llvm::StringRef entry);
 
 } // namespace lazyc::jit
 

@@ -395,3 +395,31 @@ func.func @column_log_softmax_of_dynamic_rows(%x: tensor<?x?xf32>) -> tensor<?x?
   %0 = lazy.log_softmax %x, axis = 0 : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// A residual stream whose values are each read by a sum and by the next
+// step: a tile fuses an elementwise producer with readers elsewhere only if
+// it recomputes from stored values (x1 = x0 + a1 from the arguments), not
+// chains of them. The last sum reads the stored x3; it used to add x0, a1,
+// a2 and a3 again in its tile, and every layer of a transformer summed its
+// whole residual stream.
+// CHECK-LABEL: func.func @residual_stream
+//       CHECK:   scf.forall (
+//       CHECK:   scf.forall (
+//       CHECK:   scf.forall (
+//       CHECK:   scf.forall (
+//       CHECK:   scf.forall ({{.*}} -> (tensor<64x1xf32>)
+//   CHECK-NOT:     arith.addf {{.*}} : vector<1x64xf32>
+//       CHECK:     vector.multi_reduction <add>
+//   CHECK-NOT:   scf.forall (
+//       CHECK:   return
+func.func @residual_stream(%x0: tensor<64x1024xf32>, %a1: tensor<64x1024xf32>, %a2: tensor<64x1024xf32>, %a3: tensor<64x1024xf32>) -> (tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1024xf32>) {
+  %x1 = lazy.add %x0, %a1 : tensor<64x1024xf32>
+  %s1 = lazy.reduce_sum %x1 [1] keep_dims : tensor<64x1024xf32>
+  %x2 = lazy.add %x1, %a2 : tensor<64x1024xf32>
+  %s2 = lazy.reduce_sum %x2 [1] keep_dims : tensor<64x1024xf32>
+  %x3 = lazy.add %x2, %a3 : tensor<64x1024xf32>
+  %s3 = lazy.reduce_sum %x3 [1] keep_dims : tensor<64x1024xf32>
+  return %s1, %s2, %s3, %x3 : tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1024xf32>
+}
