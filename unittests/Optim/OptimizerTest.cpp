@@ -152,6 +152,10 @@ TEST_F(OptimizerTest, TheFirstStepIsTheOnlyCompile) {
   EXPECT_EQ(metrics().byInitialValues, 1u);
   EXPECT_EQ(metrics().tracesCompiled, 2u); // the initial values, the step
   Metrics first = metrics();
+  bool named = false;
+  for (const CountedCause &site : first.topMaterializations)
+    named |= site.what.find("(initial values)") != std::string::npos;
+  EXPECT_TRUE(named);
   for (int step = 1; step < 5; ++step) {
     adam.step({Tensor::fromVector(gradient(step), {5})});
     lazyc::sync();

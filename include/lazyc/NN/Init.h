@@ -7,8 +7,8 @@
 //
 // Initial values for parameters. Each is an ordinary lazy tensor (a random
 // op with its seed), so the same seed gives the same numbers in lazy and
-// eager mode, and the values are computed with the first step that uses
-// them.
+// eager mode. A Variable's initial values are computed in a trace of their
+// own, just before the first trace that reads them.
 //
 //===----------------------------------------------------------------------===//
 
