@@ -68,7 +68,8 @@ std::string causeText(Cause cause, SourceLocation where, const Node &value) {
       "printing",   "a bool conversion",
       "sync",       "the trace size limit",
       "eager mode", "Variables' initial values"};
-  static_assert(std::size(names) == static_cast<size_t>(Cause::InitialValues) + 1,
+  static_assert(std::size(names) ==
+                    static_cast<size_t>(Cause::InitialValues) + 1,
                 "a name for every Cause");
   std::string text = names[static_cast<int>(cause)];
   if (where.line())
