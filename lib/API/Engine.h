@@ -68,6 +68,12 @@ Tensor recordResult(const trace::NodePtr &node, int64_t region, int64_t index,
 /// argument, as every later one does.
 void initialValue(const trace::NodePtr &node);
 
+/// Computes the pending initial values (initialValue) now, in a trace of
+/// their own. Variable::read calls it: the first step's ops are then
+/// recorded after them, as every later step's are (the trace size limit
+/// cuts each step at the same ops).
+void computeInitialValues(SourceLocation where);
+
 /// Computes `requested` (and every other value a handle holds in their
 /// trace) with one compiled trace per device, then releases the graph
 /// above them. New Variables' initial values (initialValue) are computed

@@ -255,7 +255,7 @@ detail::capturedVariables(const FunctionState &state) {
 // Variables inside functions
 //===----------------------------------------------------------------------===//
 
-bool detail::creatingVariable(const std::string &name, SourceLocation where) {
+void detail::creatingVariable(const std::string &name, SourceLocation where) {
   for (const ActiveCall &call : activeCalls)
     if (!call.first)
       throw Error(call.state->name,
@@ -266,8 +266,9 @@ bool detail::creatingVariable(const std::string &name, SourceLocation where) {
                       "first call only (create it outside, or once behind a "
                       "check)",
                   where);
-  return !activeCalls.empty();
 }
+
+bool detail::tracingFunctionCall() { return !activeCalls.empty(); }
 
 namespace {
 thread_local std::vector<const detail::VariableState *> *variableCollector =

@@ -574,7 +574,7 @@ static void materializeByDevice(const std::vector<Node *> &requested,
 /// every later one, which reads the Variables' values as arguments: a
 /// training step compiled twice (Adam's zero moments literals in the first,
 /// random initial weights computed in it).
-static void computeInitialValues(SourceLocation where) {
+void engine::computeInitialValues(SourceLocation where) {
   if (pendingInitialValues.empty())
     return;
   std::vector<NodePtr> alive;
@@ -606,6 +606,10 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
   }
   computeInitialValues(where);
   materializeByDevice(requested, cause, where);
+  // The computed values leave the pending list now, so that its count of
+  // trace nodes is exact and the size limit cuts every step at the same
+  // ops, whenever the list was last pruned.
+  prunePending();
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,10 +31,10 @@ Variable::Variable(const Tensor &initial, std::string name,
                    SourceLocation where) {
   if (!initial.defined())
     throw Error("Variable", "the initial value is an empty Tensor", where);
-  bool inFunctionCall = detail::creatingVariable(name, where);
+  detail::creatingVariable(name, where);
   static std::atomic<uint64_t> nextId{1};
   state = new detail::VariableState{initial, std::move(name), nextId++};
-  if (!inFunctionCall && engine::tracedRegions().empty())
+  if (!detail::tracingFunctionCall() && engine::tracedRegions().empty())
     engine::initialValue(detail::TensorAccess::node(initial));
 }
 
@@ -66,6 +66,8 @@ Tensor Variable::read(SourceLocation where) const {
                 "the Variable is empty (default-constructed or moved "
                 "from)",
                 where);
+  if (!detail::tracingFunctionCall() && engine::tracedRegions().empty())
+    engine::computeInitialValues(where);
   if (tape::recording())
     tape::variableRead(state->id, detail::TensorAccess::node(state->value));
   detail::usingVariable(*state);

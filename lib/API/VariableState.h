@@ -37,9 +37,12 @@ struct VariableState {
 void assigningVariable(VariableState &state, SourceLocation where);
 
 /// Called by the Variable constructor: a lazyc::function may create state
-/// on its first call only. Returns whether a function's call is being
-/// traced (its initial value is then part of that trace).
-bool creatingVariable(const std::string &name, SourceLocation where);
+/// on its first call only.
+void creatingVariable(const std::string &name, SourceLocation where);
+
+/// Whether a lazyc::function's call is being traced on this thread (the
+/// Variables it creates and reads are then part of that trace).
+bool tracingFunctionCall();
 
 /// Called when a Variable is read or assigned: the functions running list
 /// it as captured, and the collector set below, if any, gets it.
