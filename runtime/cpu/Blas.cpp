@@ -11,19 +11,76 @@
 // thread pools fighting over the cores is what made libtorch 2-5x slower on
 // small machines.
 //
+// OpenBLAS is loaded at the first product, not linked: its kernels are
+// chosen when it loads, and Debian 12's OpenBLAS (0.3.21) takes a Sapphire
+// Rapids Xeon in a VM for a Prescott (SSE3): a GPT-2-small training step
+// spent 83% of its time in that kernel. Unless the user set
+// OPENBLAS_CORETYPE, lazyc names the kernels its CPU can run (SkylakeX with
+// AVX-512, Haswell with AVX2 and FMA) while it loads OpenBLAS. A process
+// that loaded OpenBLAS before (linking it) keeps the kernels it chose.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Runtime/Runtime.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
-#include <mutex>
+#include <cstdio>
+#include <cstdlib>
 
 namespace {
 
-void useOneBlasThread() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+/// The OpenBLAS functions lazyc calls, or null where it could not be loaded.
+struct OpenBlas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+  char *(*kernels)() = nullptr;
+};
+
+/// The OpenBLAS kernel set for this CPU, or null to leave the choice to
+/// OpenBLAS's own detection.
+const char *kernelsForThisCpu() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return "Haswell";
+  return nullptr;
+}
+
+const OpenBlas &openBlas() {
+  static const OpenBlas blas = [] {
+    OpenBlas loaded;
+    const char *kernels =
+        std::getenv("OPENBLAS_CORETYPE") ? nullptr : kernelsForThisCpu();
+    // Read by OpenBLAS's initializer, which dlopen runs; not left behind
+    // for the program's child processes.
+    if (kernels)
+      setenv("OPENBLAS_CORETYPE", kernels, /*overwrite=*/0);
+    void *library = dlopen(LAZYC_OPENBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (kernels)
+      unsetenv("OPENBLAS_CORETYPE");
+    if (!library) {
+      std::fprintf(stderr,
+                   "lazyc: cannot load OpenBLAS (%s): matrix products run "
+                   "as plain loops\n",
+                   dlerror());
+      return loaded;
+    }
+    loaded.sgemm =
+        reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(library, "cblas_sgemm"));
+    loaded.dgemm =
+        reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(library, "cblas_dgemm"));
+    loaded.kernels =
+        reinterpret_cast<char *(*)()>(dlsym(library, "openblas_get_corename"));
+    if (auto setThreads = reinterpret_cast<void (*)(int)>(
+            dlsym(library, "openblas_set_num_threads")))
+      setThreads(1);
+    return loaded;
+  }();
+  return blas;
 }
 
 /// C += A * B, with a plain loop for layouts BLAS cannot take (non-unit
@@ -48,10 +105,9 @@ void matmul(Memref *a, Memref *b, Memref *c, int32_t flags, Gemm gemm) {
   // Sizes as stored.
   int64_t aRows = transposeA ? k : m, aColumns = transposeA ? m : k;
   int64_t bRows = transposeB ? n : k, bColumns = transposeB ? k : n;
-  if (k > 0 && blasCompatible(aRows, aColumns, a->strides) &&
+  if (gemm && k > 0 && blasCompatible(aRows, aColumns, a->strides) &&
       blasCompatible(bRows, bColumns, b->strides) &&
       blasCompatible(m, n, c->strides)) {
-    useOneBlasThread();
     auto leading = [](int64_t stride, int64_t columns) {
       return stride < columns ? columns : stride;
     };
@@ -86,12 +142,19 @@ extern "C" void _mlir_ciface_lazyrt_matmul_f32(lazyrt_memref2d_f32 *a,
                                                lazyrt_memref2d_f32 *b,
                                                lazyrt_memref2d_f32 *c,
                                                int32_t flags) {
-  matmul<float>(a, b, c, flags, cblas_sgemm);
+  matmul<float>(a, b, c, flags, openBlas().sgemm);
 }
 
 extern "C" void _mlir_ciface_lazyrt_matmul_f64(lazyrt_memref2d_f64 *a,
                                                lazyrt_memref2d_f64 *b,
                                                lazyrt_memref2d_f64 *c,
                                                int32_t flags) {
-  matmul<double>(a, b, c, flags, cblas_dgemm);
+  matmul<double>(a, b, c, flags, openBlas().dgemm);
+}
+
+extern "C" const char *lazyrt_blas_kernels(void) {
+  const OpenBlas &blas = openBlas();
+  if (!blas.sgemm)
+    return "none";
+  return blas.kernels ? blas.kernels() : "unknown";
 }

@@ -19,7 +19,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -300,4 +302,23 @@ TYPED_TEST(BlasTest, OverwriteWithEmptyInnerDimensionZeroesC) {
   else
     _mlir_ciface_lazyrt_matmul_f64(&a, &b, &c, LAZYRT_GEMM_OVERWRITE);
   EXPECT_EQ(sc, (std::vector<T>{0, 0, 0, 0}));
+}
+
+// OpenBLAS is loaded with the kernels this CPU can run: Debian 12's
+// OpenBLAS detects some AVX-512 Xeons (in VMs) as a Prescott, whose SSE3
+// GEMM ran a GPT-2-small step 4.7x slower. (This test binary does not link
+// OpenBLAS, so lazyc's loading is the first.)
+TEST(BlasKernelsTest, MatchTheCpu) {
+  std::string kernels = lazyrt_blas_kernels();
+  EXPECT_NE(kernels, "none");
+  __builtin_cpu_init();
+  if (std::getenv("OPENBLAS_CORETYPE"))
+    GTEST_SKIP() << "OPENBLAS_CORETYPE chooses the kernels";
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    EXPECT_EQ(kernels, "SkylakeX");
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    EXPECT_EQ(kernels, "Haswell");
+  else
+    EXPECT_NE(kernels, "");
 }

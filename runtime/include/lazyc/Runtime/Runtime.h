@@ -128,6 +128,11 @@ void _mlir_ciface_lazyrt_matmul_f64(lazyrt_memref2d_f64 *a,
                                     lazyrt_memref2d_f64 *b,
                                     lazyrt_memref2d_f64 *c, int32_t flags);
 
+/// The OpenBLAS kernel set the GEMM entry points use ("SkylakeX",
+/// "Haswell", ...: OpenBLAS's name), loading OpenBLAS if it is not loaded
+/// yet, or "none" when it cannot be loaded (products then run as loops).
+const char *lazyrt_blas_kernels(void);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif
