@@ -29,7 +29,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+
+#include <unistd.h>
 
 using namespace lazyc;
 using namespace lazyc::trace;
@@ -98,6 +101,67 @@ static void dump(const Trace &trace, mlir::ModuleOp module, const char *variant,
     module.print(os);
 }
 
+namespace {
+/// Shows a long compile's progress on stderr: once the compile has run for
+/// LAZYC_PROGRESS seconds (default 1, and only when stderr is a terminal;
+/// 0 turns it off), each stage as it starts, then the total. On a terminal
+/// one line is rewritten; elsewhere each stage gets a line.
+class CompileProgress final : public jit::StageObserver {
+public:
+  explicit CompileProgress(size_t nodes)
+      : nodes(nodes), threshold(thresholdSeconds()) {
+    if (threshold >= 0)
+      previous = jit::observeStages(this);
+  }
+  ~CompileProgress() override {
+    if (threshold < 0)
+      return;
+    jit::observeStages(previous);
+    if (shown)
+      std::fprintf(stderr, "%slazyc: compiled a trace of %zu nodes in %.1f s\n",
+                   terminal ? "\r\033[K" : "", nodes, elapsed());
+  }
+  CompileProgress(const CompileProgress &) = delete;
+  CompileProgress &operator=(const CompileProgress &) = delete;
+
+  void stageStarted(llvm::StringRef stage) override {
+    double seconds = elapsed();
+    if (seconds < threshold)
+      return;
+    shown = true;
+    std::fprintf(
+        stderr, "%slazyc: compiling a trace of %zu nodes: %.*s (%.1f s)%s",
+        terminal ? "\r\033[K" : "", nodes, static_cast<int>(stage.size()),
+        stage.data(), seconds, terminal ? "" : "\n");
+    std::fflush(stderr);
+  }
+
+private:
+  /// Seconds a compile runs before its progress shows; negative: never.
+  double thresholdSeconds() const {
+    const char *value = std::getenv("LAZYC_PROGRESS");
+    if (!value || !*value)
+      return terminal ? 1.0 : -1.0;
+    double seconds = std::strtod(value, nullptr);
+    return seconds > 0 ? seconds : -1.0;
+  }
+
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+
+  size_t nodes;
+  bool terminal = isatty(STDERR_FILENO);
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+  double threshold;
+  jit::StageObserver *previous = nullptr;
+  bool shown = false;
+};
+} // namespace
+
 std::unique_ptr<jit::CompiledFunction>
 engine::compile(const Trace &trace, const std::vector<bool> &promoted,
                 bool dynamicShapes, const std::vector<bool> &dynamicSizes) {
@@ -111,6 +175,7 @@ engine::compile(const Trace &trace, const std::vector<bool> &promoted,
                   "(carry the value and use the result)",
                   node->loc.file, node->loc.line);
   auto start = std::chrono::steady_clock::now();
+  CompileProgress progress(trace.nodes.size());
   profile::Scope compiling(
       "compile", "compile",
       profile::enabled()

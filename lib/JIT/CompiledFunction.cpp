@@ -80,6 +80,19 @@ static llvm::Expected<TensorSpec> toSpec(Type type) {
   return spec;
 }
 
+namespace {
+thread_local StageObserver *stageObserver = nullptr;
+} // namespace
+
+StageObserver *lazyc::jit::observeStages(StageObserver *observer) {
+  return std::exchange(stageObserver, observer);
+}
+
+void lazyc::jit::stageStarted(llvm::StringRef stage) {
+  if (stageObserver)
+    stageObserver->stageStarted(stage);
+}
+
 llvm::Error CompiledFunction::readSignature(ModuleOp module,
                                             llvm::StringRef name) {
   auto function = module.lookupSymbol<func::FuncOp>(name);

@@ -42,6 +42,7 @@ llvm::Error runPipeline(mlir::ModuleOp module,
     return error;
   stats.phases.push_back({"verify the input", start, Clock::now()});
   for (const PipelineStage<Options> &stage : stages) {
+    stageStarted(stage.title);
     start = Clock::now();
     if (llvm::Error error =
             runStage(module, stage.title, [&](mlir::OpPassManager &pm) {

@@ -390,3 +390,39 @@ TEST_F(MetricsTest, TheReportPrintsEverySection) {
 }
 
 } // namespace
+
+namespace {
+
+/// stderr while `compile` compiles a new trace, with LAZYC_PROGRESS set to
+/// `setting` (null: unset; the tests' stderr is not a terminal).
+std::string progressOf(const char *setting, float seed) {
+  if (setting)
+    setenv("LAZYC_PROGRESS", setting, 1);
+  else
+    unsetenv("LAZYC_PROGRESS");
+  testing::internal::CaptureStderr();
+  // A structure of its own per call: the seed is a literal of a new shape.
+  Tensor x = full({3, static_cast<int64_t>(seed)}, seed);
+  (void)tanh(x * 2.0f + 1.0f).toVector<float>();
+  std::string printed = testing::internal::GetCapturedStderr();
+  unsetenv("LAZYC_PROGRESS");
+  return printed;
+}
+
+} // namespace
+
+// A compile that runs past LAZYC_PROGRESS seconds shows each stage as it
+// starts and then its total; 0 turns it off, and where stderr is not a
+// terminal it is off unless the variable is set.
+TEST(CompileProgressTest, StagesAndTotalPastTheThreshold) {
+  std::string shown = progressOf("1e-9", 5);
+  EXPECT_NE(shown.find("lazyc: compiling a trace of"), std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find(": bufferize ("), std::string::npos) << shown;
+  EXPECT_NE(shown.find(": translate to LLVM IR ("), std::string::npos) << shown;
+  EXPECT_NE(shown.find("lazyc: compiled a trace of"), std::string::npos)
+      << shown;
+  EXPECT_EQ(progressOf("0", 6), "");
+  EXPECT_EQ(progressOf(nullptr, 7), "");
+  EXPECT_EQ(progressOf("1000", 9), "");
+}

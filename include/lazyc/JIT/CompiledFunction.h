@@ -87,6 +87,21 @@ struct CompileStats {
   std::vector<Phase> phases;
 };
 
+/// Told each step of the compiles on its thread as it starts (a pipeline
+/// stage, translation, LLVM's code generation): the engine shows a long
+/// compile's progress with it.
+class StageObserver {
+public:
+  virtual ~StageObserver() = default;
+  virtual void stageStarted(llvm::StringRef stage) = 0;
+};
+
+/// Sets this thread's stage observer (null: none); returns the previous one.
+StageObserver *observeStages(StageObserver *observer);
+
+/// Tells this thread's stage observer, if any, that `stage` starts.
+void stageStarted(llvm::StringRef stage);
+
 /// A failed compile: the stage that failed and the MLIR diagnostics it
 /// emitted, each with the location of the op it is about (the importer's
 /// locations say which trace node an op came from).

@@ -261,6 +261,7 @@ compileToObjects(ModuleOp module, llvm::StringRef name,
                  CompileStats &stats) {
   using Clock = std::chrono::steady_clock;
   using Ms = std::chrono::duration<double, std::milli>;
+  stageStarted("translate to LLVM IR");
   auto start = Clock::now();
   MLIRContext *context = module.getContext();
   registerBuiltinDialectTranslation(*context);
@@ -308,6 +309,8 @@ compileToObjects(ModuleOp module, llvm::StringRef name,
   auto translated = Clock::now();
   stats.translateMs = Ms(translated - start).count();
   stats.phases.push_back({"translate to LLVM IR", start, translated});
+  stageStarted("LLVM: optimize and emit code (" + std::to_string(parts.size()) +
+               (parts.size() == 1 ? " part)" : " parts in parallel)"));
 
   auto compilePart = [name, wrapperName](Part &part) {
     auto begin = Clock::now();
