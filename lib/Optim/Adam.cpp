@@ -12,15 +12,39 @@
 using namespace lazyc;
 using namespace lazyc::optim;
 
+/// The groups' parameters, in order.
+static std::vector<Variable *>
+allParameters(const std::vector<ParameterGroup> &groups) {
+  std::vector<Variable *> parameters;
+  for (const ParameterGroup &group : groups)
+    parameters.insert(parameters.end(), group.parameters.begin(),
+                      group.parameters.end());
+  return parameters;
+}
+
 Adam::Adam(std::vector<Variable *> parameters, Options options, Where where)
-    : Optimizer(std::move(parameters), where), settings(options),
+    : Adam(std::vector<ParameterGroup>{{std::move(parameters),
+                                        options.weightDecay}},
+           options, where) {}
+
+Adam::Adam(std::vector<ParameterGroup> groups, Options options, Where where)
+    : Optimizer(allParameters(groups), where), settings(options),
       steps(zeros({}, DType::Float64, where), "adam.steps", where) {
-  if (!(options.learningRate >= 0) || !(options.epsilon >= 0) ||
-      !(options.weightDecay >= 0))
-    throw Error("Adam",
-                "the learning rate, epsilon and weight decay must be "
-                "non-negative",
+  if (!(options.learningRate >= 0) || !(options.epsilon >= 0))
+    throw Error("Adam", "the learning rate and epsilon must be non-negative",
                 where);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (!(groups[g].weightDecay >= 0))
+      throw Error("Adam",
+                  "the weight decay must be non-negative, got " +
+                      std::to_string(groups[g].weightDecay) +
+                      (groups.size() > 1
+                           ? " for parameter group " + std::to_string(g)
+                           : std::string()),
+                  where);
+    weightDecays.insert(weightDecays.end(), groups[g].parameters.size(),
+                        groups[g].weightDecay);
+  }
   if (!(options.beta1 >= 0 && options.beta1 < 1) ||
       !(options.beta2 >= 0 && options.beta2 < 1))
     throw Error("Adam", "beta1 and beta2 must be in [0, 1)", where);
@@ -45,6 +69,9 @@ static Adam::Options decoupled(Adam::Options options) {
 
 AdamW::AdamW(std::vector<Variable *> parameters, Options options, Where where)
     : Adam(std::move(parameters), decoupled(options), where) {}
+
+AdamW::AdamW(std::vector<ParameterGroup> groups, Options options, Where where)
+    : Adam(std::move(groups), decoupled(options), where) {}
 
 std::vector<Variable *> Adam::stateVariables() {
   std::vector<Variable *> state{&steps};
@@ -72,8 +99,9 @@ void Adam::update(const std::vector<Tensor> &gradients, Where where) {
     Variable &weight = *params[i];
     DType dtype = weight.dtype();
     Tensor g = gradients[i];
-    if (settings.weightDecay != 0 && !settings.decoupledWeightDecay)
-      g = At(g, where) + At(weight.read(where), where) * settings.weightDecay;
+    double weightDecay = weightDecays[i];
+    if (weightDecay != 0 && !settings.decoupledWeightDecay)
+      g = At(g, where) + At(weight.read(where), where) * weightDecay;
     Tensor m =
         At(At(firstMoments[i].read(where), where) * settings.beta1, where) +
         At(g, where) * (1 - settings.beta1);
@@ -90,9 +118,9 @@ void Adam::update(const std::vector<Tensor> &gradients, Where where) {
         At(At(cast(stepSize, dtype, where), where) * m, where) / denominator;
     // AdamW: the weight shrinks by rate * decay before the step (one
     // assignment: both read the old weight).
-    if (settings.weightDecay != 0 && settings.decoupledWeightDecay)
+    if (weightDecay != 0 && settings.decoupledWeightDecay)
       change = At(change, where) +
-               At(weight.read(where), where) * (rate * settings.weightDecay);
+               At(weight.read(where), where) * (rate * weightDecay);
     weight.assignSub(change, where);
   }
 }

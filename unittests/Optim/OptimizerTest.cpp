@@ -241,6 +241,60 @@ TEST_F(OptimizerTest, AdamWDecaysTheWeightNotTheGradient) {
   EXPECT_EQ(optim::AdamW::Options().weightDecay, 0.01);
 }
 
+// Parameter groups: the weight decays by its group's 0.2, the bias (its
+// own group) not at all, with the rate and moments shared; against the
+// same AdamW rule in double precision, one decay per parameter.
+TEST_F(OptimizerTest, ParameterGroupsHaveTheirOwnWeightDecay) {
+  Variable w(Tensor::fromVector(initialWeights, {4}), "w");
+  Variable b(Tensor::fromVector(std::vector<float>{0.25f, -0.5f}, {2}), "b");
+  optim::AdamW::Options options;
+  options.learningRate = 0.05;
+  optim::AdamW adamw({{{&w}, 0.2}, {{&b}, 0.0}}, options);
+  ASSERT_EQ(adamw.parameters().size(), 2u);
+  EXPECT_EQ(adamw.parameters()[0], &w);
+  EXPECT_EQ(adamw.parameters()[1], &b);
+
+  std::vector<double> expected(initialWeights.begin(), initialWeights.end());
+  expected.push_back(0.25);
+  expected.push_back(-0.5);
+  const double decays[6] = {0.2, 0.2, 0.2, 0.2, 0.0, 0.0};
+  std::vector<double> m(6, 0.0), v(6, 0.0);
+  for (int t = 1; t <= 5; ++t) {
+    std::vector<float> grad = gradientAt(t - 1);
+    std::vector<float> biasGrad = {grad[0] * 0.5f, -grad[1]};
+    adamw.step(
+        {Tensor::fromVector(grad, {4}), Tensor::fromVector(biasGrad, {2})});
+    lazyc::sync();
+    grad.insert(grad.end(), biasGrad.begin(), biasGrad.end());
+    for (int i = 0; i < 6; ++i) {
+      m[i] = 0.9 * m[i] + 0.1 * grad[i];
+      v[i] = 0.999 * v[i] + 0.001 * double(grad[i]) * grad[i];
+      double step =
+          0.05 / (1 - std::pow(0.9, t)) * m[i] /
+          (std::sqrt(v[i]) / std::sqrt(1 - std::pow(0.999, t)) + 1e-8);
+      expected[i] -= 0.05 * decays[i] * expected[i] + step;
+    }
+  }
+  std::vector<float> gotW = w.read().toVector<float>();
+  std::vector<float> gotB = b.read().toVector<float>();
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(gotW[i], expected[i], 1e-5 * (1 + std::abs(expected[i])));
+  for (int i = 0; i < 2; ++i)
+    EXPECT_NEAR(gotB[i], expected[4 + i],
+                1e-5 * (1 + std::abs(expected[4 + i])));
+
+  // A negative decay names its group.
+  optim::Adam::Options plain;
+  try {
+    optim::Adam bad({{{&w}, 0.1}, {{&b}, -1.0}}, plain);
+    FAIL() << "a negative weight decay was accepted";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("parameter group 1"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST_F(OptimizerTest, ClipGradNormScalesToTheGlobalNorm) {
   // Gradients [3, 4] and [12]: the global norm is sqrt(9 + 16 + 144) = 13.
   std::vector<Tensor> gradients = {Tensor::fromVector<float>({3, 4}, {2}),

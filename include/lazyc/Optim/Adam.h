@@ -26,6 +26,14 @@ namespace lazyc::optim {
 /// torch.optim.AdamW) the decay is not added to the gradient but applied to
 /// the weight before the update: w = w - learningRate * weightDecay * w,
 /// then the step above with g = grad.
+/// Parameters with a weight decay of their own (PyTorch's parameter
+/// groups): GPT-style training decays the weights of matrix products but
+/// not biases, norms' scales or embeddings.
+struct ParameterGroup {
+  std::vector<Variable *> parameters;
+  double weightDecay = 0;
+};
+
 class Adam : public Optimizer {
 public:
   struct Options {
@@ -38,6 +46,11 @@ public:
   };
 
   Adam(std::vector<Variable *> parameters, Options options,
+       Where where = Where::current());
+  /// Each group's parameters decay by the group's weightDecay
+  /// (options.weightDecay is unused); parameters() lists the groups' in
+  /// order.
+  Adam(std::vector<ParameterGroup> groups, Options options,
        Where where = Where::current());
   ~Adam() override;
 
@@ -52,6 +65,7 @@ private:
   void update(const std::vector<Tensor> &gradients, Where where) override;
 
   Options settings;
+  std::vector<double> weightDecays; ///< Per parameter.
   Variable steps;
   std::vector<Variable> firstMoments, secondMoments;
 };
@@ -65,6 +79,8 @@ public:
   };
 
   AdamW(std::vector<Variable *> parameters, Options options,
+        Where where = Where::current());
+  AdamW(std::vector<ParameterGroup> groups, Options options,
         Where where = Where::current());
 };
 
