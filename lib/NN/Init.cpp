@@ -35,6 +35,16 @@ Tensor nn::glorotUniform(Shape shape, int64_t fanIn, int64_t fanOut,
   return randomUniform(std::move(shape), -bound, bound, seed, dtype, where);
 }
 
+Tensor nn::normal(Shape shape, double stddev, int64_t seed, DType dtype,
+                  Where where) {
+  if (!(stddev > 0))
+    throw Error("normal",
+                "the standard deviation must be positive, got " +
+                    std::to_string(stddev),
+                where);
+  return randomNormal(std::move(shape), 0, stddev, seed, dtype, where);
+}
+
 Tensor nn::initialize(Init init, Shape shape, int64_t fanIn, int64_t fanOut,
                       int64_t seed, DType dtype, Where where) {
   switch (init) {
@@ -44,6 +54,8 @@ Tensor nn::initialize(Init init, Shape shape, int64_t fanIn, int64_t fanOut,
     return glorotUniform(std::move(shape), fanIn, fanOut, seed, dtype, where);
   case Init::Zeros:
     return zeros(std::move(shape), dtype, where);
+  case Init::Normal:
+    return normal(std::move(shape), 0.02, seed, dtype, where);
   }
   throw Error("initialize", "unknown initializer", where);
 }

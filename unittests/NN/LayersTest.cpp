@@ -61,6 +61,30 @@ TEST(InitTest, UniformInitializersAreSeededAndBounded) {
             std::string::npos);
 }
 
+// N(0, 0.02^2), GPT-2's initializer: seeded, the same numbers as
+// randomNormal, mean and deviation within a few standard errors of 50,000
+// samples' (4 sigma: 3.6e-4 for the mean, 2.5e-4 for the deviation).
+TEST(InitTest, NormalIsSeededWithTheGivenDeviation) {
+  std::vector<float> values =
+      nn::normal({500, 100}, 0.02, /*seed=*/5).toVector<float>();
+  EXPECT_EQ(values, randomNormal({500, 100}, 0, 0.02, 5).toVector<float>());
+  EXPECT_EQ(values, nn::initialize(nn::Init::Normal, {500, 100}, 500, 100, 5)
+                        .toVector<float>());
+  double sum = 0, sumOfSquares = 0;
+  for (float value : values) {
+    sum += value;
+    sumOfSquares += double(value) * value;
+  }
+  double mean = sum / values.size();
+  double deviation = std::sqrt(sumOfSquares / values.size() - mean * mean);
+  EXPECT_NEAR(mean, 0.0, 4 * 0.02 / std::sqrt(50000.0));
+  EXPECT_NEAR(deviation, 0.02, 4 * 0.02 / std::sqrt(2 * 50000.0));
+  EXPECT_NE(errorOf([] { nn::normal({2}, 0, 1); })
+                .find("[lazyc::normal] the standard deviation must be "
+                      "positive, got 0"),
+            std::string::npos);
+}
+
 TEST(LinearTest, ForwardIsXTimesWPlusB) {
   nn::Linear layer(3, 2, /*seed=*/11);
   EXPECT_EQ(layer.weight().shape(), (std::vector<int64_t>{3, 2}));

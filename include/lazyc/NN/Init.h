@@ -24,6 +24,7 @@ enum class Init {
   KaimingUniform, ///< He et al.: U(-b, b), b = sqrt(6 / fanIn); for ReLU.
   GlorotUniform,  ///< Glorot & Bengio: b = sqrt(6 / (fanIn + fanOut)).
   Zeros,
+  Normal, ///< N(0, 0.02^2), GPT-2's (nn::normal for another deviation).
 };
 
 /// U(-sqrt(6 / fanIn), sqrt(6 / fanIn)) in `shape`.
@@ -35,6 +36,11 @@ Tensor kaimingUniform(Shape shape, int64_t fanIn, int64_t seed,
 Tensor glorotUniform(Shape shape, int64_t fanIn, int64_t fanOut, int64_t seed,
                      DType dtype = DType::Float32,
                      Where where = Where::current());
+
+/// N(0, stddev^2) in `shape`, as torch.nn.init.normal_ (GPT-2 initializes
+/// its weights with stddev 0.02). `stddev` must be positive.
+Tensor normal(Shape shape, double stddev, int64_t seed,
+              DType dtype = DType::Float32, Where where = Where::current());
 
 /// `init`'s values for a tensor of `shape` (the seed is unused by Zeros).
 Tensor initialize(Init init, Shape shape, int64_t fanIn, int64_t fanOut,

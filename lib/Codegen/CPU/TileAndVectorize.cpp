@@ -220,7 +220,8 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   // feeds its sum and its quotient): a CNN's max-pool feeds the next
   // convolution and both its gradients, which each recomputed it (a fifth
   // of the step). An elementwise producer is fused into every tile that
-  // reads it if it recomputes from stored values, else only as a reduction.
+  // reads it if it recomputes from stored values; otherwise, like a
+  // reduction, only if every reader is in this root's group.
   Operation *rootOp = root.getOperation();
   std::optional<llvm::SmallPtrSet<Operation *, 16>> group;
   options.setFusionControlFn(

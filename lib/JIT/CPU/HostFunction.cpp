@@ -309,8 +309,10 @@ compileToObjects(ModuleOp module, llvm::StringRef name,
   auto translated = Clock::now();
   stats.translateMs = Ms(translated - start).count();
   stats.phases.push_back({"translate to LLVM IR", start, translated});
-  stageStarted("LLVM: optimize and emit code (" + std::to_string(parts.size()) +
-               (parts.size() == 1 ? " part)" : " parts in parallel)"));
+  std::string codegenStage =
+      "LLVM: optimize and emit code (" + std::to_string(parts.size()) +
+      (parts.size() == 1 ? " part)" : " parts in parallel)");
+  stageStarted(codegenStage);
 
   auto compilePart = [name, wrapperName](Part &part) {
     auto begin = Clock::now();
@@ -343,10 +345,7 @@ compileToObjects(ModuleOp module, llvm::StringRef name,
   if (failure)
     return std::move(failure);
   stats.codegenParts = objects.size();
-  stats.phases.push_back(
-      {"LLVM: optimize and emit code (" + std::to_string(objects.size()) +
-           (objects.size() == 1 ? " part)" : " parts in parallel)"),
-       translated, Clock::now()});
+  stats.phases.push_back({codegenStage, translated, Clock::now()});
   return std::move(objects);
 }
 
