@@ -89,3 +89,29 @@ std::vector<VariableRef> nn::refs(const std::vector<Variable *> &variables) {
     references.emplace_back(*variable);
   return references;
 }
+
+std::map<std::string, Variable *>
+nn::namedParameters(const std::vector<Variable *> &parameters, Where where) {
+  std::map<std::string, Variable *> named;
+  std::map<std::string, size_t> position;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    Variable *parameter = parameters[i];
+    if (!parameter || !parameter->defined())
+      throw Error("namedParameters",
+                  "parameter " + std::to_string(i) +
+                      " is a null pointer or an empty Variable",
+                  where);
+    const std::string &name = parameter->name();
+    if (name.empty())
+      throw Error("namedParameters",
+                  "parameter " + std::to_string(i) + " has no name", where);
+    auto [it, added] = position.try_emplace(name, i);
+    if (!added)
+      throw Error("namedParameters",
+                  "parameters " + std::to_string(it->second) + " and " +
+                      std::to_string(i) + " are both named '" + name + "'",
+                  where);
+    named[name] = parameter;
+  }
+  return named;
+}

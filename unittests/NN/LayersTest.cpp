@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace lazyc;
 
@@ -82,6 +83,34 @@ TEST(InitTest, NormalIsSeededWithTheGivenDeviation) {
   EXPECT_NE(errorOf([] { nn::normal({2}, 0, 1); })
                 .find("[lazyc::normal] the standard deviation must be "
                       "positive, got 0"),
+            std::string::npos);
+}
+
+// Parameters by name, for loading a checkpoint by name: a model's layers
+// name theirs "<layer>.weight" and "<layer>.bias"; duplicates and unnamed
+// parameters are errors naming their positions.
+TEST(LinearTest, NamedParametersAreKeyedByName) {
+  nn::Linear first(3, 2, /*seed=*/1, "first");
+  nn::Linear second(2, 1, /*seed=*/2, "second");
+  std::vector<Variable *> parameters = first.parameters();
+  for (Variable *parameter : second.parameters())
+    parameters.push_back(parameter);
+  std::map<std::string, Variable *> named = nn::namedParameters(parameters);
+  ASSERT_EQ(named.size(), 4u);
+  for (Variable *parameter : parameters)
+    EXPECT_EQ(named.at(parameter->name()), parameter);
+
+  nn::Linear again(3, 2, /*seed=*/3, "first");
+  std::vector<Variable *> clash = {&first.weight(), &again.weight()};
+  EXPECT_NE(errorOf([&] { nn::namedParameters(clash); })
+                .find("parameters 0 and 1 are both named '" +
+                      first.weight().name() + "'"),
+            std::string::npos);
+  Variable unnamed(zeros({2}));
+  std::vector<Variable *> anonymous = {&first.bias(), &unnamed};
+  EXPECT_NE(errorOf([&] {
+              nn::namedParameters(anonymous);
+            }).find("parameter 1 has no name"),
             std::string::npos);
 }
 

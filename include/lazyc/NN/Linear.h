@@ -19,6 +19,7 @@
 #include "lazyc/API/Variable.h"
 #include "lazyc/NN/Init.h"
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,6 +92,13 @@ private:
 /// The parameters as GradientTape::gradient takes them:
 /// `tape.gradient(loss, nn::refs(model.parameters()))`.
 std::vector<VariableRef> refs(const std::vector<Variable *> &variables);
+
+/// The parameters by name() (PyTorch's named_parameters), the map
+/// `loadVariables(path, map)` loads a checkpoint into by name. An unnamed
+/// parameter, or two with one name, is an error naming their positions.
+std::map<std::string, Variable *>
+namedParameters(const std::vector<Variable *> &parameters,
+                Where where = Where::current());
 
 } // namespace lazyc::nn
 
