@@ -27,6 +27,24 @@ Linear::Linear(int64_t inFeatures, int64_t outFeatures, int64_t seed,
                             name + ".bias", where);
 }
 
+Linear::Linear(Variable &shared, bool transposed, Options options,
+               std::string name, Where where)
+    : sharedWeight(&shared), transposedWeight(transposed) {
+  if (!shared.defined())
+    throw Error("Linear", "the shared weight is an empty Variable", where);
+  if (shared.shape().size() != 2)
+    throw Error("Linear",
+                "a shared weight must be 2-D, got rank " +
+                    std::to_string(shared.shape().size()) + " (" +
+                    shared.name() + ")",
+                where);
+  inSize = shared.shape()[transposed ? 1 : 0];
+  outSize = shared.shape()[transposed ? 0 : 1];
+  if (options.bias)
+    biasVariable = Variable(zeros({outSize}, shared.dtype(), where),
+                            name + ".bias", where);
+}
+
 Tensor Linear::forward(const Tensor &x, Where where) const {
   if (!x.defined())
     throw Error("Linear", "the input is an empty Tensor", where);
@@ -37,16 +55,23 @@ Tensor Linear::forward(const Tensor &x, Where where) const {
                     (x.rank() ? std::to_string(x.shape().back())
                               : std::string("missing (a scalar)")),
                 where);
-  Tensor product = matmul(x, weightVariable.read(where), where);
+  Tensor weight =
+      sharedWeight ? sharedWeight->read(where) : weightVariable.read(where);
+  if (transposedWeight)
+    weight = transpose(weight, {1, 0}, where);
+  Tensor product = matmul(x, weight, where);
   if (!hasBias())
     return product;
   return At(product, where) + biasVariable.read(where);
 }
 
 std::vector<Variable *> Linear::parameters() {
+  std::vector<Variable *> own;
+  if (!sharedWeight)
+    own.push_back(&weightVariable);
   if (hasBias())
-    return {&weightVariable, &biasVariable};
-  return {&weightVariable};
+    own.push_back(&biasVariable);
+  return own;
 }
 
 Mlp::Mlp(const std::vector<int64_t> &sizes, int64_t seed, DType dtype,

@@ -114,6 +114,58 @@ TEST(LinearTest, NamedParametersAreKeyedByName) {
             std::string::npos);
 }
 
+// A head tied to a token embedding [vocabulary 4, dim 3]: logits = x E^T,
+// read in place; the gradient of E adds the head's (g^T x) and the
+// embedding's (each looked-up row's upstream gradient); the head lists only
+// its bias. By hand, against the same sums in double precision.
+TEST(LinearTest, SharedTransposedWeightTiesAHeadToAnEmbedding) {
+  std::vector<float> e = {0.5f, -1, 2, 1, 0, -0.5f, 0.25f, 3, -2, 1.5f, 1, 0};
+  Variable table(Tensor::fromVector(e, {4, 3}), "tokens");
+  nn::Linear::Options noBias;
+  noBias.bias = false;
+  nn::Linear head(table, /*transposed=*/true, noBias, "head");
+  EXPECT_EQ(head.inFeatures(), 3);
+  EXPECT_EQ(head.outFeatures(), 4);
+  EXPECT_TRUE(head.parameters().empty());
+  EXPECT_EQ(&head.weight(), &table);
+
+  std::vector<int32_t> ids = {2, 0};
+  GradientTape tape;
+  Tensor x =
+      nn::embedding(table.read(), Tensor::fromVector(ids, {2})); // [2, 3]
+  Tensor logits = head(x);                                       // [2, 4]
+  std::vector<float> g = {1, -2, 0.5f, 3, -1, 0.25f, 2, -0.5f};
+  Tensor loss = sum(logits * Tensor::fromVector(g, {2, 4}));
+  std::vector<Tensor> grads = tape.gradient(loss, nn::refs({&table}));
+
+  std::vector<float> got = logits.toVector<float>();
+  std::vector<double> expectedGrad(12, 0);
+  for (int b = 0; b < 2; ++b)
+    for (int v = 0; v < 4; ++v) {
+      double dot = 0;
+      for (int d = 0; d < 3; ++d) {
+        double xd = e[ids[b] * 3 + d];
+        dot += xd * e[v * 3 + d];
+        expectedGrad[v * 3 + d] += g[b * 4 + v] * xd; // the head's use
+        // The embedding's: x[b, d] = E[ids[b], d] feeds every logit.
+        expectedGrad[ids[b] * 3 + d] += g[b * 4 + v] * e[v * 3 + d];
+      }
+      EXPECT_NEAR(got[b * 4 + v], dot, 1e-5);
+    }
+  std::vector<float> gradient = grads[0].toVector<float>();
+  for (int i = 0; i < 12; ++i)
+    EXPECT_NEAR(gradient[i], expectedGrad[i], 1e-5) << "element " << i;
+
+  nn::Linear withBias(table, /*transposed=*/true, nn::Linear::Options(), "h");
+  ASSERT_EQ(withBias.parameters().size(), 1u);
+  EXPECT_EQ(withBias.parameters()[0], &withBias.bias());
+  Variable vector(zeros({3}), "v");
+  EXPECT_NE(errorOf([&] {
+              nn::Linear bad(vector, true, noBias);
+            }).find("a shared weight must be 2-D, got rank 1 (v)"),
+            std::string::npos);
+}
+
 TEST(LinearTest, ForwardIsXTimesWPlusB) {
   nn::Linear layer(3, 2, /*seed=*/11);
   EXPECT_EQ(layer.weight().shape(), (std::vector<int64_t>{3, 2}));

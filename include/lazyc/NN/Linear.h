@@ -42,6 +42,17 @@ public:
          std::string name = "linear", Where where = Where::current())
       : Linear(inFeatures, outFeatures, seed, Options(), std::move(name),
                where) {}
+  /// A layer whose weight is `shared`, a 2-D Variable another module owns
+  /// (a language model's output projection tied to its token embedding).
+  /// With `transposed`, `shared` is [outFeatures, inFeatures] (an embedding
+  /// table [vocabulary, dim] for a head from dim to vocabulary) and the
+  /// product is x shared^T, read in place; else it is [inFeatures,
+  /// outFeatures]. Gradients reach `shared` through every use. The bias
+  /// (options.bias, of shared's dtype) is the layer's own, and parameters()
+  /// lists only it: the owner lists the weight. `shared` must outlive the
+  /// layer and stay where it is.
+  Linear(Variable &shared, bool transposed, Options options,
+         std::string name = "linear", Where where = Where::current());
   Linear(Linear &&) noexcept = default;
   Linear &operator=(Linear &&) noexcept = default;
 
@@ -51,9 +62,11 @@ public:
     return forward(x, where);
   }
 
-  /// W, then b when the layer has one.
+  /// W, then b when the layer has one (b alone for a shared weight).
   std::vector<Variable *> parameters();
-  Variable &weight() { return weightVariable; }
+  /// W, or the shared Variable (as its owner stores it: transposed if so).
+  Variable &weight() { return sharedWeight ? *sharedWeight : weightVariable; }
+  bool sharesWeight() const { return sharedWeight != nullptr; }
   Variable &bias() { return biasVariable; }
   bool hasBias() const { return biasVariable.defined(); }
   int64_t inFeatures() const { return inSize; }
@@ -63,6 +76,8 @@ private:
   int64_t inSize, outSize;
   Variable weightVariable;
   Variable biasVariable;
+  Variable *sharedWeight = nullptr;
+  bool transposedWeight = false;
 };
 
 /// Linear layers of the given sizes (`{784, 512, 512, 10}` is three
