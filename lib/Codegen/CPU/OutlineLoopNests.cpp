@@ -12,6 +12,7 @@
 #include "lazyc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::lazy {
@@ -23,17 +24,27 @@ using namespace mlir;
 
 /// Clones into `region` (at its start) the constants defined outside it that
 /// it uses, so that they do not become arguments of the outlined function.
+/// The region's operands are rewritten in one walk: a constant shared by the
+/// whole function has uses in every loop nest, and replacing each one's uses
+/// value by value made the pass quadratic in the loop nests (2.1 s of the
+/// 24-layer GPT-2 step's pipeline, 0.5 s at 12 layers).
 static void cloneConstantsInto(RewriterBase &rewriter, Region &region) {
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(region, captured);
   rewriter.setInsertionPointToStart(&region.front());
+  IRMapping copies;
   for (Value value : captured) {
     Operation *definition = value.getDefiningOp();
-    if (!definition || !definition->hasTrait<OpTrait::ConstantLike>())
-      continue;
-    Operation *copy = rewriter.clone(*definition);
-    replaceAllUsesInRegionWith(value, copy->getResult(0), region);
+    if (definition && definition->hasTrait<OpTrait::ConstantLike>())
+      copies.map(value, rewriter.clone(*definition)->getResult(0));
   }
+  if (copies.getValueMap().empty())
+    return;
+  region.walk([&](Operation *op) {
+    for (OpOperand &operand : op->getOpOperands())
+      if (Value copy = copies.lookupOrNull(operand.get()))
+        rewriter.modifyOpInPlace(op, [&] { operand.set(copy); });
+  });
 }
 
 /// Whether `op` is a serial loop nest that can move into a function: an
