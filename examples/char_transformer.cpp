@@ -13,10 +13,11 @@
 // base-files ships (/usr/share/common-licenses/*, about 300 kB), or on
 // `--text FILE`, on random windows of the text.
 //
-// Each step (forward, backward, Adam) is one cached trace; the program
-// counts the traces compiled after the first two steps (none) and fails if
-// there are any. Every `--sample-every` steps it prints the mean loss and a
-// continuation of a window of the text, sampled one character at a time:
+// Each step (forward, backward, Adam) is one cached trace (the model's and
+// Adam's initial values are computed before it, in a trace of their own);
+// the program counts the traces compiled after the first step (none) and
+// fails if there are any. Every `--sample-every` steps it prints the mean loss
+// and a continuation of a window of the text, sampled one character at a time:
 // the next character's distribution is softmax(logits / temperature) of
 // the model's last position, and the sample is the number of entries of its
 // cumsum below a seeded uniform number (computed on the device; the
@@ -370,7 +371,7 @@ int main(int argc, char **argv) {
     int64_t windowSteps = 0;
     double trainSeconds = 0;
     auto windowStart = std::chrono::steady_clock::now();
-    double steadySeconds = 0; // the steps after the first two
+    double steadySeconds = 0; // the steps after the first
     for (int64_t step = 1; step <= settings.steps; ++step) {
       auto stepStart = std::chrono::steady_clock::now();
       for (int64_t b = 0; b < B; ++b) {
@@ -394,7 +395,7 @@ int main(int argc, char **argv) {
       double value = loss.item<float>();
       if (step == 1)
         firstLoss = value;
-      if (step > 2) {
+      if (step > 1) {
         steadyCompiles += metrics().tracesCompiled - compiledBefore;
         ++steadySteps;
         steadySeconds += std::chrono::duration<double>(
@@ -434,7 +435,7 @@ int main(int argc, char **argv) {
                 firstLoss, static_cast<long long>(vocabulary),
                 std::log(static_cast<double>(vocabulary)), lastMean);
     std::printf("%lld steps in %.2f s of training, compiles included; "
-                "after the first two steps, %llu steps (%.2f steps/s) "
+                "after the first step, %llu steps (%.2f steps/s) "
                 "compiled %llu traces\n",
                 static_cast<long long>(settings.steps), trainSeconds,
                 static_cast<unsigned long long>(steadySteps),
