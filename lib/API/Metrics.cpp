@@ -102,25 +102,13 @@ void SiteCounts::count(const Site &site, const char *reason) {
 }
 
 static const char *causeName(int cause) {
-  switch (static_cast<Cause>(cause)) {
-  case Cause::Item:
-    return "item";
-  case Cause::ToVector:
-    return "toVector";
-  case Cause::Print:
-    return "print";
-  case Cause::Bool:
-    return "bool";
-  case Cause::Sync:
-    return "sync";
-  case Cause::SizeLimit:
-    return "size limit";
-  case Cause::Eager:
-    return "eager";
-  case Cause::InitialValues:
-    return "initial values";
-  }
-  return "unknown";
+  static const char *const names[] = {"item",  "toVector",      "print",
+                                      "bool",  "sync",          "size limit",
+                                      "eager", "initial values"};
+  static_assert(std::size(names) ==
+                    static_cast<size_t>(Cause::InitialValues) + 1,
+                "a name for every Cause");
+  return names[cause];
 }
 
 /// The most frequent `n` of `counts`, most first (then by name).

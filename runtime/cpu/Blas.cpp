@@ -56,7 +56,8 @@ const OpenBlas &openBlas() {
     const char *kernels =
         std::getenv("OPENBLAS_CORETYPE") ? nullptr : kernelsForThisCpu();
     // Read by OpenBLAS's initializer, which dlopen runs; not left behind
-    // for the program's child processes.
+    // for the program's child processes. (Once per process, at the first
+    // product: before it, generated code has called no BLAS.)
     if (kernels)
       setenv("OPENBLAS_CORETYPE", kernels, /*overwrite=*/0);
     void *library = dlopen(LAZYC_OPENBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
