@@ -71,8 +71,8 @@ void initialValue(const trace::NodePtr &node);
 /// Computes the pending initial values (initialValue) now, in a trace of
 /// their own. Variable::read calls it: the first step's ops are then
 /// recorded after them, as every later step's are (the trace size limit
-/// cuts each step at the same ops).
-void computeInitialValues(SourceLocation where);
+/// cuts each step at the same ops). Returns whether there were any.
+bool computeInitialValues(SourceLocation where);
 
 /// Computes `requested` (and every other value a handle holds in their
 /// trace) with one compiled trace per device, then releases the graph
@@ -84,6 +84,11 @@ void materialize(const std::vector<trace::Node *> &requested, Cause cause,
 /// Registers a newly recorded node: counts it, runs it at once in eager
 /// mode, or cuts the graph when the pending work grows past the size limit.
 void recorded(const trace::NodePtr &node, SourceLocation where);
+
+/// Makes the next recorded op check the trace size limit. After a
+/// materialization the pending count starts over: the checks restart with
+/// it, so a step is cut at the same ops whatever ran before it.
+void restartSizeChecks();
 
 /// Every unmaterialized node a handle of this thread still holds.
 std::vector<trace::Node *> liveNodes();

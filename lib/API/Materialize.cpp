@@ -36,6 +36,7 @@
 #include "lazyc/API/Compile.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Runtime/Runtime.h"
+#include "lazyc/Trace/Blocks.h"
 #include "lazyc/Trace/Trace.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -43,7 +44,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 using namespace lazyc;
 using namespace lazyc::engine;
@@ -288,6 +292,90 @@ static std::string outOfMemory(Device device) {
   return text;
 }
 
+static std::atomic<bool> &repeatedBlocksSwitch() {
+  static std::atomic<bool> enabled = [] {
+    const char *value = std::getenv("LAZYC_REPEATED_BLOCKS");
+    return !value || std::strcmp(value, "0") != 0;
+  }();
+  return enabled;
+}
+
+void lazyc::setRepeatedBlocks(bool enable) { repeatedBlocksSwitch() = enable; }
+bool lazyc::isCuttingRepeatedBlocks() { return repeatedBlocksSwitch(); }
+
+/// The cut of `trace` at its repeated blocks (findRepeatedBlocks),
+/// remembered per structure: a step that runs every iteration searches
+/// once.
+static const BlockCut &blockCutOf(const Trace &trace) {
+  struct Remembered {
+    std::vector<uint64_t> signature;
+    BlockCut cut;
+  };
+  static thread_local std::unordered_map<uint64_t, Remembered> cuts;
+  auto it = cuts.find(trace.key);
+  if (it != cuts.end() && it->second.signature == trace.signature)
+    return it->second.cut;
+  if (cuts.size() >= 64)
+    cuts.clear();
+  Remembered &entry = cuts[trace.key];
+  entry.signature = trace.signature;
+  entry.cut = findRepeatedBlocks(trace);
+  if (explain::enabled() && !entry.cut.blocks.empty()) {
+    std::string line = "lazyc: a trace of " +
+                       std::to_string(trace.nodes.size()) + " nodes runs as " +
+                       std::to_string(entry.cut.segmentStarts.size()) +
+                       " traces, cut at its repeated blocks:";
+    for (const RepeatedBlock &block : entry.cut.blocks)
+      line += " " + std::to_string(block.count) + " copies of " +
+              std::to_string(block.length) + " nodes from node " +
+              std::to_string(block.start) + ";";
+    line.back() = '\n';
+    std::fputs(line.c_str(), stderr);
+  }
+  return entry.cut;
+}
+
+static void materializeOn(const std::vector<Node *> &requested, Cause cause,
+                          SourceLocation where);
+
+/// Whether this thread is running the segments of a cut trace.
+static thread_local bool runningSegments = false;
+
+/// Materializes `trace` segment by segment, as `cut` says: each segment is
+/// a trace of its own, and the copies of a repeated block share one
+/// compiled function.
+static void materializeInBlocks(const Trace &trace, const BlockCut &cut,
+                                Cause cause, SourceLocation where) {
+  std::vector<CutValue> values = valuesAcrossCuts(trace, cut);
+  const size_t segments = cut.segmentStarts.size();
+  // Each segment's values, and the owners of those only later nodes own
+  // (released as earlier segments run), dropped after their last reader.
+  std::vector<std::vector<Node *>> computes(segments);
+  std::vector<std::vector<NodePtr>> releaseAfter(segments);
+  for (const CutValue &value : values) {
+    computes[value.segment].push_back(trace.nodes[value.position]);
+    if (value.reader >= 0)
+      releaseAfter[value.lastReader].push_back(
+          trace.nodes[value.reader]->inputs[value.slot]);
+  }
+  std::vector<char> isCopy(segments, 0);
+  for (const RepeatedBlock &block : cut.blocks)
+    for (size_t s = 0; s < segments; ++s)
+      isCopy[s] = isCopy[s] || (cut.segmentStarts[s] >= block.start &&
+                                cut.segmentStarts[s] <
+                                    block.start + block.count * block.length);
+  runningSegments = true;
+  llvm::scope_exit done([] { runningSegments = false; });
+  Counters &c = counters();
+  for (size_t s = 0; s < segments; ++s) {
+    if (!computes[s].empty()) {
+      c.repeatedBlocks += isCopy[s];
+      materializeOn(computes[s], cause, where);
+    }
+    releaseAfter[s].clear();
+  }
+}
+
 /// Materializes `requested`, which all live on one device.
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
@@ -303,6 +391,12 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   }
   if (trace.outputs.empty())
     return;
+  if (!dynamic && !runningSegments && isCuttingRepeatedBlocks() &&
+      trace.nodes.size() >= BlockSearchOptions().minTraceNodes)
+    if (const BlockCut &cut = blockCutOf(trace); !cut.segmentStarts.empty()) {
+      materializeInBlocks(trace, cut, cause, where);
+      return;
+    }
   std::string traceId;
   if (profile::enabled()) {
     traceId = llvm::utohexstr(trace.key);
@@ -574,9 +668,9 @@ static void materializeByDevice(const std::vector<Node *> &requested,
 /// every later one, which reads the Variables' values as arguments: a
 /// training step compiled twice (Adam's zero moments literals in the first,
 /// random initial weights computed in it).
-void engine::computeInitialValues(SourceLocation where) {
+bool engine::computeInitialValues(SourceLocation where) {
   if (pendingInitialValues.empty())
-    return;
+    return false;
   std::vector<NodePtr> alive;
   for (std::weak_ptr<Node> &pending : pendingInitialValues)
     if (NodePtr node = pending.lock(); node && !node->value)
@@ -585,8 +679,12 @@ void engine::computeInitialValues(SourceLocation where) {
   std::vector<Node *> nodes;
   for (const NodePtr &node : alive)
     nodes.push_back(node.get());
-  if (!nodes.empty())
-    materializeByDevice(nodes, Cause::InitialValues, where);
+  if (nodes.empty())
+    return false;
+  materializeByDevice(nodes, Cause::InitialValues, where);
+  // Computed, they leave the pending count (which the size limit reads).
+  prunePending();
+  return true;
 }
 
 void engine::materialize(const std::vector<Node *> &requested, Cause cause,
@@ -610,6 +708,7 @@ void engine::materialize(const std::vector<Node *> &requested, Cause cause,
   // trace nodes is exact and the size limit cuts every step at the same
   // ops, whenever the list was last pruned.
   prunePending();
+  restartSizeChecks();
 }
 
 //===----------------------------------------------------------------------===//

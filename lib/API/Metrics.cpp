@@ -186,6 +186,7 @@ Metrics lazyc::metrics() {
   m.constantsPromoted = c.constantsPromoted;
   m.updatedInPlace = c.updatedInPlace;
   m.sizesMadeDynamic = c.sizesMadeDynamic;
+  m.repeatedBlocks = c.repeatedBlocks;
   m.diskCacheHits = c.diskCacheHits;
   m.diskCacheWrites = c.diskCacheWrites;
   m.diskCacheRejected = c.diskCacheRejected;
@@ -208,9 +209,9 @@ void lazyc::resetMetrics() {
   for (std::atomic<uint64_t> *counter :
        {&c.opsRecorded, &c.materializations, &c.tracesCompiled, &c.cacheHits,
         &c.cacheMisses, &c.kernelsRun, &c.constantsPromoted, &c.compileMicros,
-        &c.updatedInPlace, &c.sizesMadeDynamic, &c.diskCacheHits,
-        &c.diskCacheWrites, &c.diskCacheRejected, &c.bytesToDevice,
-        &c.bytesToHost})
+        &c.updatedInPlace, &c.sizesMadeDynamic, &c.repeatedBlocks,
+        &c.diskCacheHits, &c.diskCacheWrites, &c.diskCacheRejected,
+        &c.bytesToDevice, &c.bytesToHost})
     *counter = 0;
   for (std::atomic<uint64_t> &counter : c.byCause)
     counter = 0;
@@ -274,6 +275,7 @@ static void printReport(std::ostream &os, const Metrics &m) {
      << "  constants promoted  " << m.constantsPromoted << "\n"
      << "  updated in place    " << m.updatedInPlace << "\n"
      << "  sizes made dynamic  " << m.sizesMadeDynamic << "\n"
+     << "  repeated blocks run " << m.repeatedBlocks << "\n"
      << "  disk cache          " << m.diskCacheHits << " loaded, "
      << m.diskCacheWrites << " written, " << m.diskCacheRejected
      << " rejected\n"

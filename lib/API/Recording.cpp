@@ -57,6 +57,12 @@ static size_t maxPendingNodes() {
   return limit;
 }
 
+/// The pending trace-node count at which the size limit is next checked
+/// (see recorded): a check that cut nothing waits for the count to grow.
+static thread_local size_t nextSizeCheck = 0;
+
+void engine::restartSizeChecks() { nextSizeCheck = 0; }
+
 std::vector<engine::TracedRegion *> &engine::tracedRegions() {
   static thread_local std::vector<TracedRegion *> regions;
   return regions;
@@ -91,18 +97,26 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
   }
   // Checking the size limit prunes too: at least limit / 8 trace nodes
   // apart (a trace may thus exceed the limit by an eighth).
-  static thread_local size_t nextCheck = 0;
   size_t limit = maxPendingNodes();
-  if (pendingTraceNodes() <= std::max(limit, nextCheck))
+  if (pendingTraceNodes() <= std::max(limit, nextSizeCheck))
     return;
   // Every pending node that still exists is reachable from a handle (or
   // from `node`): together they are what the next trace would compile.
   prunePending();
+  // New Variables' initial values (a momentum's zeros made before the
+  // first step, read after the first cut) are not the step's work: counted,
+  // they would cut the first step earlier than every later one. Without
+  // them, the check is the one later steps make here.
+  if (pendingTraceNodes() > limit && computeInitialValues(where)) {
+    prunePending();
+    if (pendingTraceNodes() <= limit)
+      return;
+  }
   if (pendingTraceNodes() > limit) {
     std::vector<Node *> requested = heldPendingNodes();
     requested.push_back(node.get());
     materialize(requested, Cause::SizeLimit, where);
     prunePending();
   }
-  nextCheck = pendingTraceNodes() + limit / 8;
+  nextSizeCheck = pendingTraceNodes() + limit / 8;
 }

@@ -29,6 +29,16 @@ bool isCompilingAsync();
 /// Waits until every background compile started so far has finished.
 void waitForCompiles();
 
+/// Repeated blocks (on by default; LAZYC_REPEATED_BLOCKS=0 turns them off):
+/// a trace of 500 nodes or more in which a stretch of ops comes back
+/// several times in a row, as a deep model's layers do, is cut into one
+/// trace per copy, in order, so that one compile serves every copy (and
+/// other models with the same layer, through the disk cache). Values
+/// crossing a cut are stored, and fusion stops there. Off, every trace
+/// compiles whole, however deep.
+void setRepeatedBlocks(bool enable);
+bool isCuttingRepeatedBlocks();
+
 } // namespace lazyc
 
 #endif // LAZYC_API_COMPILE_H

@@ -55,6 +55,9 @@ struct Metrics {
   /// Dimension sizes a recompile left to the call because they changed
   /// between two traces of one structure (automatic dynamic dimensions).
   uint64_t sizesMadeDynamic = 0;
+  /// Traces that were one copy of a repeated block of a larger trace (a
+  /// deep model's layer; see setRepeatedBlocks), of `materializations`.
+  uint64_t repeatedBlocks = 0;
 
   /// The persistent compile cache: of tracesCompiled (each an in-memory
   /// cache miss that produced a function), those whose code was loaded
