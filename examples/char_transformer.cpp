@@ -372,6 +372,7 @@ int main(int argc, char **argv) {
     double trainSeconds = 0;
     auto windowStart = std::chrono::steady_clock::now();
     double steadySeconds = 0; // the steps after the first
+    double firstStepSeconds = 0;
     for (int64_t step = 1; step <= settings.steps; ++step) {
       auto stepStart = std::chrono::steady_clock::now();
       for (int64_t b = 0; b < B; ++b) {
@@ -393,8 +394,12 @@ int main(int argc, char **argv) {
       }
       lazyc::sync(); // forward, backward and Adam: one trace
       double value = loss.item<float>();
-      if (step == 1)
+      if (step == 1) {
         firstLoss = value;
+        firstStepSeconds = std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - stepStart)
+                               .count();
+      }
       if (step > 1) {
         steadyCompiles += metrics().tracesCompiled - compiledBefore;
         ++steadySteps;
@@ -434,6 +439,8 @@ int main(int argc, char **argv) {
                 "last steps\n",
                 firstLoss, static_cast<long long>(vocabulary),
                 std::log(static_cast<double>(vocabulary)), lastMean);
+    std::printf("the first step took %.2f s, its compiles included\n",
+                firstStepSeconds);
     std::printf("%lld steps in %.2f s of training, compiles included; "
                 "after the first step, %llu steps (%.2f steps/s) "
                 "compiled %llu traces\n",

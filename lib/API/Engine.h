@@ -81,6 +81,11 @@ bool computeInitialValues(SourceLocation where);
 void materialize(const std::vector<trace::Node *> &requested, Cause cause,
                  SourceLocation where);
 
+/// How many nodes the trace computing `requested` would compile: its size,
+/// less the copies of its repeated blocks after the first (which the
+/// function cache serves); SIZE_MAX if `requested` spans devices.
+size_t nodesToCompile(const std::vector<trace::Node *> &requested);
+
 /// Registers a newly recorded node: counts it, runs it at once in eager
 /// mode, or cuts the graph when the pending work grows past the size limit.
 void recorded(const trace::NodePtr &node, SourceLocation where);

@@ -306,21 +306,32 @@ bool lazyc::isCuttingRepeatedBlocks() { return repeatedBlocksSwitch(); }
 /// The cut of `trace` at its repeated blocks (findRepeatedBlocks),
 /// remembered per structure: a step that runs every iteration searches
 /// once.
-static const BlockCut &blockCutOf(const Trace &trace) {
-  struct Remembered {
-    std::vector<uint64_t> signature;
-    BlockCut cut;
-  };
-  static thread_local std::unordered_map<uint64_t, Remembered> cuts;
+namespace {
+struct RememberedCut {
+  std::vector<uint64_t> signature;
+  BlockCut cut;
+  /// Whether LAZYC_EXPLAIN has told it (when the trace first ran cut).
+  bool told = false;
+};
+} // namespace
+
+static RememberedCut &blockCutOf(const Trace &trace) {
+  static thread_local std::unordered_map<uint64_t, RememberedCut> cuts;
   auto it = cuts.find(trace.key);
   if (it != cuts.end() && it->second.signature == trace.signature)
-    return it->second.cut;
+    return it->second;
   if (cuts.size() >= 64)
     cuts.clear();
-  Remembered &entry = cuts[trace.key];
+  RememberedCut &entry = cuts[trace.key];
   entry.signature = trace.signature;
   entry.cut = findRepeatedBlocks(trace);
-  if (explain::enabled() && !entry.cut.blocks.empty()) {
+  return entry;
+}
+
+/// Says on stderr (LAZYC_EXPLAIN) how `trace` is cut, once per structure.
+static void explainCut(const Trace &trace, RememberedCut &entry) {
+  if (explain::enabled() && !entry.told) {
+    entry.told = true;
     std::string line = "lazyc: a trace of " +
                        std::to_string(trace.nodes.size()) + " nodes runs as " +
                        std::to_string(entry.cut.segmentStarts.size()) +
@@ -332,7 +343,21 @@ static const BlockCut &blockCutOf(const Trace &trace) {
     line.back() = '\n';
     std::fputs(line.c_str(), stderr);
   }
-  return entry.cut;
+}
+
+size_t engine::nodesToCompile(const std::vector<Node *> &requested) {
+  static thread_local Trace trace;
+  for (const Node *node : requested)
+    if (node->device != requested.front()->device)
+      return SIZE_MAX;
+  extractTrace(requested, false, trace);
+  size_t nodes = trace.nodes.size();
+  if (!isCuttingRepeatedBlocks() ||
+      nodes < size_t(BlockSearchOptions().minTraceNodes))
+    return nodes;
+  for (const RepeatedBlock &block : blockCutOf(trace).cut.blocks)
+    nodes -= size_t(block.count - 1) * block.length;
+  return nodes;
 }
 
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
@@ -393,8 +418,10 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     return;
   if (!dynamic && !runningSegments && isCuttingRepeatedBlocks() &&
       trace.nodes.size() >= BlockSearchOptions().minTraceNodes)
-    if (const BlockCut &cut = blockCutOf(trace); !cut.segmentStarts.empty()) {
-      materializeInBlocks(trace, cut, cause, where);
+    if (RememberedCut &entry = blockCutOf(trace);
+        !entry.cut.segmentStarts.empty()) {
+      explainCut(trace, entry);
+      materializeInBlocks(trace, entry.cut, cause, where);
       return;
     }
   std::string traceId;
@@ -668,6 +695,46 @@ static void materializeByDevice(const std::vector<Node *> &requested,
 /// every later one, which reads the Variables' values as arguments: a
 /// training step compiled twice (Adam's zero moments literals in the first,
 /// random initial weights computed in it).
+/// Computes literal `node` (zeros, ones, a `full`) by filling its buffer:
+/// a Variable's zeros need no compiled function (a model's biases, norms
+/// and optimizer moments are a thousand of them).
+static void fillLiteral(Node &node, SourceLocation where) {
+  const jit::Target &target = jit::targetFor(node.device.kind());
+  int64_t elements = node.numel();
+  std::shared_ptr<Buffer> buffer;
+  try {
+    buffer = std::make_shared<Buffer>(node.dtype, elements, node.device,
+                                      target.allocator(node.device));
+  } catch (const std::bad_alloc &) {
+    throw Error(opName(node.kind),
+                "cannot allocate " + std::to_string(elements) +
+                    " elements of " + dtypeName(node.dtype) + " for shape " +
+                    shapeText(node.shape) + outOfMemory(node.device),
+                node.loc.file, node.loc.line);
+  }
+  const size_t width = sizeOf(node.dtype);
+  std::array<uint8_t, 8> pattern{};
+  convert::storeScalar(node.scalar, node.dtype, pattern.data());
+  bool zero = std::all_of(pattern.begin(), pattern.begin() + width,
+                          [](uint8_t byte) { return byte == 0; });
+  std::vector<uint8_t> staging;
+  uint8_t *bytes = static_cast<uint8_t *>(buffer->data());
+  if (node.device != Device::cpu()) {
+    staging.resize(static_cast<size_t>(elements) * width);
+    bytes = staging.data();
+  }
+  if (zero)
+    std::memset(bytes, 0, static_cast<size_t>(elements) * width);
+  else
+    for (int64_t i = 0; i < elements; ++i)
+      std::memcpy(bytes + i * width, pattern.data(), width);
+  if (!staging.empty())
+    if (llvm::Error error = target.copyFromHost(node.device, buffer->data(),
+                                                staging.data(), staging.size()))
+      throw Error(opName(node.kind), llvm::toString(std::move(error)), where);
+  node.value = std::move(buffer);
+}
+
 bool engine::computeInitialValues(SourceLocation where) {
   if (pendingInitialValues.empty())
     return false;
@@ -676,12 +743,17 @@ bool engine::computeInitialValues(SourceLocation where) {
     if (NodePtr node = pending.lock(); node && !node->value)
       alive.push_back(std::move(node));
   pendingInitialValues.clear();
-  std::vector<Node *> nodes;
-  for (const NodePtr &node : alive)
-    nodes.push_back(node.get());
-  if (nodes.empty())
+  if (alive.empty())
     return false;
-  materializeByDevice(nodes, Cause::InitialValues, where);
+  std::vector<Node *> nodes;
+  for (const NodePtr &node : alive) {
+    if (node->kind == OpKind::Literal)
+      fillLiteral(*node, where);
+    else
+      nodes.push_back(node.get());
+  }
+  if (!nodes.empty())
+    materializeByDevice(nodes, Cause::InitialValues, where);
   // Computed, they leave the pending count (which the size limit reads).
   prunePending();
   return true;

@@ -47,7 +47,8 @@ std::vector<Node *> engine::liveNodes() {
   return heldPendingNodes();
 }
 
-/// Pending nodes past which a trace is cut (LAZYC_MAX_TRACE_NODES).
+/// Pending nodes past which a trace is cut (LAZYC_MAX_TRACE_NODES): nodes
+/// to compile, copies of repeated blocks after the first not counted.
 static size_t maxPendingNodes() {
   static size_t limit = [] {
     const char *value = std::getenv("LAZYC_MAX_TRACE_NODES");
@@ -115,6 +116,18 @@ void engine::recorded(const NodePtr &node, SourceLocation where) {
   if (pendingTraceNodes() > limit) {
     std::vector<Node *> requested = heldPendingNodes();
     requested.push_back(node.get());
+    // A trace of repeated blocks (a deep model's step) compiles one copy of
+    // each: it may grow while what it compiles stays within the limit (up
+    // to kRepeatsGrowth times the limit), and is then cut at its blocks,
+    // not at a limit that falls anywhere in a layer. The pending graph is
+    // measured again when it has grown by a quarter.
+    constexpr size_t kRepeatsGrowth = 16;
+    size_t pending = pendingTraceNodes();
+    if (pending <= kRepeatsGrowth * limit &&
+        nodesToCompile(requested) <= limit) {
+      nextSizeCheck = pending + pending / 4;
+      return;
+    }
     materialize(requested, Cause::SizeLimit, where);
     prunePending();
   }
