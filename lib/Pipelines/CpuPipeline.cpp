@@ -91,6 +91,7 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
   stack.maxRankOfAllocatedMemRef = 4;
   pm.addNestedPass<func::FuncOp>(
       bufferization::createPromoteBuffersToStackPass(stack));
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyBoundStackBuffersPass());
   // Thread loops as scf.parallel: the deallocation pipeline frees the
   // temporaries of an scf.parallel body, but not of an scf.forall's.
   pm.addPass(createForallToParallelLoopPass());

@@ -423,3 +423,67 @@ func.func @residual_stream(%x0: tensor<64x1024xf32>, %a1: tensor<64x1024xf32>, %
   %s3 = lazy.reduce_sum %x3 [1] keep_dims : tensor<64x1024xf32>
   return %s1, %s2, %s3, %x3 : tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x1024xf32>
 }
+
+// -----
+
+// A chain of nested row sums, each scaling the values the next one sums: every
+// value is read by two others in the tile (a diamond per level), and
+// tile-and-fuse fused each producer once per reader, doubling the copies at
+// every level (2^15 copies of the first sum here, merged by CSE only
+// afterwards: 98 s). A producer is fused into a tile at most 8 times; past
+// that it is computed once, as a root of its own.
+// CHECK-LABEL: func.func @nested_row_sums
+// CHECK-COUNT-13: scf.forall (
+//   CHECK-NOT: scf.forall (
+//       CHECK: return
+func.func @nested_row_sums(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %r1 = lazy.reduce_sum %x [1] keep_dims : tensor<64x1024xf32>
+  %b1 = lazy.broadcast %r1 to [64, 1024] : tensor<64x1xf32>
+  %v1 = lazy.mul %x, %b1 : tensor<64x1024xf32>
+  %r2 = lazy.reduce_sum %v1 [1] keep_dims : tensor<64x1024xf32>
+  %b2 = lazy.broadcast %r2 to [64, 1024] : tensor<64x1xf32>
+  %v2 = lazy.mul %v1, %b2 : tensor<64x1024xf32>
+  %r3 = lazy.reduce_sum %v2 [1] keep_dims : tensor<64x1024xf32>
+  %b3 = lazy.broadcast %r3 to [64, 1024] : tensor<64x1xf32>
+  %v3 = lazy.mul %v2, %b3 : tensor<64x1024xf32>
+  %r4 = lazy.reduce_sum %v3 [1] keep_dims : tensor<64x1024xf32>
+  %b4 = lazy.broadcast %r4 to [64, 1024] : tensor<64x1xf32>
+  %v4 = lazy.mul %v3, %b4 : tensor<64x1024xf32>
+  %r5 = lazy.reduce_sum %v4 [1] keep_dims : tensor<64x1024xf32>
+  %b5 = lazy.broadcast %r5 to [64, 1024] : tensor<64x1xf32>
+  %v5 = lazy.mul %v4, %b5 : tensor<64x1024xf32>
+  %r6 = lazy.reduce_sum %v5 [1] keep_dims : tensor<64x1024xf32>
+  %b6 = lazy.broadcast %r6 to [64, 1024] : tensor<64x1xf32>
+  %v6 = lazy.mul %v5, %b6 : tensor<64x1024xf32>
+  %r7 = lazy.reduce_sum %v6 [1] keep_dims : tensor<64x1024xf32>
+  %b7 = lazy.broadcast %r7 to [64, 1024] : tensor<64x1xf32>
+  %v7 = lazy.mul %v6, %b7 : tensor<64x1024xf32>
+  %r8 = lazy.reduce_sum %v7 [1] keep_dims : tensor<64x1024xf32>
+  %b8 = lazy.broadcast %r8 to [64, 1024] : tensor<64x1xf32>
+  %v8 = lazy.mul %v7, %b8 : tensor<64x1024xf32>
+  %r9 = lazy.reduce_sum %v8 [1] keep_dims : tensor<64x1024xf32>
+  %b9 = lazy.broadcast %r9 to [64, 1024] : tensor<64x1xf32>
+  %v9 = lazy.mul %v8, %b9 : tensor<64x1024xf32>
+  %r10 = lazy.reduce_sum %v9 [1] keep_dims : tensor<64x1024xf32>
+  %b10 = lazy.broadcast %r10 to [64, 1024] : tensor<64x1xf32>
+  %v10 = lazy.mul %v9, %b10 : tensor<64x1024xf32>
+  %r11 = lazy.reduce_sum %v10 [1] keep_dims : tensor<64x1024xf32>
+  %b11 = lazy.broadcast %r11 to [64, 1024] : tensor<64x1xf32>
+  %v11 = lazy.mul %v10, %b11 : tensor<64x1024xf32>
+  %r12 = lazy.reduce_sum %v11 [1] keep_dims : tensor<64x1024xf32>
+  %b12 = lazy.broadcast %r12 to [64, 1024] : tensor<64x1xf32>
+  %v12 = lazy.mul %v11, %b12 : tensor<64x1024xf32>
+  %r13 = lazy.reduce_sum %v12 [1] keep_dims : tensor<64x1024xf32>
+  %b13 = lazy.broadcast %r13 to [64, 1024] : tensor<64x1xf32>
+  %v13 = lazy.mul %v12, %b13 : tensor<64x1024xf32>
+  %r14 = lazy.reduce_sum %v13 [1] keep_dims : tensor<64x1024xf32>
+  %b14 = lazy.broadcast %r14 to [64, 1024] : tensor<64x1xf32>
+  %v14 = lazy.mul %v13, %b14 : tensor<64x1024xf32>
+  %r15 = lazy.reduce_sum %v14 [1] keep_dims : tensor<64x1024xf32>
+  %b15 = lazy.broadcast %r15 to [64, 1024] : tensor<64x1xf32>
+  %v15 = lazy.mul %v14, %b15 : tensor<64x1024xf32>
+  %r16 = lazy.reduce_sum %v15 [1] keep_dims : tensor<64x1024xf32>
+  %b16 = lazy.broadcast %r16 to [64, 1024] : tensor<64x1xf32>
+  %v16 = lazy.mul %v15, %b16 : tensor<64x1024xf32>
+  return %v16 : tensor<64x1024xf32>
+}

@@ -326,4 +326,26 @@ def LazyHoistLoopAllocasPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def LazyBoundStackBuffersPass
+    : Pass<"lazy-bound-stack-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Keep a function's stack buffers within a budget";
+  let description = [{
+    `promote-buffers-to-stack` turns every small temporary (64 KiB or less)
+    into a `memref.alloca`; that is meant for per-row temporaries inside
+    loops. At a function's top level each one lives until the function
+    returns: a trace of thousands of small values (a random 5,000-op
+    program over 64x64 values) needed more than the 8 MiB a thread's
+    stack has, and crashed. This pass runs after the promotion and before
+    the deallocation pipeline: walking the function's top-level block in
+    order, it turns its static `memref.alloca`s back into `memref.alloc`s
+    (which the deallocation pipeline then frees) once their total passes
+    `max-bytes`. Buffers inside loops and parallel bodies are left alone.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"1048576",
+           "Bytes of top-level stack buffers a function may keep">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // LAZYC_CODEGEN_CPU_PASSES_TD
