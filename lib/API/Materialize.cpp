@@ -703,7 +703,7 @@ static void fillLiteral(Node &node, SourceLocation where) {
   int64_t elements = node.numel();
   std::shared_ptr<Buffer> buffer;
   try {
-    buffer = std::make_shared<Buffer>(node.dtype, elements, node.device,
+    buffer = std::make_shared<Buffer>(DType(node.dtype), elements, node.device,
                                       target.allocator(node.device));
   } catch (const std::bad_alloc &) {
     throw Error(opName(node.kind),

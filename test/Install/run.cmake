@@ -32,6 +32,11 @@ endif()
 # cond doubles [1, -2, 3]; ten halvings give x / 1024; the loss of rows
 # [1, 2] against zeros with w = I is 0.5 * mean([1, 4]) = 1.25 for every
 # batch size, all on one concrete function; the loaded function agrees.
+execute_process(COMMAND "${WORK_DIR}/build/dtypes" OUTPUT_VARIABLE printed
+                COMMAND_ERROR_IS_FATAL ANY)
+if(NOT printed STREQUAL "Float32 Int32 Float64 Bool\n6\n")
+  message(FATAL_ERROR "the dtypes program printed:\n${printed}")
+endif()
 execute_process(COMMAND "${WORK_DIR}/build/staged" "${WORK_DIR}/model.lazyc"
                 OUTPUT_VARIABLE printed COMMAND_ERROR_IS_FATAL ANY)
 if(NOT printed MATCHES "cond: 2 -4 6\nwhileLoop: 10 1 -2 3\nloss\\[1\\]: 1.25\nloss\\[2\\]: 1.25\nloss\\[3\\]: 1.25\ntrain_step\\(x: Float32 \\[\\?, 2\\], labels: Float32 \\[\\?, 2\\]\\) -> Float32 \\[\\]\nloaded: 1.25\n")

@@ -135,7 +135,7 @@ struct Node {
   // fill one 256-byte pool block (four cache lines), and a cached trace
   // creates and frees a node per op.
   OpKind kind;
-  DType dtype;
+  DType dtype : 8;
   bool flag = false;                   ///< Attribute: keep_dims.
   Predicate predicate = Predicate::Eq; ///< Attribute: the comparison.
   /// Where the value lives and the op runs (an op's operands share it).

@@ -41,8 +41,13 @@ namespace lazyc {
   X(Int8, "Int8", "i8", "|i1", 1, false, false)                                \
   X(UInt8, "UInt8", "ui8", "|u1", 1, false, true)
 
-/// The element type of a tensor.
-enum class DType : std::uint8_t {
+/// The element type of a tensor. Its values are 32 bits wide, as a plain
+/// enum's: clang (which builds lazyc) assumes that callers widen 8-bit
+/// arguments to 32 bits and does not widen what it returns; g++ does
+/// neither, so a program built with g++ passed `dtypeName(t.dtype())` a
+/// DType with garbage in its upper bits, and crashed. (Storage that must
+/// stay small, a trace node's, holds it in 8 bits.)
+enum class DType : std::int32_t {
 #define LAZYC_DTYPE_ENUM(Enum, Name, Mlir, Numpy, Size, IsFloat, IsUnsigned)   \
   Enum,
   LAZYC_DTYPE_TABLE(LAZYC_DTYPE_ENUM)
