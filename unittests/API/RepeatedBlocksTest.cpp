@@ -9,7 +9,8 @@
 // once (setRepeatedBlocks): a deep network's forward pass against the same
 // network in double precision on the host, and its training steps (a
 // gradient and an update with momentum through every layer) against the same
-// steps compiled whole. Steps after the first compile nothing.
+// steps compiled whole. Steps after the first compile nothing, and a deeper
+// model of the same layer compiles nothing new.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,17 +133,33 @@ TEST_F(RepeatedBlocksTest, ADeepForwardPassCompilesOneLayer) {
         << "element " << i;
 }
 
-TEST_F(RepeatedBlocksTest, OffEveryTraceCompilesWhole) {
-  setRepeatedBlocks(false);
+/// The forward pass of `layers` layers over fixed data, as floats.
+std::vector<float> forward(int layers) {
   Tensor x = ones({kBatch, kWidth});
-  for (int l = 0; l < 40; ++l)
+  for (int l = 0; l < layers; ++l)
     x = layer(x,
               Tensor::fromVector(weightValues(l, 1, kWidth * kWidth, 0.3),
                                  {kWidth, kWidth}),
               Tensor::fromVector(weightValues(l, 2, kWidth, 0.1), {kWidth}),
               Tensor::fromVector(weightValues(l, 3, kWidth * kWidth, 0.3),
                                  {kWidth, kWidth}));
-  x.toVector<float>();
+  return x.toVector<float>();
+}
+
+TEST_F(RepeatedBlocksTest, ADeeperModelReusesTheLayer) {
+  // The block is keyed by its structure: a model of another depth, the
+  // same layer, finds every trace it runs compiled already.
+  forward(30);
+  uint64_t compiled = metrics().tracesCompiled;
+  EXPECT_GT(metrics().repeatedBlocks, 0u);
+  forward(45);
+  EXPECT_EQ(metrics().tracesCompiled, compiled);
+  EXPECT_GE(metrics().repeatedBlocks, uint64_t(28 + 43));
+}
+
+TEST_F(RepeatedBlocksTest, OffEveryTraceCompilesWhole) {
+  setRepeatedBlocks(false);
+  forward(40);
   EXPECT_EQ(metrics().repeatedBlocks, 0u);
   EXPECT_EQ(metrics().tracesCompiled, 1u);
   EXPECT_EQ(metrics().materializations, 1u);
