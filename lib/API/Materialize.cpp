@@ -303,10 +303,8 @@ static std::atomic<bool> &repeatedBlocksSwitch() {
 void lazyc::setRepeatedBlocks(bool enable) { repeatedBlocksSwitch() = enable; }
 bool lazyc::isCuttingRepeatedBlocks() { return repeatedBlocksSwitch(); }
 
-/// The cut of `trace` at its repeated blocks (findRepeatedBlocks),
-/// remembered per structure: a step that runs every iteration searches
-/// once.
 namespace {
+/// A trace structure's cut, and whether it was explained.
 struct RememberedCut {
   std::vector<uint64_t> signature;
   BlockCut cut;
@@ -315,6 +313,9 @@ struct RememberedCut {
 };
 } // namespace
 
+/// The cut of `trace` at its repeated blocks (findRepeatedBlocks),
+/// remembered per structure: a step that runs every iteration searches
+/// once.
 static RememberedCut &blockCutOf(const Trace &trace) {
   static thread_local std::unordered_map<uint64_t, RememberedCut> cuts;
   auto it = cuts.find(trace.key);
@@ -347,6 +348,8 @@ static void explainCut(const Trace &trace, RememberedCut &entry) {
 
 size_t engine::nodesToCompile(const std::vector<Node *> &requested) {
   static thread_local Trace trace;
+  if (requested.empty())
+    return 0;
   for (const Node *node : requested)
     if (node->device != requested.front()->device)
       return SIZE_MAX;
