@@ -404,6 +404,22 @@ static void materializeInBlocks(const Trace &trace, const BlockCut &cut,
   }
 }
 
+/// A new buffer for `node`'s value on its device; a lazyc::Error at the
+/// node's line if the device is out of memory.
+static std::shared_ptr<Buffer> newBufferFor(const Node &node) {
+  const jit::Target &target = jit::targetFor(node.device.kind());
+  try {
+    return std::make_shared<Buffer>(DType(node.dtype), node.numel(),
+                                    node.device, target.allocator(node.device));
+  } catch (const std::bad_alloc &) {
+    throw Error(opName(node.kind),
+                "cannot allocate " + std::to_string(node.numel()) +
+                    " elements of " + dtypeName(node.dtype) + " for shape " +
+                    shapeText(node.shape) + outOfMemory(node.device),
+                node.loc.file, node.loc.line);
+  }
+}
+
 /// Materializes `requested`, which all live on one device.
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
@@ -469,17 +485,7 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
       ++inPlace;
       continue;
     }
-    try {
-      results.push_back(
-          std::make_shared<Buffer>(node.dtype, node.numel(), trace.device,
-                                   target.allocator(trace.device)));
-    } catch (const std::bad_alloc &) {
-      throw Error(opName(node.kind),
-                  "cannot allocate " + std::to_string(node.numel()) +
-                      " elements of " + dtypeName(node.dtype) + " for shape " +
-                      shapeText(node.shape) + outOfMemory(trace.device),
-                  node.loc.file, node.loc.line);
-    }
+    results.push_back(newBufferFor(node));
   }
 
   // The cache (and the MLIR context) is locked while looking up and
@@ -702,19 +708,8 @@ static void materializeByDevice(const std::vector<Node *> &requested,
 /// a Variable's zeros need no compiled function (a model's biases, norms
 /// and optimizer moments are a thousand of them).
 static void fillLiteral(Node &node, SourceLocation where) {
-  const jit::Target &target = jit::targetFor(node.device.kind());
   int64_t elements = node.numel();
-  std::shared_ptr<Buffer> buffer;
-  try {
-    buffer = std::make_shared<Buffer>(DType(node.dtype), elements, node.device,
-                                      target.allocator(node.device));
-  } catch (const std::bad_alloc &) {
-    throw Error(opName(node.kind),
-                "cannot allocate " + std::to_string(elements) +
-                    " elements of " + dtypeName(node.dtype) + " for shape " +
-                    shapeText(node.shape) + outOfMemory(node.device),
-                node.loc.file, node.loc.line);
-  }
+  std::shared_ptr<Buffer> buffer = newBufferFor(node);
   const size_t width = sizeOf(node.dtype);
   std::array<uint8_t, 8> pattern{};
   convert::storeScalar(node.scalar, node.dtype, pattern.data());
@@ -732,8 +727,9 @@ static void fillLiteral(Node &node, SourceLocation where) {
     for (int64_t i = 0; i < elements; ++i)
       std::memcpy(bytes + i * width, pattern.data(), width);
   if (!staging.empty())
-    if (llvm::Error error = target.copyFromHost(node.device, buffer->data(),
-                                                staging.data(), staging.size()))
+    if (llvm::Error error = jit::targetFor(node.device.kind())
+                                .copyFromHost(node.device, buffer->data(),
+                                              staging.data(), staging.size()))
       throw Error(opName(node.kind), llvm::toString(std::move(error)), where);
   node.value = std::move(buffer);
 }
