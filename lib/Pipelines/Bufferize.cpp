@@ -25,6 +25,8 @@ void lazyc::buildBufferizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUniqueResultsPass());
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyReadOnlyArgumentsPass());
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyUnshareEmptyTensorsPass());
   // Write results straight into their destinations where possible; the
   // tensor.empty ops left become allocations.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());

@@ -77,7 +77,9 @@ void lazyc::buildCpuTilePipeline(OpPassManager &pm,
   // Masked transfers become transfers with mask operands, which bufferize.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // Tiles repeat slices, reads and index computations; merged within each
+  // nest (a CSE of the whole trace is quadratic in its size).
+  pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyCSEWithinNestsPass());
 }
 
 void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,

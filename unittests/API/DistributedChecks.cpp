@@ -373,6 +373,9 @@ int runFault(const char *fault) {
   } catch (const Error &error) {
     std::printf("FAULT-CHECKED rank %d: %s\n", rank(), error.what());
     std::fflush(stdout);
+    // The first rank to finalize aborts the job (its world is broken),
+    // which kills the others: wait until every rank has printed its line.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
     return 0;
   }
   std::printf("rank %d: no error\n", rank());
