@@ -30,9 +30,12 @@
 //    order per epoch), SGD (lr 0.05, momentum 0.9), 15 epochs, in both; the
 //    held-out accuracy of each.
 //
-//   lazyc-bench-models [--only cnn|gpt|digits|gpt-parts] [--rounds N] [--block
-//   N]
-//                      [--threads N] [--epochs N]
+// 4. gpt-small (only when asked for): the same model in GPT-2 small's
+//    shape (12 layers, 12 heads, d = 768, context 128; 85M parameters),
+//    batch 4 x 128 tokens, Adam: issue 41's 12-layer step.
+//
+//   lazyc-bench-models [--only cnn|gpt|gpt-small|digits|gpt-parts]
+//                      [--rounds N] [--block N] [--threads N] [--epochs N]
 //
 //===----------------------------------------------------------------------===//
 
@@ -385,16 +388,28 @@ void benchCnn(const Settings &settings) {
               median(variants[0].stepMs), bestOther(variants), ratio);
 }
 
-void benchGpt(const Settings &settings) {
+/// A transformer of `layers` layers of width `dim` trained on `batch`
+/// sequences of `context` tokens.
+struct GptShape {
+  const char *name;
+  int64_t layers, heads, dim, context, batch;
+};
+
+// examples/char_transformer.cpp's model, and GPT-2 small's shape (issue
+// 41: 85M parameters).
+constexpr GptShape kCharTransformer = {"gpt", 2, 4, 128, 64, 32};
+constexpr GptShape kGpt2Small = {"gpt-small", 12, 12, 768, 128, 4};
+
+void benchGpt(const Settings &settings, const GptShape &shape) {
   bench::GptSetup setup;
   setup.vocabulary = 86; // the common licenses' (char_transformer.cpp)
-  setup.dim = 128;
-  setup.heads = 4;
-  setup.layers = 2;
-  setup.context = 64;
+  setup.dim = shape.dim;
+  setup.heads = shape.heads;
+  setup.layers = shape.layers;
+  setup.context = shape.context;
   setup.optimizer.adam = true;
   setup.optimizer.learningRate = 2e-3;
-  const int64_t batch = 32, batches = 4, T = setup.context;
+  const int64_t batch = shape.batch, batches = 4, T = setup.context;
   SplitMix random{11};
   std::vector<Tensor> inputs, targets;
   std::vector<std::vector<float>> hostInputs;
@@ -441,12 +456,14 @@ void benchGpt(const Settings &settings) {
         size_t b = step % batches;
         return torch.step(hostInputs[b], hostTargets[b], batch);
       });
-  double ratio = timeVariants(
-      settings,
-      "Transformer training step: 2 layers, 4 heads, d 128, vocabulary 86, "
-      "batch 32 x 64 tokens, Adam (lr 2e-3)",
-      variants);
-  std::printf("RESULT gpt lazyc=%.4f torch=%.4f ratio=%.3f\n",
+  std::string title =
+      "Transformer training step: " + std::to_string(shape.layers) +
+      " layers, " + std::to_string(shape.heads) + " heads, d " +
+      std::to_string(shape.dim) + ", vocabulary 86, batch " +
+      std::to_string(batch) + " x " + std::to_string(T) +
+      " tokens, Adam (lr 2e-3)";
+  double ratio = timeVariants(settings, title, variants);
+  std::printf("RESULT %s lazyc=%.4f torch=%.4f ratio=%.3f\n", shape.name,
               median(variants[0].stepMs), bestOther(variants), ratio);
 }
 
@@ -728,7 +745,8 @@ int main(int argc, char **argv) {
       settings.epochs = std::max(1, std::atoi(value().c_str()));
     else {
       std::fprintf(stderr,
-                   "usage: %s [--only cnn|gpt|digits|gpt-parts] [--rounds N] "
+                   "usage: %s [--only cnn|gpt|gpt-small|digits|gpt-parts] "
+                   "[--rounds N] "
                    "[--block N] [--threads N] [--epochs N]\n",
                    argv[0]);
       return 2;
@@ -750,7 +768,9 @@ int main(int argc, char **argv) {
   if (settings.only.empty() || settings.only == "cnn")
     benchCnn(settings);
   if (settings.only.empty() || settings.only == "gpt")
-    benchGpt(settings);
+    benchGpt(settings, kCharTransformer);
+  if (settings.only == "gpt-small")
+    benchGpt(settings, kGpt2Small);
   if (settings.only.empty() || settings.only == "digits")
     benchDigits(settings);
   if (settings.only == "gpt-parts")

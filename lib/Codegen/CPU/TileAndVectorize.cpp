@@ -147,12 +147,18 @@ static bool recomputesFromStoredValues(linalg::LinalgOp producer) {
 
 /// The ops whose values reach `root` without passing through a contraction
 /// (which is a root of its own, or fused into its only consumer): what
-/// tile-and-fuse may pull into root's tiles.
+/// tile-and-fuse may pull into root's tiles. Nearest first, and only the
+/// nearest 4,096: from every root of a long chain of elementwise ops the
+/// walk would cover the whole trace (quadratic), and a tile fuses far fewer
+/// (kMaxFusedPerTile). An op left out only keeps a producer it reads from
+/// being fused.
 static llvm::SmallPtrSet<Operation *, 16> fusionGroup(Operation *root) {
+  constexpr size_t kMaxFusionGroup = 4096;
   llvm::SmallPtrSet<Operation *, 16> group;
   SmallVector<Operation *> work = {root};
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
+  for (size_t next = 0; next < work.size() && group.size() < kMaxFusionGroup;
+       ++next) {
+    Operation *op = work[next];
     for (Value operand : op->getOperands()) {
       Operation *producer = operand.getDefiningOp();
       if (!producer || producer->getBlock() != root->getBlock() ||
@@ -229,14 +235,29 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   // by several others in the tile) the copies double at every level: a
   // chain of 16 nested row sums took 98 s, a random 2,000-op trace hours.
   // Past the bound the producer is computed once, as a root.
+  //
+  // And a tile fuses at most kMaxFusedPerTile ops in all: in a long trace
+  // of elementwise ops with few GEMMs or reductions between them, a root
+  // would otherwise pull in a chain of a thousand producers (a random
+  // 13,551-op trace had a nest of 1,348), and the analyses after tiling
+  // (one-shot bufferization's above all) are quadratic in a nest's size.
+  // The models' largest tiles fuse 47 ops.
   constexpr int kMaxCopiesPerTile = 8;
+  constexpr int kMaxFusedPerTile = 64;
   Operation *rootOp = root.getOperation();
   std::optional<llvm::SmallPtrSet<Operation *, 16>> group;
   llvm::SmallDenseMap<Operation *, int, 16> copies;
+  int fused = 0;
   options.setFusionControlFn(
-      [rootOp, &group, &copies](
+      [rootOp, &group, &copies, &fused](
           tensor::ExtractSliceOp slice, OpResult producer,
           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (fused >= kMaxFusedPerTile)
+          return std::nullopt;
+        auto fuse = [&] {
+          ++fused;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        };
         auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer.getOwner());
         // A producer looping over an empty static dimension (a sum over no
         // elements) does no work worth fusing, and slicing it would divide
@@ -247,13 +268,13 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         if (readsWholeResultPerTile(slice, producer))
           return std::nullopt;
         if (!linalgProducer || isa<linalg::FillOp>(producer.getOwner()))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return fuse();
         if (++copies[producer.getOwner()] > kMaxCopiesPerTile)
           return std::nullopt;
         bool contraction = isContraction(linalgProducer);
         if (!contraction && linalgProducer.getNumReductionLoops() == 0 &&
             recomputesFromStoredValues(linalgProducer))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return fuse();
         if (!contraction && !group)
           group = fusionGroup(rootOp);
         Operation *loop = slice->getParentOp();
@@ -264,7 +285,7 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
           if (contraction || !group->contains(user))
             return std::nullopt;
         }
-        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return fuse();
       });
 
   FailureOr<scf::SCFTileAndFuseResult> result =
