@@ -47,7 +47,8 @@ Error::Error(std::string op, const std::string &message, SourceLocation where)
 Error::Error(std::string op, const std::string &message, std::string file,
              unsigned line)
     : std::runtime_error(format(op, message, file, line)),
-      opName(std::move(op)), fileName(std::move(file)), lineNumber(line) {}
+      opName(std::move(op)), messageText(message), fileName(std::move(file)),
+      lineNumber(line) {}
 
 const char *lazyc::dtypeName(DType dtype) { return dtypeInfo(dtype).name; }
 

@@ -27,12 +27,15 @@ public:
 
   /// The op the error is about ("matmul"), or "" for errors of no op.
   const std::string &op() const { return opName; }
+  /// What went wrong, without the op and the location what() adds.
+  const std::string &message() const { return messageText; }
   /// The user's source file and line the error points at.
   const std::string &file() const { return fileName; }
   unsigned line() const { return lineNumber; }
 
 private:
   std::string opName;
+  std::string messageText;
   std::string fileName;
   unsigned lineNumber;
 };

@@ -1,0 +1,97 @@
+//===- Graph.h - A loaded ONNX graph and the node kernels -------*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// The parsed model kept for its calls, and the table of kernels: one
+// function per ONNX op that records the node's computation with lazyc ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_ONNX_GRAPH_H
+#define LAZYC_LIB_ONNX_GRAPH_H
+
+#include "lazyc/Onnx/Onnx.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lazyc::onnx::detail {
+
+struct Graph {
+  std::string path;
+  int64_t opset = 0;
+  ::onnx::GraphProto proto;
+  std::vector<ValueInfo> inputs, outputs;
+  /// The initializers, in the model's order.
+  std::vector<std::unique_ptr<Variable>> parameters;
+  std::map<std::string, Variable *> parameterByName;
+};
+
+/// "model.onnx: node 'conv1' (Conv)": where an error is.
+std::string describeNode(const Graph &graph, const ::onnx::NodeProto &node);
+
+/// lazyc's dtype for an ONNX TensorProto element type; an Error naming
+/// `context` for one lazyc lacks.
+DType dtypeFromOnnx(int32_t elementType, const std::string &context);
+
+/// The tensor a TensorProto holds (its data inline, in raw_data or typed
+/// fields, or external, in a file beside the model in `directory`).
+Tensor tensorFromProto(const ::onnx::TensorProto &proto,
+                       const std::string &directory,
+                       const std::string &context);
+
+/// One node being recorded: its inputs and attributes.
+class NodeContext {
+public:
+  NodeContext(const Graph &graph, const ::onnx::NodeProto &node,
+              std::vector<Tensor> inputs)
+      : graph(graph), node(node), values(std::move(inputs)) {}
+
+  int64_t opset() const { return graph.opset; }
+  size_t inputCount() const { return values.size(); }
+  /// Whether input `i` is given (an optional input may be left empty).
+  bool has(size_t i) const { return i < values.size() && values[i].defined(); }
+  /// Input `i`; an Error if the node leaves it out.
+  const Tensor &input(size_t i) const;
+  /// The elements of input `i`, a small integer tensor (a shape, axes):
+  /// they decide the shapes of what the node records, so they are read
+  /// now (computing them first if they are not known yet).
+  std::vector<int64_t> integers(size_t i) const;
+  /// The same for a scalar input, as a double.
+  double scalar(size_t i) const;
+
+  bool hasAttribute(const std::string &name) const;
+  int64_t attribute(const std::string &name, int64_t otherwise) const;
+  double attribute(const std::string &name, double otherwise) const;
+  std::string attribute(const std::string &name,
+                        const std::string &otherwise) const;
+  std::vector<int64_t> attributeInts(const std::string &name) const;
+  std::vector<float> attributeFloats(const std::string &name) const;
+  Tensor attributeTensor(const std::string &name) const;
+
+  /// Throws an Error naming the node.
+  [[noreturn]] void fail(const std::string &message) const;
+
+  const Graph &graph;
+  const ::onnx::NodeProto &node;
+
+private:
+  const ::onnx::AttributeProto *find(const std::string &name) const;
+  std::vector<Tensor> values;
+};
+
+using Kernel = std::function<std::vector<Tensor>(const NodeContext &)>;
+
+/// The kernels by ONNX op type (default domain).
+const std::map<std::string, Kernel> &kernels();
+
+} // namespace lazyc::onnx::detail
+
+#endif // LAZYC_LIB_ONNX_GRAPH_H

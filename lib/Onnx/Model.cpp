@@ -1,0 +1,520 @@
+//===- Model.cpp - Loading an ONNX model and calling it -------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// load() parses the file with ONNX's own protobuf classes, checks what it
+// can before any call (the opset, every node's op, the declared dtypes, the
+// initializers), and keeps the graph; a call records its nodes in order
+// (ONNX graphs are topologically sorted) through the kernels of Ops.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Graph.h"
+
+#include "lazyc/API/Ops.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace lazyc;
+using namespace lazyc::onnx;
+using namespace lazyc::onnx::detail;
+
+namespace {
+
+// Opset 17 (ONNX 1.12, what Debian ships): the newest whose operator
+// definitions the kernels follow.
+constexpr int64_t kSupportedOpset = 17;
+
+std::string directoryOf(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+template <typename T>
+std::vector<T> littleEndian(const std::string &bytes, int64_t count,
+                            const std::string &context) {
+  if (static_cast<int64_t>(bytes.size()) != count * int64_t(sizeof(T)))
+    throw Error("onnx::load", context + ": raw_data holds " +
+                                  std::to_string(bytes.size()) +
+                                  " bytes, the shape needs " +
+                                  std::to_string(count * sizeof(T)));
+  std::vector<T> values(static_cast<size_t>(count));
+  if (count)
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+std::string readExternalData(const ::onnx::TensorProto &proto,
+                             const std::string &directory,
+                             const std::string &context) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &entry : proto.external_data()) {
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      offset = std::stoll(entry.value());
+    else if (entry.key() == "length")
+      length = std::stoll(entry.value());
+  }
+  std::string file = directory + "/" + location;
+  std::ifstream in(file, std::ios::binary);
+  if (location.empty() || !in)
+    throw Error("onnx::load",
+                context + ": its external data '" + file + "' cannot be read");
+  in.seekg(0, std::ios::end);
+  int64_t size = in.tellg();
+  if (length < 0)
+    length = size - offset;
+  if (offset < 0 || offset + length > size)
+    throw Error("onnx::load", context + ": its external data '" + file +
+                                  "' has " + std::to_string(size) +
+                                  " bytes, not the " +
+                                  std::to_string(offset + length) + " needed");
+  std::string bytes(static_cast<size_t>(length), '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  return bytes;
+}
+
+ValueInfo valueInfoOf(const ::onnx::ValueInfoProto &proto,
+                      const std::string &context) {
+  ValueInfo info;
+  info.name = proto.name();
+  if (!proto.type().has_tensor_type())
+    throw Error("onnx::load", context + ": '" + proto.name() +
+                                  "' is not a tensor (sequences, maps and "
+                                  "optionals are not supported)");
+  const auto &tensorType = proto.type().tensor_type();
+  info.dtype = dtypeFromOnnx(tensorType.elem_type(),
+                             context + ": '" + proto.name() + "'");
+  if (tensorType.has_shape()) {
+    for (const auto &dimension : tensorType.shape().dim()) {
+      info.shape.push_back(dimension.has_dim_value() ? dimension.dim_value()
+                                                     : -1);
+      info.dimensionNames.push_back(
+          dimension.has_dim_param() ? dimension.dim_param() : "");
+    }
+  }
+  return info;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") +
+            (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
+  return text + "]";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Tensors and dtypes
+//===----------------------------------------------------------------------===//
+
+DType lazyc::onnx::detail::dtypeFromOnnx(int32_t elementType,
+                                         const std::string &context) {
+  using P = ::onnx::TensorProto;
+  switch (elementType) {
+  case P::FLOAT:
+    return DType::Float32;
+  case P::DOUBLE:
+    return DType::Float64;
+  case P::FLOAT16:
+    return DType::Float16;
+  case P::BFLOAT16:
+    return DType::BFloat16;
+  case P::INT32:
+    return DType::Int32;
+  case P::INT64:
+    return DType::Int64;
+  case P::BOOL:
+    return DType::Bool;
+  case P::INT8:
+    return DType::Int8;
+  case P::UINT8:
+    return DType::UInt8;
+  default:
+    break;
+  }
+  std::string name = P::DataType_IsValid(elementType)
+                         ? P::DataType_Name(P::DataType(elementType))
+                         : std::to_string(elementType);
+  throw Error("onnx::load", context + " has element type " + name +
+                                ", which lazyc lacks (it has FLOAT, DOUBLE, "
+                                "FLOAT16, BFLOAT16, INT32, INT64, BOOL, "
+                                "INT8 and UINT8)");
+}
+
+Tensor lazyc::onnx::detail::tensorFromProto(const ::onnx::TensorProto &proto,
+                                            const std::string &directory,
+                                            const std::string &context) {
+  using P = ::onnx::TensorProto;
+  std::string where = context + ": tensor '" + proto.name() + "'";
+  DType dtype = dtypeFromOnnx(proto.data_type(), where);
+  std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  std::string raw;
+  bool isRaw = proto.has_raw_data();
+  if (proto.data_location() == P::EXTERNAL) {
+    raw = readExternalData(proto, directory, where);
+    isRaw = true;
+  } else if (isRaw) {
+    raw = proto.raw_data();
+  }
+  auto make = [&](const auto &values) {
+    using T = typename std::decay_t<decltype(values)>::value_type;
+    if (static_cast<int64_t>(values.size()) != count)
+      throw Error("onnx::load", where + " holds " +
+                                    std::to_string(values.size()) +
+                                    " elements, its shape " + shapeText(shape) +
+                                    " needs " + std::to_string(count));
+    return cast(
+        Tensor::fromVector(std::vector<T>(values.begin(), values.end()), shape),
+        dtype);
+  };
+  // 16-bit floats travel as their bits; lazyc takes them from 32-bit floats.
+  auto halfBits = [&](const std::vector<uint16_t> &bits) {
+    std::vector<float> values(bits.size());
+    for (size_t i = 0; i < bits.size(); ++i) {
+      uint32_t word;
+      if (dtype == DType::BFloat16) {
+        word = uint32_t(bits[i]) << 16;
+      } else {
+        uint32_t sign = uint32_t(bits[i] & 0x8000) << 16;
+        uint32_t exponent = (bits[i] >> 10) & 0x1f, mantissa = bits[i] & 0x3ff;
+        if (exponent == 0x1f)
+          word = sign | 0x7f800000 | (mantissa << 13);
+        else if (exponent != 0)
+          word = sign | ((exponent + 112) << 23) | (mantissa << 13);
+        else if (mantissa == 0)
+          word = sign;
+        else { // subnormal: normalize
+          int shift = 0;
+          while (!(mantissa & 0x400)) {
+            mantissa <<= 1;
+            ++shift;
+          }
+          word =
+              sign | (uint32_t(113 - shift) << 23) | ((mantissa & 0x3ff) << 13);
+        }
+      }
+      std::memcpy(&values[i], &word, 4);
+    }
+    return make(values);
+  };
+  switch (dtype) {
+  case DType::Float32:
+    return isRaw ? make(littleEndian<float>(raw, count, where))
+                 : make(proto.float_data());
+  case DType::Float64:
+    return isRaw ? make(littleEndian<double>(raw, count, where))
+                 : make(proto.double_data());
+  case DType::Int64:
+    return isRaw ? make(littleEndian<int64_t>(raw, count, where))
+                 : make(proto.int64_data());
+  case DType::Int32:
+    return isRaw ? make(littleEndian<int32_t>(raw, count, where))
+                 : make(proto.int32_data());
+  case DType::Int8:
+    return isRaw ? make(littleEndian<int8_t>(raw, count, where))
+                 : make(proto.int32_data());
+  case DType::UInt8:
+  case DType::Bool:
+    return isRaw ? make(littleEndian<uint8_t>(raw, count, where))
+                 : make(proto.int32_data());
+  case DType::Float16:
+  case DType::BFloat16: {
+    if (isRaw)
+      return halfBits(littleEndian<uint16_t>(raw, count, where));
+    return halfBits(std::vector<uint16_t>(proto.int32_data().begin(),
+                                          proto.int32_data().end()));
+  }
+  }
+  throw Error("onnx::load", where + ": unsupported dtype");
+}
+
+std::string lazyc::onnx::detail::describeNode(const Graph &graph,
+                                              const ::onnx::NodeProto &node) {
+  std::string text = graph.path + ": node ";
+  if (!node.name().empty())
+    text += "'" + node.name() + "' ";
+  text += "(" + node.op_type();
+  if (!node.domain().empty())
+    text += ", domain " + node.domain();
+  return text + ", opset " + std::to_string(graph.opset) + ")";
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+const Tensor &NodeContext::input(size_t i) const {
+  if (!has(i))
+    fail("input " + std::to_string(i) + " is required");
+  return values[i];
+}
+
+std::vector<int64_t> NodeContext::integers(size_t i) const {
+  return input(i).toVector<int64_t>();
+}
+
+double NodeContext::scalar(size_t i) const {
+  const Tensor &value = input(i);
+  if (value.numel() != 1)
+    fail("input " + std::to_string(i) + " must hold one element, not " +
+         std::to_string(value.numel()));
+  return value.item<double>();
+}
+
+const ::onnx::AttributeProto *NodeContext::find(const std::string &name) const {
+  for (const auto &attribute : node.attribute())
+    if (attribute.name() == name)
+      return &attribute;
+  return nullptr;
+}
+
+bool NodeContext::hasAttribute(const std::string &name) const {
+  return find(name) != nullptr;
+}
+
+int64_t NodeContext::attribute(const std::string &name,
+                               int64_t otherwise) const {
+  const auto *found = find(name);
+  return found ? found->i() : otherwise;
+}
+
+double NodeContext::attribute(const std::string &name, double otherwise) const {
+  const auto *found = find(name);
+  return found ? found->f() : otherwise;
+}
+
+std::string NodeContext::attribute(const std::string &name,
+                                   const std::string &otherwise) const {
+  const auto *found = find(name);
+  return found ? found->s() : otherwise;
+}
+
+std::vector<int64_t> NodeContext::attributeInts(const std::string &name) const {
+  const auto *found = find(name);
+  if (!found)
+    return {};
+  return {found->ints().begin(), found->ints().end()};
+}
+
+std::vector<float> NodeContext::attributeFloats(const std::string &name) const {
+  const auto *found = find(name);
+  if (!found)
+    return {};
+  return {found->floats().begin(), found->floats().end()};
+}
+
+Tensor NodeContext::attributeTensor(const std::string &name) const {
+  const auto *found = find(name);
+  if (!found || !found->has_t())
+    fail("attribute '" + name + "' (a tensor) is required");
+  return tensorFromProto(found->t(), directoryOf(graph.path),
+                         describeNode(graph, node));
+}
+
+void NodeContext::fail(const std::string &message) const {
+  throw Error("onnx::" + node.op_type(),
+              describeNode(graph, node) + ": " + message);
+}
+
+//===----------------------------------------------------------------------===//
+// load and calls
+//===----------------------------------------------------------------------===//
+
+Model lazyc::onnx::load(const std::string &path, SourceLocation where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error("onnx::load", path + ": cannot be opened", where);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  ::onnx::ModelProto model;
+  if (!model.ParseFromString(bytes.str()))
+    throw Error("onnx::load",
+                path + ": not an ONNX model (truncated or corrupt: the "
+                       "protobuf does not parse)",
+                where);
+  if (!model.has_graph())
+    throw Error("onnx::load", path + ": the model has no graph", where);
+  auto graph = std::make_shared<Graph>();
+  graph->path = path;
+  for (const auto &import : model.opset_import()) {
+    if (import.domain().empty() || import.domain() == "ai.onnx")
+      graph->opset = import.version();
+  }
+  if (graph->opset > kSupportedOpset)
+    throw Error("onnx::load",
+                path + ": imports opset " + std::to_string(graph->opset) +
+                    " of the default domain; lazyc supports up to " +
+                    std::to_string(kSupportedOpset),
+                where);
+  graph->proto = model.graph();
+  const std::map<std::string, Kernel> &table = kernels();
+  try {
+    for (const auto &node : graph->proto.node()) {
+      bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+      if (!defaultDomain || !table.count(node.op_type()))
+        throw Error("onnx::load",
+                    describeNode(*graph, node) +
+                        ": lazyc does not support this op" +
+                        (defaultDomain ? "" : " (nor this domain)"));
+      for (const auto &attribute : node.attribute())
+        if (attribute.type() == ::onnx::AttributeProto::GRAPH ||
+            attribute.type() == ::onnx::AttributeProto::GRAPHS)
+          throw Error("onnx::load",
+                      describeNode(*graph, node) + ": subgraph attribute '" +
+                          attribute.name() + "' is not supported");
+    }
+    std::string directory = directoryOf(path);
+    for (const auto &initializer : graph->proto.initializer()) {
+      Tensor value = tensorFromProto(initializer, directory, path);
+      auto variable = std::make_unique<Variable>(value, initializer.name());
+      graph->parameterByName[initializer.name()] = variable.get();
+      graph->parameters.push_back(std::move(variable));
+    }
+    for (const auto &input : graph->proto.input())
+      if (!graph->parameterByName.count(input.name()))
+        graph->inputs.push_back(valueInfoOf(input, path + ": input"));
+    for (const auto &output : graph->proto.output())
+      graph->outputs.push_back(valueInfoOf(output, path + ": output"));
+  } catch (const Error &error) {
+    throw Error(error.op(), error.message(), where);
+  }
+  return Model(std::move(graph));
+}
+
+Model::Model(std::shared_ptr<detail::Graph> graph) : graph(std::move(graph)) {}
+
+std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs,
+                                      SourceLocation where) const {
+  if (inputs.size() != graph->inputs.size())
+    throw Error("onnx::Model",
+                graph->path + " takes " + std::to_string(graph->inputs.size()) +
+                    " inputs, not " + std::to_string(inputs.size()),
+                where);
+  std::map<std::string, Tensor> values;
+  for (const auto &[name, variable] : graph->parameterByName)
+    values[name] = variable->read();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ValueInfo &info = graph->inputs[i];
+    const Tensor &input = inputs[i];
+    bool fits =
+        input.defined() && input.dtype() == info.dtype &&
+        (info.shape.empty() || input.rank() == int64_t(info.shape.size()));
+    for (size_t d = 0; fits && d < info.shape.size(); ++d)
+      fits = info.shape[d] < 0 || info.shape[d] == input.shape()[d];
+    if (!fits)
+      throw Error("onnx::Model",
+                  graph->path + ": input '" + info.name + "' is declared " +
+                      dtypeName(info.dtype) + " " + shapeText(info.shape) +
+                      ", given " +
+                      (input.defined() ? std::string(dtypeName(input.dtype())) +
+                                             " " + shapeText(input.shape())
+                                       : std::string("an empty tensor")),
+                  where);
+    values[info.name] = input;
+  }
+  const std::map<std::string, Kernel> &table = kernels();
+  for (const auto &node : graph->proto.node()) {
+    std::vector<Tensor> nodeInputs;
+    for (const std::string &name : node.input()) {
+      if (name.empty()) {
+        nodeInputs.emplace_back();
+        continue;
+      }
+      auto found = values.find(name);
+      if (found == values.end())
+        throw Error("onnx::Model",
+                    describeNode(*graph, node) + ": input '" + name +
+                        "' is computed by no earlier node",
+                    where);
+      nodeInputs.push_back(found->second);
+    }
+    NodeContext context(*graph, node, std::move(nodeInputs));
+    std::vector<Tensor> results;
+    try {
+      results = table.at(node.op_type())(context);
+    } catch (const Error &error) {
+      std::string message = error.message();
+      // Errors of the ops the kernel recorded gain the node they came from.
+      if (message.find(graph->path + ": node") == std::string::npos)
+        message = describeNode(*graph, node) + ": " + message;
+      throw Error(error.op(), message, where);
+    }
+    for (int i = 0; i < node.output_size(); ++i)
+      if (!node.output(i).empty() && i < int(results.size()))
+        values[node.output(i)] = results[i];
+  }
+  std::vector<Tensor> outputs;
+  for (const ValueInfo &output : graph->outputs) {
+    auto found = values.find(output.name);
+    if (found == values.end())
+      throw Error("onnx::Model",
+                  graph->path + ": output '" + output.name +
+                      "' is computed by no node",
+                  where);
+    outputs.push_back(found->second);
+  }
+  return outputs;
+}
+
+Tensor Model::operator()(const Tensor &input, SourceLocation where) const {
+  if (graph->outputs.size() != 1)
+    throw Error("onnx::Model",
+                graph->path + " has " + std::to_string(graph->outputs.size()) +
+                    " outputs: call it with a vector of inputs",
+                where);
+  return (*this)(std::vector<Tensor>{input}, where).front();
+}
+
+const std::vector<ValueInfo> &Model::inputs() const { return graph->inputs; }
+const std::vector<ValueInfo> &Model::outputs() const { return graph->outputs; }
+const std::string &Model::path() const { return graph->path; }
+int64_t Model::opsetVersion() const { return graph->opset; }
+
+std::vector<Variable *> Model::parameters() const {
+  std::vector<Variable *> all;
+  for (const auto &parameter : graph->parameters)
+    all.push_back(parameter.get());
+  return all;
+}
+
+std::vector<std::string> lazyc::onnx::supportedOps() {
+  std::vector<std::string> names;
+  for (const auto &[name, kernel] : detail::kernels())
+    names.push_back(name);
+  return names;
+}
+
+int64_t lazyc::onnx::supportedOpsetVersion() { return kSupportedOpset; }
+
+Tensor lazyc::onnx::loadTensor(const std::string &path, SourceLocation where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error("onnx::loadTensor", path + ": cannot be opened", where);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  ::onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes.str()))
+    throw Error("onnx::loadTensor",
+                path + ": not an ONNX TensorProto (truncated or corrupt)",
+                where);
+  try {
+    return tensorFromProto(proto, directoryOf(path), path);
+  } catch (const Error &error) {
+    throw Error(error.op(), error.message(), where);
+  }
+}

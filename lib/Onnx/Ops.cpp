@@ -1,0 +1,1199 @@
+//===- Ops.cpp - ONNX ops as lazyc ops ------------------------------------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// One kernel per ONNX op (default domain, opsets up to 17): each records
+// the node with lazyc's public ops, or an exact composition of them, so
+// that everything an imported model computes fuses and differentiates like
+// code written against the API. Inputs that decide shapes (Reshape's
+// shape, Slice's starts, a reduction's axes) are read when the node is
+// recorded. An attribute value a kernel does not support is an Error
+// naming the node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Graph.h"
+
+#include "lazyc/API/Ops.h"
+#include "lazyc/NN/Layers.h"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+using namespace lazyc;
+using namespace lazyc::onnx::detail;
+
+namespace {
+
+using Tensors = std::vector<Tensor>;
+
+bool isFloat(DType dtype) {
+  return dtype == DType::Float32 || dtype == DType::Float64 ||
+         dtype == DType::Float16 || dtype == DType::BFloat16;
+}
+
+/// A 0-d tensor of `value` in `like`'s dtype (a constant of the op).
+Tensor constant(double value, const Tensor &like) {
+  return full({}, value, like.dtype());
+}
+
+int64_t normalizeAxis(const NodeContext &node, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    node.fail("axis " + std::to_string(axis) + " is out of range for rank " +
+              std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// The axes of a reduction or a (un)squeeze: an attribute before
+/// `inputSince`, the second input from it.
+std::vector<int64_t> axesOf(const NodeContext &node, int64_t inputSince) {
+  if (node.opset() >= inputSince)
+    return node.has(1) ? node.integers(1) : std::vector<int64_t>{};
+  return node.attributeInts("axes");
+}
+
+Tensors one(Tensor value) { return {std::move(value)}; }
+
+/// ONNX's elementwise kernels: f(x), for the float dtypes (and any other
+/// the op accepts).
+Kernel unary(Tensor (*f)(const Tensor &, Where)) {
+  return [f](const NodeContext &node) {
+    return one(f(node.input(0), Where::current()));
+  };
+}
+
+Kernel unaryOf(std::function<Tensor(const Tensor &)> f) {
+  return [f](const NodeContext &node) { return one(f(node.input(0))); };
+}
+
+Kernel binary(std::function<Tensor(const Tensor &, const Tensor &)> f) {
+  return [f](const NodeContext &node) {
+    return one(f(node.input(0), node.input(1)));
+  };
+}
+
+/// Max, Min, Sum, Mean: every input, broadcast together.
+Kernel variadic(std::function<Tensor(const Tensor &, const Tensor &)> f,
+                bool mean = false) {
+  return [f, mean](const NodeContext &node) {
+    Tensor result = node.input(0);
+    for (size_t i = 1; i < node.inputCount(); ++i)
+      result = f(result, node.input(i));
+    if (mean)
+      result = result / constant(double(node.inputCount()), result);
+    return one(result);
+  };
+}
+
+/// C's truncating division for integers, true division for floats.
+Tensor divide(const Tensor &a, const Tensor &b) {
+  if (isFloat(a.dtype()))
+    return a / b;
+  Tensor quotient = floorDiv(a, b);
+  Tensor zero = constant(0, a);
+  Tensor inexact = (mod(a, b) != zero) & ((a < zero) != (b < zero));
+  return where(inexact, quotient + constant(1, a), quotient);
+}
+
+Tensor sign(const Tensor &x) {
+  Tensor zero = constant(0, x);
+  return where(x > zero, constant(1, x),
+               where(x < zero, constant(-1, x), zero));
+}
+
+Tensor floorOf(const Tensor &x) {
+  return isFloat(x.dtype()) ? floorDiv(x, constant(1, x)) : x;
+}
+
+/// A reduction with ONNX's axes (attribute or input), keepdims and
+/// noop_with_empty_axes.
+Kernel
+reduction(int64_t axesInputSince,
+          std::function<Tensor(const Tensor &, std::vector<int64_t>, bool)> f) {
+  return [axesInputSince, f](const NodeContext &node) {
+    const Tensor &x = node.input(0);
+    std::vector<int64_t> axes = axesOf(node, axesInputSince);
+    bool keep = node.attribute("keepdims", int64_t(1)) != 0;
+    if (axes.empty() && node.attribute("noop_with_empty_axes", int64_t(0)))
+      return one(x);
+    if (axes.empty()) {
+      axes.resize(x.rank());
+      std::iota(axes.begin(), axes.end(), 0);
+    }
+    return one(f(x, axes, keep));
+  };
+}
+
+Tensor logSumExp(const Tensor &x, std::vector<int64_t> axes, bool keep) {
+  Tensor peak = max(x, axes, /*keepDims=*/true);
+  // A row of -infinity keeps its -infinity (not NaN from inf - inf).
+  peak = where(peak == constant(-INFINITY, x), constant(0, x), peak);
+  Tensor sums = sum(exp(x - peak), axes, /*keepDims=*/true);
+  Tensor result = log(sums) + peak;
+  return keep ? result : sum(result, axes, false);
+}
+
+/// Softmax and LogSoftmax: before opset 13 over the input flattened to 2-D
+/// at `axis`, from 13 along `axis`.
+Kernel softmaxKernel(bool logarithm) {
+  return [logarithm](const NodeContext &node) {
+    const Tensor &x = node.input(0);
+    auto f = logarithm ? logSoftmax : softmax;
+    if (node.opset() >= 13)
+      return one(f(x, node.attribute("axis", int64_t(-1)), Where::current()));
+    int64_t axis =
+        normalizeAxis(node, node.attribute("axis", int64_t(1)), x.rank());
+    int64_t rows = 1, columns = 1;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      (d < axis ? rows : columns) *= x.shape()[d];
+    return one(reshape(f(reshape(x, {rows, columns}), 1, Where::current()),
+                       x.shape()));
+  };
+}
+
+/// numpy's matmul, 1-D operands included.
+Tensor matrixProduct(const Tensor &a, const Tensor &b) {
+  Tensor lhs = a.rank() == 1 ? reshape(a, {1, a.shape()[0]}) : a;
+  Tensor rhs = b.rank() == 1 ? reshape(b, {b.shape()[0], 1}) : b;
+  Tensor product = matmul(lhs, rhs);
+  Shape shape = product.shape();
+  if (b.rank() == 1)
+    shape.pop_back();
+  if (a.rank() == 1)
+    shape.erase(shape.end() - (b.rank() == 1 ? 1 : 2));
+  return shape == product.shape() ? product : reshape(product, shape);
+}
+
+Tensors gemm(const NodeContext &node) {
+  Tensor a = node.input(0), b = node.input(1);
+  if (node.attribute("transA", int64_t(0)))
+    a = transpose(a, {1, 0});
+  if (node.attribute("transB", int64_t(0)))
+    b = transpose(b, {1, 0});
+  Tensor y = matmul(a, b);
+  double alpha = node.attribute("alpha", 1.0),
+         beta = node.attribute("beta", 1.0);
+  if (alpha != 1.0)
+    y = y * constant(alpha, y);
+  if (node.has(2)) {
+    Tensor c = node.input(2);
+    if (beta != 1.0)
+      c = c * constant(beta, c);
+    y = y + c;
+  }
+  return one(y);
+}
+
+Tensors reshapeKernel(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> shape = node.integers(1);
+  bool allowZero = node.attribute("allowzero", int64_t(0)) != 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] == 0 && !allowZero) {
+      if (int64_t(d) >= x.rank())
+        node.fail("shape entry 0 at " + std::to_string(d) +
+                  " copies a dimension the input lacks");
+      shape[d] = x.shape()[d];
+    }
+  return one(reshape(x, shape));
+}
+
+Tensors flatten(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis = node.attribute("axis", int64_t(1));
+  axis = axis < 0 ? axis + x.rank() : axis;
+  int64_t rows = 1, columns = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    (d < axis ? rows : columns) *= x.shape()[d];
+  return one(reshape(x, {rows, columns}));
+}
+
+Tensors squeeze(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> axes = axesOf(node, 13);
+  Shape shape;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    bool listed =
+        axes.empty() ? x.shape()[d] == 1
+                     : std::any_of(axes.begin(), axes.end(), [&](int64_t axis) {
+                         return normalizeAxis(node, axis, x.rank()) == d;
+                       });
+    if (listed && x.shape()[d] != 1)
+      node.fail("axis " + std::to_string(d) + " has size " +
+                std::to_string(x.shape()[d]) + ", not 1");
+    if (!listed)
+      shape.push_back(x.shape()[d]);
+  }
+  return one(reshape(x, shape));
+}
+
+Tensors unsqueeze(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> axes = axesOf(node, 13);
+  int64_t rank = x.rank() + int64_t(axes.size());
+  std::vector<bool> inserted(rank, false);
+  for (int64_t axis : axes)
+    inserted[normalizeAxis(node, axis, rank)] = true;
+  Shape shape;
+  for (int64_t d = 0, next = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : x.shape()[next++]);
+  return one(reshape(x, shape));
+}
+
+/// x with its elements along `axis` in reverse order.
+Tensor reverseAxis(const Tensor &x, int64_t axis) {
+  int64_t size = x.shape()[axis];
+  std::vector<int64_t> reversed(size);
+  for (int64_t i = 0; i < size; ++i)
+    reversed[i] = size - 1 - i;
+  return indexSelect(x, axis, Tensor::fromVector(reversed, {size}));
+}
+
+Tensors sliceKernel(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (node.opset() < 10) {
+    starts = node.attributeInts("starts");
+    ends = node.attributeInts("ends");
+    axes = node.attributeInts("axes");
+  } else {
+    starts = node.integers(1);
+    ends = node.integers(2);
+    if (node.has(3))
+      axes = node.integers(3);
+    if (node.has(4))
+      steps = node.integers(4);
+  }
+  if (axes.empty()) {
+    axes.resize(starts.size());
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  std::vector<int64_t> start(x.rank(), 0), limit(x.shape()), step(x.rank(), 1);
+  Tensor result = x;
+  std::vector<int64_t> flipped;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t d = normalizeAxis(node, axes[i], x.rank());
+    int64_t size = x.shape()[d];
+    if (steps[i] == 0)
+      node.fail("a step of 0");
+    auto clampIndex = [&](int64_t index, int64_t lo, int64_t hi) {
+      if (index < 0)
+        index += size;
+      return std::clamp(index, lo, hi);
+    };
+    if (steps[i] > 0) {
+      start[d] = clampIndex(starts[i], 0, size);
+      limit[d] = std::max(start[d], clampIndex(ends[i], 0, size));
+      step[d] = steps[i];
+    } else {
+      // Backwards: take the forward slice of the same elements, then
+      // reverse it.
+      int64_t first = clampIndex(starts[i], -1, size - 1);
+      int64_t last = clampIndex(ends[i], -1, size - 1); // exclusive
+      int64_t count = first > last ? (first - last - 1) / -steps[i] + 1 : 0;
+      int64_t lowest = first + (count - 1) * steps[i];
+      start[d] = count ? lowest : 0;
+      limit[d] = count ? first + 1 : 0;
+      step[d] = -steps[i];
+      if (count > 1)
+        flipped.push_back(d);
+    }
+  }
+  result = slice(x, start, limit, step);
+  for (int64_t d : flipped)
+    result = reverseAxis(result, d);
+  return one(result);
+}
+
+/// Negative indices count from the end (Gather, GatherElements).
+Tensor wrapIndices(const Tensor &indices, int64_t size) {
+  Tensor zero = constant(0, indices);
+  return where(indices < zero, indices + constant(double(size), indices),
+               indices);
+}
+
+Tensors gatherKernel(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
+  Tensor indices = wrapIndices(node.input(1), x.shape()[axis]);
+  return one(indexSelect(x, axis, indices));
+}
+
+Tensors gatherElements(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
+  return one(gather(x, axis, wrapIndices(node.input(1), x.shape()[axis])));
+}
+
+/// Two shapes broadcast numpy's way (Expand's rule).
+Shape broadcastShapes(const NodeContext &node, const Shape &a, const Shape &b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x != y && x != 1 && y != 1)
+      node.fail("shapes do not broadcast (a dimension of " + std::to_string(x) +
+                " against " + std::to_string(y) + ")");
+    shape[i] = x == 1 ? y : x;
+  }
+  return shape;
+}
+
+Tensors expand(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  return one(
+      broadcastTo(x, broadcastShapes(node, x.shape(), node.integers(1))));
+}
+
+Tensors tile(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> repeats = node.integers(1);
+  if (int64_t(repeats.size()) != x.rank())
+    node.fail("repeats has " + std::to_string(repeats.size()) +
+              " entries for rank " + std::to_string(x.rank()));
+  Shape spread, broadcast, result;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    spread.insert(spread.end(), {1, x.shape()[d]});
+    broadcast.insert(broadcast.end(), {repeats[d], x.shape()[d]});
+    result.push_back(repeats[d] * x.shape()[d]);
+  }
+  return one(reshape(broadcastTo(reshape(x, spread), broadcast), result));
+}
+
+Tensors concatKernel(const NodeContext &node) {
+  Tensors parts;
+  for (size_t i = 0; i < node.inputCount(); ++i)
+    parts.push_back(node.input(i));
+  int64_t axis = normalizeAxis(node, node.attribute("axis", int64_t(0)),
+                               parts.front().rank());
+  return one(concat(parts, axis));
+}
+
+Tensors split(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
+  std::vector<int64_t> sizes = node.opset() >= 13 && node.has(1)
+                                   ? node.integers(1)
+                                   : node.attributeInts("split");
+  int64_t outputs = node.node.output_size();
+  if (sizes.empty()) {
+    int64_t size = x.shape()[axis];
+    int64_t each = (size + outputs - 1) / outputs;
+    for (int64_t i = 0; i < outputs; ++i)
+      sizes.push_back(std::min(each, size - i * each));
+  }
+  Tensors parts;
+  int64_t begin = 0;
+  for (int64_t size : sizes) {
+    std::vector<int64_t> start(x.rank(), 0), limit(x.shape());
+    start[axis] = begin;
+    limit[axis] = begin + size;
+    parts.push_back(slice(x, start, limit));
+    begin += size;
+  }
+  return parts;
+}
+
+Tensors shapeKernel(const NodeContext &node) {
+  const Shape &shape = node.input(0).shape();
+  int64_t rank = int64_t(shape.size());
+  int64_t begin = node.attribute("start", int64_t(0));
+  int64_t end = node.attribute("end", rank);
+  begin = std::clamp(begin < 0 ? begin + rank : begin, int64_t(0), rank);
+  end = std::clamp(end < 0 ? end + rank : end, int64_t(0), rank);
+  std::vector<int64_t> values(shape.begin() + begin,
+                              shape.begin() + std::max(begin, end));
+  return one(Tensor::fromVector(values, {int64_t(values.size())}));
+}
+
+Tensors constantKernel(const NodeContext &node) {
+  if (node.hasAttribute("value"))
+    return one(node.attributeTensor("value"));
+  if (node.hasAttribute("value_float"))
+    return one(full({}, node.attribute("value_float", 0.0), DType::Float32));
+  if (node.hasAttribute("value_int"))
+    return one(full({}, double(node.attribute("value_int", int64_t(0))),
+                    DType::Int64));
+  if (node.hasAttribute("value_floats")) {
+    std::vector<float> values = node.attributeFloats("value_floats");
+    return one(Tensor::fromVector(values, {int64_t(values.size())}));
+  }
+  if (node.hasAttribute("value_ints")) {
+    std::vector<int64_t> values = node.attributeInts("value_ints");
+    return one(Tensor::fromVector(values, {int64_t(values.size())}));
+  }
+  node.fail("only tensor, float and int constants are supported (not "
+            "strings or sparse tensors)");
+}
+
+Tensors constantOfShape(const NodeContext &node) {
+  std::vector<int64_t> shape = node.integers(0);
+  if (!node.hasAttribute("value"))
+    return one(zeros(shape, DType::Float32));
+  Tensor value = node.attributeTensor("value");
+  return one(broadcastTo(reshape(value, {}), shape));
+}
+
+Tensors range(const NodeContext &node) {
+  const Tensor &start = node.input(0);
+  double first = node.scalar(0), limit = node.scalar(1), delta = node.scalar(2);
+  int64_t count =
+      std::max<int64_t>(0, int64_t(std::ceil((limit - first) / delta)));
+  return one(cast(arange(0, double(count), 1, DType::Float64) *
+                          full({}, delta, DType::Float64) +
+                      full({}, first, DType::Float64),
+                  start.dtype()));
+}
+
+Tensors castKernel(const NodeContext &node) {
+  DType to = dtypeFromOnnx(int32_t(node.attribute("to", int64_t(0))),
+                           describeNode(node.graph, node.node));
+  return one(cast(node.input(0), to));
+}
+
+Tensors clip(const NodeContext &node) {
+  Tensor x = node.input(0);
+  if (node.opset() < 11) {
+    double lo =
+        node.attribute("min", -double(std::numeric_limits<float>::max()));
+    double hi =
+        node.attribute("max", double(std::numeric_limits<float>::max()));
+    return one(minimum(maximum(x, constant(lo, x)), constant(hi, x)));
+  }
+  if (node.has(1))
+    x = maximum(x, node.input(1));
+  if (node.has(2))
+    x = minimum(x, node.input(2));
+  return one(x);
+}
+
+Tensors transposeKernel(const NodeContext &node) {
+  return one(transpose(node.input(0), node.attributeInts("perm")));
+}
+
+Tensors whereKernel(const NodeContext &node) {
+  return one(where(node.input(0), node.input(1), node.input(2)));
+}
+
+Tensors cumsumKernel(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis = normalizeAxis(node, node.integers(1).at(0), x.rank());
+  bool reverse = node.attribute("reverse", int64_t(0)) != 0;
+  Tensor sums = cumsum(x, axis, reverse);
+  if (node.attribute("exclusive", int64_t(0)))
+    sums = sums - x;
+  return one(sums);
+}
+
+Tensors argKernel(const NodeContext &node, bool largest) {
+  const Tensor &x = node.input(0);
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
+  bool keep = node.attribute("keepdims", int64_t(1)) != 0;
+  auto position = [&](const Tensor &values) {
+    return largest ? argmax(values, axis, keep) : argmin(values, axis, keep);
+  };
+  if (!node.attribute("select_last_index", int64_t(0)))
+    return one(position(x));
+  // The last extreme is the first one of the reversed elements.
+  Tensor first = position(reverseAxis(x, axis));
+  return one(constant(double(x.shape()[axis] - 1), first) - first);
+}
+
+Tensors topkKernel(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  bool largest = node.attribute("largest", int64_t(1)) != 0;
+  if (!largest && !isFloat(x.dtype()))
+    node.fail("largest = 0 (the k smallest) of integers is not supported");
+  int64_t k = node.opset() >= 10 ? node.integers(1).at(0)
+                                 : node.attribute("k", int64_t(1));
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(-1)), x.rank());
+  if (largest) {
+    TopK top = topk(x, k, axis);
+    return {top.values, top.indices};
+  }
+  TopK top = topk(-x, k, axis); // The smallest of x are the largest of -x.
+  return {-top.values, top.indices};
+}
+
+/// A per-channel vector [C] shaped to broadcast over [N, C, ...].
+Tensor perChannel(const Tensor &v, int64_t rank) {
+  Shape shape(rank, 1);
+  shape[1] = v.numel();
+  return reshape(v, shape);
+}
+
+Tensors batchNormalization(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  if (node.attribute("training_mode", int64_t(0)))
+    node.fail("training_mode = 1 is not supported (inference only)");
+  double eps = node.attribute("epsilon", 1e-5);
+  int64_t rank = x.rank();
+  Tensor scale = perChannel(node.input(1), rank);
+  Tensor bias = perChannel(node.input(2), rank);
+  Tensor mean = perChannel(node.input(3), rank);
+  Tensor variance = perChannel(node.input(4), rank);
+  return one((x - mean) * rsqrt(variance + constant(eps, variance)) * scale +
+             bias);
+}
+
+Tensors instanceNormalization(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  double eps = node.attribute("epsilon", 1e-5);
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < x.rank(); ++d)
+    axes.push_back(d);
+  Tensor mean = lazyc::mean(x, axes, true);
+  Tensor centered = x - mean;
+  Tensor variance = lazyc::mean(centered * centered, axes, true);
+  return one(centered * rsqrt(variance + constant(eps, x)) *
+                 perChannel(node.input(1), x.rank()) +
+             perChannel(node.input(2), x.rank()));
+}
+
+Tensors layerNormalization(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(-1)), x.rank());
+  double eps = node.attribute("epsilon", 1e-5);
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < x.rank(); ++d)
+    axes.push_back(d);
+  Tensor mean = lazyc::mean(x, axes, true);
+  Tensor centered = x - mean;
+  Tensor inverse =
+      rsqrt(lazyc::mean(centered * centered, axes, true) + constant(eps, x));
+  Tensor y = centered * inverse * node.input(1);
+  if (node.has(2))
+    y = y + node.input(2);
+  return {y, mean, inverse};
+}
+
+/// The explicit padding of a 2-D convolution or pooling: `pads`, or what
+/// auto_pad asks for; equal on both sides of each dimension.
+nn::Size2 padding2d(const NodeContext &node, const Shape &input,
+                    const std::vector<int64_t> &kernel,
+                    const std::vector<int64_t> &strides,
+                    const std::vector<int64_t> &dilations, bool line) {
+  std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
+  std::vector<int64_t> pads = node.attributeInts("pads");
+  if (line && pads.size() == 2) // begin, end of the one dimension
+    pads = {0, pads[0], 0, pads[1]};
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    pads.assign(4, 0);
+    for (int d = 0; d < 2; ++d) {
+      int64_t size = input[2 + d];
+      int64_t out = (size + strides[d] - 1) / strides[d];
+      int64_t extent = (kernel[d] - 1) * dilations[d] + 1;
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * strides[d] + extent - size);
+      pads[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[d + 2] = total - pads[d];
+    }
+  } else if (autoPad == "VALID" || pads.empty()) {
+    pads.assign(4, 0);
+  }
+  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3])
+    node.fail("asymmetric padding is not supported (pads = [" +
+              std::to_string(pads[0]) + ", ...])");
+  return nn::Size2{pads[0], pads[1]};
+}
+
+/// A 1-D [N, C, L] value as a 2-D one [N, C, 1, L].
+Tensor asImage(const Tensor &x) {
+  return reshape(x, {x.shape()[0], x.shape()[1], 1, x.shape()[2]});
+}
+
+/// A 2-D attribute (kernel_shape, strides, dilations) from an attribute of
+/// one or two values: a 1-D one gains a height of 1. Absent: 1, 1.
+std::vector<int64_t> pairAttribute(const NodeContext &node,
+                                   const std::string &name) {
+  std::vector<int64_t> values = node.attributeInts(name);
+  if (values.empty())
+    return {1, 1};
+  if (values.size() == 1)
+    return {1, values[0]};
+  return values;
+}
+
+void require2d(const NodeContext &node, const Tensor &x) {
+  if (x.rank() != 4)
+    node.fail(std::to_string(x.rank() - 2) + "-D (an input of rank " +
+              std::to_string(x.rank()) + ") is not supported: only 2-D");
+}
+
+Tensors conv(const NodeContext &node) {
+  bool line = node.input(0).rank() == 3;
+  Tensor x = line ? asImage(node.input(0)) : node.input(0);
+  Tensor w = line ? asImage(node.input(1)) : node.input(1);
+  require2d(node, x);
+  std::vector<int64_t> kernel = {w.shape()[2], w.shape()[3]};
+  std::vector<int64_t> strides = pairAttribute(node, "strides");
+  std::vector<int64_t> dilations = pairAttribute(node, "dilations");
+  nn::Conv2dOptions options;
+  options.stride = nn::Size2{strides[0], strides[1]};
+  options.dilation = nn::Size2{dilations[0], dilations[1]};
+  options.padding =
+      padding2d(node, x.shape(), kernel, strides, dilations, line);
+  options.groups = node.attribute("group", int64_t(1));
+  Tensor y = node.has(2) ? nn::conv2d(x, w, node.input(2), options)
+                         : nn::conv2d(x, w, options);
+  return one(line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y);
+}
+
+Tensors pool(const NodeContext &node, bool maximumPool) {
+  bool line = node.input(0).rank() == 3;
+  Tensor x = line ? asImage(node.input(0)) : node.input(0);
+  require2d(node, x);
+  if (node.attribute("ceil_mode", int64_t(0)))
+    node.fail("ceil_mode = 1 is not supported");
+  if (node.attribute("storage_order", int64_t(0)))
+    node.fail("storage_order = 1 is not supported");
+  if (node.node.output_size() > 1)
+    node.fail("the Indices output is not supported");
+  std::vector<int64_t> kernel = pairAttribute(node, "kernel_shape");
+  std::vector<int64_t> strides = pairAttribute(node, "strides");
+  std::vector<int64_t> dilations = pairAttribute(node, "dilations");
+  if (kernel.size() != 2 || dilations != std::vector<int64_t>{1, 1})
+    node.fail("dilated pooling is not supported");
+  nn::Size2 padding =
+      padding2d(node, x.shape(), kernel, strides, dilations, line);
+  if (2 * padding.height > kernel[0] || 2 * padding.width > kernel[1])
+    node.fail("padding past half the kernel is not supported");
+  nn::Size2 window{kernel[0], kernel[1]}, stride{strides[0], strides[1]};
+  auto back = [&](const Tensor &y) {
+    return line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y;
+  };
+  if (maximumPool) {
+    // 8-bit integers are exact in Float32, where the pooling runs.
+    DType dtype = x.dtype();
+    bool narrow = dtype == DType::UInt8 || dtype == DType::Int8;
+    if (!isFloat(dtype) && !narrow)
+      node.fail(std::string("MaxPool of ") + dtypeName(dtype) +
+                " is not supported");
+    Tensor input = narrow ? cast(x, DType::Float32) : x;
+    Tensor y = nn::maxPool2d(input, window, stride, padding);
+    return one(back(narrow ? cast(y, dtype) : y));
+  }
+  bool countPad = node.attribute("count_include_pad", int64_t(0)) != 0;
+  return one(back(nn::avgPool2d(x, window, stride, padding, countPad)));
+}
+
+Tensors globalPool(const NodeContext &node, bool maximumPool) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < x.rank(); ++d)
+    axes.push_back(d);
+  return one(maximumPool ? max(x, axes, true) : mean(x, axes, true));
+}
+
+Tensors dropout(const NodeContext &node) {
+  // Inference: the identity (training_mode would need a seed ONNX lacks).
+  if (node.has(2) && node.input(2).item<bool>())
+    node.fail("training_mode = true is not supported");
+  const Tensor &x = node.input(0);
+  return {x, full(x.shape(), 1, DType::Bool)};
+}
+
+Tensors depthToSpace(const NodeContext &node, bool toSpace) {
+  const Tensor &x = node.input(0);
+  require2d(node, x);
+  int64_t b = node.attribute("blocksize", int64_t(1));
+  int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2],
+          w = x.shape()[3];
+  if (!toSpace)
+    return one(reshape(
+        transpose(reshape(x, {n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4}),
+        {n, c * b * b, h / b, w / b}));
+  bool crd = node.attribute("mode", std::string("DCR")) == "CRD";
+  Tensor spread = crd ? transpose(reshape(x, {n, c / (b * b), b, b, h, w}),
+                                  {0, 1, 4, 2, 5, 3})
+                      : transpose(reshape(x, {n, b, b, c / (b * b), h, w}),
+                                  {0, 3, 4, 1, 5, 2});
+  return one(reshape(spread, {n, c / (b * b), h * b, w * b}));
+}
+
+Tensor powKernel(const Tensor &base, const Tensor &exponent) {
+  // ONNX's Pow keeps the base's dtype.
+  return cast(pow(base, cast(exponent, base.dtype())), base.dtype());
+}
+
+Tensor fmodOf(const Tensor &a, const Tensor &b) {
+  // C's fmod: the dividend's sign.
+  Tensor r = mod(a, b);
+  Tensor zero = constant(0, a);
+  return where((r != zero) & ((a < zero) != (b < zero)), r - b, r);
+}
+
+Tensor hyperbolic(const Tensor &x, double sign) {
+  return (exp(x) + constant(sign, x) * exp(-x)) * constant(0.5, x);
+}
+
+/// Positions 0, 1, ... of dimension `axis` of a value of rank `rank`, as an
+/// Int64 tensor shaped to broadcast along the others.
+Tensor positions(int64_t size, int64_t axis, int64_t rank) {
+  Shape shape(rank, 1);
+  shape[axis] = size;
+  return reshape(arange(0, double(size), 1, DType::Int64), shape);
+}
+
+/// The loss of NegativeLogLikelihoodLoss over log-probabilities [N, C,
+/// d1, ...] and targets [N, d1, ...]: -input[n, target] * weight[target],
+/// none at ignore_index; reduced by sum, mean (weighted: over the weights
+/// of the targets counted) or none.
+Tensor negativeLogLikelihood(const NodeContext &node, const Tensor &input,
+                             const Tensor &target, const Tensor &weight) {
+  bool ignoring = node.hasAttribute("ignore_index");
+  Tensor ids = target;
+  Tensor kept = full(target.shape(), 1, DType::Bool);
+  if (ignoring) {
+    Tensor ignored =
+        target ==
+        constant(double(node.attribute("ignore_index", int64_t(0))), target);
+    kept = logicalNot(ignored);
+    ids = where(ignored, constant(0, target), target);
+  }
+  Shape withClass = target.shape();
+  withClass.insert(withClass.begin() + 1, 1);
+  Tensor picked =
+      reshape(gather(input, 1, reshape(ids, withClass)), target.shape());
+  Tensor weights = weight.defined() ? indexSelect(weight, 0, ids)
+                                    : full(target.shape(), 1, input.dtype());
+  weights = where(kept, weights, constant(0, weights));
+  Tensor loss = -picked * weights;
+  std::string reduction = node.attribute("reduction", std::string("mean"));
+  if (reduction == "none")
+    return loss;
+  if (reduction == "sum")
+    return sum(loss);
+  if (reduction != "mean")
+    node.fail("reduction '" + reduction + "' is not supported");
+  return sum(loss) / sum(weights);
+}
+
+Tensors negativeLogLikelihoodLoss(const NodeContext &node) {
+  return one(negativeLogLikelihood(node, node.input(0), node.input(1),
+                                   node.has(2) ? node.input(2) : Tensor()));
+}
+
+Tensors softmaxCrossEntropyLoss(const NodeContext &node) {
+  Tensor logProbabilities = logSoftmax(node.input(0), 1);
+  Tensor loss = negativeLogLikelihood(node, logProbabilities, node.input(1),
+                                      node.has(2) ? node.input(2) : Tensor());
+  return {loss, logProbabilities};
+}
+
+/// Trilu: the upper (or lower) triangle of the last two dimensions from
+/// diagonal k on; the rest zero.
+Tensors trilu(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t k = node.has(1) ? node.integers(1).at(0) : 0;
+  int64_t rank = x.rank();
+  Tensor rows = positions(x.shape()[rank - 2], rank - 2, rank);
+  Tensor columns = positions(x.shape()[rank - 1], rank - 1, rank);
+  Tensor offset = columns - rows;
+  Tensor diagonal = full({}, double(k), DType::Int64);
+  Tensor keep = node.attribute("upper", int64_t(1)) ? offset >= diagonal
+                                                    : offset <= diagonal;
+  return one(where(keep, x, constant(0, x)));
+}
+
+/// Hardmax: 1 at the first maximum along the axis, 0 elsewhere (before
+/// opset 13 over the input flattened to 2-D at `axis`).
+Tensors hardmax(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  auto along = [&](const Tensor &values, int64_t axis) {
+    Tensor first = argmax(values, axis, /*keepDims=*/true);
+    Tensor hits = positions(values.shape()[axis], axis, values.rank()) == first;
+    return cast(hits, values.dtype());
+  };
+  if (node.opset() >= 13)
+    return one(along(
+        x, normalizeAxis(node, node.attribute("axis", int64_t(-1)), x.rank())));
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(1)), x.rank());
+  int64_t rows = 1, columns = 1;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    (d < axis ? rows : columns) *= x.shape()[d];
+  return one(reshape(along(reshape(x, {rows, columns}), 1), x.shape()));
+}
+
+/// Round half to even.
+Tensor roundHalfEven(const Tensor &x) {
+  if (!isFloat(x.dtype()))
+    return x;
+  Tensor lower = floorOf(x);
+  Tensor fraction = x - lower;
+  Tensor half = constant(0.5, x), one = constant(1, x);
+  Tensor tie = lower + mod(lower, constant(2, x)); // the even neighbour
+  return where(fraction > half, lower + one,
+               where(fraction < half, lower, tie));
+}
+
+Tensors oneHot(const NodeContext &node) {
+  const Tensor &indices = node.input(0);
+  int64_t depth = int64_t(node.scalar(1));
+  const Tensor &values = node.input(2);
+  int64_t rank = indices.rank() + 1;
+  int64_t axis = normalizeAxis(node, node.attribute("axis", int64_t(-1)), rank);
+  Tensor ids = cast(indices, DType::Int64);
+  ids = where(ids < constant(0, ids), ids + constant(double(depth), ids), ids);
+  Shape expanded = indices.shape();
+  expanded.insert(expanded.begin() + axis, 1);
+  Tensor hits = positions(depth, axis, rank) == reshape(ids, expanded);
+  Tensor off = reshape(slice(values, {0}, {1}), {});
+  Tensor on = reshape(slice(values, {1}, {2}), {});
+  return one(where(hits, on, off));
+}
+
+Tensors isInf(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  Tensor result = full(x.shape(), 0, DType::Bool);
+  if (node.attribute("detect_positive", int64_t(1)))
+    result = result | (x == constant(INFINITY, x));
+  if (node.attribute("detect_negative", int64_t(1)))
+    result = result | (x == constant(-INFINITY, x));
+  return one(result);
+}
+
+Tensors eyeLike(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  DType dtype =
+      node.hasAttribute("dtype")
+          ? dtypeFromOnnx(int32_t(node.attribute("dtype", int64_t(0))),
+                          describeNode(node.graph, node.node))
+          : x.dtype();
+  if (x.rank() != 2)
+    node.fail("an input of rank " + std::to_string(x.rank()) +
+              " is not supported: EyeLike takes rank 2");
+  Tensor offset = positions(x.shape()[1], 1, 2) - positions(x.shape()[0], 0, 2);
+  Tensor k = full({}, double(node.attribute("k", int64_t(0))), DType::Int64);
+  return one(cast(offset == k, dtype));
+}
+
+/// Pad: constant, edge or reflect, by index selection per dimension
+/// (negative pads crop).
+Tensors pad(const NodeContext &node) {
+  Tensor x = node.input(0);
+  std::string mode = node.attribute("mode", std::string("constant"));
+  std::vector<int64_t> pads =
+      node.opset() >= 11 ? node.integers(1) : node.attributeInts("pads");
+  int64_t rank = x.rank();
+  std::vector<int64_t> axes(rank);
+  std::iota(axes.begin(), axes.end(), 0);
+  if (node.opset() >= 18 && node.has(3))
+    axes = node.integers(3);
+  if (pads.size() != 2 * axes.size())
+    node.fail("pads has " + std::to_string(pads.size()) + " entries for " +
+              std::to_string(axes.size()) + " axes");
+  double fill = 0;
+  if (mode == "constant")
+    fill = node.opset() >= 11 ? (node.has(2) ? node.scalar(2) : 0.0)
+                              : node.attribute("value", 0.0);
+  else if (mode != "edge" && mode != "reflect")
+    node.fail("mode '" + mode + "' is not supported");
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t d = normalizeAxis(node, axes[i], rank);
+    int64_t before = pads[i], after = pads[i + axes.size()];
+    int64_t size = x.shape()[d];
+    // Crop first (negative pads), then grow.
+    int64_t begin = std::max<int64_t>(0, -before),
+            end = size - std::max<int64_t>(0, -after);
+    if (begin > 0 || end < size) {
+      std::vector<int64_t> start(rank, 0), limit(x.shape());
+      start[d] = begin;
+      limit[d] = end;
+      x = slice(x, start, limit);
+      size = end - begin;
+    }
+    before = std::max<int64_t>(0, before);
+    after = std::max<int64_t>(0, after);
+    if (before == 0 && after == 0)
+      continue;
+    if (mode == "constant") {
+      std::vector<Tensor> parts;
+      Shape side = x.shape();
+      side[d] = before;
+      if (before)
+        parts.push_back(full(side, fill, x.dtype()));
+      parts.push_back(x);
+      side[d] = after;
+      if (after)
+        parts.push_back(full(side, fill, x.dtype()));
+      x = concat(parts, d);
+      continue;
+    }
+    if (mode == "reflect" && (size < 2 || before >= size || after >= size))
+      node.fail("reflect padding of " + std::to_string(before) + ", " +
+                std::to_string(after) + " around " + std::to_string(size) +
+                " elements is not supported");
+    std::vector<int64_t> source;
+    for (int64_t j = -before; j < size + after; ++j) {
+      int64_t k = j;
+      if (mode == "edge")
+        k = std::clamp<int64_t>(j, 0, size - 1);
+      else if (j < 0)
+        k = -j;
+      else if (j >= size)
+        k = 2 * (size - 1) - j;
+      source.push_back(k);
+    }
+    x = indexSelect(x, d, Tensor::fromVector(source, {int64_t(source.size())}));
+  }
+  return one(x);
+}
+
+Tensors shrink(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  double lambda = node.attribute("lambd", 0.5),
+         bias = node.attribute("bias", 0.0);
+  Tensor zero = constant(0, x);
+  return one(
+      where(x < constant(-lambda, x), x + constant(bias, x),
+            where(x > constant(lambda, x), x - constant(bias, x), zero)));
+}
+
+Tensors meanVarianceNormalization(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> axes = node.hasAttribute("axes")
+                                  ? node.attributeInts("axes")
+                                  : std::vector<int64_t>{0, 2, 3};
+  Tensor centered = x - lazyc::mean(x, axes, true);
+  Tensor deviation = sqrt(lazyc::mean(centered * centered, axes, true));
+  return one(centered / (deviation + constant(1e-9, x)));
+}
+} // namespace
+
+const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
+  static const std::map<std::string, Kernel> table = [] {
+    std::map<std::string, Kernel> k;
+    // Elementwise, one input.
+    k["Abs"] = unary(abs);
+    k["Exp"] = unary(exp);
+    k["Log"] = unary(log);
+    k["Sqrt"] = unary(sqrt);
+    k["Relu"] = unary(relu);
+    k["Sigmoid"] = unary(sigmoid);
+    k["Tanh"] = unary(tanh);
+    k["Sin"] = unary(sin);
+    k["Cos"] = unary(cos);
+    k["Erf"] = unary(erf);
+    k["Softplus"] = unary(softplus);
+    k["Neg"] = unaryOf([](const Tensor &x) { return -x; });
+    k["Reciprocal"] =
+        unaryOf([](const Tensor &x) { return constant(1, x) / x; });
+    k["Identity"] = unaryOf([](const Tensor &x) { return x; });
+    k["Not"] = unaryOf([](const Tensor &x) { return logicalNot(x); });
+    k["Sign"] = unaryOf(sign);
+    k["Floor"] = unaryOf(floorOf);
+    k["Ceil"] = unaryOf([](const Tensor &x) { return -floorOf(-x); });
+    k["Tan"] = unaryOf([](const Tensor &x) { return sin(x) / cos(x); });
+    k["Sinh"] = unaryOf([](const Tensor &x) { return hyperbolic(x, -1); });
+    k["Cosh"] = unaryOf([](const Tensor &x) { return hyperbolic(x, 1); });
+    k["Asinh"] = unaryOf(
+        [](const Tensor &x) { return log(x + sqrt(x * x + constant(1, x))); });
+    k["Acosh"] = unaryOf(
+        [](const Tensor &x) { return log(x + sqrt(x * x - constant(1, x))); });
+    k["Atanh"] = unaryOf([](const Tensor &x) {
+      return log((constant(1, x) + x) / (constant(1, x) - x)) *
+             constant(0.5, x);
+    });
+    k["IsNaN"] = unaryOf([](const Tensor &x) { return x != x; });
+    k["Softsign"] =
+        unaryOf([](const Tensor &x) { return x / (constant(1, x) + abs(x)); });
+    k["Mish"] = unaryOf([](const Tensor &x) { return x * tanh(softplus(x)); });
+    k["HardSwish"] = unaryOf([](const Tensor &x) {
+      return x * minimum(maximum(x / constant(6, x) + constant(0.5, x),
+                                 constant(0, x)),
+                         constant(1, x));
+    });
+    k["LeakyRelu"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      double alpha = node.attribute("alpha", 0.01);
+      return one(where(x < constant(0, x), x * constant(alpha, x), x));
+    };
+    k["Elu"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      double alpha = node.attribute("alpha", 1.0);
+      return one(where(x < constant(0, x),
+                       (exp(x) - constant(1, x)) * constant(alpha, x), x));
+    };
+    k["Celu"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      Tensor alpha = constant(node.attribute("alpha", 1.0), x);
+      return one(
+          maximum(x, constant(0, x)) +
+          minimum(constant(0, x), alpha * (exp(x / alpha) - constant(1, x))));
+    };
+    k["Selu"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      double alpha = node.attribute("alpha", 1.67326319217681884765625);
+      double gamma = node.attribute("gamma", 1.05070102214813232421875);
+      return one(where(x <= constant(0, x),
+                       (exp(x) * constant(alpha, x) - constant(alpha, x)), x) *
+                 constant(gamma, x));
+    };
+    k["ThresholdedRelu"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      double alpha = node.attribute("alpha", 1.0);
+      return one(where(x > constant(alpha, x), x, constant(0, x)));
+    };
+    k["HardSigmoid"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      double alpha = node.attribute("alpha", 0.2),
+             beta = node.attribute("beta", 0.5);
+      return one(minimum(
+          maximum(x * constant(alpha, x) + constant(beta, x), constant(0, x)),
+          constant(1, x)));
+    };
+    k["PRelu"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      Tensor slope = node.input(1);
+      // Before opset 7 a slope of one value per channel broadcasts along
+      // axis 1, not along the last axis.
+      if (node.opset() < 7 && slope.rank() == 1 && x.rank() > 2 &&
+          slope.numel() == x.shape()[1])
+        slope = perChannel(slope, x.rank());
+      return one(where(x < constant(0, x), x * slope, x));
+    };
+    k["Clip"] = clip;
+    k["Cast"] = castKernel;
+    k["CastLike"] = [](const NodeContext &node) {
+      return one(cast(node.input(0), node.input(1).dtype()));
+    };
+    // Elementwise, two or more inputs.
+    k["Add"] = binary([](const Tensor &a, const Tensor &b) { return a + b; });
+    k["Sub"] = binary([](const Tensor &a, const Tensor &b) { return a - b; });
+    k["Mul"] = binary([](const Tensor &a, const Tensor &b) { return a * b; });
+    k["Div"] = binary(divide);
+    k["Pow"] = binary(powKernel);
+    k["Mod"] = [](const NodeContext &node) {
+      const Tensor &a = node.input(0), &b = node.input(1);
+      return one(node.attribute("fmod", int64_t(0)) ? fmodOf(a, b) : mod(a, b));
+    };
+    k["Equal"] =
+        binary([](const Tensor &a, const Tensor &b) { return a == b; });
+    k["Less"] = binary([](const Tensor &a, const Tensor &b) { return a < b; });
+    k["LessOrEqual"] =
+        binary([](const Tensor &a, const Tensor &b) { return a <= b; });
+    k["Greater"] =
+        binary([](const Tensor &a, const Tensor &b) { return a > b; });
+    k["GreaterOrEqual"] =
+        binary([](const Tensor &a, const Tensor &b) { return a >= b; });
+    k["And"] = binary(
+        [](const Tensor &a, const Tensor &b) { return logicalAnd(a, b); });
+    k["Or"] = binary(
+        [](const Tensor &a, const Tensor &b) { return logicalOr(a, b); });
+    k["Xor"] = binary(
+        [](const Tensor &a, const Tensor &b) { return logicalXor(a, b); });
+    k["Max"] = variadic(
+        [](const Tensor &a, const Tensor &b) { return maximum(a, b); });
+    k["Min"] = variadic(
+        [](const Tensor &a, const Tensor &b) { return minimum(a, b); });
+    k["Sum"] = variadic([](const Tensor &a, const Tensor &b) { return a + b; });
+    k["Mean"] = variadic([](const Tensor &a, const Tensor &b) { return a + b; },
+                         /*mean=*/true);
+    k["Where"] = whereKernel;
+    // Products, reductions, normalization.
+    k["MatMul"] = binary(matrixProduct);
+    k["Gemm"] = gemm;
+    auto plain =
+        [](Tensor (*f)(const Tensor &, std::vector<int64_t>, bool, Where)) {
+          return [f](const Tensor &x, std::vector<int64_t> axes, bool keep) {
+            return f(x, std::move(axes), keep, Where::current());
+          };
+        };
+    k["ReduceSum"] = reduction(13, plain(sum));
+    k["ReduceMean"] = reduction(18, plain(mean));
+    k["ReduceMax"] = reduction(18, plain(max));
+    k["ReduceMin"] = reduction(18, plain(min));
+    k["ReduceL1"] = reduction(18, [](const Tensor &x, auto axes, bool keep) {
+      return sum(abs(x), axes, keep);
+    });
+    k["ReduceL2"] = reduction(18, [](const Tensor &x, auto axes, bool keep) {
+      return sqrt(sum(x * x, axes, keep));
+    });
+    k["ReduceSumSquare"] =
+        reduction(18, [](const Tensor &x, auto axes, bool keep) {
+          return sum(x * x, axes, keep);
+        });
+    k["ReduceLogSum"] =
+        reduction(18, [](const Tensor &x, auto axes, bool keep) {
+          return log(sum(x, axes, keep));
+        });
+    k["ReduceLogSumExp"] = reduction(18, logSumExp);
+    k["ArgMax"] = [](const NodeContext &node) { return argKernel(node, true); };
+    k["ArgMin"] = [](const NodeContext &node) {
+      return argKernel(node, false);
+    };
+    k["TopK"] = topkKernel;
+    k["CumSum"] = cumsumKernel;
+    k["Softmax"] = softmaxKernel(false);
+    k["LogSoftmax"] = softmaxKernel(true);
+    k["BatchNormalization"] = batchNormalization;
+    k["InstanceNormalization"] = instanceNormalization;
+    k["LayerNormalization"] = layerNormalization;
+    k["Conv"] = conv;
+    k["MaxPool"] = [](const NodeContext &node) { return pool(node, true); };
+    k["AveragePool"] = [](const NodeContext &node) {
+      return pool(node, false);
+    };
+    k["GlobalMaxPool"] = [](const NodeContext &node) {
+      return globalPool(node, true);
+    };
+    k["GlobalAveragePool"] = [](const NodeContext &node) {
+      return globalPool(node, false);
+    };
+    k["Dropout"] = dropout;
+    // Shapes and data movement.
+    k["Reshape"] = reshapeKernel;
+    k["Flatten"] = flatten;
+    k["Squeeze"] = squeeze;
+    k["Unsqueeze"] = unsqueeze;
+    k["Transpose"] = transposeKernel;
+    k["Concat"] = concatKernel;
+    k["Split"] = split;
+    k["Slice"] = sliceKernel;
+    k["Gather"] = gatherKernel;
+    k["GatherElements"] = gatherElements;
+    k["Expand"] = expand;
+    k["Tile"] = tile;
+    k["Shape"] = shapeKernel;
+    k["Size"] = [](const NodeContext &node) {
+      return one(full({}, double(node.input(0).numel()), DType::Int64));
+    };
+    k["Constant"] = constantKernel;
+    k["ConstantOfShape"] = constantOfShape;
+    k["Range"] = range;
+    k["NegativeLogLikelihoodLoss"] = negativeLogLikelihoodLoss;
+    k["SoftmaxCrossEntropyLoss"] = softmaxCrossEntropyLoss;
+    k["Trilu"] = trilu;
+    k["Hardmax"] = hardmax;
+    k["Round"] = unaryOf(roundHalfEven);
+    k["OneHot"] = oneHot;
+    k["IsInf"] = isInf;
+    k["EyeLike"] = eyeLike;
+    k["Pad"] = pad;
+    k["Shrink"] = shrink;
+    k["MeanVarianceNormalization"] = meanVarianceNormalization;
+    k["DepthToSpace"] = [](const NodeContext &node) {
+      return depthToSpace(node, true);
+    };
+    k["SpaceToDepth"] = [](const NodeContext &node) {
+      return depthToSpace(node, false);
+    };
+    return k;
+  }();
+  return table;
+}

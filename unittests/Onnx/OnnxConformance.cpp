@@ -1,0 +1,242 @@
+//===- OnnxConformance.cpp - ONNX's backend node tests through lazyc ------===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs every test of ONNX's backend test data (Debian's libonnx-testdata:
+// one directory per test, a model.onnx and test_data_set_N/ of input_*.pb
+// and output_*.pb TensorProtos, the outputs computed by ONNX's reference
+// implementation in numpy) through lazyc::onnx::load, lazily or eagerly,
+// and compares each output with the stored one.
+//
+// Tolerance: ONNX's own backend runner's (onnx/backend/test/runner:
+// numpy.testing.assert_allclose with rtol 1e-3, atol 1e-7): the stored
+// outputs are numpy's, in float32 or float64, and lazyc computes in the
+// same precision with other (vectorized, reassociated) orders of
+// operations and approximations of transcendentals accurate to a few ulps.
+// Integers and booleans must match exactly; NaN matches NaN.
+//
+// Each test is PASS, UNSUPPORTED (the model uses an op, attribute or dtype
+// lazyc does not map: the Error says "not supported", "does not support"
+// or "lacks"; listed with the reason) or FAIL (anything else: a wrong
+// value, a wrong shape, another Error). The exit status is 1 if any test
+// fails; the summary counts each kind and the reasons.
+//
+//   LazycOnnxConformance --data DIR [--eager] [--filter TEXT] [--verbose]
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Onnx/Onnx.h"
+
+#include "lazyc/API/Ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace lazyc;
+namespace fs = std::filesystem;
+
+namespace {
+
+enum class Outcome { Pass, Unsupported, Fail };
+
+struct Result {
+  Outcome outcome;
+  std::string reason;
+};
+
+bool isUnsupported(const std::string &message) {
+  return message.find("not supported") != std::string::npos ||
+         message.find("does not support") != std::string::npos ||
+         message.find("lacks") != std::string::npos;
+}
+
+std::vector<fs::path> numbered(const fs::path &directory,
+                               const std::string &prefix) {
+  std::vector<fs::path> files;
+  for (int i = 0;; ++i) {
+    fs::path file = directory / (prefix + std::to_string(i) + ".pb");
+    if (!fs::exists(file))
+      return files;
+    files.push_back(file);
+  }
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+/// "" if `actual` matches `expected`, else what differs.
+std::string compare(const Tensor &actual, const Tensor &expected) {
+  if (actual.dtype() != expected.dtype())
+    return std::string("dtype ") + dtypeName(actual.dtype()) + ", expected " +
+           dtypeName(expected.dtype());
+  if (actual.shape() != expected.shape())
+    return "shape " + shapeText(actual.shape()) + ", expected " +
+           shapeText(expected.shape());
+  DType dtype = expected.dtype();
+  bool floating = dtype == DType::Float32 || dtype == DType::Float64 ||
+                  dtype == DType::Float16 || dtype == DType::BFloat16;
+  std::vector<double> got = actual.toVector<double>();
+  std::vector<double> want = expected.toVector<double>();
+  for (size_t i = 0; i < want.size(); ++i) {
+    bool same;
+    if (!floating)
+      same = got[i] == want[i];
+    else if (std::isnan(want[i]))
+      same = std::isnan(got[i]);
+    else if (std::isinf(want[i]))
+      same = got[i] == want[i];
+    else
+      same = std::abs(got[i] - want[i]) <= 1e-7 + 1e-3 * std::abs(want[i]);
+    if (!same) {
+      char text[160];
+      std::snprintf(text, sizeof(text), "element %zu is %.9g, expected %.9g", i,
+                    got[i], want[i]);
+      return text;
+    }
+  }
+  return "";
+}
+
+Result runTest(const fs::path &directory, bool eager) {
+  try {
+    onnx::Model model = onnx::load((directory / "model.onnx").string());
+    std::vector<fs::path> sets;
+    for (const auto &entry : fs::directory_iterator(directory))
+      if (entry.is_directory() &&
+          entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+        sets.push_back(entry.path());
+    std::sort(sets.begin(), sets.end());
+    for (const fs::path &set : sets) {
+      std::vector<Tensor> inputs, expected;
+      for (const fs::path &file : numbered(set, "input_"))
+        inputs.push_back(onnx::loadTensor(file.string()));
+      for (const fs::path &file : numbered(set, "output_"))
+        expected.push_back(onnx::loadTensor(file.string()));
+      std::vector<Tensor> outputs;
+      if (eager) {
+        EagerScope scope;
+        outputs = model(inputs);
+      } else {
+        outputs = model(inputs);
+      }
+      if (outputs.size() != expected.size())
+        return {Outcome::Fail, std::to_string(outputs.size()) +
+                                   " outputs, expected " +
+                                   std::to_string(expected.size())};
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        std::string difference = compare(outputs[i], expected[i]);
+        if (!difference.empty())
+          return {Outcome::Fail, set.filename().string() + " output " +
+                                     std::to_string(i) + ": " + difference};
+      }
+    }
+    return {Outcome::Pass, ""};
+  } catch (const Error &error) {
+    std::string message = error.what();
+    return {isUnsupported(message) ? Outcome::Unsupported : Outcome::Fail,
+            message};
+  } catch (const std::exception &error) {
+    return {Outcome::Fail, std::string("exception: ") + error.what()};
+  }
+}
+
+/// The reason an unsupported test gives, without the file and node names:
+/// "Resize: lazyc does not support this op".
+std::string reasonKey(const std::string &message) {
+  size_t open = message.find(" (");
+  size_t colon = message.rfind("): ");
+  if (open != std::string::npos && colon != std::string::npos && colon > open) {
+    std::string op =
+        message.substr(open + 2, message.find_first_of(",)", open) - open - 2);
+    return op + ": " + message.substr(colon + 3);
+  }
+  return message;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string data, filter;
+  bool eager = false, verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--data" && i + 1 < argc)
+      data = argv[++i];
+    else if (flag == "--filter" && i + 1 < argc)
+      filter = argv[++i];
+    else if (flag == "--eager")
+      eager = true;
+    else if (flag == "--verbose")
+      verbose = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: %s --data DIR [--eager] [--filter TEXT] "
+                   "[--verbose]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (data.empty() || !fs::is_directory(data)) {
+    std::fprintf(stderr, "%s: no test directory '%s'\n", argv[0], data.c_str());
+    return 2;
+  }
+  std::vector<fs::path> tests;
+  for (const auto &entry : fs::directory_iterator(data))
+    if (entry.is_directory() &&
+        entry.path().filename().string().find(filter) != std::string::npos)
+      tests.push_back(entry.path());
+  std::sort(tests.begin(), tests.end());
+
+  std::map<Outcome, int> counts;
+  std::map<std::string, int> unsupportedReasons;
+  std::vector<std::string> failures;
+  for (const fs::path &test : tests) {
+    Result result = runTest(test, eager);
+    ++counts[result.outcome];
+    std::string name = test.filename().string();
+    if (result.outcome == Outcome::Unsupported)
+      ++unsupportedReasons[reasonKey(result.reason)];
+    if (result.outcome == Outcome::Fail)
+      failures.push_back(name + ": " + result.reason);
+    if (verbose)
+      std::printf("%s %s%s%s\n",
+                  result.outcome == Outcome::Pass          ? "PASS"
+                  : result.outcome == Outcome::Unsupported ? "UNSUPPORTED"
+                                                           : "FAIL",
+                  name.c_str(), result.reason.empty() ? "" : ": ",
+                  result.reason.c_str());
+  }
+  std::printf("ONNX backend tests in %s (%s): %zu tests, %d pass, %d "
+              "unsupported, %d fail (%.1f%% pass)\n",
+              data.c_str(), eager ? "eager" : "lazy", tests.size(),
+              counts[Outcome::Pass], counts[Outcome::Unsupported],
+              counts[Outcome::Fail],
+              tests.empty() ? 0.0
+                            : 100.0 * counts[Outcome::Pass] / tests.size());
+  std::vector<std::pair<int, std::string>> reasons;
+  for (const auto &[reason, count] : unsupportedReasons)
+    reasons.push_back({count, reason});
+  std::sort(reasons.rbegin(), reasons.rend());
+  std::printf("unsupported, by reason:\n");
+  for (const auto &[count, reason] : reasons)
+    std::printf("  %4d  %s\n", count, reason.c_str());
+  if (!failures.empty()) {
+    std::printf("FAILED:\n");
+    for (const std::string &failure : failures)
+      std::printf("  %s\n", failure.c_str());
+  }
+  return failures.empty() ? 0 : 1;
+}
