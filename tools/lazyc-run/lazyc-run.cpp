@@ -21,11 +21,14 @@
 //   lazyc-run model.lazyc --input=x.npy --print   (a file lazyc::save wrote:
 //       its function's saved Variables are passed after the inputs)
 //   lazyc-run trace.mlir --device cuda --output-dir=out
+//   lazyc-run model.onnx --input=x.npy --output-dir=out [--device cuda]
+//       (an ONNX model, through lazyc::onnx: --entry does not apply)
 //   lazyc-run --device cuda --check-device
 //
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "OnnxRun.h"
 
 #include "lazyc/Dialect/Lazy/IR/HostBuffer.h"
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
@@ -335,6 +338,21 @@ int main(int argc, char **argv) {
   if (checkDevice) {
     llvm::outs() << device->str() << " can run traces\n";
     return 0;
+  }
+  if (llvm::StringRef(inputFile).ends_with(".onnx")) {
+#ifdef LAZYC_HAVE_ONNX
+    OnnxRunOptions options;
+    options.path = inputFile;
+    options.inputs.assign(inputs.begin(), inputs.end());
+    options.seed = seed;
+    options.outputDir = outputDir;
+    options.print = printOutputs;
+    options.runs = bench ? runs : 0;
+    options.device = *device;
+    return runOnnxModel(options);
+#else
+    return fail("this lazyc-run was built without ONNX (libonnx-dev)");
+#endif
   }
 
   DialectRegistry registry;
