@@ -65,8 +65,7 @@ int runOnnxModel(const OnnxRunOptions &options) {
                       "' has unknown dimensions: give a .npy file or "
                       "--input=random:AxB");
         }
-        value = cast(randomUniform(shape, -1, 1,
-                                   int64_t(options.seed + index),
+        value = cast(randomUniform(shape, -1, 1, int64_t(options.seed + index),
                                    DType::Float64),
                      info.dtype);
       } else {
@@ -94,7 +93,8 @@ int runOnnxModel(const OnnxRunOptions &options) {
     if (options.print)
       for (size_t index = 0; index < results.size(); ++index) {
         const Tensor &result = results[index];
-        std::vector<double> values = result.to(Device::cpu()).toVector<double>();
+        std::vector<double> values =
+            result.to(Device::cpu()).toVector<double>();
         std::printf("%s: %s [", model.outputs()[index].name.c_str(),
                     dtypeName(result.dtype()));
         for (size_t d = 0; d < result.shape().size(); ++d)
