@@ -580,12 +580,13 @@ Tensors layerNormalization(const NodeContext &node) {
   return {y, mean, inverse};
 }
 
-/// The explicit padding of a 2-D convolution or pooling: `pads`, or what
-/// auto_pad asks for; equal on both sides of each dimension.
-nn::Size2 padding2d(const NodeContext &node, const Shape &input,
-                    const std::vector<int64_t> &kernel,
-                    const std::vector<int64_t> &strides,
-                    const std::vector<int64_t> &dilations, bool line) {
+/// The padding of a 2-D convolution or pooling, [top, left, bottom,
+/// right]: `pads`, or what auto_pad asks for.
+std::vector<int64_t> explicitPads(const NodeContext &node, const Shape &input,
+                                  const std::vector<int64_t> &kernel,
+                                  const std::vector<int64_t> &strides,
+                                  const std::vector<int64_t> &dilations,
+                                  bool line) {
   std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
   std::vector<int64_t> pads = node.attributeInts("pads");
   if (line && pads.size() == 2) // begin, end of the one dimension
@@ -604,10 +605,27 @@ nn::Size2 padding2d(const NodeContext &node, const Shape &input,
   } else if (autoPad == "VALID" || pads.empty()) {
     pads.assign(4, 0);
   }
-  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3])
-    node.fail("asymmetric padding is not supported (pads = [" +
-              std::to_string(pads[0]) + ", ...])");
-  return nn::Size2{pads[0], pads[1]};
+  if (pads.size() != 4)
+    node.fail("pads of " + std::to_string(pads.size()) +
+              " values is not supported for 2-D");
+  return pads;
+}
+
+/// x with `before` and `after` elements of `value` added along `axis`.
+Tensor padAxis(const Tensor &x, int64_t axis, int64_t before, int64_t after,
+               double value) {
+  if (before == 0 && after == 0)
+    return x;
+  std::vector<Tensor> parts;
+  Shape side = x.shape();
+  side[axis] = before;
+  if (before)
+    parts.push_back(full(side, value, x.dtype()));
+  parts.push_back(x);
+  side[axis] = after;
+  if (after)
+    parts.push_back(full(side, value, x.dtype()));
+  return concat(parts, axis);
 }
 
 /// A 1-D [N, C, L] value as a 2-D one [N, C, 1, L].
@@ -644,8 +662,13 @@ Tensors conv(const NodeContext &node) {
   nn::Conv2dOptions options;
   options.stride = nn::Size2{strides[0], strides[1]};
   options.dilation = nn::Size2{dilations[0], dilations[1]};
-  options.padding =
-      padding2d(node, x.shape(), kernel, strides, dilations, line);
+  std::vector<int64_t> pads =
+      explicitPads(node, x.shape(), kernel, strides, dilations, line);
+  if (pads[0] == pads[2] && pads[1] == pads[3]) {
+    options.padding = nn::Size2{pads[0], pads[1]};
+  } else { // Uneven: zeros added first.
+    x = padAxis(padAxis(x, 2, pads[0], pads[2], 0), 3, pads[1], pads[3], 0);
+  }
   options.groups = node.attribute("group", int64_t(1));
   Tensor y = node.has(2) ? nn::conv2d(x, w, node.input(2), options)
                          : nn::conv2d(x, w, options);
@@ -656,8 +679,6 @@ Tensors pool(const NodeContext &node, bool maximumPool) {
   bool line = node.input(0).rank() == 3;
   Tensor x = line ? asImage(node.input(0)) : node.input(0);
   require2d(node, x);
-  if (node.attribute("ceil_mode", int64_t(0)))
-    node.fail("ceil_mode = 1 is not supported");
   if (node.attribute("storage_order", int64_t(0)))
     node.fail("storage_order = 1 is not supported");
   if (node.node.output_size() > 1)
@@ -667,27 +688,65 @@ Tensors pool(const NodeContext &node, bool maximumPool) {
   std::vector<int64_t> dilations = pairAttribute(node, "dilations");
   if (kernel.size() != 2 || dilations != std::vector<int64_t>{1, 1})
     node.fail("dilated pooling is not supported");
-  nn::Size2 padding =
-      padding2d(node, x.shape(), kernel, strides, dilations, line);
-  if (2 * padding.height > kernel[0] || 2 * padding.width > kernel[1])
-    node.fail("padding past half the kernel is not supported");
+  std::vector<int64_t> pads =
+      explicitPads(node, x.shape(), kernel, strides, dilations, line);
+  bool ceilMode = node.attribute("ceil_mode", int64_t(0)) != 0;
+  bool countPad = node.attribute("count_include_pad", int64_t(0)) != 0;
   nn::Size2 window{kernel[0], kernel[1]}, stride{strides[0], strides[1]};
   auto back = [&](const Tensor &y) {
     return line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y;
   };
-  if (maximumPool) {
-    // 8-bit integers are exact in Float32, where the pooling runs.
-    DType dtype = x.dtype();
-    bool narrow = dtype == DType::UInt8 || dtype == DType::Int8;
-    if (!isFloat(dtype) && !narrow)
-      node.fail(std::string("MaxPool of ") + dtypeName(dtype) +
-                " is not supported");
-    Tensor input = narrow ? cast(x, DType::Float32) : x;
-    Tensor y = nn::maxPool2d(input, window, stride, padding);
+  DType dtype = x.dtype();
+  // 8-bit integers are exact in Float32, where a max pooling runs.
+  bool narrow = dtype == DType::UInt8 || dtype == DType::Int8;
+  if (!isFloat(dtype) && !(maximumPool && narrow))
+    node.fail(std::string(maximumPool ? "MaxPool" : "AveragePool") + " of " +
+              dtypeName(dtype) + " is not supported");
+  if (narrow)
+    x = cast(x, DType::Float32);
+  bool even = pads[0] == pads[2] && pads[1] == pads[3] &&
+              2 * pads[0] <= kernel[0] && 2 * pads[1] <= kernel[1];
+  if (even && !ceilMode) {
+    nn::Size2 padding{pads[0], pads[1]};
+    Tensor y = maximumPool
+                   ? nn::maxPool2d(x, window, stride, padding)
+                   : nn::avgPool2d(x, window, stride, padding, countPad);
     return one(back(narrow ? cast(y, dtype) : y));
   }
-  bool countPad = node.attribute("count_include_pad", int64_t(0)) != 0;
-  return one(back(nn::avgPool2d(x, window, stride, padding, countPad)));
+  // Uneven or wide padding, or ceil_mode: the padding is added first, and
+  // with ceil_mode a tail for the last, partial window (a window that would
+  // start in the padding is dropped, as PyTorch and ONNX do).
+  std::vector<int64_t> tails(2);
+  for (int d = 0; d < 2; ++d) {
+    int64_t size = x.shape()[2 + d], padded = size + pads[d] + pads[d + 2];
+    int64_t span = padded - kernel[d];
+    int64_t out =
+        (ceilMode ? (span + strides[d] - 1) / strides[d] : span / strides[d]) +
+        1;
+    if (ceilMode && (out - 1) * strides[d] >= size + pads[d])
+      --out;
+    tails[d] =
+        std::max<int64_t>(0, (out - 1) * strides[d] + kernel[d] - padded);
+  }
+  auto padded = [&](const Tensor &value, double explicitValue,
+                    double tailValue) {
+    Tensor result = padAxis(value, 2, pads[0], pads[2], explicitValue);
+    result = padAxis(result, 3, pads[1], pads[3], explicitValue);
+    return padAxis(padAxis(result, 2, 0, tails[0], tailValue), 3, 0, tails[1],
+                   tailValue);
+  };
+  if (maximumPool) {
+    Tensor y =
+        nn::maxPool2d(padded(x, -INFINITY, -INFINITY), window, stride, 0);
+    return one(back(narrow ? cast(y, dtype) : y));
+  }
+  // The mean of each window over the elements it counts: the input's, and
+  // the explicit padding's with count_include_pad, never the tail's.
+  Tensor ones = full({1, 1, x.shape()[2], x.shape()[3]}, 1, dtype);
+  Tensor counted = padded(ones, countPad ? 1 : 0, 0);
+  Tensor sums = nn::avgPool2d(padded(x, 0, 0), window, stride, 0);
+  Tensor counts = nn::avgPool2d(counted, window, stride, 0);
+  return one(back(sums / counts));
 }
 
 Tensors globalPool(const NodeContext &node, bool maximumPool) {
@@ -738,6 +797,266 @@ Tensor fmodOf(const Tensor &a, const Tensor &b) {
 
 Tensor hyperbolic(const Tensor &x, double sign) {
   return (exp(x) + constant(sign, x) * exp(-x)) * constant(0.5, x);
+}
+
+/// ConvTranspose as a convolution: the input spread out by the strides
+/// (zeros between its elements), padded by the kernel's extent less the
+/// padding (and the output_padding at the end), convolved with the kernel
+/// flipped and its channel axes swapped (per group).
+Tensors convTranspose(const NodeContext &node) {
+  bool line = node.input(0).rank() == 3;
+  Tensor x = line ? asImage(node.input(0)) : node.input(0);
+  Tensor w = line ? asImage(node.input(1)) : node.input(1);
+  require2d(node, x);
+  int64_t groups = node.attribute("group", int64_t(1));
+  int64_t n = x.shape()[0], c = x.shape()[1];
+  int64_t perGroup = w.shape()[1], outChannels = perGroup * groups;
+  std::vector<int64_t> kernel = {w.shape()[2], w.shape()[3]};
+  std::vector<int64_t> strides = pairAttribute(node, "strides");
+  std::vector<int64_t> dilations = pairAttribute(node, "dilations");
+  std::vector<int64_t> outputPadding = node.attributeInts("output_padding");
+  if (outputPadding.empty())
+    outputPadding = {0, 0};
+  else if (outputPadding.size() == 1)
+    outputPadding = {0, outputPadding[0]};
+  std::vector<int64_t> pads = node.attributeInts("pads");
+  if (line && pads.size() == 2)
+    pads = {0, pads[0], 0, pads[1]};
+  if (pads.empty())
+    pads.assign(4, 0);
+  std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
+  std::vector<int64_t> outputShape = node.attributeInts("output_shape");
+  if (!outputShape.empty() || autoPad == "SAME_UPPER" ||
+      autoPad == "SAME_LOWER") {
+    // The padding that gives the output shape asked for (by default the
+    // input's times the strides).
+    if (outputShape.size() == 1)
+      outputShape = {1, outputShape[0]};
+    for (int d = 0; d < 2; ++d) {
+      int64_t size = x.shape()[2 + d];
+      int64_t wanted = outputShape.empty()
+                           ? size * strides[d]
+                           : outputShape[outputShape.size() - 2 + d];
+      int64_t total = strides[d] * (size - 1) + outputPadding[d] +
+                      (kernel[d] - 1) * dilations[d] + 1 - wanted;
+      // Floor division, as ONNX's reference: a negative total (an output
+      // larger than the strides give) extends the end.
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+      bool upper = autoPad == "SAME_UPPER";
+      pads[d] = upper ? half : total - half;
+      pads[d + 2] = total - pads[d];
+    }
+  }
+  // Spread: [N, C, H, 1, W, 1] with stride - 1 zeros after each element.
+  int64_t h = x.shape()[2], wd = x.shape()[3];
+  Tensor spread = reshape(x, {n, c, h, 1, wd, 1});
+  spread = padAxis(spread, 3, 0, strides[0] - 1, 0);
+  spread = padAxis(spread, 5, 0, strides[1] - 1, 0);
+  spread = reshape(spread, {n, c, h * strides[0], wd * strides[1]});
+  spread = slice(spread, {0, 0, 0, 0},
+                 {n, c, (h - 1) * strides[0] + 1, (wd - 1) * strides[1] + 1});
+  for (int d = 0; d < 2; ++d) {
+    int64_t extent = (kernel[d] - 1) * dilations[d];
+    int64_t before = extent - pads[d];
+    int64_t after = extent - pads[d + 2] + outputPadding[d];
+    if (before < 0 || after < 0)
+      node.fail("padding past the kernel's extent is not supported");
+    spread = padAxis(spread, 2 + d, before, after, 0);
+  }
+  // [C, M/g, kH, kW] -> [M, C/g, kH, kW], flipped.
+  Tensor weight =
+      reshape(w, {groups, c / groups, perGroup, kernel[0], kernel[1]});
+  weight = reshape(transpose(weight, {0, 2, 1, 3, 4}),
+                   {outChannels, c / groups, kernel[0], kernel[1]});
+  weight = reverseAxis(reverseAxis(weight, 2), 3);
+  nn::Conv2dOptions options;
+  options.dilation = nn::Size2{dilations[0], dilations[1]};
+  options.groups = groups;
+  Tensor y = node.has(2) ? nn::conv2d(spread, weight, node.input(2), options)
+                         : nn::conv2d(spread, weight, options);
+  return one(line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y);
+}
+
+/// Resize (and Upsample) one axis at a time: each output position's source
+/// coordinate by the coordinate_transformation_mode, then the nearest
+/// element or a linear or cubic mix of its neighbours.
+Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
+                  int64_t outSize, double scale, const std::string &mode,
+                  const std::string &coordinates,
+                  const std::string &nearestMode) {
+  int64_t inSize = x.shape()[axis];
+  auto source = [&](int64_t i) -> double {
+    if (coordinates == "half_pixel")
+      return (i + 0.5) / scale - 0.5;
+    // ONNX's reference takes the resized length as the input's times the
+    // scale, unrounded.
+    double resized = inSize * scale;
+    if (coordinates == "pytorch_half_pixel")
+      return resized > 1 ? (i + 0.5) / scale - 0.5 : 0.0;
+    if (coordinates == "align_corners")
+      return resized > 1 ? double(i) * (inSize - 1) / (resized - 1) : 0.0;
+    if (coordinates == "asymmetric")
+      return i / scale;
+    if (coordinates == "half_pixel_symmetric") {
+      double adjustment = outSize / (scale * inSize);
+      double center = inSize / 2.0;
+      double offset = center * (1 - adjustment);
+      return offset + (i + 0.5) / scale - 0.5;
+    }
+    node.fail("coordinate_transformation_mode '" + coordinates +
+              "' is not supported");
+  };
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i, 0, inSize - 1);
+  };
+  Shape weightShape(x.rank(), 1);
+  weightShape[axis] = outSize;
+  auto select = [&](const std::vector<int64_t> &indices) {
+    return indexSelect(x, axis, Tensor::fromVector(indices, {outSize}));
+  };
+  auto weighted = [&](const std::vector<double> &weights) {
+    return cast(Tensor::fromVector(weights, weightShape), x.dtype());
+  };
+  if (mode == "nearest") {
+    std::vector<int64_t> indices(outSize);
+    for (int64_t i = 0; i < outSize; ++i) {
+      double at = source(i);
+      int64_t index;
+      if (nearestMode == "floor")
+        index = int64_t(std::floor(at));
+      else if (nearestMode == "ceil")
+        index = int64_t(std::ceil(at));
+      else if (nearestMode == "round_prefer_ceil")
+        index = int64_t(std::floor(at + 0.5));
+      else if (nearestMode == "round_prefer_floor")
+        index = at == std::floor(at) + 0.5 ? int64_t(std::floor(at))
+                                           : int64_t(std::round(at));
+      else
+        node.fail("nearest_mode '" + nearestMode + "' is not supported");
+      indices[i] = clampIndex(index);
+    }
+    return select(indices);
+  }
+  if (mode == "linear") {
+    std::vector<int64_t> low(outSize), high(outSize);
+    std::vector<double> lowWeight(outSize), highWeight(outSize);
+    for (int64_t i = 0; i < outSize; ++i) {
+      double at = std::clamp(source(i), 0.0, double(inSize - 1));
+      low[i] = int64_t(std::floor(at));
+      high[i] = clampIndex(low[i] + 1);
+      highWeight[i] = at - low[i];
+      lowWeight[i] = 1 - highWeight[i];
+    }
+    return select(low) * weighted(lowWeight) +
+           select(high) * weighted(highWeight);
+  }
+  if (mode == "cubic") {
+    double a = node.attribute("cubic_coeff_a", -0.75);
+    bool excludeOutside = node.attribute("exclude_outside", int64_t(0)) != 0;
+    auto cubic = [a](double t) {
+      t = std::abs(t);
+      if (t <= 1)
+        return ((a + 2) * t - (a + 3)) * t * t + 1;
+      if (t < 2)
+        return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+      return 0.0;
+    };
+    Tensor result;
+    std::vector<std::vector<double>> weights(4, std::vector<double>(outSize));
+    std::vector<std::vector<int64_t>> taps(4, std::vector<int64_t>(outSize));
+    for (int64_t i = 0; i < outSize; ++i) {
+      double at = source(i);
+      int64_t base = int64_t(std::floor(at));
+      double total = 0;
+      for (int k = 0; k < 4; ++k) {
+        int64_t index = base - 1 + k;
+        double weight = cubic(at - index);
+        if (excludeOutside && (index < 0 || index >= inSize))
+          weight = 0;
+        weights[k][i] = weight;
+        taps[k][i] = clampIndex(index);
+        total += weight;
+      }
+      if (excludeOutside)
+        for (int k = 0; k < 4; ++k)
+          weights[k][i] /= total;
+    }
+    for (int k = 0; k < 4; ++k) {
+      Tensor term = select(taps[k]) * weighted(weights[k]);
+      result = k == 0 ? term : result + term;
+    }
+    return result;
+  }
+  node.fail("mode '" + mode + "' is not supported");
+}
+
+Tensors resize(const NodeContext &node, bool upsample) {
+  Tensor x = node.input(0);
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  size_t scalesInput = upsample || node.opset() < 11 ? 1 : 2;
+  if (!upsample && node.opset() >= 11 && node.has(3)) {
+    sizes = node.integers(3);
+  } else if (node.has(scalesInput)) {
+    scales = node.input(scalesInput).toVector<double>();
+  } else if (upsample && node.hasAttribute("scales")) {
+    std::vector<float> attribute = node.attributeFloats("scales");
+    scales.assign(attribute.begin(), attribute.end());
+  }
+  if (scales.empty() && sizes.empty())
+    node.fail("neither scales nor sizes is given");
+  std::string mode = node.attribute("mode", std::string("nearest"));
+  std::string coordinates =
+      upsample || node.opset() < 11
+          ? std::string("asymmetric")
+          : node.attribute("coordinate_transformation_mode",
+                           std::string("half_pixel"));
+  std::string nearestMode =
+      upsample || node.opset() < 11
+          ? std::string("floor")
+          : node.attribute("nearest_mode", std::string("round_prefer_floor"));
+  if (mode == "linear" && (upsample || node.opset() < 11))
+    coordinates = "asymmetric";
+  if (coordinates == "tf_crop_and_resize")
+    node.fail("coordinate_transformation_mode 'tf_crop_and_resize' is not "
+              "supported");
+  int64_t rank = x.rank();
+  if ((!sizes.empty() && int64_t(sizes.size()) != rank) ||
+      (sizes.empty() && int64_t(scales.size()) != rank))
+    node.fail("scales or sizes must have one entry per dimension");
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t in = x.shape()[d];
+    int64_t out =
+        sizes.empty() ? int64_t(std::floor(in * scales[d])) : sizes[d];
+    double scale = sizes.empty() ? scales[d] : double(out) / in;
+    if (out == in && scale == 1.0)
+      continue;
+    x = resizeAxis(node, x, d, out, scale, mode, coordinates, nearestMode);
+  }
+  return one(x);
+}
+
+/// LRN: each value over (bias + alpha / size * the sum of squares of the
+/// `size` channels around it)^beta.
+Tensors localResponseNormalization(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t size = node.attribute("size", int64_t(1));
+  double alpha = node.attribute("alpha", 0.0001),
+         beta = node.attribute("beta", 0.75),
+         bias = node.attribute("bias", 1.0);
+  int64_t channels = x.shape()[1];
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Tensor squares = padAxis(x * x, 1, before, after, 0);
+  Tensor total;
+  for (int64_t k = 0; k < size; ++k) {
+    std::vector<int64_t> start(x.rank(), 0), limit(squares.shape());
+    start[1] = k;
+    limit[1] = k + channels;
+    Tensor window = slice(squares, start, limit);
+    total = k == 0 ? window : total + window;
+  }
+  return one(x / pow(total * constant(alpha / size, x) + constant(bias, x),
+                     constant(beta, x)));
 }
 
 /// Positions 0, 1, ... of dimension `axis` of a value of rank `rank`, as an
@@ -1176,6 +1495,10 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Constant"] = constantKernel;
     k["ConstantOfShape"] = constantOfShape;
     k["Range"] = range;
+    k["ConvTranspose"] = convTranspose;
+    k["Resize"] = [](const NodeContext &node) { return resize(node, false); };
+    k["Upsample"] = [](const NodeContext &node) { return resize(node, true); };
+    k["LRN"] = localResponseNormalization;
     k["NegativeLogLikelihoodLoss"] = negativeLogLikelihoodLoss;
     k["SoftmaxCrossEntropyLoss"] = softmaxCrossEntropyLoss;
     k["Trilu"] = trilu;
