@@ -1059,6 +1059,118 @@ Tensors localResponseNormalization(const NodeContext &node) {
                      constant(beta, x)));
 }
 
+/// The flat positions that the last axis of `indices` (k coordinates into
+/// the first k dimensions of `shape` after `batch` batch dimensions) names,
+/// negative coordinates counting from the end: an Int64 tensor of
+/// indices.shape[:-1], into data reshaped to [prod(shape[:batch + k]),
+/// shape[batch + k:]...].
+Tensor flatPositions(const NodeContext &node, const Shape &shape,
+                     const Tensor &indices, int64_t batch) {
+  int64_t q = indices.rank(), k = indices.shape()[q - 1];
+  if (batch + k > int64_t(shape.size()))
+    node.fail("indices address " + std::to_string(k) +
+              " dimensions past the batch, the data has " +
+              std::to_string(shape.size() - batch));
+  Tensor ids = cast(indices, DType::Int64);
+  Shape rows(indices.shape().begin(), indices.shape().end() - 1);
+  Tensor positions = zeros(rows, DType::Int64);
+  int64_t stride = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    std::vector<int64_t> start(q, 0), limit(indices.shape());
+    start[q - 1] = j;
+    limit[q - 1] = j + 1;
+    Tensor coordinate = reshape(slice(ids, start, limit), rows);
+    coordinate = wrapIndices(coordinate, shape[batch + j]);
+    positions = positions + coordinate * full({}, double(stride), DType::Int64);
+    stride *= shape[batch + j];
+  }
+  if (batch > 0) {
+    // Each batch element's block of `stride` positions.
+    int64_t batches = 1;
+    Shape batchShape(rows.size(), 1);
+    for (int64_t d = 0; d < batch; ++d) {
+      batches *= shape[d];
+      batchShape[d] = shape[d];
+    }
+    positions =
+        positions + reshape(arange(0, double(batches), 1, DType::Int64) *
+                                full({}, double(stride), DType::Int64),
+                            batchShape);
+  }
+  return positions;
+}
+
+/// data reshaped to [prod(shape[:leading]), shape[leading:]...].
+Tensor flattenLeading(const Tensor &data, int64_t leading) {
+  Shape shape = {1};
+  for (int64_t d = 0; d < data.rank(); ++d)
+    if (d < leading)
+      shape[0] *= data.shape()[d];
+    else
+      shape.push_back(data.shape()[d]);
+  return reshape(data, shape);
+}
+
+Tensors gatherND(const NodeContext &node) {
+  const Tensor &data = node.input(0), &indices = node.input(1);
+  int64_t batch = node.attribute("batch_dims", int64_t(0));
+  int64_t k = indices.shape().back();
+  Tensor positions = flatPositions(node, data.shape(), indices, batch);
+  Tensor rows = indexSelect(flattenLeading(data, batch + k), 0, positions);
+  return one(rows);
+}
+
+/// x with `updates` written at `index` along `axis` (index and updates of
+/// one shape): ScatterElements' rule, by two additive scatters (positions
+/// written twice are undefined in ONNX; here they add up).
+Tensor scatterReplace(const Tensor &x, int64_t axis, const Tensor &index,
+                      const Tensor &updates) {
+  Tensor written = scatterAdd(zeros(x.shape(), DType::Int32), axis, index,
+                              full(updates.shape(), 1, DType::Int32));
+  Tensor placed = scatterAdd(zeros(x.shape(), x.dtype()), axis, index, updates);
+  return where(written > full({}, 0, DType::Int32), placed, x);
+}
+
+Tensors scatterElements(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
+  Tensor index =
+      wrapIndices(cast(node.input(1), DType::Int64), x.shape()[axis]);
+  std::string reduction = node.attribute("reduction", std::string("none"));
+  if (reduction == "add")
+    return one(scatterAdd(x, axis, index, node.input(2)));
+  if (reduction != "none")
+    node.fail("reduction '" + reduction + "' is not supported");
+  return one(scatterReplace(x, axis, index, node.input(2)));
+}
+
+Tensors scatterND(const NodeContext &node) {
+  const Tensor &x = node.input(0), &indices = node.input(1);
+  const Tensor &updates = node.input(2);
+  int64_t k = indices.shape().back();
+  Tensor positions = flatPositions(node, x.shape(), indices, 0);
+  Tensor flat = flattenLeading(x, k);
+  // One position per row of updates, repeated along the rest.
+  int64_t count = positions.numel();
+  Shape rowsShape = {count};
+  for (int64_t d = 1; d < flat.rank(); ++d)
+    rowsShape.push_back(flat.shape()[d]);
+  Tensor rows = reshape(updates, rowsShape);
+  Shape column(rowsShape.size(), 1);
+  column[0] = count;
+  Tensor index = broadcastTo(reshape(positions, column), rowsShape);
+  std::string reduction = node.attribute("reduction", std::string("none"));
+  Tensor result;
+  if (reduction == "add")
+    result = scatterAdd(flat, 0, index, rows);
+  else if (reduction == "none")
+    result = scatterReplace(flat, 0, index, rows);
+  else
+    node.fail("reduction '" + reduction + "' is not supported");
+  return one(reshape(result, x.shape()));
+}
+
 /// Positions 0, 1, ... of dimension `axis` of a value of rank `rank`, as an
 /// Int64 tensor shaped to broadcast along the others.
 Tensor positions(int64_t size, int64_t axis, int64_t rank) {
@@ -1495,6 +1607,10 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Constant"] = constantKernel;
     k["ConstantOfShape"] = constantOfShape;
     k["Range"] = range;
+    k["GatherND"] = gatherND;
+    k["ScatterElements"] = scatterElements;
+    k["Scatter"] = scatterElements;
+    k["ScatterND"] = scatterND;
     k["ConvTranspose"] = convTranspose;
     k["Resize"] = [](const NodeContext &node) { return resize(node, false); };
     k["Upsample"] = [](const NodeContext &node) { return resize(node, true); };
