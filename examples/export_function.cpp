@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
                 classify.signatures().front().c_str());
     // The saved counter is 1; this call makes it 2 here, as a second call
     // would have in the saving process.
-    Tensor scores = classify({batch()}).front();
+    Tensor scores = classify(batch());
     print("loaded", scores,
           classify.variable("steps").read().item<float>() - 1);
   } catch (const Error &error) {

@@ -357,6 +357,15 @@ std::vector<std::string> LoadedFunction::variableNames() const {
   return names;
 }
 
+LoadedResults::operator Tensor() const {
+  if (values.size() != 1)
+    throw Error(function,
+                "returns " + std::to_string(values.size()) +
+                    " results, not one: take them as a std::vector<Tensor>",
+                where);
+  return values.front();
+}
+
 std::vector<Tensor>
 LoadedFunction::operator()(const std::vector<Tensor> &inputs,
                            SourceLocation where) {

@@ -112,6 +112,45 @@ TEST(ExportTest, ALoadedFunctionComputesWhatTheOriginalDid) {
   std::remove(path.c_str());
 }
 
+TEST(ExportTest, ALoadedFunctionIsCalledAsTheSavedOneWas) {
+  auto affine = lazyc::function(
+      "affine", [](Tensor x, Tensor y) { return x * 3.0f + y; });
+  auto split = lazyc::function(
+      "split", [](Tensor x) { return std::make_tuple(x + 1.0f, x - 1.0f); });
+  Tensor x = Tensor::fromVector<float>({1, 2}, {2});
+  Tensor y = Tensor::fromVector<float>({10, 20}, {2});
+  (void)affine(x, y);
+  (void)split(x);
+  std::string affinePath = temporaryPath("affine.lazyc");
+  std::string splitPath = temporaryPath("split.lazyc");
+  lazyc::save(affine, affinePath);
+  lazyc::save(split, splitPath);
+  LoadedFunction g = lazyc::load(affinePath);
+  LoadedFunction h = lazyc::load(splitPath);
+  // One result: a Tensor, as the original returned.
+  Tensor z = g(x, y);
+  EXPECT_EQ(z.toVector<float>(), (std::vector<float>{13, 26}));
+  // The vector form still takes a braced list and returns a vector.
+  std::vector<Tensor> again = g({x, y});
+  EXPECT_EQ(again[0].toVector<float>(), (std::vector<float>{13, 26}));
+  // Two results: a vector of both; taking one Tensor is an Error at the
+  // caller's line.
+  std::vector<Tensor> both = h(x);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].toVector<float>(), (std::vector<float>{2, 3}));
+  EXPECT_EQ(both[1].toVector<float>(), (std::vector<float>{0, 1}));
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        Tensor one = h(x);
+        (void)one;
+      },
+      "split",
+      "returns 2 results, not one: take them as a std::vector<Tensor>");
+  std::remove(affinePath.c_str());
+  std::remove(splitPath.c_str());
+}
+
 TEST(ExportTest, CallsOutsideTheSavedSignaturesAreErrors) {
   auto twice = lazyc::function("twice", [](Tensor x) { return x * 2.0f; });
   (void)twice(ones({3}));

@@ -13,7 +13,8 @@
 //
 //   lazyc::save(step, "model.lazyc");
 //   LoadedFunction step2 = lazyc::load("model.lazyc");
-//   std::vector<Tensor> out = step2({batch, labels});
+//   std::vector<Tensor> out = step2(batch, labels);   // or step2({batch,
+//   labels})
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include "lazyc/API/Variable.h"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace lazyc {
@@ -44,9 +46,34 @@ void save(const detail::StagedFunction<F, A> &function, const std::string &path,
   detail::saveFunction(*function.handle(), path, where);
 }
 
-/// A function lazyc::load read back: call it with the Tensor arguments of
-/// one of its concrete functions; it returns that function's results, and
-/// updates its Variables as the original did.
+/// What a LoadedFunction called with Tensors returns: the one Tensor of a
+/// function of one result (`Tensor y = g(x);`), or all of its results
+/// (`std::vector<Tensor> ys = g(x, y);`).
+class LoadedResults {
+public:
+  LoadedResults(std::vector<Tensor> values, std::string function,
+                SourceLocation where)
+      : values(std::move(values)), function(std::move(function)), where(where) {
+  }
+  /// The one result; an Error naming the function if it has another count.
+  operator Tensor() const;
+  operator std::vector<Tensor>() const { return values; }
+  size_t size() const { return values.size(); }
+  const Tensor &operator[](size_t i) const { return values.at(i); }
+  std::vector<Tensor>::const_iterator begin() const { return values.begin(); }
+  std::vector<Tensor>::const_iterator end() const { return values.end(); }
+
+private:
+  std::vector<Tensor> values;
+  std::string function;
+  SourceLocation where;
+};
+
+/// A function lazyc::load read back: call it as the saved function was
+/// called, `g(x)` or `g(x, y)`, or with a vector of its Tensor arguments,
+/// `g({x, y})`; it runs the concrete function saved for those argument
+/// types, returns its results, and updates its Variables as the original
+/// did.
 class LoadedFunction {
 public:
   LoadedFunction(LoadedFunction &&other) noexcept;
@@ -58,6 +85,14 @@ public:
   std::vector<Tensor>
   operator()(const std::vector<Tensor> &inputs,
              SourceLocation where = SourceLocation::current());
+  /// g(x), g(x, y), ...: as the saved function was called. (A template,
+  /// so that `g({x})` stays the vector form above.)
+  template <typename... T, typename = std::enable_if_t<(
+                               std::is_same_v<std::decay_t<T>, Tensor> && ...)>>
+  LoadedResults operator()(detail::Located<Tensor> first, const T &...rest) {
+    std::vector<Tensor> inputs = {std::move(first.value), rest...};
+    return LoadedResults((*this)(inputs, first.where), name(), first.where);
+  }
   const std::string &name() const;
   /// The concrete functions' signatures, as concreteFunctions() gave them.
   std::vector<std::string> signatures() const;
