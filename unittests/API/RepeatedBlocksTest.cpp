@@ -19,6 +19,9 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <vector>
 
 using namespace lazyc;
@@ -155,6 +158,36 @@ TEST_F(RepeatedBlocksTest, ADeeperModelReusesTheLayer) {
   forward(45);
   EXPECT_EQ(metrics().tracesCompiled, compiled);
   EXPECT_GE(metrics().repeatedBlocks, uint64_t(28 + 43));
+}
+
+TEST_F(RepeatedBlocksTest, AnotherProcessLoadsTheBlocksFromDisk) {
+  // The disk cache keys a block by its structure too: a process that finds
+  // the cache a 30-layer model filled runs a 45-layer one without running
+  // the MLIR pipeline once. (A child process of its own: a process reads
+  // LAZYC_CACHE_DIR once, and the suite runs with it off. Its in-memory
+  // cache is emptied between the models, as a new process's would be.)
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        char pattern[] = "/tmp/lazyc-blocks-cache-XXXXXX";
+        bool made = ::mkdtemp(pattern) != nullptr;
+        setenv("LAZYC_CACHE_DIR", pattern, 1);
+        std::vector<float> shallow = forward(30);
+        Metrics first = metrics();
+        clearCache();
+        std::vector<float> deep = forward(45);
+        Metrics m = metrics();
+        std::filesystem::remove_all(pattern);
+        bool ok = made && first.diskCacheWrites > 0 &&
+                  m.compilePipeline.count == first.compilePipeline.count &&
+                  m.diskCacheHits > 0 && m.repeatedBlocks >= 28 + 43 &&
+                  std::isfinite(deep[0]) && deep != shallow;
+        std::cerr << "pipelines " << first.compilePipeline.count << " then "
+                  << m.compilePipeline.count << ", disk hits "
+                  << m.diskCacheHits << "\n";
+        std::_Exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "pipelines");
 }
 
 TEST_F(RepeatedBlocksTest, OffEveryTraceCompilesWhole) {
