@@ -1404,6 +1404,119 @@ Tensors meanVarianceNormalization(const NodeContext &node) {
   Tensor deviation = sqrt(lazyc::mean(centered * centered, axes, true));
   return one(centered / (deviation + constant(1e-9, x)));
 }
+
+/// Einsum: each operand's letters (its repeated letters first reduced to
+/// their diagonal, "..." to the broadcast dimensions) laid out along every
+/// letter of the equation, the operands multiplied, and the letters the
+/// output lacks summed. A product over all the letters, fused with its
+/// sums: right for any equation, not the GEMM a large contraction wants.
+Tensors einsum(const NodeContext &node) {
+  std::string equation;
+  for (char c : node.attribute("equation", std::string()))
+    if (c != ' ')
+      equation += c;
+  size_t arrow = equation.find("->");
+  std::string left = equation.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t begin = 0;;) {
+    size_t comma = left.find(',', begin);
+    terms.push_back(left.substr(begin, comma - begin));
+    if (comma == std::string::npos)
+      break;
+    begin = comma + 1;
+  }
+  if (terms.size() != node.inputCount())
+    node.fail("the equation has " + std::to_string(terms.size()) +
+              " operands, the node " + std::to_string(node.inputCount()));
+  // "..." becomes as many upper-case letters as the broadcast dimensions.
+  int64_t ellipsisRank = 0;
+  for (size_t i = 0; i < terms.size(); ++i)
+    if (size_t at = terms[i].find("..."); at != std::string::npos)
+      ellipsisRank = std::max<int64_t>(
+          ellipsisRank, node.input(i).rank() - int64_t(terms[i].size() - 3));
+  std::string ellipsis;
+  for (int64_t d = 0; d < ellipsisRank; ++d)
+    ellipsis += char('A' + d);
+  auto expand = [&](std::string term, int64_t rank) {
+    size_t at = term.find("...");
+    if (at == std::string::npos)
+      return term;
+    int64_t own = rank - int64_t(term.size() - 3);
+    return term.substr(0, at) + ellipsis.substr(ellipsisRank - own) +
+           term.substr(at + 3);
+  };
+  std::string output;
+  if (arrow != std::string::npos) {
+    output = equation.substr(arrow + 2);
+    if (size_t at = output.find("..."); at != std::string::npos)
+      output = output.substr(0, at) + ellipsis + output.substr(at + 3);
+  } else { // Implicit: the broadcast letters, then those seen once, sorted.
+    std::map<char, int> seen;
+    for (const std::string &term : terms)
+      for (char c : term)
+        if (c != '.')
+          ++seen[c];
+    output = ellipsis;
+    for (auto [c, count] : seen)
+      if (count == 1)
+        output += c;
+  }
+  std::string letters = output;
+  std::map<char, int64_t> sizes;
+  std::vector<Tensor> laidOut;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    Tensor x = node.input(i);
+    std::string term = expand(terms[i], x.rank());
+    if (int64_t(term.size()) != x.rank())
+      node.fail("operand " + std::to_string(i) + " has rank " +
+                std::to_string(x.rank()) + ", its term '" + terms[i] +
+                "' names " + std::to_string(term.size()));
+    // A letter twice in one term: its diagonal.
+    for (size_t a = 0; a < term.size(); ++a)
+      for (size_t b = term.size() - 1; b > a; --b)
+        if (term[a] == term[b]) {
+          int64_t rank = x.rank(), n = x.shape()[a];
+          Tensor diagonal =
+              positions(n, a, rank) == positions(x.shape()[b], b, rank);
+          x = sum(x * cast(diagonal, x.dtype()), {int64_t(b)});
+          term.erase(b, 1);
+        }
+    for (size_t d = 0; d < term.size(); ++d) {
+      if (letters.find(term[d]) == std::string::npos)
+        letters += term[d];
+      int64_t &size = sizes[term[d]];
+      size = std::max(size, x.shape()[d]);
+    }
+    laidOut.push_back(x);
+    terms[i] = term;
+  }
+  Tensor product;
+  for (size_t i = 0; i < laidOut.size(); ++i) {
+    // This operand's letters in the equation's order, then a 1 for each
+    // letter it lacks.
+    const std::string &term = terms[i];
+    std::vector<int64_t> permutation;
+    Shape shape;
+    for (char c : letters) {
+      size_t at = term.find(c);
+      if (at != std::string::npos)
+        permutation.push_back(int64_t(at));
+      shape.push_back(at == std::string::npos ? 1 : laidOut[i].shape()[at]);
+    }
+    Tensor x = reshape(transpose(laidOut[i], permutation), shape);
+    product = i == 0 ? x : product * x;
+  }
+  std::vector<int64_t> summed;
+  for (size_t d = output.size(); d < letters.size(); ++d)
+    summed.push_back(int64_t(d));
+  Shape outShape;
+  for (char c : output)
+    outShape.push_back(sizes[c]);
+  if (!summed.empty())
+    product = sum(product, summed);
+  return one(broadcastTo(product, outShape));
+}
+
 } // namespace
 
 const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
@@ -1607,6 +1720,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Constant"] = constantKernel;
     k["ConstantOfShape"] = constantOfShape;
     k["Range"] = range;
+    k["Einsum"] = einsum;
     k["GatherND"] = gatherND;
     k["ScatterElements"] = scatterElements;
     k["Scatter"] = scatterElements;
