@@ -19,10 +19,18 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace lazyc::onnx::detail {
+
+/// A small integer value known on the host (a shape, axes, an index).
+struct HostValue {
+  DType dtype = DType::Int64;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> values;
+};
 
 struct Graph {
   std::string path;
@@ -32,6 +40,8 @@ struct Graph {
   /// The initializers, in the model's order.
   std::vector<std::unique_ptr<Variable>> parameters;
   std::map<std::string, Variable *> parameterByName;
+  /// The small integer initializers' values (see HostValue).
+  std::map<std::string, HostValue> knownInitializers;
 };
 
 /// "model.onnx: node 'conv1' (Conv)": where an error is.
@@ -47,12 +57,20 @@ Tensor tensorFromProto(const ::onnx::TensorProto &proto,
                        const std::string &directory,
                        const std::string &context);
 
+/// The value of an INT64 or INT32 TensorProto of at most a few thousand
+/// elements, inline; nothing otherwise.
+std::optional<HostValue> hostValueOf(const ::onnx::TensorProto &proto);
+/// A constant tensor holding `value`.
+Tensor tensorOf(const HostValue &value);
+
 /// One node being recorded: its inputs and attributes.
 class NodeContext {
 public:
   NodeContext(const Graph &graph, const ::onnx::NodeProto &node,
-              std::vector<Tensor> inputs)
-      : graph(graph), node(node), values(std::move(inputs)) {}
+              std::vector<Tensor> inputs,
+              std::vector<const HostValue *> known = {})
+      : graph(graph), node(node), values(std::move(inputs)),
+        known(std::move(known)) {}
 
   int64_t opset() const { return graph.opset; }
   size_t inputCount() const { return values.size(); }
@@ -85,7 +103,14 @@ public:
 private:
   const ::onnx::AttributeProto *find(const std::string &name) const;
   std::vector<Tensor> values;
+  std::vector<const HostValue *> known;
 };
+
+/// The node's outputs computed on the host (see HostValues.cpp) when it is
+/// shape arithmetic on values known there; nothing otherwise.
+std::optional<std::vector<HostValue>>
+foldOnHost(const NodeContext &node, const std::vector<Tensor> &inputs,
+           const std::vector<const HostValue *> &known);
 
 using Kernel = std::function<std::vector<Tensor>(const NodeContext &)>;
 

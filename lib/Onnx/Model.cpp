@@ -265,6 +265,8 @@ const Tensor &NodeContext::input(size_t i) const {
 }
 
 std::vector<int64_t> NodeContext::integers(size_t i) const {
+  if (i < known.size() && known[i])
+    return known[i]->values;
   return input(i).toVector<int64_t>();
 }
 
@@ -383,6 +385,8 @@ Model lazyc::onnx::load(const std::string &path, SourceLocation where) {
       Tensor value = tensorFromProto(initializer, directory, path);
       auto variable = std::make_unique<Variable>(value, initializer.name());
       graph->parameterByName[initializer.name()] = variable.get();
+      if (std::optional<HostValue> known = hostValueOf(initializer))
+        graph->knownInitializers[initializer.name()] = std::move(*known);
       graph->parameters.push_back(std::move(variable));
     }
     for (const auto &input : graph->proto.input())
@@ -428,9 +432,16 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs,
     values[info.name] = input;
   }
   const std::map<std::string, Kernel> &table = kernels();
+  // Small integer values known on the host: shapes and what is computed
+  // from them (HostValues.cpp).
+  std::map<std::string, HostValue> known = graph->knownInitializers;
   for (const auto &node : graph->proto.node()) {
     std::vector<Tensor> nodeInputs;
+    std::vector<const HostValue *> nodeKnown;
     for (const std::string &name : node.input()) {
+      auto hostValue = known.find(name);
+      nodeKnown.push_back(hostValue == known.end() ? nullptr
+                                                   : &hostValue->second);
       if (name.empty()) {
         nodeInputs.emplace_back();
         continue;
@@ -443,10 +454,19 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs,
                     where);
       nodeInputs.push_back(found->second);
     }
-    NodeContext context(*graph, node, std::move(nodeInputs));
+    NodeContext context(*graph, node, nodeInputs, nodeKnown);
     std::vector<Tensor> results;
     try {
-      results = table.at(node.op_type())(context);
+      if (std::optional<std::vector<HostValue>> folded =
+              foldOnHost(context, nodeInputs, nodeKnown)) {
+        for (size_t i = 0; i < folded->size(); ++i) {
+          results.push_back(tensorOf((*folded)[i]));
+          if (int(i) < node.output_size())
+            known[node.output(i)] = std::move((*folded)[i]);
+        }
+      } else {
+        results = table.at(node.op_type())(context);
+      }
     } catch (const Error &error) {
       std::string message = error.message();
       // Errors of the ops the kernel recorded gain the node they came from.

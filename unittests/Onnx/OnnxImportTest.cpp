@@ -333,6 +333,58 @@ TEST_F(OnnxImportTest, AnOpErrorNamesTheNodeItCameFrom) {
       << message;
 }
 
+TEST_F(OnnxImportTest, ShapeArithmeticRunsOnTheHost) {
+  // y = reshape(x, concat(unsqueeze(shape(x)[0]), [2, 3])): what exporters
+  // write for a reshape that keeps the batch. The shape arithmetic is known
+  // when the call is recorded: the call compiles one trace (the reshape's
+  // consumer), not one more per shape computation, at any batch size.
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 6});
+  declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {-1, 2, 3});
+  auto addInts = [&](const std::string &name, std::vector<int64_t> values) {
+    ::onnx::TensorProto *tensor = graph.add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(::onnx::TensorProto::INT64);
+    tensor->add_dims(int64_t(values.size()));
+    for (int64_t value : values)
+      tensor->add_int64_data(value);
+  };
+  addInts("zero", {0});
+  addInts("rest", {2, 3});
+  ::onnx::TensorProto *scalarIndex = graph.add_initializer();
+  scalarIndex->set_name("first");
+  scalarIndex->set_data_type(::onnx::TensorProto::INT64);
+  scalarIndex->add_int64_data(0);
+  addNode(graph, "Shape", {"x"}, {"shape"}, "shape");
+  addNode(graph, "Gather", {"shape", "first"}, {"batch"}, "batch");
+  addNode(graph, "Unsqueeze", {"batch", "zero"}, {"batch1"}, "batch1");
+  addNode(graph, "Concat", {"batch1", "rest"}, {"target"}, "target")
+      ->add_attribute()
+      ->CopyFrom([] {
+        ::onnx::AttributeProto axis;
+        axis.set_name("axis");
+        axis.set_type(::onnx::AttributeProto::INT);
+        axis.set_i(0);
+        return axis;
+      }());
+  addNode(graph, "Reshape", {"x", "target"}, {"r"}, "reshape");
+  addNode(graph, "Relu", {"r"}, {"y"}, "relu");
+  lazyc::onnx::Model loaded = lazyc::onnx::load(write(model));
+  for (int64_t batch : {2, 5}) {
+    std::vector<float> x = weights(batch * 6, 1.0f);
+    uint64_t before = metrics().tracesCompiled;
+    Tensor y = loaded(Tensor::fromVector(x, {batch, 6}));
+    EXPECT_EQ(y.shape(), (std::vector<int64_t>{batch, 2, 3}));
+    std::vector<float> values = y.toVector<float>();
+    EXPECT_EQ(metrics().tracesCompiled - before, 1u) << "batch " << batch;
+    for (size_t i = 0; i < values.size(); ++i)
+      EXPECT_EQ(values[i], std::max(x[i], 0.0f));
+  }
+}
+
 TEST_F(OnnxImportTest, TheOpTableIsListed) {
   std::vector<std::string> ops = lazyc::onnx::supportedOps();
   EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
