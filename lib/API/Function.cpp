@@ -19,6 +19,7 @@
 #include "FunctionState.h"
 #include "TensorAccess.h"
 #include "VariableState.h"
+#include "lazyc/API/Compile.h"
 
 #include "lazyc/API/Device.h"
 #include "lazyc/Runtime/Shape.h"
@@ -290,4 +291,21 @@ void detail::usingVariable(const VariableState &variable) {
       used.push_back({variable.name, variable.value.shape(),
                       variable.value.dtype(), variable.id});
   }
+}
+
+void lazyc::markDynamic(const Tensor &x, const std::vector<int64_t> &dims,
+                        SourceLocation where) {
+  if (!x.defined())
+    throw Error("markDynamic", "the tensor is empty", where);
+  std::vector<int64_t> sizes;
+  for (int64_t d : dims) {
+    if (d < -x.rank() || d >= x.rank())
+      throw Error("markDynamic",
+                  "dimension " + std::to_string(d) + " of " +
+                      typeText(x.dtype(), x.shape()) + " does not exist",
+                  where);
+    sizes.push_back(x.shape()[d < 0 ? d + x.rank() : d]);
+  }
+  if (!sizes.empty())
+    engine::hintDynamicSizes(detail::TensorAccess::node(x), std::move(sizes));
 }

@@ -14,6 +14,7 @@
 
 #include "Graph.h"
 
+#include "lazyc/API/Compile.h"
 #include "lazyc/API/Ops.h"
 
 #include <algorithm>
@@ -430,6 +431,13 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs,
                                        : std::string("an empty tensor")),
                   where);
     values[info.name] = input;
+    // A dimension the model leaves unknown (a batch) is dynamic from the
+    // first call: later sizes compile nothing new.
+    std::vector<int64_t> unknown;
+    for (size_t d = 0; d < info.shape.size(); ++d)
+      if (info.shape[d] < 0)
+        unknown.push_back(int64_t(d));
+    markDynamic(input, unknown, where);
   }
   const std::map<std::string, Kernel> &table = kernels();
   // Small integer values known on the host: shapes and what is computed

@@ -80,6 +80,37 @@ TEST_F(RecompileTest, LazyBatchSizesCompileAtMostTwiceAfterTheFirst) {
   EXPECT_GE(metrics().sizesMadeDynamic, 1u);
 }
 
+TEST_F(RecompileTest, AMarkedBatchCompilesOnce) {
+  // markDynamic: the batch is dynamic from the first trace, so no size
+  // after it compiles (sizes other than 1: a 1 is what broadcasts stretch).
+  std::vector<float> w = {0.5f, -1.0f, 0.25f, 2.0f};
+  Tensor weights = Tensor::fromVector<float>(w, {4, 1});
+  uint64_t before = metrics().tracesCompiled;
+  for (int64_t n : {3, 5, 8, 13}) {
+    std::vector<float> data = batchData(n);
+    Tensor x = Tensor::fromVector<float>(data, {n, 4});
+    markDynamic(x, {0});
+    std::vector<float> got = tanh(matmul(x, weights)).toVector<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      float dot = 0;
+      for (int64_t k = 0; k < 4; ++k)
+        dot += data[i * 4 + k] * w[k];
+      EXPECT_NEAR(got[i], std::tanh(dot), 1e-5f) << "n=" << n;
+    }
+  }
+  EXPECT_EQ(metrics().tracesCompiled - before, 1u);
+  try {
+    markDynamic(ones({2, 3}), {2});
+    ADD_FAILURE() << "no error for a dimension the tensor lacks";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("[lazyc::markDynamic] dimension 2 of Float32 [2, 3] "
+                        "does not exist"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST_F(RecompileTest, TheFirstBatchSizeKeepsItsStaticCode) {
   // A size seen first runs its own (static) function again: the hit does
   // not go through the dynamic one.

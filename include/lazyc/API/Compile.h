@@ -14,7 +14,23 @@
 #ifndef LAZYC_API_COMPILE_H
 #define LAZYC_API_COMPILE_H
 
+#include "lazyc/API/Tensor.h"
+
+#include <cstdint>
+#include <vector>
+
 namespace lazyc {
+
+/// Declares that dimensions `dims` of `x` (an input the program feeds in,
+/// such as a batch) take other sizes in later calls: the first trace that
+/// reads x leaves them to the call (dynamic dimensions), so the later sizes
+/// compile nothing new (PyTorch's mark_dynamic; a lazyc::function signature's
+/// -1 does the same for its arguments). As there, every dimension of the
+/// trace that has the same size is left to the call too, and a size of 1
+/// is not marked: it is what broadcasts stretch. A dimension x lacks is an
+/// Error.
+void markDynamic(const Tensor &x, const std::vector<int64_t> &dims,
+                 SourceLocation where = SourceLocation::current());
 
 /// Asynchronous compiles (also on with LAZYC_ASYNC_COMPILE=1): on a
 /// function cache miss the trace runs at once, op by op as in eager mode,
