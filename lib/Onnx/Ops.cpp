@@ -1517,6 +1517,157 @@ Tensors einsum(const NodeContext &node) {
   return one(broadcastTo(product, outShape));
 }
 
+/// The product along `axes`, as a tree of pairwise products (log2 of the
+/// length in steps): lazyc has no product reduction. Integer products wrap
+/// as a sequential product does (multiplication modulo 2^n associates);
+/// float products differ from the sequential order by a few roundings.
+Tensor productOf(const Tensor &x, std::vector<int64_t> axes, bool keep) {
+  int64_t rank = x.rank();
+  for (int64_t &axis : axes)
+    axis = axis < 0 ? axis + rank : axis;
+  std::vector<int64_t> permutation;
+  Shape kept, keptDims = x.shape();
+  int64_t length = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!std::count(axes.begin(), axes.end(), d)) {
+      permutation.push_back(d);
+      kept.push_back(x.shape()[d]);
+    }
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::count(axes.begin(), axes.end(), d)) {
+      permutation.push_back(d);
+      length *= x.shape()[d];
+      keptDims[d] = 1;
+    }
+  Shape rows = kept;
+  rows.push_back(length);
+  Tensor t = reshape(transpose(x, permutation), rows);
+  int64_t last = int64_t(rows.size()) - 1;
+  if (length == 0)
+    t = full(Shape(kept.begin(), kept.end()), 1, x.dtype());
+  while (length > 1) {
+    if (length % 2)
+      t = padAxis(t, last, 0, 1, 1);
+    int64_t half = (length + 1) / 2;
+    std::vector<int64_t> start(rows.size(), 0), middle(t.shape()),
+        end(t.shape());
+    middle[last] = half;
+    std::vector<int64_t> second(rows.size(), 0);
+    second[last] = half;
+    t = slice(t, start, middle) * slice(t, second, end);
+    length = half;
+  }
+  return reshape(t, keep ? keptDims : kept);
+}
+
+/// Compress: the slices along `axis` (of the flattened input without one)
+/// where `condition` holds. Which ones is data: the condition is read (it
+/// is computed first if it is not known yet); the input stays lazy.
+Tensors compress(const NodeContext &node) {
+  Tensor x = node.input(0);
+  std::vector<bool> condition = node.input(1).toVector<bool>();
+  int64_t axis = 0;
+  if (node.hasAttribute("axis"))
+    axis = normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
+  else
+    x = reshape(x, {x.numel()});
+  std::vector<int64_t> chosen;
+  for (size_t i = 0; i < condition.size() && int64_t(i) < x.shape()[axis]; ++i)
+    if (condition[i])
+      chosen.push_back(int64_t(i));
+  if (chosen.empty()) {
+    std::vector<int64_t> start(x.rank(), 0), limit(x.shape());
+    limit[axis] = 0;
+    return one(slice(x, start, limit));
+  }
+  return one(indexSelect(x, axis,
+                         Tensor::fromVector(chosen, {int64_t(chosen.size())})));
+}
+
+/// NonZero: the coordinates of the nonzero elements, [rank, count]. Their
+/// number is data: the input is computed and read.
+Tensors nonZero(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<double> values = x.toVector<double>();
+  int64_t rank = std::max<int64_t>(x.rank(), 1);
+  std::vector<std::vector<int64_t>> coordinates(rank);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] == 0)
+      continue;
+    int64_t rest = int64_t(i);
+    for (int64_t d = x.rank() - 1; d >= 0; --d) {
+      coordinates[d].push_back(rest % x.shape()[d]);
+      rest /= x.shape()[d];
+    }
+    if (x.rank() == 0)
+      coordinates[0].push_back(0);
+  }
+  int64_t count = int64_t(coordinates[0].size());
+  std::vector<int64_t> flat;
+  for (const auto &row : coordinates)
+    flat.insert(flat.end(), row.begin(), row.end());
+  return one(Tensor::fromVector(flat, {rank, count}));
+}
+
+/// Unique: the distinct elements (or slices along `axis`), sorted or in
+/// order of first appearance, with the first index of each, each input
+/// element's (slice's) position among them, and their counts. Computed from
+/// the input's values (their number is data); Y itself is a lazy selection
+/// of the input.
+Tensors unique(const NodeContext &node) {
+  Tensor x = node.input(0);
+  bool sorted = node.attribute("sorted", int64_t(1)) != 0;
+  int64_t axis = 0;
+  if (node.hasAttribute("axis"))
+    axis = normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
+  else
+    x = reshape(x, {x.numel()});
+  // Each slice along the axis as a row of values.
+  int64_t n = x.shape()[axis];
+  std::vector<int64_t> permutation = {axis};
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != axis)
+      permutation.push_back(d);
+  std::vector<double> values = transpose(x, permutation).toVector<double>();
+  int64_t width = n ? int64_t(values.size()) / n : 0;
+  auto row = [&](int64_t i) {
+    return std::vector<double>(values.begin() + i * width,
+                               values.begin() + (i + 1) * width);
+  };
+  std::vector<int64_t> first;      // first index of each distinct row
+  std::vector<int64_t> inverse(n); // by appearance, for now
+  std::vector<std::vector<double>> rows;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<double> r = row(i);
+    auto found = std::find(rows.begin(), rows.end(), r);
+    if (found == rows.end()) {
+      inverse[i] = int64_t(rows.size());
+      rows.push_back(r);
+      first.push_back(i);
+    } else {
+      inverse[i] = int64_t(found - rows.begin());
+    }
+  }
+  std::vector<int64_t> order(rows.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (sorted)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return rows[a] < rows[b]; });
+  std::vector<int64_t> rank(rows.size()), indices, counts(rows.size(), 0);
+  for (size_t k = 0; k < order.size(); ++k) {
+    rank[order[k]] = int64_t(k);
+    indices.push_back(first[order[k]]);
+  }
+  for (int64_t &position : inverse) {
+    position = rank[position];
+    ++counts[position];
+  }
+  int64_t m = int64_t(indices.size());
+  Tensor y = indexSelect(x, axis, Tensor::fromVector(indices, {m}));
+  return {y, Tensor::fromVector(indices, {m}), Tensor::fromVector(inverse, {n}),
+          Tensor::fromVector(counts, {m})};
+}
+
 } // namespace
 
 const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
@@ -1721,6 +1872,10 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["ConstantOfShape"] = constantOfShape;
     k["Range"] = range;
     k["Einsum"] = einsum;
+    k["ReduceProd"] = reduction(18, productOf);
+    k["Compress"] = compress;
+    k["NonZero"] = nonZero;
+    k["Unique"] = unique;
     k["GatherND"] = gatherND;
     k["ScatterElements"] = scatterElements;
     k["Scatter"] = scatterElements;
