@@ -36,6 +36,16 @@ bool isFloat(DType dtype) {
          dtype == DType::Float16 || dtype == DType::BFloat16;
 }
 
+/// Tensor == Tensor (and !=) as calls: in C++20 the operator form also
+/// weighs the reversed candidate, and clang warns that the two are
+/// ambiguous (lazyc's own operators take the left operand as an At).
+Tensor equals(const Tensor &a, const Tensor &b) {
+  return lazyc::operator==(a, b);
+}
+Tensor differs(const Tensor &a, const Tensor &b) {
+  return lazyc::operator!=(a, b);
+}
+
 /// A 0-d tensor of `value` in `like`'s dtype (a constant of the op).
 Tensor constant(double value, const Tensor &like) {
   return full({}, value, like.dtype());
@@ -95,7 +105,7 @@ Tensor divide(const Tensor &a, const Tensor &b) {
     return a / b;
   Tensor quotient = floorDiv(a, b);
   Tensor zero = constant(0, a);
-  Tensor inexact = (mod(a, b) != zero) & ((a < zero) != (b < zero));
+  Tensor inexact = differs(mod(a, b), zero) & differs(a < zero, b < zero);
   return where(inexact, quotient + constant(1, a), quotient);
 }
 
@@ -131,7 +141,7 @@ reduction(int64_t axesInputSince,
 Tensor logSumExp(const Tensor &x, std::vector<int64_t> axes, bool keep) {
   Tensor peak = max(x, axes, /*keepDims=*/true);
   // A row of -infinity keeps its -infinity (not NaN from inf - inf).
-  peak = where(peak == constant(-INFINITY, x), constant(0, x), peak);
+  peak = where(equals(peak, constant(-INFINITY, x)), constant(0, x), peak);
   Tensor sums = sum(exp(x - peak), axes, /*keepDims=*/true);
   Tensor result = log(sums) + peak;
   return keep ? result : sum(result, axes, false);
@@ -792,7 +802,7 @@ Tensor fmodOf(const Tensor &a, const Tensor &b) {
   // C's fmod: the dividend's sign.
   Tensor r = mod(a, b);
   Tensor zero = constant(0, a);
-  return where((r != zero) & ((a < zero) != (b < zero)), r - b, r);
+  return where(differs(r, zero) & differs(a < zero, b < zero), r - b, r);
 }
 
 Tensor hyperbolic(const Tensor &x, double sign) {
@@ -1189,9 +1199,9 @@ Tensor negativeLogLikelihood(const NodeContext &node, const Tensor &input,
   Tensor ids = target;
   Tensor kept = full(target.shape(), 1, DType::Bool);
   if (ignoring) {
-    Tensor ignored =
-        target ==
-        constant(double(node.attribute("ignore_index", int64_t(0))), target);
+    Tensor ignored = equals(
+        target,
+        constant(double(node.attribute("ignore_index", int64_t(0))), target));
     kept = logicalNot(ignored);
     ids = where(ignored, constant(0, target), target);
   }
@@ -1246,7 +1256,8 @@ Tensors hardmax(const NodeContext &node) {
   const Tensor &x = node.input(0);
   auto along = [&](const Tensor &values, int64_t axis) {
     Tensor first = argmax(values, axis, /*keepDims=*/true);
-    Tensor hits = positions(values.shape()[axis], axis, values.rank()) == first;
+    Tensor hits =
+        equals(positions(values.shape()[axis], axis, values.rank()), first);
     return cast(hits, values.dtype());
   };
   if (node.opset() >= 13)
@@ -1282,7 +1293,7 @@ Tensors oneHot(const NodeContext &node) {
   ids = where(ids < constant(0, ids), ids + constant(double(depth), ids), ids);
   Shape expanded = indices.shape();
   expanded.insert(expanded.begin() + axis, 1);
-  Tensor hits = positions(depth, axis, rank) == reshape(ids, expanded);
+  Tensor hits = equals(positions(depth, axis, rank), reshape(ids, expanded));
   Tensor off = reshape(slice(values, {0}, {1}), {});
   Tensor on = reshape(slice(values, {1}, {2}), {});
   return one(where(hits, on, off));
@@ -1292,9 +1303,9 @@ Tensors isInf(const NodeContext &node) {
   const Tensor &x = node.input(0);
   Tensor result = full(x.shape(), 0, DType::Bool);
   if (node.attribute("detect_positive", int64_t(1)))
-    result = result | (x == constant(INFINITY, x));
+    result = result | equals(x, constant(INFINITY, x));
   if (node.attribute("detect_negative", int64_t(1)))
-    result = result | (x == constant(-INFINITY, x));
+    result = result | equals(x, constant(-INFINITY, x));
   return one(result);
 }
 
@@ -1310,7 +1321,7 @@ Tensors eyeLike(const NodeContext &node) {
               " is not supported: EyeLike takes rank 2");
   Tensor offset = positions(x.shape()[1], 1, 2) - positions(x.shape()[0], 0, 2);
   Tensor k = full({}, double(node.attribute("k", int64_t(0))), DType::Int64);
-  return one(cast(offset == k, dtype));
+  return one(cast(equals(offset, k), dtype));
 }
 
 /// Pad: constant, edge or reflect, by index selection per dimension
@@ -1477,7 +1488,7 @@ Tensors einsum(const NodeContext &node) {
         if (term[a] == term[b]) {
           int64_t rank = x.rank(), n = x.shape()[a];
           Tensor diagonal =
-              positions(n, a, rank) == positions(x.shape()[b], b, rank);
+              equals(positions(n, a, rank), positions(x.shape()[b], b, rank));
           x = sum(x * cast(diagonal, x.dtype()), {int64_t(b)});
           term.erase(b, 1);
         }
@@ -1668,6 +1679,147 @@ Tensors unique(const NodeContext &node) {
           Tensor::fromVector(counts, {m})};
 }
 
+/// RNN, GRU and LSTM, unrolled over the sequence (its length is static):
+/// per step and direction a few matrix products and the gates' activations,
+/// all recorded into the one trace, so the steps fuse and differentiate.
+Tensors recurrent(const NodeContext &node, int64_t gates) {
+  bool lstm = gates == 4, gru = gates == 3;
+  int64_t hidden = node.attribute("hidden_size", int64_t(0));
+  bool batchFirst = node.attribute("layout", int64_t(0)) != 0;
+  std::string direction = node.attribute("direction", std::string("forward"));
+  if (node.hasAttribute("clip"))
+    node.fail("clip is not supported");
+  if (lstm && node.attribute("input_forget", int64_t(0)))
+    node.fail("input_forget = 1 is not supported");
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    node.fail("direction '" + direction + "' is not supported");
+  Tensor x = node.input(0);
+  if (batchFirst)
+    x = transpose(x, {1, 0, 2});
+  int64_t steps = x.shape()[0], batch = x.shape()[1], inputs = x.shape()[2];
+  int64_t directions = direction == "bidirectional" ? 2 : 1;
+  if (node.has(4)) {
+    for (int64_t length : node.integers(4))
+      if (length != steps)
+        node.fail("sequence_lens shorter than the sequence is not supported");
+  }
+  // Activations: per direction f, g (and h for LSTM).
+  std::vector<std::string> names;
+  for (const auto &attribute : node.node.attribute())
+    if (attribute.name() == "activations")
+      for (const std::string &name : attribute.strings())
+        names.push_back(name);
+  std::vector<std::string> defaults =
+      lstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+      : gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
+            : std::vector<std::string>{"Tanh"};
+  auto activation = [&](int64_t d, size_t which) {
+    size_t at = d * defaults.size() + which;
+    std::string name = at < names.size() ? names[at] : defaults[which];
+    if (name == "Sigmoid")
+      return +[](const Tensor &v) { return sigmoid(v); };
+    if (name == "Tanh")
+      return +[](const Tensor &v) { return tanh(v); };
+    if (name == "Relu")
+      return +[](const Tensor &v) { return relu(v); };
+    node.fail("activation '" + name + "' is not supported");
+  };
+  auto block = [](const Tensor &m, int64_t d, int64_t row, int64_t rows) {
+    // Rows [row, row + rows) of direction d's matrix, transposed.
+    Tensor part = slice(m, {d, row, 0}, {d + 1, row + rows, m.shape()[2]});
+    return transpose(reshape(part, {rows, m.shape()[2]}), {1, 0});
+  };
+  auto bias = [&](int64_t d, int64_t offset) {
+    Tensor b = node.input(3);
+    return reshape(slice(b, {d, offset}, {d + 1, offset + hidden}), {hidden});
+  };
+  auto state = [&](size_t input, int64_t d) {
+    if (!node.has(input))
+      return zeros({batch, hidden}, x.dtype());
+    Tensor s = node.input(input);
+    return reshape(slice(s, {d, 0, 0}, {d + 1, batch, hidden}),
+                   {batch, hidden});
+  };
+  const Tensor &w = node.input(1), &r = node.input(2);
+  std::vector<Tensor> ys, lastH, lastC;
+  for (int64_t d = 0; d < directions; ++d) {
+    bool backwards = direction == "reverse" || d == 1;
+    auto f = activation(d, 0);
+    auto g = lstm || gru ? activation(d, 1) : f;
+    auto h = lstm ? activation(d, 2) : f;
+    // Per gate: the input's and the state's weights and biases.
+    std::vector<Tensor> wx, rh, bx, bh;
+    for (int64_t k = 0; k < gates; ++k) {
+      wx.push_back(block(w, d, k * hidden, hidden));
+      rh.push_back(block(r, d, k * hidden, hidden));
+      bool biased = node.has(3);
+      bx.push_back(biased ? bias(d, k * hidden) : Tensor());
+      bh.push_back(biased ? bias(d, (gates + k) * hidden) : Tensor());
+    }
+    auto inputPart = [&](const Tensor &xt, int64_t k) {
+      Tensor v = matmul(xt, wx[k]);
+      return bx[k].defined() ? v + bx[k] : v;
+    };
+    auto statePart = [&](const Tensor &ht, int64_t k) {
+      Tensor v = matmul(ht, rh[k]);
+      return bh[k].defined() ? v + bh[k] : v;
+    };
+    Tensor ht = state(5, d), ct = lstm ? state(6, d) : Tensor();
+    std::vector<Tensor> peepholes;
+    if (lstm && node.has(7))
+      for (int64_t k = 0; k < 3; ++k)
+        peepholes.push_back(reshape(
+            slice(node.input(7), {d, k * hidden}, {d + 1, (k + 1) * hidden}),
+            {hidden}));
+    std::vector<Tensor> outputs(steps);
+    for (int64_t s = 0; s < steps; ++s) {
+      int64_t t = backwards ? steps - 1 - s : s;
+      Tensor xt =
+          reshape(slice(x, {t, 0, 0}, {t + 1, batch, inputs}), {batch, inputs});
+      if (lstm) { // Gates in the order i, o, f, c.
+        Tensor gi = inputPart(xt, 0) + statePart(ht, 0);
+        Tensor go = inputPart(xt, 1) + statePart(ht, 1);
+        Tensor gf = inputPart(xt, 2) + statePart(ht, 2);
+        Tensor gc = inputPart(xt, 3) + statePart(ht, 3);
+        if (!peepholes.empty()) {
+          gi = gi + peepholes[0] * ct;
+          gf = gf + peepholes[2] * ct;
+        }
+        Tensor i = f(gi), forget = f(gf), candidate = g(gc);
+        ct = forget * ct + i * candidate;
+        if (!peepholes.empty())
+          go = go + peepholes[1] * ct;
+        ht = f(go) * h(ct);
+      } else if (gru) { // Gates z, r, h.
+        Tensor z = f(inputPart(xt, 0) + statePart(ht, 0));
+        Tensor reset = f(inputPart(xt, 1) + statePart(ht, 1));
+        Tensor candidate = node.attribute("linear_before_reset", int64_t(0))
+                               ? g(inputPart(xt, 2) + reset * statePart(ht, 2))
+                               : g(inputPart(xt, 2) + statePart(reset * ht, 2));
+        ht = (constant(1, z) - z) * candidate + z * ht;
+      } else {
+        ht = f(inputPart(xt, 0) + statePart(ht, 0));
+      }
+      outputs[t] = reshape(ht, {1, 1, batch, hidden});
+    }
+    ys.push_back(concat(outputs, 0));
+    lastH.push_back(reshape(ht, {1, batch, hidden}));
+    if (lstm)
+      lastC.push_back(reshape(ct, {1, batch, hidden}));
+  }
+  Tensor y = concat(ys, 1);     // [steps, directions, batch, hidden]
+  Tensor yh = concat(lastH, 0); // [directions, batch, hidden]
+  Tensor yc = lstm ? concat(lastC, 0) : Tensor();
+  if (batchFirst) {
+    y = transpose(y, {2, 0, 1, 3});
+    yh = transpose(yh, {1, 0, 2});
+    if (lstm)
+      yc = transpose(yc, {1, 0, 2});
+  }
+  return lstm ? Tensors{y, yh, yc} : Tensors{y, yh};
+}
+
 } // namespace
 
 const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
@@ -1704,7 +1856,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
       return log((constant(1, x) + x) / (constant(1, x) - x)) *
              constant(0.5, x);
     });
-    k["IsNaN"] = unaryOf([](const Tensor &x) { return x != x; });
+    k["IsNaN"] = unaryOf([](const Tensor &x) { return differs(x, x); });
     k["Softsign"] =
         unaryOf([](const Tensor &x) { return x / (constant(1, x) + abs(x)); });
     k["Mish"] = unaryOf([](const Tensor &x) { return x * tanh(softplus(x)); });
@@ -1777,8 +1929,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
       const Tensor &a = node.input(0), &b = node.input(1);
       return one(node.attribute("fmod", int64_t(0)) ? fmodOf(a, b) : mod(a, b));
     };
-    k["Equal"] =
-        binary([](const Tensor &a, const Tensor &b) { return a == b; });
+    k["Equal"] = binary(equals);
     k["Less"] = binary([](const Tensor &a, const Tensor &b) { return a < b; });
     k["LessOrEqual"] =
         binary([](const Tensor &a, const Tensor &b) { return a <= b; });
@@ -1872,6 +2023,9 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["ConstantOfShape"] = constantOfShape;
     k["Range"] = range;
     k["Einsum"] = einsum;
+    k["RNN"] = [](const NodeContext &node) { return recurrent(node, 1); };
+    k["GRU"] = [](const NodeContext &node) { return recurrent(node, 3); };
+    k["LSTM"] = [](const NodeContext &node) { return recurrent(node, 4); };
     k["ReduceProd"] = reduction(18, productOf);
     k["Compress"] = compress;
     k["NonZero"] = nonZero;
