@@ -684,11 +684,11 @@ Tensor lazyc::operator>(At lhs, const Tensor &rhs) {
 Tensor lazyc::operator>=(At lhs, const Tensor &rhs) {
   return compare(Predicate::Ge, lhs, rhs);
 }
-Tensor lazyc::operator==(At lhs, const Tensor &rhs) {
-  return compare(Predicate::Eq, lhs, rhs);
+Tensor lazyc::operator==(At lhs, At rhs) {
+  return compare(Predicate::Eq, lhs, rhs.tensor);
 }
-Tensor lazyc::operator!=(At lhs, const Tensor &rhs) {
-  return compare(Predicate::Ne, lhs, rhs);
+Tensor lazyc::operator!=(At lhs, At rhs) {
+  return compare(Predicate::Ne, lhs, rhs.tensor);
 }
 Tensor lazyc::operator<(At lhs, Scalar rhs) {
   return compare(Predicate::Lt, lhs, rhs);

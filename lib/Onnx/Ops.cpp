@@ -36,16 +36,6 @@ bool isFloat(DType dtype) {
          dtype == DType::Float16 || dtype == DType::BFloat16;
 }
 
-/// Tensor == Tensor (and !=) as calls: in C++20 the operator form also
-/// weighs the reversed candidate, and clang warns that the two are
-/// ambiguous (lazyc's own operators take the left operand as an At).
-Tensor equals(const Tensor &a, const Tensor &b) {
-  return lazyc::operator==(a, b);
-}
-Tensor differs(const Tensor &a, const Tensor &b) {
-  return lazyc::operator!=(a, b);
-}
-
 /// A 0-d tensor of `value` in `like`'s dtype (a constant of the op).
 Tensor constant(double value, const Tensor &like) {
   return full({}, value, like.dtype());
@@ -105,7 +95,7 @@ Tensor divide(const Tensor &a, const Tensor &b) {
     return a / b;
   Tensor quotient = floorDiv(a, b);
   Tensor zero = constant(0, a);
-  Tensor inexact = differs(mod(a, b), zero) & differs(a < zero, b < zero);
+  Tensor inexact = (mod(a, b) != zero) & ((a < zero) != (b < zero));
   return where(inexact, quotient + constant(1, a), quotient);
 }
 
@@ -141,7 +131,7 @@ reduction(int64_t axesInputSince,
 Tensor logSumExp(const Tensor &x, std::vector<int64_t> axes, bool keep) {
   Tensor peak = max(x, axes, /*keepDims=*/true);
   // A row of -infinity keeps its -infinity (not NaN from inf - inf).
-  peak = where(equals(peak, constant(-INFINITY, x)), constant(0, x), peak);
+  peak = where(peak == constant(-INFINITY, x), constant(0, x), peak);
   Tensor sums = sum(exp(x - peak), axes, /*keepDims=*/true);
   Tensor result = log(sums) + peak;
   return keep ? result : sum(result, axes, false);
@@ -802,7 +792,7 @@ Tensor fmodOf(const Tensor &a, const Tensor &b) {
   // C's fmod: the dividend's sign.
   Tensor r = mod(a, b);
   Tensor zero = constant(0, a);
-  return where(differs(r, zero) & differs(a < zero, b < zero), r - b, r);
+  return where((r != zero) & ((a < zero) != (b < zero)), r - b, r);
 }
 
 Tensor hyperbolic(const Tensor &x, double sign) {
@@ -1199,9 +1189,9 @@ Tensor negativeLogLikelihood(const NodeContext &node, const Tensor &input,
   Tensor ids = target;
   Tensor kept = full(target.shape(), 1, DType::Bool);
   if (ignoring) {
-    Tensor ignored = equals(
-        target,
-        constant(double(node.attribute("ignore_index", int64_t(0))), target));
+    Tensor ignored =
+        target ==
+        constant(double(node.attribute("ignore_index", int64_t(0))), target);
     kept = logicalNot(ignored);
     ids = where(ignored, constant(0, target), target);
   }
@@ -1256,8 +1246,7 @@ Tensors hardmax(const NodeContext &node) {
   const Tensor &x = node.input(0);
   auto along = [&](const Tensor &values, int64_t axis) {
     Tensor first = argmax(values, axis, /*keepDims=*/true);
-    Tensor hits =
-        equals(positions(values.shape()[axis], axis, values.rank()), first);
+    Tensor hits = positions(values.shape()[axis], axis, values.rank()) == first;
     return cast(hits, values.dtype());
   };
   if (node.opset() >= 13)
@@ -1293,7 +1282,7 @@ Tensors oneHot(const NodeContext &node) {
   ids = where(ids < constant(0, ids), ids + constant(double(depth), ids), ids);
   Shape expanded = indices.shape();
   expanded.insert(expanded.begin() + axis, 1);
-  Tensor hits = equals(positions(depth, axis, rank), reshape(ids, expanded));
+  Tensor hits = positions(depth, axis, rank) == reshape(ids, expanded);
   Tensor off = reshape(slice(values, {0}, {1}), {});
   Tensor on = reshape(slice(values, {1}, {2}), {});
   return one(where(hits, on, off));
@@ -1303,9 +1292,9 @@ Tensors isInf(const NodeContext &node) {
   const Tensor &x = node.input(0);
   Tensor result = full(x.shape(), 0, DType::Bool);
   if (node.attribute("detect_positive", int64_t(1)))
-    result = result | equals(x, constant(INFINITY, x));
+    result = result | (x == constant(INFINITY, x));
   if (node.attribute("detect_negative", int64_t(1)))
-    result = result | equals(x, constant(-INFINITY, x));
+    result = result | (x == constant(-INFINITY, x));
   return one(result);
 }
 
@@ -1321,7 +1310,7 @@ Tensors eyeLike(const NodeContext &node) {
               " is not supported: EyeLike takes rank 2");
   Tensor offset = positions(x.shape()[1], 1, 2) - positions(x.shape()[0], 0, 2);
   Tensor k = full({}, double(node.attribute("k", int64_t(0))), DType::Int64);
-  return one(cast(equals(offset, k), dtype));
+  return one(cast(offset == k, dtype));
 }
 
 /// Pad: constant, edge or reflect, by index selection per dimension
@@ -1488,7 +1477,7 @@ Tensors einsum(const NodeContext &node) {
         if (term[a] == term[b]) {
           int64_t rank = x.rank(), n = x.shape()[a];
           Tensor diagonal =
-              equals(positions(n, a, rank), positions(x.shape()[b], b, rank));
+              positions(n, a, rank) == positions(x.shape()[b], b, rank);
           x = sum(x * cast(diagonal, x.dtype()), {int64_t(b)});
           term.erase(b, 1);
         }
@@ -1856,7 +1845,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
       return log((constant(1, x) + x) / (constant(1, x) - x)) *
              constant(0.5, x);
     });
-    k["IsNaN"] = unaryOf([](const Tensor &x) { return differs(x, x); });
+    k["IsNaN"] = unaryOf([](const Tensor &x) { return x != x; });
     k["Softsign"] =
         unaryOf([](const Tensor &x) { return x / (constant(1, x) + abs(x)); });
     k["Mish"] = unaryOf([](const Tensor &x) { return x * tanh(softplus(x)); });
@@ -1929,7 +1918,8 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
       const Tensor &a = node.input(0), &b = node.input(1);
       return one(node.attribute("fmod", int64_t(0)) ? fmodOf(a, b) : mod(a, b));
     };
-    k["Equal"] = binary(equals);
+    k["Equal"] =
+        binary([](const Tensor &a, const Tensor &b) { return a == b; });
     k["Less"] = binary([](const Tensor &a, const Tensor &b) { return a < b; });
     k["LessOrEqual"] =
         binary([](const Tensor &a, const Tensor &b) { return a <= b; });

@@ -163,6 +163,12 @@ TEST_P(ArithmeticTest, ScalarOnTheLeftOfAComparison) {
   EXPECT_EQ((0.5f != x).toVector<bool>(), (std::vector<bool>{1, 0, 1}));
   // The right side still works as before (no ambiguity with ==).
   EXPECT_EQ((x == 0.5f).toVector<bool>(), (std::vector<bool>{0, 1, 0}));
+  // Two tensors, and temporaries: no reversed-candidate ambiguity in C++20
+  // (this file is built with -Werror=ambiguous-reversed-operator).
+  Tensor y = Tensor::fromVector<float>({0.25f, 0.5f, 0.5f}, {3});
+  EXPECT_EQ((x == y).toVector<bool>(), (std::vector<bool>{0, 1, 0}));
+  EXPECT_EQ((x != y).toVector<bool>(), (std::vector<bool>{1, 0, 1}));
+  EXPECT_EQ((x * 2.0f == y + y).toVector<bool>(), (std::vector<bool>{0, 1, 0}));
   Tensor i = Tensor::fromVector<int64_t>({-1, 2, 7}, {3});
   EXPECT_EQ((2 < i).toVector<bool>(), (std::vector<bool>{0, 0, 1}));
   // An integer that does not fit Int32 compares exactly.

@@ -106,8 +106,11 @@ Tensor operator<(At lhs, const Tensor &rhs);
 Tensor operator<=(At lhs, const Tensor &rhs);
 Tensor operator>(At lhs, const Tensor &rhs);
 Tensor operator>=(At lhs, const Tensor &rhs);
-Tensor operator==(At lhs, const Tensor &rhs);
-Tensor operator!=(At lhs, const Tensor &rhs);
+/// Both operands of == and != are At: in C++20 `x == y` also weighs the
+/// reversed `y == x`, and with one side a plain Tensor the two were equally
+/// good (clang warns that the comparison is ambiguous).
+Tensor operator==(At lhs, At rhs);
+Tensor operator!=(At lhs, At rhs);
 Tensor operator<(At lhs, Scalar rhs);
 Tensor operator<=(At lhs, Scalar rhs);
 Tensor operator>(At lhs, Scalar rhs);
