@@ -651,7 +651,69 @@ void require2d(const NodeContext &node, const Tensor &x) {
               std::to_string(x.rank()) + ") is not supported: only 2-D");
 }
 
+/// A 3-D convolution as a sum over the kernel's depth taps of 2-D
+/// convolutions, each of the input's depth slices that tap reads (depth
+/// folded into the batch).
+Tensors conv3d(const NodeContext &node) {
+  Tensor x = node.input(0);
+  const Tensor &w = node.input(1);
+  auto triple = [&](const std::string &name) {
+    std::vector<int64_t> values = node.attributeInts(name);
+    return values.empty() ? std::vector<int64_t>{1, 1, 1} : values;
+  };
+  std::vector<int64_t> strides = triple("strides");
+  std::vector<int64_t> dilations = triple("dilations");
+  std::vector<int64_t> pads = node.attributeInts("pads");
+  std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
+  if (autoPad != "NOTSET" && autoPad != "VALID")
+    node.fail("auto_pad '" + autoPad +
+              "' with 3-D convolution is not "
+              "supported");
+  if (pads.empty() || autoPad == "VALID")
+    pads.assign(6, 0);
+  if (strides.size() != 3 || dilations.size() != 3 || pads.size() != 6)
+    node.fail("strides, dilations and pads do not match 3-D");
+  // Depth and uneven height and width padding added first.
+  x = padAxis(x, 2, pads[0], pads[3], 0);
+  nn::Conv2dOptions options;
+  options.stride = nn::Size2{strides[1], strides[2]};
+  options.dilation = nn::Size2{dilations[1], dilations[2]};
+  options.groups = node.attribute("group", int64_t(1));
+  if (pads[1] == pads[4] && pads[2] == pads[5]) {
+    options.padding = nn::Size2{pads[1], pads[2]};
+  } else {
+    x = padAxis(padAxis(x, 3, pads[1], pads[4], 0), 4, pads[2], pads[5], 0);
+  }
+  int64_t n = x.shape()[0], c = x.shape()[1], depth = x.shape()[2];
+  int64_t h = x.shape()[3], wd = x.shape()[4];
+  int64_t filters = w.shape()[0], perGroup = w.shape()[1];
+  int64_t taps = w.shape()[2], kh = w.shape()[3], kw = w.shape()[4];
+  int64_t out = (depth - (taps - 1) * dilations[0] - 1) / strides[0] + 1;
+  Tensor sum;
+  for (int64_t k = 0; k < taps; ++k) {
+    int64_t first = k * dilations[0];
+    Tensor slices = slice(x, {0, 0, first, 0, 0},
+                          {n, c, first + (out - 1) * strides[0] + 1, h, wd},
+                          {1, 1, strides[0], 1, 1});
+    Tensor images =
+        reshape(transpose(slices, {0, 2, 1, 3, 4}), {n * out, c, h, wd});
+    Tensor kernel =
+        reshape(slice(w, {0, 0, k, 0, 0}, {filters, perGroup, k + 1, kh, kw}),
+                {filters, perGroup, kh, kw});
+    Tensor part = nn::conv2d(images, kernel, options);
+    sum = k == 0 ? part : sum + part;
+  }
+  int64_t oh = sum.shape()[2], ow = sum.shape()[3];
+  Tensor y =
+      transpose(reshape(sum, {n, out, filters, oh, ow}), {0, 2, 1, 3, 4});
+  if (node.has(2))
+    y = y + reshape(node.input(2), {1, filters, 1, 1, 1});
+  return one(y);
+}
+
 Tensors conv(const NodeContext &node) {
+  if (node.input(0).rank() == 5)
+    return conv3d(node);
   bool line = node.input(0).rank() == 3;
   Tensor x = line ? asImage(node.input(0)) : node.input(0);
   Tensor w = line ? asImage(node.input(1)) : node.input(1);
@@ -675,7 +737,106 @@ Tensors conv(const NodeContext &node) {
   return one(line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y);
 }
 
+/// Pooling of any spatial rank with any dilation (padding, ceil_mode and
+/// count_include_pad as in pool()), as the maximum or the mean over the
+/// kernel's taps of strided slices of the padded input: one slice per tap,
+/// for what lazyc's 2-D pooling ops do not take (3-D, dilated).
+Tensors poolByTaps(const NodeContext &node, bool maximumPool) {
+  Tensor x = node.input(0);
+  int64_t rank = x.rank() - 2;
+  auto spatial = [&](const std::string &name) {
+    std::vector<int64_t> values = node.attributeInts(name);
+    return values.empty() ? std::vector<int64_t>(rank, 1) : values;
+  };
+  std::vector<int64_t> kernel = node.attributeInts("kernel_shape");
+  std::vector<int64_t> strides = spatial("strides");
+  std::vector<int64_t> dilations = spatial("dilations");
+  std::vector<int64_t> pads = node.attributeInts("pads");
+  std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
+  if (autoPad != "NOTSET" && autoPad != "VALID")
+    node.fail("auto_pad '" + autoPad + "' with " + std::to_string(rank) +
+              "-D or dilated pooling is not supported");
+  if (pads.empty() || autoPad == "VALID")
+    pads.assign(2 * rank, 0);
+  if (int64_t(kernel.size()) != rank || int64_t(strides.size()) != rank ||
+      int64_t(dilations.size()) != rank || int64_t(pads.size()) != 2 * rank)
+    node.fail("kernel_shape, strides, dilations and pads do not match the "
+              "input's " +
+              std::to_string(rank) + " spatial dimensions");
+  bool ceilMode = node.attribute("ceil_mode", int64_t(0)) != 0;
+  bool countPad = node.attribute("count_include_pad", int64_t(0)) != 0;
+  DType dtype = x.dtype();
+  bool narrow = dtype == DType::UInt8 || dtype == DType::Int8;
+  if (!isFloat(dtype) && !(maximumPool && narrow))
+    node.fail(std::string(maximumPool ? "MaxPool" : "AveragePool") + " of " +
+              dtypeName(dtype) + " is not supported");
+  if (narrow)
+    x = cast(x, DType::Float32);
+  std::vector<int64_t> outs(rank), tails(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = x.shape()[2 + d];
+    int64_t padded = size + pads[d] + pads[d + rank];
+    int64_t extent = (kernel[d] - 1) * dilations[d] + 1;
+    int64_t span = padded - extent;
+    int64_t out =
+        (ceilMode ? (span + strides[d] - 1) / strides[d] : span / strides[d]) +
+        1;
+    if (ceilMode && (out - 1) * strides[d] >= size + pads[d])
+      --out;
+    outs[d] = out;
+    tails[d] = std::max<int64_t>(0, (out - 1) * strides[d] + extent - padded);
+  }
+  auto padded = [&](Tensor value, double explicitValue, double tailValue) {
+    for (int64_t d = 0; d < rank; ++d) {
+      value = padAxis(value, 2 + d, pads[d], pads[d + rank], explicitValue);
+      value = padAxis(value, 2 + d, 0, tails[d], tailValue);
+    }
+    return value;
+  };
+  // The taps' strided slices, summed or maximized.
+  auto overTaps = [&](const Tensor &input) {
+    Tensor result;
+    std::vector<int64_t> tap(rank, 0);
+    while (true) {
+      std::vector<int64_t> start(input.rank(), 0), limit(input.shape()),
+          step(input.rank(), 1);
+      for (int64_t d = 0; d < rank; ++d) {
+        start[2 + d] = tap[d] * dilations[d];
+        limit[2 + d] = start[2 + d] + (outs[d] - 1) * strides[d] + 1;
+        step[2 + d] = strides[d];
+      }
+      Tensor part = slice(input, start, limit, step);
+      result = !result.defined() ? part
+               : maximumPool     ? maximum(result, part)
+                                 : result + part;
+      int64_t d = rank - 1;
+      while (d >= 0 && ++tap[d] == kernel[d])
+        tap[d--] = 0;
+      if (d < 0)
+        return result;
+    }
+  };
+  if (maximumPool) {
+    Tensor y = overTaps(padded(x, -INFINITY, -INFINITY));
+    return one(narrow ? cast(y, dtype) : y);
+  }
+  std::vector<int64_t> maskShape(x.rank(), 1);
+  for (int64_t d = 0; d < rank; ++d)
+    maskShape[2 + d] = x.shape()[2 + d];
+  Tensor counted = padded(full(maskShape, 1, dtype), countPad ? 1 : 0, 0);
+  return one(overTaps(padded(x, 0, 0)) / overTaps(counted));
+}
+
 Tensors pool(const NodeContext &node, bool maximumPool) {
+  if (node.attribute("storage_order", int64_t(0)))
+    node.fail("storage_order = 1 is not supported");
+  if (node.node.output_size() > 1)
+    node.fail("the Indices output is not supported");
+  std::vector<int64_t> dilationValues = node.attributeInts("dilations");
+  bool dilated = std::any_of(dilationValues.begin(), dilationValues.end(),
+                             [](int64_t d) { return d != 1; });
+  if (node.input(0).rank() == 5 || dilated)
+    return poolByTaps(node, maximumPool);
   bool line = node.input(0).rank() == 3;
   Tensor x = line ? asImage(node.input(0)) : node.input(0);
   require2d(node, x);
