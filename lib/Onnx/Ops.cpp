@@ -739,8 +739,8 @@ Tensors conv(const NodeContext &node) {
 
 /// Pooling of any spatial rank with any dilation (padding, ceil_mode and
 /// count_include_pad as in pool()), as the maximum or the mean over the
-/// kernel's taps of strided slices of the padded input: one slice per tap,
-/// for what lazyc's 2-D pooling ops do not take (3-D, dilated).
+/// kernel's taps of strided slices of the padded input, axis by axis, for
+/// what lazyc's 2-D pooling ops do not take (3-D, dilated).
 Tensors poolByTaps(const NodeContext &node, bool maximumPool) {
   Tensor x = node.input(0);
   int64_t rank = x.rank() - 2;
@@ -793,28 +793,26 @@ Tensors poolByTaps(const NodeContext &node, bool maximumPool) {
     }
     return value;
   };
-  // The taps' strided slices, summed or maximized.
-  auto overTaps = [&](const Tensor &input) {
-    Tensor result;
-    std::vector<int64_t> tap(rank, 0);
-    while (true) {
-      std::vector<int64_t> start(input.rank(), 0), limit(input.shape()),
-          step(input.rank(), 1);
-      for (int64_t d = 0; d < rank; ++d) {
-        start[2 + d] = tap[d] * dilations[d];
+  // The taps' strided slices, maximized or summed one axis at a time (both
+  // are separable): kH + kW slices for a 2-D window, not kH kW (a 60x80
+  // window would be 4,800).
+  auto overTaps = [&](Tensor input) {
+    for (int64_t d = 0; d < rank; ++d) {
+      Tensor result;
+      for (int64_t tap = 0; tap < kernel[d]; ++tap) {
+        std::vector<int64_t> start(input.rank(), 0), limit(input.shape()),
+            step(input.rank(), 1);
+        start[2 + d] = tap * dilations[d];
         limit[2 + d] = start[2 + d] + (outs[d] - 1) * strides[d] + 1;
         step[2 + d] = strides[d];
+        Tensor part = slice(input, start, limit, step);
+        result = !result.defined() ? part
+                 : maximumPool     ? maximum(result, part)
+                                   : result + part;
       }
-      Tensor part = slice(input, start, limit, step);
-      result = !result.defined() ? part
-               : maximumPool     ? maximum(result, part)
-                                 : result + part;
-      int64_t d = rank - 1;
-      while (d >= 0 && ++tap[d] == kernel[d])
-        tap[d--] = 0;
-      if (d < 0)
-        return result;
+      input = result;
     }
+    return input;
   };
   if (maximumPool) {
     Tensor y = overTaps(padded(x, -INFINITY, -INFINITY));
