@@ -15,6 +15,7 @@
 #include "Graph.h"
 
 #include "lazyc/API/Compile.h"
+#include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Ops.h"
 
 #include <algorithm>
@@ -338,6 +339,134 @@ void NodeContext::fail(const std::string &message) const {
 // load and calls
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+using Nodes = google::protobuf::RepeatedPtrField<::onnx::NodeProto>;
+
+/// Every node's op is one lazyc maps (an If's branches too).
+void checkNodes(const Graph &graph, const Nodes &nodes) {
+  const std::map<std::string, Kernel> &table = kernels();
+  for (const auto &node : nodes) {
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    bool isIf = node.op_type() == "If";
+    if (!defaultDomain || !(isIf || table.count(node.op_type())))
+      throw Error("onnx::load",
+                  describeNode(graph, node) +
+                      ": lazyc does not support this op" +
+                      (defaultDomain ? "" : " (nor this domain)"));
+    for (const auto &attribute : node.attribute()) {
+      bool branch = isIf && attribute.type() == ::onnx::AttributeProto::GRAPH;
+      if (branch)
+        checkNodes(graph, attribute.g().node());
+      else if (attribute.type() == ::onnx::AttributeProto::GRAPH ||
+               attribute.type() == ::onnx::AttributeProto::GRAPHS)
+        throw Error("onnx::load", describeNode(graph, node) +
+                                      ": subgraph attribute '" +
+                                      attribute.name() + "' is not supported");
+    }
+  }
+}
+
+void recordNodes(const Graph &graph, const Nodes &nodes,
+                 std::map<std::string, Tensor> &values,
+                 std::map<std::string, HostValue> &known, SourceLocation where);
+
+/// If as lazyc's cond: both branches recorded (each sees the values around
+/// it), one op that runs the one the predicate picks.
+std::vector<Tensor> recordIf(const Graph &graph, const ::onnx::NodeProto &node,
+                             const Tensor &predicate,
+                             const std::map<std::string, Tensor> &values,
+                             const std::map<std::string, HostValue> &known,
+                             SourceLocation where) {
+  const ::onnx::GraphProto *thenBranch = nullptr, *elseBranch = nullptr;
+  for (const auto &attribute : node.attribute()) {
+    if (attribute.name() == "then_branch")
+      thenBranch = &attribute.g();
+    if (attribute.name() == "else_branch")
+      elseBranch = &attribute.g();
+  }
+  if (!thenBranch || !elseBranch)
+    throw Error("onnx::If", describeNode(graph, node) +
+                                ": then_branch and else_branch are required");
+  auto record = [&](const ::onnx::GraphProto &branch) {
+    std::map<std::string, Tensor> inner = values;
+    std::map<std::string, HostValue> innerKnown = known;
+    recordNodes(graph, branch.node(), inner, innerKnown, where);
+    std::vector<Tensor> results;
+    for (const auto &output : branch.output()) {
+      auto found = inner.find(output.name());
+      if (found == inner.end())
+        throw Error("onnx::If", describeNode(graph, node) + ": output '" +
+                                    output.name() +
+                                    "' of a branch is computed by no node");
+      results.push_back(found->second);
+    }
+    return results;
+  };
+  Tensor flag = predicate.numel() == 1 && predicate.rank() != 0
+                    ? reshape(predicate, {})
+                    : predicate;
+  return cond(
+      flag, [&] { return record(*thenBranch); },
+      [&] { return record(*elseBranch); }, where);
+}
+
+/// Records `nodes` in order, reading and adding to `values` (and to the
+/// small integers known on the host, see HostValues.cpp).
+void recordNodes(const Graph &graph, const Nodes &nodes,
+                 std::map<std::string, Tensor> &values,
+                 std::map<std::string, HostValue> &known,
+                 SourceLocation where) {
+  const std::map<std::string, Kernel> &table = kernels();
+  for (const auto &node : nodes) {
+    std::vector<Tensor> nodeInputs;
+    std::vector<const HostValue *> nodeKnown;
+    for (const std::string &name : node.input()) {
+      auto hostValue = known.find(name);
+      nodeKnown.push_back(hostValue == known.end() ? nullptr
+                                                   : &hostValue->second);
+      if (name.empty()) {
+        nodeInputs.emplace_back();
+        continue;
+      }
+      auto found = values.find(name);
+      if (found == values.end())
+        throw Error("onnx::Model",
+                    describeNode(graph, node) + ": input '" + name +
+                        "' is computed by no earlier node",
+                    where);
+      nodeInputs.push_back(found->second);
+    }
+    NodeContext context(graph, node, nodeInputs, nodeKnown);
+    std::vector<Tensor> results;
+    try {
+      if (node.op_type() == "If") {
+        results = recordIf(graph, node, context.input(0), values, known, where);
+      } else if (std::optional<std::vector<HostValue>> folded =
+                     foldOnHost(context, nodeInputs, nodeKnown)) {
+        for (size_t i = 0; i < folded->size(); ++i) {
+          results.push_back(tensorOf((*folded)[i]));
+          if (int(i) < node.output_size())
+            known[node.output(i)] = std::move((*folded)[i]);
+        }
+      } else {
+        results = table.at(node.op_type())(context);
+      }
+    } catch (const Error &error) {
+      std::string message = error.message();
+      // Errors of the ops the kernel recorded gain the node they came from.
+      if (message.find(graph.path + ": node") == std::string::npos)
+        message = describeNode(graph, node) + ": " + message;
+      throw Error(error.op(), message, where);
+    }
+    for (int i = 0; i < node.output_size(); ++i)
+      if (!node.output(i).empty() && i < int(results.size()))
+        values[node.output(i)] = results[i];
+  }
+}
+
+} // namespace
+
 Model lazyc::onnx::load(const std::string &path, SourceLocation where) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -365,22 +494,8 @@ Model lazyc::onnx::load(const std::string &path, SourceLocation where) {
                     std::to_string(kSupportedOpset),
                 where);
   graph->proto = model.graph();
-  const std::map<std::string, Kernel> &table = kernels();
   try {
-    for (const auto &node : graph->proto.node()) {
-      bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-      if (!defaultDomain || !table.count(node.op_type()))
-        throw Error("onnx::load",
-                    describeNode(*graph, node) +
-                        ": lazyc does not support this op" +
-                        (defaultDomain ? "" : " (nor this domain)"));
-      for (const auto &attribute : node.attribute())
-        if (attribute.type() == ::onnx::AttributeProto::GRAPH ||
-            attribute.type() == ::onnx::AttributeProto::GRAPHS)
-          throw Error("onnx::load",
-                      describeNode(*graph, node) + ": subgraph attribute '" +
-                          attribute.name() + "' is not supported");
-    }
+    checkNodes(*graph, graph->proto.node());
     std::string directory = directoryOf(path);
     for (const auto &initializer : graph->proto.initializer()) {
       Tensor value = tensorFromProto(initializer, directory, path);
@@ -439,53 +554,10 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs,
         unknown.push_back(int64_t(d));
     markDynamic(input, unknown, where);
   }
-  const std::map<std::string, Kernel> &table = kernels();
   // Small integer values known on the host: shapes and what is computed
   // from them (HostValues.cpp).
   std::map<std::string, HostValue> known = graph->knownInitializers;
-  for (const auto &node : graph->proto.node()) {
-    std::vector<Tensor> nodeInputs;
-    std::vector<const HostValue *> nodeKnown;
-    for (const std::string &name : node.input()) {
-      auto hostValue = known.find(name);
-      nodeKnown.push_back(hostValue == known.end() ? nullptr
-                                                   : &hostValue->second);
-      if (name.empty()) {
-        nodeInputs.emplace_back();
-        continue;
-      }
-      auto found = values.find(name);
-      if (found == values.end())
-        throw Error("onnx::Model",
-                    describeNode(*graph, node) + ": input '" + name +
-                        "' is computed by no earlier node",
-                    where);
-      nodeInputs.push_back(found->second);
-    }
-    NodeContext context(*graph, node, nodeInputs, nodeKnown);
-    std::vector<Tensor> results;
-    try {
-      if (std::optional<std::vector<HostValue>> folded =
-              foldOnHost(context, nodeInputs, nodeKnown)) {
-        for (size_t i = 0; i < folded->size(); ++i) {
-          results.push_back(tensorOf((*folded)[i]));
-          if (int(i) < node.output_size())
-            known[node.output(i)] = std::move((*folded)[i]);
-        }
-      } else {
-        results = table.at(node.op_type())(context);
-      }
-    } catch (const Error &error) {
-      std::string message = error.message();
-      // Errors of the ops the kernel recorded gain the node they came from.
-      if (message.find(graph->path + ": node") == std::string::npos)
-        message = describeNode(*graph, node) + ": " + message;
-      throw Error(error.op(), message, where);
-    }
-    for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty() && i < int(results.size()))
-        values[node.output(i)] = results[i];
-  }
+  recordNodes(*graph, graph->proto.node(), values, known, where);
   std::vector<Tensor> outputs;
   for (const ValueInfo &output : graph->outputs) {
     auto found = values.find(output.name);
@@ -524,6 +596,8 @@ std::vector<std::string> lazyc::onnx::supportedOps() {
   std::vector<std::string> names;
   for (const auto &[name, kernel] : detail::kernels())
     names.push_back(name);
+  names.push_back("If"); // Recorded as a cond (Model.cpp), not a kernel.
+  std::sort(names.begin(), names.end());
   return names;
 }
 

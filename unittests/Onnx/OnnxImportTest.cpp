@@ -403,6 +403,40 @@ TEST_F(OnnxImportTest, ShapeArithmeticRunsOnTheHost) {
   EXPECT_EQ(metrics().tracesCompiled - before, 1u);
 }
 
+TEST_F(OnnxImportTest, IfIsACondOverTheValuesAroundIt) {
+  // y = x + 1 if c else x * 2, the branches reading the graph's x: one
+  // cond, traced once, which both outcomes run.
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  declare(graph.add_input(), "c", ::onnx::TensorProto::BOOL, {});
+  declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {3});
+  declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {3});
+  addInitializer(graph, "one", {}, {1.0f});
+  addInitializer(graph, "two", {}, {2.0f});
+  ::onnx::NodeProto *branchy = addNode(graph, "If", {"c"}, {"y"}, "choose");
+  auto branch = [&](const std::string &name, const std::string &op,
+                    const std::string &constant) {
+    ::onnx::AttributeProto *attribute = branchy->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(::onnx::AttributeProto::GRAPH);
+    ::onnx::GraphProto &body = *attribute->mutable_g();
+    addNode(body, op, {"x", constant}, {name + "_out"}, name);
+    declare(body.add_output(), name + "_out", ::onnx::TensorProto::FLOAT, {3});
+  };
+  branch("then_branch", "Add", "one");
+  branch("else_branch", "Mul", "two");
+  lazyc::onnx::Model loaded = lazyc::onnx::load(write(model));
+  Tensor x = Tensor::fromVector<float>({1, 2, 3}, {3});
+  uint64_t before = metrics().tracesCompiled;
+  Tensor yes = loaded({Tensor::fromBools({true}, {}), x}).front();
+  EXPECT_EQ(yes.toVector<float>(), (std::vector<float>{2, 3, 4}));
+  Tensor no = loaded({Tensor::fromBools({false}, {}), x}).front();
+  EXPECT_EQ(no.toVector<float>(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(metrics().tracesCompiled - before, 1u);
+}
+
 TEST_F(OnnxImportTest, TheOpTableIsListed) {
   std::vector<std::string> ops = lazyc::onnx::supportedOps();
   EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
