@@ -63,6 +63,11 @@ std::optional<HostValue> hostValueOf(const ::onnx::TensorProto &proto);
 /// A constant tensor holding `value`.
 Tensor tensorOf(const HostValue &value);
 
+class NodeContext;
+/// What a Shape node gives for `shape`: its start..end dimensions.
+HostValue shapeValue(const NodeContext &node,
+                     const std::vector<int64_t> &shape);
+
 /// One node being recorded: its inputs and attributes.
 class NodeContext {
 public:

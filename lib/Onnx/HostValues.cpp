@@ -105,6 +105,18 @@ lazyc::onnx::detail::hostValueOf(const ::onnx::TensorProto &proto) {
   return value;
 }
 
+HostValue lazyc::onnx::detail::shapeValue(const NodeContext &node,
+                                          const std::vector<int64_t> &shape) {
+  int64_t rank = int64_t(shape.size());
+  int64_t begin = node.attribute("start", int64_t(0));
+  int64_t end = node.attribute("end", rank);
+  begin = std::clamp(begin < 0 ? begin + rank : begin, int64_t(0), rank);
+  end = std::clamp(end < 0 ? end + rank : end, int64_t(0), rank);
+  std::vector<int64_t> values(shape.begin() + begin,
+                              shape.begin() + std::max(begin, end));
+  return {DType::Int64, {int64_t(values.size())}, values};
+}
+
 Tensor lazyc::onnx::detail::tensorOf(const HostValue &value) {
   if (value.dtype == DType::Int64)
     return Tensor::fromVector(value.values, value.shape);
@@ -124,15 +136,7 @@ lazyc::onnx::detail::foldOnHost(const NodeContext &node,
     const std::vector<int64_t> &shape = inputs[0].shape();
     if (op == "Size")
       return std::vector<HostValue>{{DType::Int64, {}, {count(shape)}}};
-    int64_t rank = int64_t(shape.size());
-    int64_t begin = node.attribute("start", int64_t(0));
-    int64_t end = node.attribute("end", rank);
-    begin = std::clamp(begin < 0 ? begin + rank : begin, int64_t(0), rank);
-    end = std::clamp(end < 0 ? end + rank : end, int64_t(0), rank);
-    std::vector<int64_t> values(shape.begin() + begin,
-                                shape.begin() + std::max(begin, end));
-    return std::vector<HostValue>{
-        {DType::Int64, {int64_t(values.size())}, values}};
+    return std::vector<HostValue>{shapeValue(node, shape)};
   }
   if (op == "Constant") {
     if (!node.hasAttribute("value"))

@@ -405,15 +405,7 @@ Tensors split(const NodeContext &node) {
 }
 
 Tensors shapeKernel(const NodeContext &node) {
-  const Shape &shape = node.input(0).shape();
-  int64_t rank = int64_t(shape.size());
-  int64_t begin = node.attribute("start", int64_t(0));
-  int64_t end = node.attribute("end", rank);
-  begin = std::clamp(begin < 0 ? begin + rank : begin, int64_t(0), rank);
-  end = std::clamp(end < 0 ? end + rank : end, int64_t(0), rank);
-  std::vector<int64_t> values(shape.begin() + begin,
-                              shape.begin() + std::max(begin, end));
-  return one(Tensor::fromVector(values, {int64_t(values.size())}));
+  return one(tensorOf(shapeValue(node, node.input(0).shape())));
 }
 
 Tensors constantKernel(const NodeContext &node) {
@@ -1512,16 +1504,7 @@ Tensors pad(const NodeContext &node) {
     if (before == 0 && after == 0)
       continue;
     if (mode == "constant") {
-      std::vector<Tensor> parts;
-      Shape side = x.shape();
-      side[d] = before;
-      if (before)
-        parts.push_back(full(side, fill, x.dtype()));
-      parts.push_back(x);
-      side[d] = after;
-      if (after)
-        parts.push_back(full(side, fill, x.dtype()));
-      x = concat(parts, d);
+      x = padAxis(x, d, before, after, fill);
       continue;
     }
     if (mode == "reflect" && (size < 2 || before >= size || after >= size))
