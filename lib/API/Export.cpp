@@ -22,6 +22,7 @@
 #include "RegionTracer.h"
 #include "TensorAccess.h"
 #include "VariableState.h"
+#include "lazyc/API/StagedTrace.h"
 
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
@@ -100,6 +101,135 @@ std::vector<uint8_t> bytesOf(const Node &node, const char *op,
 // save
 //===----------------------------------------------------------------------===//
 
+std::vector<uint8_t> detail::valueBytes(const Node &node,
+                                        SourceLocation where) {
+  return bytesOf(node, "save", where);
+}
+
+size_t detail::concreteCount(const FunctionState &state) {
+  return state.concrete.size();
+}
+
+const std::string &detail::functionName(const FunctionState &state) {
+  return state.name;
+}
+
+std::vector<std::vector<int64_t>>
+detail::signatureShapes(const FunctionState &state) {
+  std::vector<std::vector<int64_t>> shapes;
+  if (state.signature)
+    for (const TensorSpec &spec : *state.signature)
+      shapes.push_back(spec.shape);
+  return shapes;
+}
+
+detail::StagedTrace
+detail::stageConcrete(const FunctionState &state, size_t k,
+                      const std::vector<std::vector<int64_t>> &inputShapes,
+                      SourceLocation where) {
+  const std::string &op = state.name;
+  if (k >= state.concrete.size())
+    throw Error(op,
+                "has no concrete function to save yet: call it first (each "
+                "is saved at the argument types of its first call)",
+                where);
+  if (!state.replays[k])
+    throw Error(op,
+                "cannot be saved: its body is not copyable, so lazyc "
+                "cannot call it again to trace it",
+                where);
+  // What the function reads from outside must be values, not pending work.
+  lazyc::sync();
+  bool wasEager = engine::setEager(false);
+  std::vector<const VariableState *> variables;
+  collectVariables(&variables);
+  auto restore = llvm::scope_exit([&] {
+    collectVariables(nullptr);
+    engine::setEager(wasEager);
+  });
+  auto nameOf = [&](const VariableState &variable) {
+    return variable.name.empty() ? "variable#" + std::to_string(variable.id)
+                                 : variable.name;
+  };
+
+  StagedTrace staged;
+  // The call, traced as a region over Parameters.
+  for (auto [i, type] : llvm::enumerate(state.inputTypes[k])) {
+    const std::vector<int64_t> &shape =
+        inputShapes.empty() ? type.second : inputShapes[i];
+    staged.parameters.push_back(
+        detail::TensorAccess::wrap(parameterNode(type.first, shape, i, where)));
+    std::string name = state.signature && !(*state.signature)[i].name.empty()
+                           ? (*state.signature)[i].name
+                           : "arg" + std::to_string(i);
+    staged.inputs.push_back({name, type.first, shape});
+  }
+  RegionTracer tracer("function", where);
+  for (const Tensor &parameter : staged.parameters)
+    tracer.own(detail::TensorAccess::node(parameter).get());
+  std::vector<Tensor> results =
+      tracer.trace([&] { return state.replays[k](staged.parameters); });
+  std::vector<NodePtr> outputs;
+  for (const Tensor &result : results) {
+    if (!result.defined())
+      throw Error(op, "cannot be saved: it returns an empty Tensor", where);
+    outputs.push_back(detail::TensorAccess::node(result));
+    staged.results.push_back({"", result.dtype(), result.shape()});
+  }
+  for (const RegionTracer::Assignment &assignment : tracer.assignments()) {
+    outputs.push_back(detail::TensorAccess::node(assignment.after));
+    staged.results.push_back({nameOf(*assignment.state),
+                              assignment.after.dtype(),
+                              assignment.after.shape()});
+  }
+  Captures captures(/*firstOperand=*/0);
+  staged.region = extractRegion(outputs, tracer.recorder(), captures);
+
+  // The region as a trace: Parameters, then captured buffers, are the
+  // arguments; captured literals are baked in.
+  const Trace &body = staged.region.body;
+  Trace &traced = staged.trace;
+  traced.nodes = body.nodes;
+  traced.operandList = body.operandList;
+  traced.operandStart = body.operandStart;
+  traced.outputs = body.outputs;
+  traced.tiedArguments.assign(traced.outputs.size(), -1);
+  traced.device = Device::cpu();
+  std::vector<int32_t> parameterAt(staged.parameters.size(), -1);
+  for (auto [i, node] : llvm::enumerate(traced.nodes))
+    if (node->kind == OpKind::Parameter)
+      parameterAt[node->integer] = static_cast<int32_t>(i);
+  for (auto [i, at] : llvm::enumerate(parameterAt)) {
+    if (at < 0) { // An argument the function does not read.
+      at = static_cast<int32_t>(traced.nodes.size());
+      traced.nodes.push_back(
+          detail::TensorAccess::node(staged.parameters[i]).get());
+      traced.operandStart.push_back(traced.operandStart.back());
+    }
+    traced.arguments.push_back(at);
+  }
+  for (int32_t index : body.arguments) {
+    const Node &node = *body.nodes[index];
+    if (node.kind == OpKind::Literal && !node.isMaterialized()) {
+      traced.literals.push_back(index);
+      continue;
+    }
+    if (!node.isMaterialized())
+      throw Error(op,
+                  "cannot be saved: it reads a value computed outside it "
+                  "that is not a Variable or an argument (`" +
+                      std::string(opName(node.kind)) + "`)",
+                  where);
+    traced.arguments.push_back(index);
+    std::string variableName;
+    for (const VariableState *variable : variables)
+      if (detail::TensorAccess::node(variable->value).get() == &node)
+        variableName = nameOf(*variable);
+    staged.capturedVariables.push_back(variableName);
+  }
+  return staged;
+}
+
 void detail::saveFunction(const FunctionState &state, const std::string &path,
                           SourceLocation where) {
   const std::string &op = state.name;
@@ -108,17 +238,8 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
                 "has no concrete function to save yet: call it first (each "
                 "is saved at the argument types of its first call)",
                 where);
-  // What the functions read from outside must be values, not pending work.
-  lazyc::sync();
   ExportContext &shared = exportContext();
   std::lock_guard<std::mutex> lock(shared.mutex);
-  bool wasEager = engine::setEager(false);
-  std::vector<const VariableState *> variables;
-  collectVariables(&variables);
-  auto restore = llvm::scope_exit([&] {
-    collectVariables(nullptr);
-    engine::setEager(wasEager);
-  });
 
   model::ModelFile file;
   file.name = state.name;
@@ -126,92 +247,24 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
   mlir::OwningOpRef<mlir::ModuleOp> combined =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(&shared.context));
   std::map<const Node *, std::string> valueNames;
-  auto nameOf = [&](const VariableState &variable) {
-    return variable.name.empty() ? "variable#" + std::to_string(variable.id)
-                                 : variable.name;
-  };
 
   for (size_t k = 0; k < state.concrete.size(); ++k) {
-    if (!state.replays[k])
-      throw Error(op,
-                  "cannot be saved: its body is not copyable, so lazyc "
-                  "cannot call it again to trace it",
-                  where);
+    StagedTrace staged = stageConcrete(state, k, {}, where);
     model::Concrete concrete;
     concrete.entry = state.name + "_" + std::to_string(k);
     concrete.signature = state.concrete[k].signature();
+    for (const StagedTrace::Value &input : staged.inputs)
+      concrete.inputs.push_back({input.name, input.dtype, input.shape});
+    for (const StagedTrace::Value &result : staged.results)
+      concrete.results.push_back({result.name, result.dtype, result.shape});
 
-    // The call, traced as a region over Parameters.
-    std::vector<Tensor> parameters;
-    for (auto [i, type] : llvm::enumerate(state.inputTypes[k])) {
-      parameters.push_back(detail::TensorAccess::wrap(
-          parameterNode(type.first, type.second, i, where)));
-      std::string name = state.signature && !(*state.signature)[i].name.empty()
-                             ? (*state.signature)[i].name
-                             : "arg" + std::to_string(i);
-      concrete.inputs.push_back({name, type.first, type.second});
-    }
-    RegionTracer tracer("function", where);
-    for (const Tensor &parameter : parameters)
-      tracer.own(detail::TensorAccess::node(parameter).get());
-    std::vector<Tensor> results =
-        tracer.trace([&] { return state.replays[k](parameters); });
-    std::vector<NodePtr> outputs;
-    for (const Tensor &result : results) {
-      if (!result.defined())
-        throw Error(op, "cannot be saved: it returns an empty Tensor", where);
-      outputs.push_back(detail::TensorAccess::node(result));
-      concrete.results.push_back({"", result.dtype(), result.shape()});
-    }
-    for (const RegionTracer::Assignment &assignment : tracer.assignments()) {
-      outputs.push_back(detail::TensorAccess::node(assignment.after));
-      concrete.results.push_back({nameOf(*assignment.state),
-                                  assignment.after.dtype(),
-                                  assignment.after.shape()});
-    }
-    Captures captures(/*firstOperand=*/0);
-    Region region = extractRegion(outputs, tracer.recorder(), captures);
-
-    // The region as a trace: Parameters, then captured buffers, are the
-    // arguments; captured literals are baked in.
-    const Trace &body = region.body;
-    Trace traced;
-    traced.nodes = body.nodes;
-    traced.operandList = body.operandList;
-    traced.operandStart = body.operandStart;
-    traced.outputs = body.outputs;
-    traced.tiedArguments.assign(traced.outputs.size(), -1);
-    traced.device = Device::cpu();
-    std::vector<int32_t> parameterAt(parameters.size(), -1);
-    for (auto [i, node] : llvm::enumerate(traced.nodes))
-      if (node->kind == OpKind::Parameter)
-        parameterAt[node->integer] = static_cast<int32_t>(i);
-    for (auto [i, at] : llvm::enumerate(parameterAt)) {
-      if (at < 0) { // An argument the function does not read.
-        at = static_cast<int32_t>(traced.nodes.size());
-        traced.nodes.push_back(detail::TensorAccess::node(parameters[i]).get());
-        traced.operandStart.push_back(traced.operandStart.back());
-      }
-      traced.arguments.push_back(at);
-    }
-    for (int32_t index : body.arguments) {
-      const Node &node = *body.nodes[index];
-      if (node.kind == OpKind::Literal && !node.isMaterialized()) {
-        traced.literals.push_back(index);
-        continue;
-      }
-      if (!node.isMaterialized())
-        throw Error(op,
-                    "cannot be saved: it reads a value computed outside it "
-                    "that is not a Variable or an argument (`" +
-                        std::string(opName(node.kind)) + "`)",
-                    where);
-      traced.arguments.push_back(index);
+    const Trace &traced = staged.trace;
+    for (auto [i, variableName] : llvm::enumerate(staged.capturedVariables)) {
+      const Node &node =
+          *traced.nodes[traced.arguments[staged.inputs.size() + i]];
       auto [it, inserted] = valueNames.try_emplace(&node);
       if (inserted) {
-        for (const VariableState *variable : variables)
-          if (detail::TensorAccess::node(variable->value).get() == &node)
-            it->second = nameOf(*variable);
+        it->second = variableName;
         if (it->second.empty())
           it->second = "constant#" + std::to_string(valueNames.size() - 1);
         else if (file.value(it->second))

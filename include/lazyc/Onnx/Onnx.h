@@ -23,6 +23,7 @@
 #define LAZYC_ONNX_ONNX_H
 
 #include "lazyc/API/Error.h"
+#include "lazyc/API/Function.h"
 #include "lazyc/API/Tensor.h"
 #include "lazyc/API/Variable.h"
 
@@ -34,6 +35,8 @@ namespace lazyc::onnx {
 
 namespace detail {
 struct Graph;
+void saveFunction(const ::lazyc::detail::FunctionState &state,
+                  const std::string &path, SourceLocation where);
 } // namespace detail
 
 /// A graph input or output as the model declares it.
@@ -86,6 +89,25 @@ Model load(const std::string &path,
 /// ONNX's test data); an Error naming the file if it cannot be read.
 Tensor loadTensor(const std::string &path,
                   SourceLocation where = SourceLocation::current());
+
+/// Writes the first concrete function of `function` (traced at the
+/// argument types of its first call) as an ONNX model of opset 17, for
+/// ONNX Runtime and other runtimes: the Tensor arguments are the graph's
+/// inputs, in order and named as the signature names them; the Variables
+/// and other values it reads are initializers (Variables under their
+/// names); its results are the outputs ("output", or "output_<i>"), then
+/// the new value of each Variable it assigns ("<name>_new"). A dimension
+/// the signature leaves unknown (-1) stays symbolic ("x_dim0"; unknown
+/// dimensions of the same size at the first call are one). Control flow,
+/// collectives, and sizes that ONNX cannot compute from the inputs' shapes
+/// are an Error naming the op and where it was recorded. Random ops become
+/// ONNX's, which draw other numbers.
+template <typename F, typename A>
+void save(const ::lazyc::detail::StagedFunction<F, A> &function,
+          const std::string &path,
+          SourceLocation where = SourceLocation::current()) {
+  detail::saveFunction(*function.handle(), path, where);
+}
 
 /// The ops of the default ONNX domain that load() maps, sorted.
 std::vector<std::string> supportedOps();
