@@ -1856,14 +1856,15 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
       return +[](const Tensor &v) { return relu(v); };
     node.fail("activation '" + name + "' is not supported");
   };
+  // Direction d's rows [row, row + rows) of a weight [directions, rows,
+  // columns], transposed: [columns, rows].
   auto block = [](const Tensor &m, int64_t d, int64_t row, int64_t rows) {
-    // Rows [row, row + rows) of direction d's matrix, transposed.
     Tensor part = slice(m, {d, row, 0}, {d + 1, row + rows, m.shape()[2]});
     return transpose(reshape(part, {rows, m.shape()[2]}), {1, 0});
   };
-  auto bias = [&](int64_t d, int64_t offset) {
+  auto bias = [&](int64_t d, int64_t offset, int64_t size) {
     Tensor b = node.input(3);
-    return reshape(slice(b, {d, offset}, {d + 1, offset + hidden}), {hidden});
+    return reshape(slice(b, {d, offset}, {d + 1, offset + size}), {size});
   };
   auto state = [&](size_t input, int64_t d) {
     if (!node.has(input))
@@ -1872,29 +1873,42 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
     return reshape(slice(s, {d, 0, 0}, {d + 1, batch, hidden}),
                    {batch, hidden});
   };
+  auto gate = [&](const Tensor &all, int64_t k) {
+    return slice(all, {0, k * hidden}, {batch, (k + 1) * hidden});
+  };
   const Tensor &w = node.input(1), &r = node.input(2);
+  bool linearBeforeReset =
+      gru && node.attribute("linear_before_reset", int64_t(0)) != 0;
+  // The gates whose state part is one product with the state (a GRU's
+  // candidate gate multiplies the reset state first, unless linear before
+  // reset).
+  int64_t joint = gru && !linearBeforeReset ? 2 : gates;
   std::vector<Tensor> ys, lastH, lastC;
   for (int64_t d = 0; d < directions; ++d) {
     bool backwards = direction == "reverse" || d == 1;
     auto f = activation(d, 0);
     auto g = lstm || gru ? activation(d, 1) : f;
     auto h = lstm ? activation(d, 2) : f;
-    // Per gate: the input's and the state's weights and biases.
-    std::vector<Tensor> wx, rh, bx, bh;
-    for (int64_t k = 0; k < gates; ++k) {
-      wx.push_back(block(w, d, k * hidden, hidden));
-      rh.push_back(block(r, d, k * hidden, hidden));
-      bool biased = node.has(3);
-      bx.push_back(biased ? bias(d, k * hidden) : Tensor());
-      bh.push_back(biased ? bias(d, (gates + k) * hidden) : Tensor());
-    }
-    auto inputPart = [&](const Tensor &xt, int64_t k) {
-      Tensor v = matmul(xt, wx[k]);
-      return bx[k].defined() ? v + bx[k] : v;
-    };
-    auto statePart = [&](const Tensor &ht, int64_t k) {
-      Tensor v = matmul(ht, rh[k]);
-      return bh[k].defined() ? v + bh[k] : v;
+    // The input's part of every gate at every step: one product, [steps,
+    // batch, gates * hidden], with the input biases.
+    Tensor inputParts = matmul(reshape(x, {steps * batch, inputs}),
+                               block(w, d, 0, gates * hidden));
+    if (node.has(3))
+      inputParts = inputParts + bias(d, 0, gates * hidden);
+    inputParts = reshape(inputParts, {steps, batch, gates * hidden});
+    // The state's weights: the joint gates' in one matrix, and a GRU's
+    // candidate gate's alone.
+    Tensor rJoint = block(r, d, 0, joint * hidden);
+    Tensor bJoint =
+        node.has(3) ? bias(d, gates * hidden, joint * hidden) : Tensor();
+    Tensor rLast =
+        joint < gates ? block(r, d, joint * hidden, hidden) : Tensor();
+    Tensor bLast = joint < gates && node.has(3)
+                       ? bias(d, (gates + joint) * hidden, hidden)
+                       : Tensor();
+    auto stateParts = [&](const Tensor &ht) {
+      Tensor v = matmul(ht, rJoint);
+      return bJoint.defined() ? v + bJoint : v;
     };
     Tensor ht = state(5, d), ct = lstm ? state(6, d) : Tensor();
     std::vector<Tensor> peepholes;
@@ -1906,13 +1920,13 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
     std::vector<Tensor> outputs(steps);
     for (int64_t s = 0; s < steps; ++s) {
       int64_t t = backwards ? steps - 1 - s : s;
-      Tensor xt =
-          reshape(slice(x, {t, 0, 0}, {t + 1, batch, inputs}), {batch, inputs});
+      Tensor xs =
+          reshape(slice(inputParts, {t, 0, 0}, {t + 1, batch, gates * hidden}),
+                  {batch, gates * hidden});
+      Tensor hs = stateParts(ht);
+      auto pre = [&](int64_t k) { return gate(xs, k) + gate(hs, k); };
       if (lstm) { // Gates in the order i, o, f, c.
-        Tensor gi = inputPart(xt, 0) + statePart(ht, 0);
-        Tensor go = inputPart(xt, 1) + statePart(ht, 1);
-        Tensor gf = inputPart(xt, 2) + statePart(ht, 2);
-        Tensor gc = inputPart(xt, 3) + statePart(ht, 3);
+        Tensor gi = pre(0), go = pre(1), gf = pre(2), gc = pre(3);
         if (!peepholes.empty()) {
           gi = gi + peepholes[0] * ct;
           gf = gf + peepholes[2] * ct;
@@ -1923,14 +1937,18 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
           go = go + peepholes[1] * ct;
         ht = f(go) * h(ct);
       } else if (gru) { // Gates z, r, h.
-        Tensor z = f(inputPart(xt, 0) + statePart(ht, 0));
-        Tensor reset = f(inputPart(xt, 1) + statePart(ht, 1));
-        Tensor candidate = node.attribute("linear_before_reset", int64_t(0))
-                               ? g(inputPart(xt, 2) + reset * statePart(ht, 2))
-                               : g(inputPart(xt, 2) + statePart(reset * ht, 2));
+        Tensor z = f(pre(0));
+        Tensor reset = f(pre(1));
+        Tensor candidate;
+        if (linearBeforeReset) {
+          candidate = g(gate(xs, 2) + reset * gate(hs, 2));
+        } else {
+          Tensor v = matmul(reset * ht, rLast);
+          candidate = g(gate(xs, 2) + (bLast.defined() ? v + bLast : v));
+        }
         ht = (constant(1, z) - z) * candidate + z * ht;
       } else {
-        ht = f(inputPart(xt, 0) + statePart(ht, 0));
+        ht = f(pre(0));
       }
       outputs[t] = reshape(ht, {1, 1, batch, hidden});
     }
