@@ -13,6 +13,7 @@
 #ifndef LAZYC_LIB_ONNX_GRAPH_H
 #define LAZYC_LIB_ONNX_GRAPH_H
 
+#include "lazyc/API/Ops.h"
 #include "lazyc/Onnx/Onnx.h"
 
 #include <onnx/onnx_pb.h>
@@ -119,8 +120,25 @@ foldOnHost(const NodeContext &node, const std::vector<Tensor> &inputs,
 
 using Kernel = std::function<std::vector<Tensor>(const NodeContext &)>;
 
-/// The kernels by ONNX op type (default domain).
+/// Every kernel, by op type; an op of another domain than the default one
+/// as "<domain>:<op type>" (kernelName()).
 const std::map<std::string, Kernel> &kernels();
+std::string kernelName(const ::onnx::NodeProto &node);
+
+/// The kernels of ai.onnx.preview.training (TrainingOps.cpp) and of the
+/// signal ops: windows, DFT, STFT, MelWeightMatrix (SignalOps.cpp).
+void addTrainingKernels(std::map<std::string, Kernel> &table);
+void addSignalKernels(std::map<std::string, Kernel> &table);
+
+inline bool isFloat(DType dtype) {
+  return dtype == DType::Float32 || dtype == DType::Float64 ||
+         dtype == DType::Float16 || dtype == DType::BFloat16;
+}
+
+/// A 0-d tensor of `value` in `like`'s dtype (a constant of the op).
+inline Tensor constant(double value, const Tensor &like) {
+  return full({}, value, like.dtype());
+}
 
 } // namespace lazyc::onnx::detail
 

@@ -256,6 +256,12 @@ std::string lazyc::onnx::detail::describeNode(const Graph &graph,
   return text + ", opset " + std::to_string(graph.opset) + ")";
 }
 
+std::string lazyc::onnx::detail::kernelName(const ::onnx::NodeProto &node) {
+  if (node.domain().empty() || node.domain() == "ai.onnx")
+    return node.op_type();
+  return node.domain() + ":" + node.op_type();
+}
+
 //===----------------------------------------------------------------------===//
 // NodeContext
 //===----------------------------------------------------------------------===//
@@ -348,8 +354,8 @@ void checkNodes(const Graph &graph, const Nodes &nodes) {
   const std::map<std::string, Kernel> &table = kernels();
   for (const auto &node : nodes) {
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-    bool isIf = node.op_type() == "If";
-    if (!defaultDomain || !(isIf || table.count(node.op_type())))
+    bool isIf = defaultDomain && node.op_type() == "If";
+    if (!isIf && !table.count(kernelName(node)))
       throw Error("onnx::load",
                   describeNode(graph, node) +
                       ": lazyc does not support this op" +
@@ -440,7 +446,7 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
     NodeContext context(graph, node, nodeInputs, nodeKnown);
     std::vector<Tensor> results;
     try {
-      if (node.op_type() == "If") {
+      if (kernelName(node) == "If") {
         results = recordIf(graph, node, context.input(0), values, known, where);
       } else if (std::optional<std::vector<HostValue>> folded =
                      foldOnHost(context, nodeInputs, nodeKnown)) {
@@ -450,7 +456,7 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
             known[node.output(i)] = std::move((*folded)[i]);
         }
       } else {
-        results = table.at(node.op_type())(context);
+        results = table.at(kernelName(node))(context);
       }
     } catch (const Error &error) {
       std::string message = error.message();

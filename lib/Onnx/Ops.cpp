@@ -31,16 +31,6 @@ namespace {
 
 using Tensors = std::vector<Tensor>;
 
-bool isFloat(DType dtype) {
-  return dtype == DType::Float32 || dtype == DType::Float64 ||
-         dtype == DType::Float16 || dtype == DType::BFloat16;
-}
-
-/// A 0-d tensor of `value` in `like`'s dtype (a constant of the op).
-Tensor constant(double value, const Tensor &like) {
-  return full({}, value, like.dtype());
-}
-
 int64_t normalizeAxis(const NodeContext &node, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     node.fail("axis " + std::to_string(axis) + " is out of range for rank " +
@@ -2199,6 +2189,8 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Pad"] = pad;
     k["Shrink"] = shrink;
     k["MeanVarianceNormalization"] = meanVarianceNormalization;
+    addTrainingKernels(k);
+    addSignalKernels(k);
     k["DepthToSpace"] = [](const NodeContext &node) {
       return depthToSpace(node, true);
     };

@@ -109,7 +109,8 @@ void save(const ::lazyc::detail::StagedFunction<F, A> &function,
   detail::saveFunction(*function.handle(), path, where);
 }
 
-/// The ops of the default ONNX domain that load() maps, sorted.
+/// The ops load() maps, sorted: those of the default domain by name ("Conv"),
+/// others as "<domain>:<name>" ("ai.onnx.preview.training:Adam").
 std::vector<std::string> supportedOps();
 /// The newest default-domain opset load() accepts.
 int64_t supportedOpsetVersion();
