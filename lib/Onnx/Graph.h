@@ -129,6 +129,11 @@ std::string kernelName(const ::onnx::NodeProto &node);
 /// signal ops: windows, DFT, STFT, MelWeightMatrix (SignalOps.cpp).
 void addTrainingKernels(std::map<std::string, Kernel> &table);
 void addSignalKernels(std::map<std::string, Kernel> &table);
+/// QuantizeLinear and its family (QuantizedOps.cpp).
+void addQuantizedKernels(std::map<std::string, Kernel> &table);
+
+/// x rounded to the nearest integer, ties to even (ONNX's Round).
+Tensor roundHalfEven(const Tensor &x);
 
 inline bool isFloat(DType dtype) {
   return dtype == DType::Float32 || dtype == DType::Float64 ||

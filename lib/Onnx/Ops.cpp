@@ -1401,8 +1401,9 @@ Tensors hardmax(const NodeContext &node) {
   return one(reshape(along(reshape(x, {rows, columns}), 1), x.shape()));
 }
 
-/// Round half to even.
-Tensor roundHalfEven(const Tensor &x) {
+} // namespace
+
+Tensor lazyc::onnx::detail::roundHalfEven(const Tensor &x) {
   if (!isFloat(x.dtype()))
     return x;
   Tensor lower = floorOf(x);
@@ -1412,6 +1413,8 @@ Tensor roundHalfEven(const Tensor &x) {
   return where(fraction > half, lower + one,
                where(fraction < half, lower, tie));
 }
+
+namespace {
 
 Tensors oneHot(const NodeContext &node) {
   const Tensor &indices = node.input(0);
@@ -2191,6 +2194,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["MeanVarianceNormalization"] = meanVarianceNormalization;
     addTrainingKernels(k);
     addSignalKernels(k);
+    addQuantizedKernels(k);
     k["DepthToSpace"] = [](const NodeContext &node) {
       return depthToSpace(node, true);
     };
