@@ -20,6 +20,7 @@
 #include "lazyc/API/Ops.h"
 #include "lazyc/NN/Layers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -516,18 +517,41 @@ Tensor perChannel(const Tensor &v, int64_t rank) {
   return reshape(v, shape);
 }
 
+/// Inference normalizes with the running statistics; training (opset 14's
+/// training_mode) with the batch's, and returns the running statistics
+/// moved toward them by 1 - momentum. The batch variance is the biased one,
+/// ONNX's rule (PyTorch's, lazyc::nn::batchNorm's, updates with the
+/// unbiased one).
 Tensors batchNormalization(const NodeContext &node) {
   const Tensor &x = node.input(0);
-  if (node.attribute("training_mode", int64_t(0)))
-    node.fail("training_mode = 1 is not supported (inference only)");
   double eps = node.attribute("epsilon", 1e-5);
   int64_t rank = x.rank();
   Tensor scale = perChannel(node.input(1), rank);
   Tensor bias = perChannel(node.input(2), rank);
   Tensor mean = perChannel(node.input(3), rank);
   Tensor variance = perChannel(node.input(4), rank);
-  return one((x - mean) * rsqrt(variance + constant(eps, variance)) * scale +
-             bias);
+  auto normalize = [&](const Tensor &m, const Tensor &v) {
+    return (x - m) * rsqrt(v + constant(eps, v)) * scale + bias;
+  };
+  if (!node.attribute("training_mode", int64_t(0)))
+    return one(normalize(mean, variance));
+  if (node.opset() < 14)
+    node.fail("training_mode before opset 14 is not supported");
+  std::vector<int64_t> axes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != 1)
+      axes.push_back(d);
+  Tensor batchMean = lazyc::mean(x, axes, true);
+  Tensor centered = x - batchMean;
+  Tensor batchVariance = lazyc::mean(centered * centered, axes, true);
+  double momentum = node.attribute("momentum", 0.9);
+  auto moved = [&](size_t input, const Tensor &batch) {
+    const Tensor &running = node.input(input);
+    return running * constant(momentum, running) +
+           reshape(batch, running.shape()) * constant(1 - momentum, running);
+  };
+  return {normalize(batchMean, batchVariance), moved(3, batchMean),
+          moved(4, batchVariance)};
 }
 
 Tensors instanceNormalization(const NodeContext &node) {
@@ -1286,6 +1310,36 @@ Tensors scatterElements(const NodeContext &node) {
   return one(scatterReplace(x, axis, index, node.input(2)));
 }
 
+/// x with row positions[j] multiplied by rows[j], for every j (a position
+/// may repeat). The positions are read when the node is recorded: the
+/// rows are applied in layers whose positions are distinct (the first
+/// occurrence of each, then the second, ...), each a scatter of factors.
+Tensor scatterMultiply(const Tensor &x, const Tensor &positions,
+                       const Tensor &rows) {
+  std::vector<int64_t> at = positions.toVector<int64_t>();
+  std::map<int64_t, int64_t> seen;
+  std::vector<std::vector<int64_t>> layers;
+  for (int64_t j = 0; j < int64_t(at.size()); ++j) {
+    size_t layer = size_t(seen[at[j]]++);
+    if (layer == layers.size())
+      layers.emplace_back();
+    layers[layer].push_back(j);
+  }
+  Tensor result = x;
+  for (const std::vector<int64_t> &layer : layers) {
+    int64_t count = int64_t(layer.size());
+    Tensor chosen = Tensor::fromVector(layer, {count});
+    Tensor factors = indexSelect(rows, 0, chosen);
+    Shape column(rows.rank(), 1);
+    column[0] = count;
+    Tensor index = broadcastTo(
+        reshape(indexSelect(positions, 0, chosen), column), factors.shape());
+    result =
+        result * scatterReplace(ones(x.shape(), x.dtype()), 0, index, factors);
+  }
+  return result;
+}
+
 Tensors scatterND(const NodeContext &node) {
   const Tensor &x = node.input(0), &indices = node.input(1);
   const Tensor &updates = node.input(2);
@@ -1307,6 +1361,8 @@ Tensors scatterND(const NodeContext &node) {
     result = scatterAdd(flat, 0, index, rows);
   else if (reduction == "none")
     result = scatterReplace(flat, 0, index, rows);
+  else if (reduction == "mul")
+    result = scatterMultiply(flat, positions, rows);
   else
     node.fail("reduction '" + reduction + "' is not supported");
   return one(reshape(result, x.shape()));
@@ -1803,6 +1859,220 @@ Tensors unique(const NodeContext &node) {
           Tensor::fromVector(counts, {m})};
 }
 
+/// Each batch entry's first sequence_lens[b] steps along time_axis
+/// reversed, the rest kept: one gather whose positions are computed from
+/// the lengths (data: new lengths compile nothing).
+Tensors reverseSequence(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t rank = x.rank();
+  if (rank < 2)
+    node.fail("needs an input of rank 2 or more");
+  int64_t timeAxis = node.attribute("time_axis", int64_t(0));
+  int64_t batchAxis = node.attribute("batch_axis", int64_t(1));
+  if ((timeAxis != 0 && timeAxis != 1) || batchAxis != 1 - timeAxis)
+    node.fail("time_axis and batch_axis must be 0 and 1 in some order");
+  Shape lengthShape(rank, 1), timeShape(rank, 1);
+  lengthShape[batchAxis] = x.shape()[batchAxis];
+  timeShape[timeAxis] = x.shape()[timeAxis];
+  Tensor lengths = reshape(cast(node.input(1), DType::Int64), lengthShape);
+  Tensor t = reshape(arange(0, double(x.shape()[timeAxis]), 1, DType::Int64),
+                     timeShape);
+  Tensor reversed = lengths - full({}, 1, DType::Int64) - t;
+  Tensor source = where(t < lengths, reversed, t);
+  return one(gather(x, timeAxis, broadcastTo(source, x.shape())));
+}
+
+/// Intersection over union of two boxes (y1, x1, y2, x2), corners in any
+/// order; 0 when either is empty.
+double intersectionOverUnion(const double *a, const double *b) {
+  auto span = [](double lo, double hi) {
+    return std::make_pair(std::min(lo, hi), std::max(lo, hi));
+  };
+  auto [ay1, ay2] = span(a[0], a[2]);
+  auto [ax1, ax2] = span(a[1], a[3]);
+  auto [by1, by2] = span(b[0], b[2]);
+  auto [bx1, bx2] = span(b[1], b[3]);
+  double areaA = (ay2 - ay1) * (ax2 - ax1), areaB = (by2 - by1) * (bx2 - bx1);
+  if (areaA <= 0 || areaB <= 0)
+    return 0;
+  double height = std::max(0.0, std::min(ay2, by2) - std::max(ay1, by1));
+  double width = std::max(0.0, std::min(ax2, bx2) - std::max(ax1, bx1));
+  double intersection = height * width;
+  return intersection / (areaA + areaB - intersection);
+}
+
+/// Greedy non-maximum suppression per batch entry and class. How many
+/// boxes survive depends on the data: boxes and scores are read when the
+/// node is recorded (as NonZero's input is), and the selected [batch,
+/// class, box] triples are the result.
+Tensors nonMaxSuppression(const NodeContext &node) {
+  const Tensor &boxesTensor = node.input(0), &scoresTensor = node.input(1);
+  if (boxesTensor.rank() != 3 || boxesTensor.shape()[2] != 4 ||
+      scoresTensor.rank() != 3 ||
+      scoresTensor.shape()[0] != boxesTensor.shape()[0] ||
+      scoresTensor.shape()[2] != boxesTensor.shape()[1])
+    node.fail("needs boxes [batch, boxes, 4] and scores [batch, classes, "
+              "boxes]");
+  int64_t batches = boxesTensor.shape()[0], count = boxesTensor.shape()[1];
+  int64_t classes = scoresTensor.shape()[1];
+  int64_t limit = node.has(2) ? int64_t(node.scalar(2)) : 0;
+  double iouThreshold = node.has(3) ? node.scalar(3) : 0;
+  bool thresholded = node.has(4);
+  double scoreThreshold = thresholded ? node.scalar(4) : 0;
+  bool centers = node.attribute("center_point_box", int64_t(0)) != 0;
+  std::vector<double> boxes = boxesTensor.toVector<double>();
+  std::vector<double> scores = scoresTensor.toVector<double>();
+  if (centers) // (x center, y center, width, height) to corners.
+    for (int64_t i = 0; i < batches * count; ++i) {
+      double *box = &boxes[i * 4];
+      double x = box[0], y = box[1], w = box[2], h = box[3];
+      box[0] = y - h / 2;
+      box[1] = x - w / 2;
+      box[2] = y + h / 2;
+      box[3] = x + w / 2;
+    }
+  std::vector<int64_t> selected;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t c = 0; c < classes; ++c) {
+      const double *classScores = &scores[(b * classes + c) * count];
+      std::vector<int64_t> order;
+      for (int64_t i = 0; i < count; ++i)
+        if (!thresholded || classScores[i] > scoreThreshold)
+          order.push_back(i);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+        return classScores[i] > classScores[j];
+      });
+      std::vector<int64_t> kept;
+      for (int64_t i : order) {
+        if (int64_t(kept.size()) >= limit)
+          break;
+        const double *box = &boxes[(b * count + i) * 4];
+        bool suppressed = std::any_of(kept.begin(), kept.end(), [&](int64_t k) {
+          return intersectionOverUnion(box, &boxes[(b * count + k) * 4]) >
+                 iouThreshold;
+        });
+        if (!suppressed)
+          kept.push_back(i);
+      }
+      for (int64_t i : kept)
+        selected.insert(selected.end(), {b, c, i});
+    }
+  int64_t rows = int64_t(selected.size()) / 3;
+  return one(Tensor::fromVector(selected, {rows, 3}));
+}
+
+/// MaxPool's values put back at the positions its indices name (in the
+/// flattened unpooled shape), zeros elsewhere; a larger output_shape pads
+/// each spatial dimension at its end.
+Tensors maxUnpool(const NodeContext &node) {
+  const Tensor &x = node.input(0), &indices = node.input(1);
+  int64_t spatial = x.rank() - 2;
+  if (spatial < 1)
+    node.fail("needs an input [N, C, spatial...]");
+  std::vector<int64_t> kernel = node.attributeInts("kernel_shape");
+  std::vector<int64_t> strides = node.attributeInts("strides");
+  std::vector<int64_t> pads = node.attributeInts("pads");
+  if (int64_t(kernel.size()) != spatial)
+    node.fail("kernel_shape must have " + std::to_string(spatial) + " entries");
+  strides.resize(spatial, 1);
+  pads.resize(2 * spatial, 0);
+  Shape shape = {x.shape()[0], x.shape()[1]};
+  for (int64_t d = 0; d < spatial; ++d)
+    shape.push_back((x.shape()[2 + d] - 1) * strides[d] + kernel[d] - pads[d] -
+                    pads[spatial + d]);
+  int64_t total = 1;
+  for (int64_t size : shape)
+    total *= size;
+  Tensor y = reshape(scatterAdd(zeros({total}, x.dtype()), 0,
+                                reshape(cast(indices, DType::Int64), {-1}),
+                                reshape(x, {-1})),
+                     shape);
+  if (!node.has(2))
+    return one(y);
+  Shape wanted = node.integers(2);
+  if (int64_t(wanted.size()) != x.rank())
+    node.fail("output_shape must have " + std::to_string(x.rank()) +
+              " entries");
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (wanted[d] < shape[d] || (d < 2 && wanted[d] != shape[d]))
+      node.fail("output_shape " + std::to_string(wanted[d]) + " at dimension " +
+                std::to_string(d) + " is smaller than the unpooled size " +
+                std::to_string(shape[d]) + " (or changes N or C)");
+    if (wanted[d] == shape[d])
+      continue;
+    Shape padding = y.shape();
+    padding[d] = wanted[d] - shape[d];
+    y = concat({y, zeros(padding, y.dtype())}, d);
+  }
+  return one(y);
+}
+
+/// The determinant of the trailing [n, n] matrices, by Gaussian
+/// elimination with partial pivoting unrolled over the n columns: each
+/// step picks the largest remaining entry of its column (argmax: data, so
+/// nothing is read on the host) and swaps its row up.
+Tensors det(const NodeContext &node) {
+  Tensor a = node.input(0);
+  int64_t rank = a.rank();
+  if (rank < 2 || a.shape()[rank - 1] != a.shape()[rank - 2])
+    node.fail("needs square matrices [..., n, n]");
+  int64_t n = a.shape().back();
+  Shape batch(a.shape().begin(), a.shape().end() - 2);
+  Shape rowIndexShape(rank, 1);
+  rowIndexShape[rank - 2] = n;
+  Tensor row = reshape(arange(0, double(n), 1, DType::Int64), rowIndexShape);
+  auto rowsOf = [&](int64_t k) { // [..., 1, n]
+    std::vector<int64_t> start(rank, 0), limit = a.shape();
+    start[rank - 2] = k;
+    limit[rank - 2] = k + 1;
+    return slice(a, start, limit);
+  };
+  auto columnOf = [&](int64_t k) { // [..., n, 1]
+    std::vector<int64_t> start(rank, 0), limit = a.shape();
+    start[rank - 1] = k;
+    limit[rank - 1] = k + 1;
+    return slice(a, start, limit);
+  };
+  Tensor zero = constant(0, a);
+  Tensor result = ones(batch, a.dtype());
+  for (int64_t k = 0; k < n; ++k) {
+    Tensor column = columnOf(k);
+    Tensor candidates = where(row >= k, abs(column), constant(-1, a));
+    Tensor pivot = argmax(candidates, rank - 2, true); // [..., 1, 1]
+    Tensor isK = row == k, isPivot = row == pivot;
+    Tensor diagonal = sum(where(isPivot, column, zero), {rank - 2}, true);
+    Tensor pivotRow = sum(where(isPivot, a, zero), {rank - 2}, true);
+    a = where(isK, pivotRow, where(isPivot, rowsOf(k), a));
+    // A row swap flips the sign.
+    result = result * reshape(where(pivot != k, -diagonal, diagonal), batch);
+    // Eliminate below row k (a zero pivot already made the result 0).
+    Tensor divisor = where(diagonal == 0.0, constant(1, a), diagonal);
+    Tensor factors = where(row > k, columnOf(k) / divisor, zero);
+    a = a - factors * rowsOf(k);
+  }
+  return one(result);
+}
+
+/// Shifts of unsigned integers (UInt8: the one lazyc has) as products and
+/// floor divisions by powers of two, the left shift wrapping.
+Tensors bitShift(const NodeContext &node) {
+  const Tensor &x = node.input(0), &y = node.input(1);
+  if (x.dtype() != DType::UInt8)
+    node.fail(std::string("shifts of ") + dtypeName(x.dtype()) +
+              " are not supported (UInt8 is)");
+  std::string direction = node.attribute("direction", std::string(""));
+  if (direction != "LEFT" && direction != "RIGHT")
+    node.fail("direction must be LEFT or RIGHT, not '" + direction + "'");
+  Tensor wide = cast(x, DType::Int64);
+  // Shifts by 8 or more empty the byte.
+  Tensor amount = minimum(cast(y, DType::Int64), full({}, 8, DType::Int64));
+  Tensor factor = pow(full({}, 2, DType::Int64), amount);
+  Tensor shifted = direction == "LEFT"
+                       ? mod(wide * factor, full({}, 256, DType::Int64))
+                       : floorDiv(wide, factor);
+  return one(cast(shifted, DType::UInt8));
+}
+
 /// RNN, GRU and LSTM, unrolled over the sequence (its length is static):
 /// per step and direction a few matrix products and the gates' activations,
 /// all recorded into the one trace, so the steps fuse and differentiate.
@@ -2171,6 +2441,11 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["LSTM"] = [](const NodeContext &node) { return recurrent(node, 4); };
     k["ReduceProd"] = reduction(18, productOf);
     k["Compress"] = compress;
+    k["ReverseSequence"] = reverseSequence;
+    k["NonMaxSuppression"] = nonMaxSuppression;
+    k["MaxUnpool"] = maxUnpool;
+    k["Det"] = det;
+    k["BitShift"] = bitShift;
     k["NonZero"] = nonZero;
     k["Unique"] = unique;
     k["GatherND"] = gatherND;
