@@ -1155,6 +1155,125 @@ Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
   node.fail("mode '" + mode + "' is not supported");
 }
 
+/// GridSample (opset 16) as PyTorch's grid_sample computes it (ONNX's
+/// test values are PyTorch's): each output point reads X at the grid's
+/// (x, y) in [-1, 1], unnormalized by align_corners; border and reflection
+/// padding move the coordinate (bicubic: each tap) into the image, zeros
+/// padding reads 0 outside it. Every tap is one gather.
+Tensors gridSample(const NodeContext &node) {
+  const Tensor &x = node.input(0), &grid = node.input(1);
+  if (x.rank() != 4 || grid.rank() != 4 || grid.shape()[3] != 2 ||
+      grid.shape()[0] != x.shape()[0])
+    node.fail("needs X [N, C, H, W] and a grid [N, H_out, W_out, 2]");
+  std::string mode = node.attribute("mode", std::string("bilinear"));
+  std::string padding = node.attribute("padding_mode", std::string("zeros"));
+  bool alignCorners = node.attribute("align_corners", int64_t(0)) != 0;
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    node.fail("mode '" + mode + "' is not supported");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    node.fail("padding_mode '" + padding + "' is not supported");
+  int64_t n = x.shape()[0], channels = x.shape()[1], height = x.shape()[2],
+          width = x.shape()[3], outH = grid.shape()[1], outW = grid.shape()[2];
+  Tensor g = cast(grid, x.dtype());
+  auto coordinate = [&](int64_t which) { // [N, H_out, W_out]
+    return reshape(slice(g, {0, 0, 0, which}, {n, outH, outW, which + 1}),
+                   {n, outH, outW});
+  };
+  auto unnormalize = [&](const Tensor &c, int64_t size) {
+    Tensor one = constant(1, c);
+    return alignCorners ? (c + one) * constant(0.5 * double(size - 1), c)
+                        : ((c + one) * constant(double(size), c) - one) *
+                              constant(0.5, c);
+  };
+  auto reflect = [&](const Tensor &c, double twiceLow, double twiceHigh) {
+    if (twiceLow == twiceHigh)
+      return constant(0, c) * c;
+    double low = twiceLow / 2, span = (twiceHigh - twiceLow) / 2;
+    Tensor in = abs(c - constant(low, c));
+    Tensor extra = mod(in, constant(span, c));
+    Tensor flips = floorOf(in / constant(span, c));
+    Tensor even = mod(flips, constant(2, c)) == 0.0;
+    return where(even, extra + constant(low, c),
+                 constant(span + low, c) - extra);
+  };
+  // Border and reflection padding: the coordinate moved into the image.
+  auto pad = [&](Tensor c, int64_t size) {
+    if (padding == "reflection")
+      c = alignCorners ? reflect(c, 0, 2.0 * double(size - 1))
+                       : reflect(c, -1, 2.0 * double(size) - 1);
+    if (padding != "zeros")
+      c = clamp(c, 0.0, double(size - 1));
+    return c;
+  };
+  Tensor flat = reshape(x, {n, channels, height * width});
+  // X at integer coordinates (Int64 [N, H_out, W_out]); 0 outside.
+  auto tap = [&](const Tensor &ix, const Tensor &iy) {
+    Tensor inside =
+        (ix >= int64_t(0)) & (ix < width) & (iy >= int64_t(0)) & (iy < height);
+    Tensor position = clamp(iy, int64_t(0), height - 1) * width +
+                      clamp(ix, int64_t(0), width - 1);
+    Tensor index = broadcastTo(reshape(position, {n, 1, outH * outW}),
+                               {n, channels, outH * outW});
+    Tensor values = reshape(gather(flat, 2, index), {n, channels, outH, outW});
+    return where(reshape(inside, {n, 1, outH, outW}), values,
+                 constant(0, values));
+  };
+  auto perPoint = [&](const Tensor &w) { // [N, H_out, W_out] -> per channel
+    return reshape(w, {n, 1, outH, outW});
+  };
+  auto toIndex = [](const Tensor &c) { return cast(c, DType::Int64); };
+  Tensor gx = unnormalize(coordinate(0), width);
+  Tensor gy = unnormalize(coordinate(1), height);
+
+  if (mode == "nearest") {
+    Tensor ix = toIndex(roundHalfEven(pad(gx, width)));
+    Tensor iy = toIndex(roundHalfEven(pad(gy, height)));
+    return one(tap(ix, iy));
+  }
+  if (mode == "bilinear") {
+    Tensor px = pad(gx, width), py = pad(gy, height);
+    Tensor x0 = floorOf(px), y0 = floorOf(py);
+    Tensor tx = px - x0, ty = py - y0, one1 = constant(1, px);
+    Tensor ix = toIndex(x0), iy = toIndex(y0);
+    Tensor i1 = full({}, 1, DType::Int64);
+    Tensor y = tap(ix, iy) * perPoint((one1 - tx) * (one1 - ty)) +
+               tap(ix + i1, iy) * perPoint(tx * (one1 - ty)) +
+               tap(ix, iy + i1) * perPoint((one1 - tx) * ty) +
+               tap(ix + i1, iy + i1) * perPoint(tx * ty);
+    return one(y);
+  }
+  // Bicubic (A = -0.75): 4 x 4 taps around floor(coordinate), each tap's
+  // coordinate padded.
+  Tensor x0 = floorOf(gx), y0 = floorOf(gy);
+  Tensor tx = gx - x0, ty = gy - y0;
+  auto coefficients = [&](const Tensor &t) {
+    const double a = -0.75;
+    Tensor one1 = constant(1, t);
+    auto near = [&](const Tensor &d) { // |d| <= 1
+      return ((constant(a + 2, d) * d - constant(a + 3, d)) * d) * d + one1;
+    };
+    auto far = [&](const Tensor &d) { // 1 < |d| < 2
+      return ((constant(a, d) * d - constant(5 * a, d)) * d +
+              constant(8 * a, d)) *
+                 d -
+             constant(4 * a, d);
+    };
+    return std::vector<Tensor>{far(t + one1), near(t), near(one1 - t),
+                               far(constant(2, t) - t)};
+  };
+  std::vector<Tensor> wx = coefficients(tx), wy = coefficients(ty);
+  Tensor y;
+  for (int64_t j = 0; j < 4; ++j)
+    for (int64_t i = 0; i < 4; ++i) {
+      Tensor cx = x0 + constant(double(i - 1), x0);
+      Tensor cy = y0 + constant(double(j - 1), y0);
+      Tensor value = tap(toIndex(pad(cx, width)), toIndex(pad(cy, height)));
+      Tensor term = value * perPoint(wx[i] * wy[j]);
+      y = y.defined() ? y + term : term;
+    }
+  return one(y);
+}
+
 Tensors resize(const NodeContext &node, bool upsample) {
   Tensor x = node.input(0);
   std::vector<double> scales;
@@ -2442,6 +2561,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["ReduceProd"] = reduction(18, productOf);
     k["Compress"] = compress;
     k["ReverseSequence"] = reverseSequence;
+    k["GridSample"] = gridSample;
     k["NonMaxSuppression"] = nonMaxSuppression;
     k["MaxUnpool"] = maxUnpool;
     k["Det"] = det;
