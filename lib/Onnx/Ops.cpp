@@ -831,11 +831,7 @@ Tensors poolByTaps(const NodeContext &node, bool maximumPool) {
   return one(overTaps(padded(x, 0, 0)) / overTaps(counted));
 }
 
-Tensors pool(const NodeContext &node, bool maximumPool) {
-  if (node.attribute("storage_order", int64_t(0)))
-    node.fail("storage_order = 1 is not supported");
-  if (node.node.output_size() > 1)
-    node.fail("the Indices output is not supported");
+Tensors poolValues(const NodeContext &node, bool maximumPool) {
   std::vector<int64_t> dilationValues = node.attributeInts("dilations");
   bool dilated = std::any_of(dilationValues.begin(), dilationValues.end(),
                              [](int64_t d) { return d != 1; });
@@ -844,10 +840,6 @@ Tensors pool(const NodeContext &node, bool maximumPool) {
   bool line = node.input(0).rank() == 3;
   Tensor x = line ? asImage(node.input(0)) : node.input(0);
   require2d(node, x);
-  if (node.attribute("storage_order", int64_t(0)))
-    node.fail("storage_order = 1 is not supported");
-  if (node.node.output_size() > 1)
-    node.fail("the Indices output is not supported");
   std::vector<int64_t> kernel = pairAttribute(node, "kernel_shape");
   std::vector<int64_t> strides = pairAttribute(node, "strides");
   std::vector<int64_t> dilations = pairAttribute(node, "dilations");
@@ -912,6 +904,75 @@ Tensors pool(const NodeContext &node, bool maximumPool) {
   Tensor sums = nn::avgPool2d(padded(x, 0, 0), window, stride, 0);
   Tensor counts = nn::avgPool2d(counted, window, stride, 0);
   return one(back(sums / counts));
+}
+
+/// MaxPool's Indices output for 2-D pooling: per output, the position in
+/// the flattened input of the first maximum of its window (in row-major
+/// window order), counted row-major or, with storage_order 1, column-major
+/// within each image. Each of the kernel's taps is a strided slice of the
+/// padded input and of its positions.
+Tensor maxPoolIndices(const NodeContext &node, const Tensor &x,
+                      const Tensor &y) {
+  if (x.rank() != 4)
+    node.fail("the Indices output of " + std::to_string(x.rank() - 2) +
+              "-D pooling is not supported (2-D is)");
+  std::vector<int64_t> kernel = pairAttribute(node, "kernel_shape");
+  std::vector<int64_t> strides = pairAttribute(node, "strides");
+  std::vector<int64_t> dilations = pairAttribute(node, "dilations");
+  std::vector<int64_t> pads =
+      explicitPads(node, x.shape(), kernel, strides, dilations, false);
+  int64_t height = x.shape()[2], width = x.shape()[3];
+  int64_t outH = y.shape()[2], outW = y.shape()[3];
+  int64_t count = x.numel();
+  Tensor positions =
+      reshape(arange(0, double(count), 1, DType::Int64), x.shape());
+  // Padding (and the tail a ceil_mode window reaches) never wins.
+  auto padded = [&](const Tensor &value, double fill) {
+    Tensor result = value;
+    for (int d = 0; d < 2; ++d) {
+      int64_t size = x.shape()[2 + d], out = d ? outW : outH;
+      int64_t reach = (out - 1) * strides[d] + (kernel[d] - 1) * dilations[d] +
+                      1 - pads[d] - size;
+      result =
+          padAxis(result, 2 + d, pads[d], std::max<int64_t>(reach, 0), fill);
+    }
+    return result;
+  };
+  // Compared in a float dtype (8-bit inputs pool in Float32).
+  DType compared = isFloat(x.dtype()) ? x.dtype() : DType::Float32;
+  Tensor values = padded(cast(x, compared), -INFINITY);
+  Tensor maxima = cast(y, compared);
+  Tensor places = padded(positions, -1);
+  Tensor none = full({}, double(count), DType::Int64);
+  Tensor first;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j) {
+      std::vector<int64_t> start = {0, 0, i * dilations[0], j * dilations[1]};
+      std::vector<int64_t> limit = {x.shape()[0], x.shape()[1],
+                                    start[2] + (outH - 1) * strides[0] + 1,
+                                    start[3] + (outW - 1) * strides[1] + 1};
+      std::vector<int64_t> step = {1, 1, strides[0], strides[1]};
+      Tensor tap = slice(values, start, limit, step);
+      Tensor place = slice(places, start, limit, step);
+      Tensor candidate = where(tap == maxima, place, none);
+      first = first.defined() ? minimum(first, candidate) : candidate;
+    }
+  if (!node.attribute("storage_order", int64_t(0)))
+    return first;
+  // Column-major within each image: h + w * H.
+  Tensor image = full({}, double(height * width), DType::Int64);
+  Tensor within = mod(first, image);
+  Tensor w = full({}, double(width), DType::Int64);
+  Tensor h = full({}, double(height), DType::Int64);
+  return first - within + floorDiv(within, w) + mod(within, w) * h;
+}
+
+Tensors pool(const NodeContext &node, bool maximumPool) {
+  Tensors values = poolValues(node, maximumPool);
+  if (maximumPool && node.node.output_size() > 1 &&
+      !node.node.output(1).empty())
+    values.push_back(maxPoolIndices(node, node.input(0), values[0]));
+  return values;
 }
 
 Tensors globalPool(const NodeContext &node, bool maximumPool) {
