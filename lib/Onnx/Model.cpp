@@ -354,14 +354,18 @@ void checkNodes(const Graph &graph, const Nodes &nodes) {
   const std::map<std::string, Kernel> &table = kernels();
   for (const auto &node : nodes) {
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-    bool isIf = defaultDomain && node.op_type() == "If";
-    if (!isIf && !table.count(kernelName(node)))
+    std::string name = kernelName(node);
+    // Ops with subgraphs are recorded here, not by a kernel.
+    bool isIf = name == "If",
+         withBody = isIf || name == "Loop" || name == "Scan";
+    if (!withBody && !table.count(name))
       throw Error("onnx::load",
                   describeNode(graph, node) +
                       ": lazyc does not support this op" +
                       (defaultDomain ? "" : " (nor this domain)"));
     for (const auto &attribute : node.attribute()) {
-      bool branch = isIf && attribute.type() == ::onnx::AttributeProto::GRAPH;
+      bool branch =
+          withBody && attribute.type() == ::onnx::AttributeProto::GRAPH;
       if (branch)
         checkNodes(graph, attribute.g().node());
       else if (attribute.type() == ::onnx::AttributeProto::GRAPH ||
@@ -377,6 +381,50 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
                  std::map<std::string, Tensor> &values,
                  std::map<std::string, HostValue> &known, SourceLocation where);
 
+/// The outputs of `body` recorded over the values around it, its inputs
+/// bound to `inputs`.
+std::vector<Tensor> recordBody(const Graph &graph,
+                               const ::onnx::NodeProto &node,
+                               const ::onnx::GraphProto &body,
+                               const std::map<std::string, Tensor> &values,
+                               const std::map<std::string, HostValue> &known,
+                               const std::vector<Tensor> &inputs,
+                               SourceLocation where) {
+  std::map<std::string, Tensor> inner = values;
+  std::map<std::string, HostValue> innerKnown = known;
+  if (size_t(body.input_size()) != inputs.size())
+    throw Error("onnx::" + node.op_type(),
+                describeNode(graph, node) + ": its body takes " +
+                    std::to_string(body.input_size()) + " inputs, not " +
+                    std::to_string(inputs.size()),
+                where);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    inner[body.input(int(i)).name()] = inputs[i];
+    innerKnown.erase(body.input(int(i)).name());
+  }
+  recordNodes(graph, body.node(), inner, innerKnown, where);
+  std::vector<Tensor> results;
+  for (const auto &output : body.output()) {
+    auto found = inner.find(output.name());
+    if (found == inner.end())
+      throw Error("onnx::" + node.op_type(),
+                  describeNode(graph, node) + ": output '" + output.name() +
+                      "' of its body is computed by no node",
+                  where);
+    results.push_back(found->second);
+  }
+  return results;
+}
+
+const ::onnx::GraphProto *graphAttribute(const ::onnx::NodeProto &node,
+                                         const std::string &name) {
+  for (const auto &attribute : node.attribute())
+    if (attribute.name() == name &&
+        attribute.type() == ::onnx::AttributeProto::GRAPH)
+      return &attribute.g();
+  return nullptr;
+}
+
 /// If as lazyc's cond: both branches recorded (each sees the values around
 /// it), one op that runs the one the predicate picks.
 std::vector<Tensor> recordIf(const Graph &graph, const ::onnx::NodeProto &node,
@@ -384,37 +432,259 @@ std::vector<Tensor> recordIf(const Graph &graph, const ::onnx::NodeProto &node,
                              const std::map<std::string, Tensor> &values,
                              const std::map<std::string, HostValue> &known,
                              SourceLocation where) {
-  const ::onnx::GraphProto *thenBranch = nullptr, *elseBranch = nullptr;
-  for (const auto &attribute : node.attribute()) {
-    if (attribute.name() == "then_branch")
-      thenBranch = &attribute.g();
-    if (attribute.name() == "else_branch")
-      elseBranch = &attribute.g();
-  }
+  const ::onnx::GraphProto *thenBranch = graphAttribute(node, "then_branch");
+  const ::onnx::GraphProto *elseBranch = graphAttribute(node, "else_branch");
   if (!thenBranch || !elseBranch)
     throw Error("onnx::If", describeNode(graph, node) +
                                 ": then_branch and else_branch are required");
-  auto record = [&](const ::onnx::GraphProto &branch) {
-    std::map<std::string, Tensor> inner = values;
-    std::map<std::string, HostValue> innerKnown = known;
-    recordNodes(graph, branch.node(), inner, innerKnown, where);
-    std::vector<Tensor> results;
-    for (const auto &output : branch.output()) {
-      auto found = inner.find(output.name());
-      if (found == inner.end())
-        throw Error("onnx::If", describeNode(graph, node) + ": output '" +
-                                    output.name() +
-                                    "' of a branch is computed by no node");
-      results.push_back(found->second);
-    }
-    return results;
-  };
   Tensor flag = predicate.numel() == 1 && predicate.rank() != 0
                     ? reshape(predicate, {})
                     : predicate;
   return cond(
-      flag, [&] { return record(*thenBranch); },
-      [&] { return record(*elseBranch); }, where);
+      flag,
+      [&] {
+        return recordBody(graph, node, *thenBranch, values, known, {}, where);
+      },
+      [&] {
+        return recordBody(graph, node, *elseBranch, values, known, {}, where);
+      },
+      where);
+}
+
+/// A 0-d Bool from a Bool of one element.
+Tensor scalarFlag(const Tensor &flag) {
+  return flag.rank() == 0 ? flag : reshape(flag, {});
+}
+
+/// Loop. Without scan outputs it is lazyc's whileLoop: one op whatever the
+/// trip count, carrying the iteration number, the condition and the
+/// values. With scan outputs, whose length is the number of iterations, it
+/// is unrolled: the trip count is read when the node is recorded, and a
+/// condition the body computes is read after each iteration.
+std::vector<Tensor> recordLoop(const Graph &graph,
+                               const ::onnx::NodeProto &node,
+                               const std::vector<Tensor> &inputs,
+                               const std::map<std::string, Tensor> &values,
+                               const std::map<std::string, HostValue> &known,
+                               SourceLocation where) {
+  const ::onnx::GraphProto *body = graphAttribute(node, "body");
+  if (!body)
+    throw Error("onnx::Loop", describeNode(graph, node) + ": body is required",
+                where);
+  auto fail = [&](const std::string &message) -> Error {
+    return Error("onnx::Loop", describeNode(graph, node) + ": " + message,
+                 where);
+  };
+  bool bounded = inputs.size() > 0 && inputs[0].defined();
+  Tensor tripCount =
+      bounded ? reshape(cast(inputs[0], DType::Int64), {}) : Tensor();
+  Tensor condition = inputs.size() > 1 && inputs[1].defined()
+                         ? scalarFlag(inputs[1])
+                         : full({}, 1, DType::Bool);
+  std::vector<Tensor> carried(
+      inputs.begin() + std::min<size_t>(2, inputs.size()), inputs.end());
+  size_t count = carried.size();
+  if (body->output_size() < int(1 + count))
+    throw fail("its body returns " + std::to_string(body->output_size()) +
+               " values, fewer than the condition and the " +
+               std::to_string(count) + " carried ones");
+  size_t scans = size_t(body->output_size()) - 1 - count;
+  auto step = [&](const Tensor &iteration, const Tensor &flag,
+                  const std::vector<Tensor> &state) {
+    std::vector<Tensor> bodyInputs = {iteration, flag};
+    bodyInputs.insert(bodyInputs.end(), state.begin(), state.end());
+    return recordBody(graph, node, *body, values, known, bodyInputs, where);
+  };
+
+  if (scans == 0) {
+    std::vector<Tensor> initial = {full({}, 0, DType::Int64), condition};
+    initial.insert(initial.end(), carried.begin(), carried.end());
+    std::vector<Tensor> final = whileLoop(
+        [&](const std::vector<Tensor> &state) {
+          return bounded ? state[1] & (state[0] < tripCount) : state[1];
+        },
+        [&](const std::vector<Tensor> &state) {
+          std::vector<Tensor> outputs =
+              step(state[0], state[1],
+                   std::vector<Tensor>(state.begin() + 2, state.end()));
+          std::vector<Tensor> next = {state[0] + int64_t(1),
+                                      scalarFlag(outputs[0])};
+          next.insert(next.end(), outputs.begin() + 1, outputs.end());
+          return next;
+        },
+        initial, LoopOptions{}, where);
+    return std::vector<Tensor>(final.begin() + 2, final.end());
+  }
+
+  // Unrolled: the number of iterations is the scan outputs' length.
+  constexpr int64_t kMaxUnrolled = 100000;
+  int64_t trips = bounded ? tripCount.item<int64_t>() : kMaxUnrolled;
+  std::vector<std::vector<Tensor>> stacked(scans);
+  bool going = condition.item<bool>();
+  int64_t iteration = 0;
+  for (; going && iteration < trips; ++iteration) {
+    std::vector<Tensor> outputs =
+        step(full({}, double(iteration), DType::Int64), condition, carried);
+    condition = scalarFlag(outputs[0]);
+    for (size_t i = 0; i < count; ++i)
+      carried[i] = outputs[1 + i];
+    for (size_t k = 0; k < scans; ++k) {
+      const Tensor &value = outputs[1 + count + k];
+      Shape shape = value.shape();
+      shape.insert(shape.begin(), 1);
+      stacked[k].push_back(reshape(value, shape));
+    }
+    going = condition.item<bool>();
+  }
+  if (!bounded && going)
+    throw fail("with scan outputs and no trip count, it ran " +
+               std::to_string(kMaxUnrolled) +
+               " iterations without its condition turning false");
+  if (iteration == 0 && scans > 0)
+    throw fail("scan outputs of a loop that runs no iteration are not "
+               "supported");
+  std::vector<Tensor> results = carried;
+  for (std::vector<Tensor> &rows : stacked)
+    results.push_back(concat(rows, 0));
+  return results;
+}
+
+/// Scan, unrolled over the sequence (its length is static): per step the
+/// body runs on the states and one slice of each scan input; the scan
+/// outputs are stacked. Opset 8's form has a batch axis first (its
+/// sequence_lens must be full) and is scanned per batch entry.
+std::vector<Tensor> recordScan(const Graph &graph,
+                               const ::onnx::NodeProto &node,
+                               std::vector<Tensor> inputs,
+                               const std::map<std::string, Tensor> &values,
+                               const std::map<std::string, HostValue> &known,
+                               SourceLocation where) {
+  const ::onnx::GraphProto *body = graphAttribute(node, "body");
+  NodeContext context(graph, node, inputs);
+  if (!body)
+    context.fail("body is required");
+  int64_t scanInputs = context.attribute("num_scan_inputs", int64_t(0));
+  bool batched = graph.opset < 9;
+  if (batched) {
+    if (!inputs.empty() && inputs[0].defined()) {
+      int64_t length = inputs.size() > 1 ? inputs.back().shape()[1] : 0;
+      for (int64_t given : inputs[0].toVector<int64_t>())
+        if (given != length)
+          context.fail("sequence_lens shorter than the sequence is not "
+                       "supported");
+    }
+    inputs.erase(inputs.begin());
+  }
+  int64_t states = int64_t(inputs.size()) - scanInputs;
+  if (scanInputs <= 0 || states < 0)
+    context.fail("num_scan_inputs must be between 1 and the inputs' count");
+  auto perInput = [&](const std::string &name, int64_t count) {
+    std::vector<int64_t> given = context.attributeInts(name);
+    given.resize(size_t(count), 0);
+    return given;
+  };
+  std::vector<int64_t> inputAxes = perInput("scan_input_axes", scanInputs);
+  std::vector<int64_t> inputDirections =
+      perInput(batched ? "directions" : "scan_input_directions", scanInputs);
+  int64_t scanOutputs = int64_t(body->output_size()) - states;
+  std::vector<int64_t> outputAxes = perInput("scan_output_axes", scanOutputs);
+  std::vector<int64_t> outputDirections =
+      perInput("scan_output_directions", scanOutputs);
+  if (scanOutputs < 0)
+    context.fail("its body returns fewer values than the states");
+
+  auto scan = [&](std::vector<Tensor> state, std::vector<Tensor> sequences) {
+    int64_t length = -1;
+    for (int64_t i = 0; i < scanInputs; ++i) {
+      Tensor &sequence = sequences[size_t(i)];
+      int64_t axis = inputAxes[size_t(i)];
+      if (axis < 0)
+        axis += sequence.rank();
+      if (axis < 0 || axis >= sequence.rank())
+        context.fail("scan_input_axes " + std::to_string(axis) +
+                     " is out of range");
+      inputAxes[size_t(i)] = axis;
+      int64_t size = sequence.shape()[axis];
+      if (length >= 0 && size != length)
+        context.fail("scan inputs of different lengths");
+      length = size;
+    }
+    std::vector<std::vector<Tensor>> stacked(static_cast<size_t>(scanOutputs));
+    for (int64_t t = 0; t < length; ++t) {
+      std::vector<Tensor> bodyInputs = state;
+      for (int64_t i = 0; i < scanInputs; ++i) {
+        const Tensor &sequence = sequences[size_t(i)];
+        int64_t axis = inputAxes[size_t(i)];
+        int64_t at = inputDirections[size_t(i)] ? length - 1 - t : t;
+        std::vector<int64_t> start(sequence.rank(), 0),
+            limit = sequence.shape();
+        start[axis] = at;
+        limit[axis] = at + 1;
+        Shape shape = sequence.shape();
+        shape.erase(shape.begin() + axis);
+        bodyInputs.push_back(reshape(slice(sequence, start, limit), shape));
+      }
+      std::vector<Tensor> outputs =
+          recordBody(graph, node, *body, values, known, bodyInputs, where);
+      state.assign(outputs.begin(), outputs.begin() + states);
+      for (int64_t k = 0; k < scanOutputs; ++k)
+        stacked[size_t(k)].push_back(outputs[size_t(states + k)]);
+    }
+    std::vector<Tensor> results = state;
+    for (int64_t k = 0; k < scanOutputs; ++k) {
+      std::vector<Tensor> &rows = stacked[size_t(k)];
+      if (rows.empty())
+        context.fail("scan outputs of an empty sequence are not supported");
+      if (outputDirections[size_t(k)])
+        std::reverse(rows.begin(), rows.end());
+      int64_t axis = outputAxes[size_t(k)];
+      int64_t rank = rows[0].rank() + 1;
+      if (axis < 0)
+        axis += rank;
+      for (Tensor &row : rows) {
+        Shape shape = row.shape();
+        shape.insert(shape.begin() + axis, 1);
+        row = reshape(row, shape);
+      }
+      results.push_back(concat(rows, axis));
+    }
+    return results;
+  };
+
+  std::vector<Tensor> state(inputs.begin(), inputs.begin() + states);
+  std::vector<Tensor> sequences(inputs.begin() + states, inputs.end());
+  if (!batched)
+    return scan(state, sequences);
+  // Opset 8: per batch entry, the sequence axis is 1 (0 once the batch
+  // entry is taken).
+  int64_t batch = sequences[0].shape()[0];
+  auto entry = [](const Tensor &value, int64_t b) {
+    std::vector<int64_t> start(value.rank(), 0), limit = value.shape();
+    start[0] = b;
+    limit[0] = b + 1;
+    Shape shape(value.shape().begin() + 1, value.shape().end());
+    return reshape(slice(value, start, limit), shape);
+  };
+  std::vector<std::vector<Tensor>> perBatch;
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Tensor> entryState, entrySequences;
+    for (const Tensor &value : state)
+      entryState.push_back(entry(value, b));
+    for (const Tensor &value : sequences)
+      entrySequences.push_back(entry(value, b));
+    perBatch.push_back(scan(entryState, entrySequences));
+  }
+  std::vector<Tensor> results;
+  for (size_t k = 0; k < perBatch[0].size(); ++k) {
+    std::vector<Tensor> rows;
+    for (const std::vector<Tensor> &outputs : perBatch) {
+      Shape shape = outputs[k].shape();
+      shape.insert(shape.begin(), 1);
+      rows.push_back(reshape(outputs[k], shape));
+    }
+    results.push_back(concat(rows, 0));
+  }
+  return results;
 }
 
 /// Records `nodes` in order, reading and adding to `values` (and to the
@@ -446,8 +716,13 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
     NodeContext context(graph, node, nodeInputs, nodeKnown);
     std::vector<Tensor> results;
     try {
-      if (kernelName(node) == "If") {
+      std::string name = kernelName(node);
+      if (name == "If") {
         results = recordIf(graph, node, context.input(0), values, known, where);
+      } else if (name == "Loop") {
+        results = recordLoop(graph, node, nodeInputs, values, known, where);
+      } else if (name == "Scan") {
+        results = recordScan(graph, node, nodeInputs, values, known, where);
       } else if (std::optional<std::vector<HostValue>> folded =
                      foldOnHost(context, nodeInputs, nodeKnown)) {
         for (size_t i = 0; i < folded->size(); ++i) {
@@ -602,7 +877,9 @@ std::vector<std::string> lazyc::onnx::supportedOps() {
   std::vector<std::string> names;
   for (const auto &[name, kernel] : detail::kernels())
     names.push_back(name);
-  names.push_back("If"); // Recorded as a cond (Model.cpp), not a kernel.
+  // Recorded here (cond, whileLoop, unrolled), not by kernels.
+  for (const char *withBody : {"If", "Loop", "Scan"})
+    names.push_back(withBody);
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -437,10 +437,57 @@ TEST_F(OnnxImportTest, IfIsACondOverTheValuesAroundIt) {
   EXPECT_EQ(metrics().tracesCompiled - before, 1u);
 }
 
+TEST_F(OnnxImportTest, ALoopWithoutScanOutputsIsOneWhileLoop) {
+  // v = v * 2 + i for i < M: one whileLoop, so trip counts 3 and 6 (data)
+  // run the same compiled trace.
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  declare(graph.add_input(), "M", ::onnx::TensorProto::INT64, {});
+  declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {2});
+  declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {2});
+  addInitializer(graph, "two", {}, {2.0f});
+  ::onnx::NodeProto *loop =
+      addNode(graph, "Loop", {"M", "", "x"}, {"y"}, "loop");
+  ::onnx::AttributeProto *attribute = loop->add_attribute();
+  attribute->set_name("body");
+  attribute->set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto &body = *attribute->mutable_g();
+  declare(body.add_input(), "i", ::onnx::TensorProto::INT64, {});
+  declare(body.add_input(), "cond_in", ::onnx::TensorProto::BOOL, {});
+  declare(body.add_input(), "v", ::onnx::TensorProto::FLOAT, {2});
+  addNode(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  addNode(body, "Mul", {"v", "two"}, {"doubled"}, "double");
+  ::onnx::NodeProto *cast = addNode(body, "Cast", {"i"}, {"fi"}, "as_float");
+  ::onnx::AttributeProto *to = cast->add_attribute();
+  to->set_name("to");
+  to->set_type(::onnx::AttributeProto::INT);
+  to->set_i(::onnx::TensorProto::FLOAT);
+  addNode(body, "Add", {"doubled", "fi"}, {"v_out"}, "plus_i");
+  declare(body.add_output(), "cond_out", ::onnx::TensorProto::BOOL, {});
+  declare(body.add_output(), "v_out", ::onnx::TensorProto::FLOAT, {2});
+  lazyc::onnx::Model loaded = lazyc::onnx::load(write(model));
+
+  uint64_t before = metrics().tracesCompiled;
+  for (int64_t trips : {3, 6}) {
+    std::vector<float> expected = {1.0f, -0.5f};
+    for (int64_t i = 0; i < trips; ++i)
+      for (float &v : expected)
+        v = v * 2 + float(i);
+    Tensor y = loaded({Tensor::fromVector<int64_t>({trips}, {}),
+                       Tensor::fromVector<float>({1.0f, -0.5f}, {2})})
+                   .front();
+    EXPECT_EQ(y.toVector<float>(), expected) << trips << " trips";
+  }
+  EXPECT_EQ(metrics().tracesCompiled - before, 1u);
+}
+
 TEST_F(OnnxImportTest, TheOpTableIsListed) {
   std::vector<std::string> ops = lazyc::onnx::supportedOps();
   EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
-  for (const char *op : {"Conv", "Gemm", "MatMul", "Softmax", "Reshape"})
+  for (const char *op : {"Conv", "Gemm", "MatMul", "Softmax", "Reshape", "If",
+                         "Loop", "Scan", "ai.onnx.preview.training:Adam"})
     EXPECT_TRUE(std::count(ops.begin(), ops.end(), op)) << op;
 }
 
