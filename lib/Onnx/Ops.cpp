@@ -21,6 +21,7 @@
 #include "lazyc/NN/Layers.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -983,12 +984,27 @@ Tensors globalPool(const NodeContext &node, bool maximumPool) {
   return one(maximumPool ? max(x, axes, true) : mean(x, axes, true));
 }
 
+/// Inference: the identity. Training (training_mode, read when the node is
+/// recorded): each element kept with probability 1 - ratio and scaled by
+/// 1 / (1 - ratio), from lazyc's generator seeded by the `seed` attribute
+/// (or a new seed per call); the mask says which were kept.
 Tensors dropout(const NodeContext &node) {
-  // Inference: the identity (training_mode would need a seed ONNX lacks).
-  if (node.has(2) && node.input(2).item<bool>())
-    node.fail("training_mode = true is not supported");
   const Tensor &x = node.input(0);
-  return {x, full(x.shape(), 1, DType::Bool)};
+  bool training = node.has(2) && node.input(2).item<bool>();
+  if (!training)
+    return {x, full(x.shape(), 1, DType::Bool)};
+  if (!isFloat(x.dtype()))
+    node.fail(std::string("training dropout of ") + dtypeName(x.dtype()) +
+              " is not supported");
+  Tensor ratio = node.has(1) ? reshape(cast(node.input(1), x.dtype()), {})
+                             : constant(0.5, x);
+  static std::atomic<int64_t> calls{0};
+  int64_t seed = node.hasAttribute("seed") ? node.attribute("seed", int64_t(0))
+                                           : 0x5EED0000 + calls++;
+  Tensor draws = randomUniform(x.shape(), 0, 1, seed, x.dtype());
+  Tensor kept = draws >= ratio;
+  Tensor scaled = x / (constant(1, x) - ratio);
+  return {where(kept, scaled, constant(0, x)), kept};
 }
 
 Tensors depthToSpace(const NodeContext &node, bool toSpace) {
