@@ -1232,6 +1232,127 @@ Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
   node.fail("mode '" + mode + "' is not supported");
 }
 
+/// RoiAlign's average mode, as ONNX's reference and ONNX Runtime compute
+/// it. The sample points depend on the regions (data: their count adapts
+/// to each region's size), so rois and batch_indices are read when the node
+/// is recorded and turned into bilinear taps and weights on the host; the
+/// values are one gather of those taps, weighted and summed.
+Tensors roiAlign(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  if (x.rank() != 4)
+    node.fail("needs X [N, C, H, W]");
+  std::string mode = node.attribute("mode", std::string("avg"));
+  if (mode != "avg")
+    node.fail("mode '" + mode + "' is not supported (avg is)");
+  std::string transformation =
+      node.opset() >= 16 ? node.attribute("coordinate_transformation_mode",
+                                          std::string("half_pixel"))
+                         : std::string("output_half_pixel");
+  if (transformation != "half_pixel" && transformation != "output_half_pixel")
+    node.fail("coordinate_transformation_mode '" + transformation +
+              "' is not supported");
+  bool halfPixel = transformation == "half_pixel";
+  int64_t outH = node.attribute("output_height", int64_t(1));
+  int64_t outW = node.attribute("output_width", int64_t(1));
+  int64_t sampling = node.attribute("sampling_ratio", int64_t(0));
+  double scale = node.attribute("spatial_scale", 1.0);
+  int64_t channels = x.shape()[1], height = x.shape()[2], width = x.shape()[3];
+  std::vector<double> rois = node.input(1).toVector<double>();
+  std::vector<int64_t> batchIndex = node.input(2).toVector<int64_t>();
+  int64_t regions = int64_t(batchIndex.size());
+  if (int64_t(rois.size()) != regions * 4)
+    node.fail("needs rois [num_rois, 4] and batch_indices [num_rois]");
+
+  struct Region {
+    double startH, startW, binH, binW;
+    int64_t gridH, gridW;
+  };
+  std::vector<Region> shapes;
+  int64_t perPoint = 4; // taps per output point: the largest grid's
+  for (int64_t r = 0; r < regions; ++r) {
+    if (batchIndex[r] < 0 || batchIndex[r] >= x.shape()[0])
+      node.fail("batch index " + std::to_string(batchIndex[r]) +
+                " is out of range");
+    double offset = halfPixel ? 0.5 : 0.0;
+    double startW = rois[r * 4] * scale - offset;
+    double startH = rois[r * 4 + 1] * scale - offset;
+    double roiW = rois[r * 4 + 2] * scale - offset - startW;
+    double roiH = rois[r * 4 + 3] * scale - offset - startH;
+    if (!halfPixel) {
+      roiW = std::max(roiW, 1.0);
+      roiH = std::max(roiH, 1.0);
+    }
+    Region region{
+        startH,
+        startW,
+        roiH / double(outH),
+        roiW / double(outW),
+        sampling > 0 ? sampling : int64_t(std::ceil(roiH / double(outH))),
+        sampling > 0 ? sampling : int64_t(std::ceil(roiW / double(outW)))};
+    shapes.push_back(region);
+    perPoint = std::max(perPoint, 4 * region.gridH * region.gridW);
+  }
+  // Every output point gets perPoint taps (spatial index, weight with the
+  // average folded in); samples outside the image, and the padding of a
+  // smaller grid, weigh 0.
+  int64_t points = regions * outH * outW;
+  std::vector<int64_t> taps(size_t(points * perPoint), 0);
+  std::vector<double> weights(size_t(points * perPoint), 0.0);
+  for (int64_t r = 0; r < regions; ++r) {
+    const Region &region = shapes[r];
+    double count = double(std::max<int64_t>(region.gridH * region.gridW, 1));
+    for (int64_t ph = 0; ph < outH; ++ph)
+      for (int64_t pw = 0; pw < outW; ++pw) {
+        size_t at = size_t(((r * outH + ph) * outW + pw) * perPoint);
+        for (int64_t iy = 0; iy < region.gridH; ++iy)
+          for (int64_t ix = 0; ix < region.gridW; ++ix, at += 4) {
+            double y = region.startH + double(ph) * region.binH +
+                       (double(iy) + 0.5) * region.binH / double(region.gridH);
+            double u = region.startW + double(pw) * region.binW +
+                       (double(ix) + 0.5) * region.binW / double(region.gridW);
+            if (y < -1.0 || y > double(height) || u < -1.0 || u > double(width))
+              continue;
+            y = std::max(y, 0.0);
+            u = std::max(u, 0.0);
+            int64_t yLow = int64_t(y), xLow = int64_t(u), yHigh, xHigh;
+            if (yLow >= height - 1) {
+              yHigh = yLow = height - 1;
+              y = double(yLow);
+            } else {
+              yHigh = yLow + 1;
+            }
+            if (xLow >= width - 1) {
+              xHigh = xLow = width - 1;
+              u = double(xLow);
+            } else {
+              xHigh = xLow + 1;
+            }
+            double ly = y - double(yLow), lx = u - double(xLow);
+            double hy = 1 - ly, hx = 1 - lx;
+            int64_t tap[4] = {yLow * width + xLow, yLow * width + xHigh,
+                              yHigh * width + xLow, yHigh * width + xHigh};
+            double weight[4] = {hy * hx, hy * lx, ly * hx, ly * lx};
+            for (int k = 0; k < 4; ++k) {
+              taps[at + k] = tap[k];
+              weights[at + k] = weight[k] / count;
+            }
+          }
+      }
+  }
+  Tensor images =
+      reshape(indexSelect(x, 0, Tensor::fromVector(batchIndex, {regions})),
+              {regions, channels, height * width});
+  int64_t columns = outH * outW * perPoint;
+  Tensor index = broadcastTo(Tensor::fromVector(taps, {regions, 1, columns}),
+                             {regions, channels, columns});
+  Tensor weight =
+      cast(Tensor::fromVector(weights, {regions, 1, columns}), x.dtype());
+  Tensor values = gather(images, 2, index) * weight;
+  return one(reshape(
+      sum(reshape(values, {regions, channels, outH * outW, perPoint}), {3}),
+      {regions, channels, outH, outW}));
+}
+
 /// GridSample (opset 16) as PyTorch's grid_sample computes it (ONNX's
 /// test values are PyTorch's): each output point reads X at the grid's
 /// (x, y) in [-1, 1], unnormalized by align_corners; border and reflection
@@ -2639,6 +2760,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Compress"] = compress;
     k["ReverseSequence"] = reverseSequence;
     k["GridSample"] = gridSample;
+    k["RoiAlign"] = roiAlign;
     k["NonMaxSuppression"] = nonMaxSuppression;
     k["MaxUnpool"] = maxUnpool;
     k["Det"] = det;
