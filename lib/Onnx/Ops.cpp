@@ -984,6 +984,55 @@ Tensors globalPool(const NodeContext &node, bool maximumPool) {
   return one(maximumPool ? max(x, axes, true) : mean(x, axes, true));
 }
 
+/// The seed of a random op: its `seed` attribute (a float in ONNX), or a
+/// new one per call. Either way it is data to the trace: a new seed
+/// compiles nothing.
+int64_t seedOf(const NodeContext &node) {
+  static std::atomic<int64_t> calls{0};
+  if (node.hasAttribute("seed"))
+    return int64_t(node.attribute("seed", 0.0));
+  return 0x5EED0000 + calls++;
+}
+
+/// RandomUniform, RandomNormal and their -Like forms, from lazyc's
+/// generator (other numbers than another runtime's, the same
+/// distribution). The dtype is the attribute's, else the input's (-Like)
+/// or Float32.
+Tensors randomOp(const NodeContext &node, bool uniform, bool like) {
+  Shape shape;
+  DType dtype = DType::Float32;
+  if (like) {
+    shape = node.input(0).shape();
+    dtype = node.input(0).dtype();
+  } else {
+    shape = node.attributeInts("shape");
+  }
+  if (node.hasAttribute("dtype"))
+    dtype = dtypeFromOnnx(int32_t(node.attribute("dtype", int64_t(1))),
+                          describeNode(node.graph, node.node) + ": dtype");
+  if (!isFloat(dtype))
+    node.fail(std::string("random values of ") + dtypeName(dtype) +
+              " are not supported");
+  int64_t seed = seedOf(node);
+  if (uniform)
+    return one(randomUniform(shape, node.attribute("low", 0.0),
+                             node.attribute("high", 1.0), seed, dtype));
+  return one(randomNormal(shape, node.attribute("mean", 0.0),
+                          node.attribute("scale", 1.0), seed, dtype));
+}
+
+/// 1 with probability x, else 0.
+Tensors bernoulli(const NodeContext &node) {
+  const Tensor &p = node.input(0);
+  DType dtype =
+      node.hasAttribute("dtype")
+          ? dtypeFromOnnx(int32_t(node.attribute("dtype", int64_t(1))),
+                          describeNode(node.graph, node.node) + ": dtype")
+          : p.dtype();
+  Tensor draws = randomUniform(p.shape(), 0, 1, seedOf(node), DType::Float64);
+  return one(cast(draws < cast(p, DType::Float64), dtype));
+}
+
 /// Inference: the identity. Training (training_mode, read when the node is
 /// recorded): each element kept with probability 1 - ratio and scaled by
 /// 1 / (1 - ratio), from lazyc's generator seeded by the `seed` attribute
@@ -998,10 +1047,7 @@ Tensors dropout(const NodeContext &node) {
               " is not supported");
   Tensor ratio = node.has(1) ? reshape(cast(node.input(1), x.dtype()), {})
                              : constant(0.5, x);
-  static std::atomic<int64_t> calls{0};
-  int64_t seed = node.hasAttribute("seed") ? node.attribute("seed", int64_t(0))
-                                           : 0x5EED0000 + calls++;
-  Tensor draws = randomUniform(x.shape(), 0, 1, seed, x.dtype());
+  Tensor draws = randomUniform(x.shape(), 0, 1, seedOf(node), x.dtype());
   Tensor kept = draws >= ratio;
   Tensor scaled = x / (constant(1, x) - ratio);
   return {where(kept, scaled, constant(0, x)), kept};
@@ -2761,6 +2807,19 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["ReverseSequence"] = reverseSequence;
     k["GridSample"] = gridSample;
     k["RoiAlign"] = roiAlign;
+    k["RandomUniform"] = [](const NodeContext &node) {
+      return randomOp(node, true, false);
+    };
+    k["RandomNormal"] = [](const NodeContext &node) {
+      return randomOp(node, false, false);
+    };
+    k["RandomUniformLike"] = [](const NodeContext &node) {
+      return randomOp(node, true, true);
+    };
+    k["RandomNormalLike"] = [](const NodeContext &node) {
+      return randomOp(node, false, true);
+    };
+    k["Bernoulli"] = bernoulli;
     k["NonMaxSuppression"] = nonMaxSuppression;
     k["MaxUnpool"] = maxUnpool;
     k["Det"] = det;

@@ -25,7 +25,9 @@
 // fails; the summary counts each kind and the reasons. A few tests store
 // outputs that contradict their own model (kWrongData, each with the
 // evidence): they run, must disagree as stated, and count as WRONG DATA,
-// neither pass nor fail.
+// neither pass nor fail. Tests whose outputs are numpy's random draws
+// (kRandomOutputs) are checked for what the op promises instead (values,
+// consistency, counts within 5 standard deviations) and count as RANDOM.
 //
 //   LazycOnnxConformance --data DIR [--eager] [--filter TEXT] [--verbose]
 //
@@ -52,12 +54,52 @@ namespace {
 
 enum class Outcome { Pass, Unsupported, Fail, WrongData, Random };
 
+std::string checkDropout(const std::vector<Tensor> &inputs,
+                         const std::vector<Tensor> &outputs);
+std::string checkBernoulli(const std::vector<Tensor> &inputs,
+                           const std::vector<Tensor> &outputs);
+
 /// Tests whose outputs are draws of numpy's generator, which no other
-/// generator reproduces: training-mode Dropout with a nonzero ratio. Their
-/// outputs are checked for what the op promises instead (checkDropout).
-const std::set<std::string> kRandomOutputs = {
-    "test_training_dropout", "test_training_dropout_default",
-    "test_training_dropout_default_mask", "test_training_dropout_mask"};
+/// generator reproduces: training-mode Dropout with a nonzero ratio, and
+/// Bernoulli. Their outputs are checked for what the op promises instead.
+using Check = std::string (*)(const std::vector<Tensor> &,
+                              const std::vector<Tensor> &);
+const std::map<std::string, Check> kRandomOutputs = {
+    {"test_training_dropout", checkDropout},
+    {"test_training_dropout_default", checkDropout},
+    {"test_training_dropout_default_mask", checkDropout},
+    {"test_training_dropout_mask", checkDropout},
+    {"test_bernoulli", checkBernoulli},
+    {"test_bernoulli_double", checkBernoulli},
+    {"test_bernoulli_expanded", checkBernoulli},
+    {"test_bernoulli_double_expanded", checkBernoulli},
+    {"test_bernoulli_seed", checkBernoulli},
+    {"test_bernoulli_seed_expanded", checkBernoulli}};
+
+/// Every output is 0 or 1, 0 where the probability is 0 and 1 where it is
+/// 1, and the count of ones is within 5 standard deviations of the sum of
+/// the probabilities.
+std::string checkBernoulli(const std::vector<Tensor> &inputs,
+                           const std::vector<Tensor> &outputs) {
+  std::vector<double> p = inputs[0].toVector<double>();
+  std::vector<double> y = outputs[0].toVector<double>();
+  double ones = 0, mean = 0, variance = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (y[i] != 0 && y[i] != 1)
+      return "element " + std::to_string(i) + " is " + std::to_string(y[i]) +
+             ", not 0 or 1";
+    if ((p[i] == 0 && y[i] != 0) || (p[i] == 1 && y[i] != 1))
+      return "element " + std::to_string(i) + " is " + std::to_string(y[i]) +
+             " at probability " + std::to_string(p[i]);
+    ones += y[i];
+    mean += p[i];
+    variance += p[i] * (1 - p[i]);
+  }
+  if (std::abs(ones - mean) > 5 * std::sqrt(variance) + 1)
+    return std::to_string(int(ones)) + " ones where " + std::to_string(mean) +
+           " are expected";
+  return "";
+}
 
 /// y is 0 where dropped and x / (1 - ratio) where kept (the mask, if
 /// returned, says which), and the kept fraction is within 5 standard
@@ -189,7 +231,8 @@ Result runTest(const fs::path &directory, bool eager) {
               outputs[i].dtype() != expected[i].dtype())
             return {Outcome::Fail, "output " + std::to_string(i) +
                                        " differs in shape or dtype"};
-        std::string wrong = checkDropout(inputs, outputs);
+        std::string wrong =
+            kRandomOutputs.at(directory.filename().string())(inputs, outputs);
         if (!wrong.empty())
           return {Outcome::Fail, set.filename().string() + ": " + wrong};
         continue;
