@@ -1165,35 +1165,54 @@ Tensors convTranspose(const NodeContext &node) {
   return one(line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y);
 }
 
-/// Resize (and Upsample) one axis at a time: each output position's source
-/// coordinate by the coordinate_transformation_mode, then the nearest
-/// element or a linear or cubic mix of its neighbours.
-Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
-                  int64_t outSize, double scale, const std::string &mode,
-                  const std::string &coordinates,
-                  const std::string &nearestMode) {
+/// A crop of one axis (Resize's roi under tf_crop_and_resize): the
+/// resized positions span [start, end] of the input, in fractions of its
+/// length; outside the input they are `extrapolation`.
+struct AxisCrop {
+  double start = 0, end = 1;
+  double extrapolation = 0;
+};
+
+/// The input coordinate output position `i` of a resized axis reads, by
+/// the coordinate_transformation_mode.
+double sourceCoordinate(const NodeContext &node, const std::string &coordinates,
+                        int64_t i, int64_t inSize, int64_t outSize,
+                        double scale, const AxisCrop &crop) {
+  if (coordinates == "half_pixel")
+    return (i + 0.5) / scale - 0.5;
+  // ONNX's reference takes the resized length as the input's times the
+  // scale, unrounded.
+  double resized = inSize * scale;
+  if (coordinates == "pytorch_half_pixel")
+    return resized > 1 ? (i + 0.5) / scale - 0.5 : 0.0;
+  if (coordinates == "align_corners")
+    return resized > 1 ? double(i) * (inSize - 1) / (resized - 1) : 0.0;
+  if (coordinates == "asymmetric")
+    return i / scale;
+  if (coordinates == "tf_half_pixel_for_nn")
+    return (i + 0.5) / scale;
+  if (coordinates == "tf_crop_and_resize") {
+    double span = (crop.end - crop.start) * double(inSize - 1);
+    double at = outSize > 1 ? double(i) * span / double(outSize - 1) : span / 2;
+    return at + crop.start * double(inSize - 1);
+  }
+  if (coordinates == "half_pixel_symmetric") {
+    double adjustment = outSize / (scale * inSize);
+    double center = inSize / 2.0;
+    double offset = center * (1 - adjustment);
+    return offset + (i + 0.5) / scale - 0.5;
+  }
+  node.fail("coordinate_transformation_mode '" + coordinates +
+            "' is not supported");
+}
+
+/// The nearest, linear or cubic value at `source(i)` for each output
+/// position i of `axis`.
+Tensor interpolateAxis(const NodeContext &node, const Tensor &x, int64_t axis,
+                       int64_t outSize, const std::string &mode,
+                       const std::string &nearestMode,
+                       const std::function<double(int64_t)> &source) {
   int64_t inSize = x.shape()[axis];
-  auto source = [&](int64_t i) -> double {
-    if (coordinates == "half_pixel")
-      return (i + 0.5) / scale - 0.5;
-    // ONNX's reference takes the resized length as the input's times the
-    // scale, unrounded.
-    double resized = inSize * scale;
-    if (coordinates == "pytorch_half_pixel")
-      return resized > 1 ? (i + 0.5) / scale - 0.5 : 0.0;
-    if (coordinates == "align_corners")
-      return resized > 1 ? double(i) * (inSize - 1) / (resized - 1) : 0.0;
-    if (coordinates == "asymmetric")
-      return i / scale;
-    if (coordinates == "half_pixel_symmetric") {
-      double adjustment = outSize / (scale * inSize);
-      double center = inSize / 2.0;
-      double offset = center * (1 - adjustment);
-      return offset + (i + 0.5) / scale - 0.5;
-    }
-    node.fail("coordinate_transformation_mode '" + coordinates +
-              "' is not supported");
-  };
   auto clampIndex = [&](int64_t i) {
     return std::clamp<int64_t>(i, 0, inSize - 1);
   };
@@ -1276,6 +1295,38 @@ Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
     return result;
   }
   node.fail("mode '" + mode + "' is not supported");
+}
+
+/// Resize (and Upsample) one axis at a time: each output position's source
+/// coordinate by the coordinate_transformation_mode, then the nearest
+/// element or a linear or cubic mix of its neighbours; with
+/// tf_crop_and_resize, the extrapolation value where the coordinate falls
+/// outside the input.
+Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
+                  int64_t outSize, double scale, const std::string &mode,
+                  const std::string &coordinates,
+                  const std::string &nearestMode, const AxisCrop &crop) {
+  int64_t inSize = x.shape()[axis];
+  auto source = [&](int64_t i) {
+    return sourceCoordinate(node, coordinates, i, inSize, outSize, scale, crop);
+  };
+  Tensor resized =
+      interpolateAxis(node, x, axis, outSize, mode, nearestMode, source);
+  if (coordinates != "tf_crop_and_resize")
+    return resized;
+  std::vector<bool> outside(outSize);
+  bool any = false;
+  for (int64_t i = 0; i < outSize; ++i) {
+    double at = source(i);
+    outside[i] = at < 0 || at > double(inSize - 1);
+    any = any || outside[i];
+  }
+  if (!any)
+    return resized;
+  Shape maskShape(x.rank(), 1);
+  maskShape[axis] = outSize;
+  return where(Tensor::fromBools(outside, maskShape),
+               constant(crop.extrapolation, resized), resized);
 }
 
 /// RoiAlign's average mode, as ONNX's reference and ONNX Runtime compute
@@ -1545,10 +1596,18 @@ Tensors resize(const NodeContext &node, bool upsample) {
           : node.attribute("nearest_mode", std::string("round_prefer_floor"));
   if (mode == "linear" && (upsample || node.opset() < 11))
     coordinates = "asymmetric";
-  if (coordinates == "tf_crop_and_resize")
-    node.fail("coordinate_transformation_mode 'tf_crop_and_resize' is not "
-              "supported");
   int64_t rank = x.rank();
+  std::vector<AxisCrop> crops(rank);
+  if (coordinates == "tf_crop_and_resize") {
+    if (!node.has(1))
+      node.fail("tf_crop_and_resize needs the roi input");
+    std::vector<double> roi = node.input(1).toVector<double>();
+    if (int64_t(roi.size()) != 2 * rank)
+      node.fail("roi must have 2 entries per dimension");
+    double extrapolation = node.attribute("extrapolation_value", 0.0);
+    for (int64_t d = 0; d < rank; ++d)
+      crops[d] = {roi[d], roi[rank + d], extrapolation};
+  }
   if ((!sizes.empty() && int64_t(sizes.size()) != rank) ||
       (sizes.empty() && int64_t(scales.size()) != rank))
     node.fail("scales or sizes must have one entry per dimension");
@@ -1557,9 +1616,10 @@ Tensors resize(const NodeContext &node, bool upsample) {
     int64_t out =
         sizes.empty() ? int64_t(std::floor(in * scales[d])) : sizes[d];
     double scale = sizes.empty() ? scales[d] : double(out) / in;
-    if (out == in && scale == 1.0)
+    if (out == in && scale == 1.0 && coordinates != "tf_crop_and_resize")
       continue;
-    x = resizeAxis(node, x, d, out, scale, mode, coordinates, nearestMode);
+    x = resizeAxis(node, x, d, out, scale, mode, coordinates, nearestMode,
+                   crops[d]);
   }
   return one(x);
 }
