@@ -121,8 +121,10 @@ void engine::hintDynamicSizes(const NodePtr &node, std::vector<int64_t> sizes) {
 /// Marks in `dynamic` (numbered as traceSizes()) the sizes of `trace` that a
 /// signature said vary: every dimension of that size (it is where the
 /// unknown size flows; a dimension equal to it by chance is merely left to
-/// the call too). Size 1 is left out: it is what broadcasts stretch. False
-/// if no node of the trace has a hint.
+/// the call too). A hinted 1 counts as well: a first batch of 1 must not
+/// compile a function for 1 alone, and the 1s broadcasts stretch stay
+/// static anyway (trace::stretchedSizes). False if no node of the trace
+/// has a hint.
 static bool hintedSizes(const Trace &trace, const std::vector<int64_t> &sizes,
                         std::vector<bool> &dynamic) {
   if (sizeHints.empty())
@@ -132,7 +134,7 @@ static bool hintedSizes(const Trace &trace, const std::vector<int64_t> &sizes,
     if (auto it = sizeHints.find(node);
         it != sizeHints.end() && it->second.node.lock().get() == node)
       for (int64_t size : it->second.sizes)
-        if (size != 1 && !llvm::is_contained(varying, size))
+        if (!llvm::is_contained(varying, size))
           varying.push_back(size);
   if (varying.empty())
     return false;

@@ -78,6 +78,34 @@ TEST(FunctionTest, OneConcreteFunctionForEveryBatchSize) {
   EXPECT_EQ(captured[0].shape, (std::vector<int64_t>{3, 2}));
 }
 
+TEST(FunctionTest, AnUnknownDimensionIsDynamicFromAFirstCallOfSizeOne) {
+  // relu(x @ w + b) over batches 1, 7, 33, 100: a first batch of 1 (the
+  // size broadcasts stretch) must not compile a function for it alone.
+  std::vector<float> wv = sequence(16 * 3, 0.25f), bv = {0.5f, -1.0f, 0.25f};
+  Variable w(Tensor::fromVector<float>(wv, {16, 3}), "w");
+  Variable b(Tensor::fromVector<float>(bv, {3}), "b");
+  auto layer = lazyc::function(
+      "layer", [&](Tensor x) { return relu(matmul(x, w.read()) + b.read()); },
+      {TensorSpec({-1, 16}, DType::Float32, "x")});
+  uint64_t before = metrics().tracesCompiled;
+  for (int64_t batch : {1, 7, 33, 100}) {
+    std::vector<float> xv = sequence(batch * 16, 0.5f);
+    std::vector<float> got =
+        layer(Tensor::fromVector<float>(xv, {batch, 16})).toVector<float>();
+    ASSERT_EQ(got.size(), size_t(batch * 3));
+    for (int64_t r = 0; r < batch; ++r)
+      for (int64_t c = 0; c < 3; ++c) {
+        double dot = bv[c];
+        for (int64_t k = 0; k < 16; ++k)
+          dot += double(xv[r * 16 + k]) * wv[k * 3 + c];
+        EXPECT_NEAR(got[r * 3 + c], std::max(dot, 0.0),
+                    1e-4 * std::max(1.0, std::fabs(dot)))
+            << "batch " << batch << " row " << r;
+      }
+  }
+  EXPECT_EQ(metrics().tracesCompiled - before, 1u);
+}
+
 TEST(FunctionTest, CallsThatDoNotMatchTheSignatureAreErrors) {
   auto f =
       lazyc::function("scale", [](Tensor x, Tensor y) { return x * 2.0f + y; },

@@ -82,7 +82,7 @@ TEST_F(RecompileTest, LazyBatchSizesCompileAtMostTwiceAfterTheFirst) {
 
 TEST_F(RecompileTest, AMarkedBatchCompilesOnce) {
   // markDynamic: the batch is dynamic from the first trace, so no size
-  // after it compiles (sizes other than 1: a 1 is what broadcasts stretch).
+  // after it compiles (FunctionTest checks a first size of 1).
   std::vector<float> w = {0.5f, -1.0f, 0.25f, 2.0f};
   Tensor weights = Tensor::fromVector<float>(w, {4, 1});
   uint64_t before = metrics().tracesCompiled;
