@@ -1087,11 +1087,81 @@ Tensor hyperbolic(const Tensor &x, double sign) {
   return (exp(x) + constant(sign, x) * exp(-x)) * constant(0.5, x);
 }
 
+/// 3-D ConvTranspose, as the 2-D one: the input spread out by the strides
+/// and padded axis by axis, then conv3d (over a node of stride 1 and no
+/// padding) with the kernel flipped and its channel axes swapped per group.
+Tensors convTranspose3d(const NodeContext &node) {
+  Tensor x = node.input(0);
+  const Tensor &w = node.input(1);
+  constexpr int64_t rank = 3;
+  auto spatial = [&](const std::string &name, int64_t otherwise,
+                     size_t count = rank) {
+    std::vector<int64_t> values = node.attributeInts(name);
+    if (values.empty())
+      values.assign(count, otherwise);
+    if (values.size() != count)
+      node.fail(name + " must have " + std::to_string(count) + " entries");
+    return values;
+  };
+  std::vector<int64_t> strides = spatial("strides", 1);
+  std::vector<int64_t> dilations = spatial("dilations", 1);
+  std::vector<int64_t> outputPadding = spatial("output_padding", 0);
+  std::vector<int64_t> pads = spatial("pads", 0, 2 * rank);
+  std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
+  if ((autoPad != "NOTSET" && autoPad != "VALID") ||
+      node.hasAttribute("output_shape"))
+    node.fail("auto_pad SAME and output_shape with 3-D ConvTranspose are "
+              "not supported");
+  int64_t groups = node.attribute("group", int64_t(1));
+  int64_t c = x.shape()[1], perGroup = w.shape()[1];
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t axis = 2 + d, size = x.shape()[axis];
+    // stride - 1 zeros after each element, none after the last.
+    Shape split = x.shape();
+    split.insert(split.begin() + axis + 1, 1);
+    Tensor spread = padAxis(reshape(x, split), axis + 1, 0, strides[d] - 1, 0);
+    Shape merged = x.shape();
+    merged[axis] = size * strides[d];
+    spread = reshape(spread, merged);
+    std::vector<int64_t> start(x.rank(), 0), limit = merged;
+    limit[axis] = (size - 1) * strides[d] + 1;
+    x = slice(spread, start, limit);
+    int64_t extent = (w.shape()[axis] - 1) * dilations[d];
+    int64_t before = extent - pads[d];
+    int64_t after = extent - pads[d + rank] + outputPadding[d];
+    if (before < 0 || after < 0)
+      node.fail("padding past the kernel's extent is not supported");
+    x = padAxis(x, axis, before, after, 0);
+  }
+  // [C, M/g, k...] -> [M, C/g, k...], flipped.
+  Shape grouped = {groups, c / groups, perGroup};
+  grouped.insert(grouped.end(), w.shape().begin() + 2, w.shape().end());
+  Tensor weight = transpose(reshape(w, grouped), {0, 2, 1, 3, 4, 5});
+  Shape filters = {perGroup * groups, c / groups};
+  filters.insert(filters.end(), w.shape().begin() + 2, w.shape().end());
+  weight = reshape(weight, filters);
+  for (int64_t axis = 2; axis < 2 + rank; ++axis)
+    weight = reverseAxis(weight, axis);
+  // The convolution: a node of the same dilations and groups, stride 1.
+  ::onnx::NodeProto conv;
+  conv.set_op_type("Conv");
+  conv.set_name(node.node.name());
+  for (const auto &attribute : node.node.attribute())
+    if (attribute.name() == "dilations" || attribute.name() == "group")
+      *conv.add_attribute() = attribute;
+  std::vector<Tensor> inputs = {x, weight};
+  if (node.has(2))
+    inputs.push_back(node.input(2));
+  return conv3d(NodeContext(node.graph, conv, inputs));
+}
+
 /// ConvTranspose as a convolution: the input spread out by the strides
 /// (zeros between its elements), padded by the kernel's extent less the
 /// padding (and the output_padding at the end), convolved with the kernel
 /// flipped and its channel axes swapped (per group).
 Tensors convTranspose(const NodeContext &node) {
+  if (node.input(0).rank() == 5)
+    return convTranspose3d(node);
   bool line = node.input(0).rank() == 3;
   Tensor x = line ? asImage(node.input(0)) : node.input(0);
   Tensor w = line ? asImage(node.input(1)) : node.input(1);
