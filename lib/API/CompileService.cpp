@@ -17,10 +17,12 @@
 #include "DotGraph.h"
 #include "Profiler.h"
 
+#include "lazyc/API/Compile.h"
 #include "lazyc/API/Error.h"
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
 #include "lazyc/JIT/Target.h"
+#include "lazyc/Runtime/Runtime.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -254,3 +256,18 @@ void engine::countCompile(const jit::CompileStats &stats,
   c.diskCacheWrites += stats.storedToDiskCache;
   c.diskCacheRejected += stats.rejectedDiskCacheEntry;
 }
+
+//===----------------------------------------------------------------------===//
+// Threads
+//===----------------------------------------------------------------------===//
+
+void lazyc::setNumThreads(int threads, SourceLocation where) {
+  if (threads < 1)
+    throw Error("setNumThreads",
+                "needs at least 1 thread, not " + std::to_string(threads),
+                where);
+  jit::setCpuThreads(threads);
+  lazyrt_set_num_threads(threads);
+}
+
+int lazyc::numThreads() { return jit::cpuThreads(); }

@@ -17,5 +17,10 @@
 // libomp live among clang 22's own, and the compiler building lazyc may
 // be another.
 extern "C" int omp_get_max_threads(void);
+extern "C" void omp_set_num_threads(int threads);
 
 extern "C" int lazyrt_get_num_threads(void) { return omp_get_max_threads(); }
+
+extern "C" void lazyrt_set_num_threads(int threads) {
+  omp_set_num_threads(threads);
+}

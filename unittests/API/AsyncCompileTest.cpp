@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazyc/Runtime/Runtime.h"
 #include "lazyc/lazyc.h"
 
 #include "gtest/gtest.h"
@@ -131,6 +132,37 @@ TEST_F(AsyncCompileTest, ALiteralValueReadWhileCompilingHasABuffer) {
   std::vector<float> out = computed.toVector<float>();
   for (int i = 0; i < n; ++i)
     ASSERT_NEAR(out[i], expected(input[i]), 2e-6) << i;
+}
+
+TEST(ThreadsTest, SetNumThreadsSetsTheThreadsOfCompilesAndRuns) {
+  int before = numThreads();
+  EXPECT_GE(before, 1);
+  setNumThreads(1);
+  EXPECT_EQ(numThreads(), 1);
+  EXPECT_EQ(lazyrt_get_num_threads(), 1); // OpenMP's, for this thread.
+  // A trace compiled for one thread computes what it did before.
+  std::vector<float> input(1 << 16);
+  for (size_t i = 0; i < input.size(); ++i)
+    input[i] = float(i % 97) * 0.01f - 0.4f;
+  std::vector<float> out =
+      (exp(Tensor::fromVector(input, {int64_t(input.size())})) * 3.0f + 1.0f)
+          .toVector<float>();
+  for (size_t i = 0; i < input.size(); ++i)
+    ASSERT_NEAR(out[i], std::exp(input[i]) * 3.0f + 1.0f,
+                1e-5f * (1 + std::fabs(out[i])))
+        << i;
+  try {
+    setNumThreads(0);
+    ADD_FAILURE() << "no error for 0 threads";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("[lazyc::setNumThreads] needs at least 1 thread, "
+                        "not 0"),
+              std::string::npos)
+        << error.what();
+  }
+  setNumThreads(before);
+  EXPECT_EQ(numThreads(), before);
 }
 
 } // namespace

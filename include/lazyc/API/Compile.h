@@ -26,9 +26,8 @@ namespace lazyc {
 /// reads x leaves them to the call (dynamic dimensions), so the later sizes
 /// compile nothing new (PyTorch's mark_dynamic; a lazyc::function signature's
 /// -1 does the same for its arguments). As there, every dimension of the
-/// trace that has the same size is left to the call too, and a size of 1
-/// is not marked: it is what broadcasts stretch. A dimension x lacks is an
-/// Error.
+/// trace that has the same size is left to the call too (for a size of 1,
+/// all but the 1s broadcasts stretch). A dimension x lacks is an Error.
 void markDynamic(const Tensor &x, const std::vector<int64_t> &dims,
                  SourceLocation where = SourceLocation::current());
 
@@ -44,6 +43,16 @@ bool isCompilingAsync();
 
 /// Waits until every background compile started so far has finished.
 void waitForCompiles();
+
+/// The threads lazyc's CPU code runs on, and new compiles split their loop
+/// nests for: the machine's cores unless set. It sets OpenMP's thread count
+/// for the calling thread (the one whose computations then run), as
+/// omp_set_num_threads does; functions compiled before keep their split
+/// (their chunks run on the new count of threads). An Error if `threads` is
+/// less than 1.
+void setNumThreads(int threads,
+                   SourceLocation where = SourceLocation::current());
+int numThreads();
 
 /// Repeated blocks (on by default; LAZYC_REPEATED_BLOCKS=0 turns them off):
 /// a trace of 500 nodes or more in which a stretch of ops comes back

@@ -72,6 +72,11 @@ public:
 
 /// The CPU target (always available).
 const Target &cpuTarget();
+
+/// The threads the CPU target splits loop nests for: the cores of this
+/// machine unless set (lazyc::setNumThreads). Part of the disk cache's key.
+int cpuThreads();
+void setCpuThreads(int threads);
 /// The NVIDIA GPU target.
 const Target &cudaTarget();
 /// The target of `kind`.

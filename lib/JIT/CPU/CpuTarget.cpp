@@ -20,7 +20,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 using namespace mlir;
@@ -29,25 +31,31 @@ using namespace lazyc::jit;
 
 namespace {
 
-/// The CPU pipeline's options: the defaults (lazyc-opt takes others).
-const CpuPipelineOptions &pipelineOptions() {
-  static const CpuPipelineOptions options;
-  return options;
-}
+/// 0: one per core.
+std::atomic<int> requestedThreads{0};
 
 } // namespace
 
+int jit::cpuThreads() {
+  int requested = requestedThreads.load();
+  return requested > 0 ? requested
+                       : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+void jit::setCpuThreads(int threads) { requestedThreads = threads; }
+
 static llvm::Expected<std::unique_ptr<CompiledFunction>>
 compileForCpu(ModuleOp module, llvm::StringRef name) {
+  // The defaults (lazyc-opt takes others), the loops split for the threads.
+  auto options = std::make_shared<CpuPipelineOptions>();
+  options->numThreads = cpuThreads();
   HostLowering lowering;
-  lowering.lower = [](ModuleOp module, CompileStats &stats) {
-    return runPipeline(module, cpuPipelineStages(), pipelineOptions(), stats);
+  lowering.lower = [options](ModuleOp module, CompileStats &stats) {
+    return runPipeline(module, cpuPipelineStages(), *options, stats);
   };
-  // The pipeline splits loops for the cores it finds.
   llvm::raw_string_ostream key(lowering.cacheKeyOptions);
-  key << "-O3 threads=" << std::max(1u, std::thread::hardware_concurrency())
-      << " ";
-  pipelineOptions().print(key);
+  key << "-O3 threads=" << cpuThreads() << " ";
+  options->print(key);
   // All of the code runs on the host: no runtime to prepare or check.
   return HostFunction::compile(std::make_unique<HostFunction>(), module, name,
                                lowering);

@@ -65,6 +65,10 @@ void lazyrt_set_cache_limit(uint64_t bytes);
 /// max threads: all hardware threads unless OMP_NUM_THREADS says otherwise).
 int lazyrt_get_num_threads(void);
 
+/// Sets the number of threads generated parallel loops started from the
+/// calling thread use (omp_set_num_threads).
+void lazyrt_set_num_threads(int threads);
+
 /// Records that generated code refused to write the out-parameter at
 /// argument position `index` because the caller's buffer does not have the
 /// computed shape (see lazy-check-output-shapes). Thread-local, like the
