@@ -77,6 +77,13 @@ public:
   /// float reduction or softmax along random axes, whose error the
   /// reference checks against the bound of blocked summation.
   Program runLarge();
+  /// A block of shape-preserving ops (products with fresh weights, biases,
+  /// gains, activations, softmax, scales, a residual add) repeated enough
+  /// times to pass the repeated-block threshold, each copy with its own
+  /// parameters and reading the previous copy's result, as a deep model's
+  /// layers do: the engine cuts it into one trace per copy (setRepeatedBlocks)
+  /// and the reference checks what crosses the cuts.
+  Program runRepeated();
 
 private:
   // Shapes and data.
@@ -990,9 +997,142 @@ Program Generator::runLarge() {
   return program;
 }
 
+Program Generator::runRepeated() {
+  program.iterations = 1;
+  int64_t rows = random.between(1, 4);
+  int64_t width = random.pick(std::vector<int64_t>{4, 8, 16});
+  // The block as templates: operand -1 is the copy's input, -2 the
+  // previous copy's input (a residual), k >= 0 the block's step k; an
+  // Input step is a parameter, with new data in every copy.
+  std::vector<Step> block;
+  auto push = [&](Step step) {
+    block.push_back(std::move(step));
+    return static_cast<int>(block.size()) - 1;
+  };
+  int value = -1;
+  // Ordinary values in [-scale, scale] (the weights' sums contract), so
+  // that errors stay bounded over many copies and the reference's bounds
+  // stay tight (special values and wide ranges are run() programs' job).
+  auto parameter = [&](std::vector<int64_t> shape, double scale) {
+    Step step;
+    step.kind = StepKind::Input;
+    step.dtype = DType::Float32;
+    step.shape = std::move(shape);
+    step.start = scale; // Unused by Input: the template keeps its scale.
+    for (int64_t i = 0; i < elementCount(step.shape); ++i)
+      step.floatData.push_back(
+          static_cast<float>((random.unit() * 2 - 1) * scale));
+    return step;
+  };
+  auto unary = [&](UnaryOp op) {
+    Step step;
+    step.kind = StepKind::Unary;
+    step.op = static_cast<int>(op);
+    step.operands = {value};
+    value = push(std::move(step));
+  };
+  auto binary = [&](BinaryOp op, int other) {
+    Step step;
+    step.kind = StepKind::Binary;
+    step.op = static_cast<int>(op);
+    step.operands = {value, other};
+    value = push(std::move(step));
+  };
+  // Blocks of 32 trace positions or more (BlockSearchOptions).
+  int ops = static_cast<int>(random.between(16, 24));
+  for (int i = 0; i < ops; ++i) {
+    switch (random.below(7)) {
+    case 0: { // A product with a fresh weight.
+      int weight = push(parameter({width, width}, 1.0 / double(width)));
+      Step product;
+      product.kind = StepKind::Matmul;
+      product.operands = {value, weight};
+      value = push(std::move(product));
+      break;
+    }
+    case 1:
+      binary(BinaryOp::Add, push(parameter({width}, 1.0)));
+      break;
+    case 2:
+      binary(BinaryOp::Mul, push(parameter({width}, 1.0)));
+      break;
+    case 3:
+      unary(random.pick(std::vector<UnaryOp>{UnaryOp::Tanh, UnaryOp::Sigmoid,
+                                             UnaryOp::Sin, UnaryOp::Relu}));
+      break;
+    case 4: {
+      Step softmax;
+      softmax.kind = StepKind::Softmax;
+      softmax.axis = 1;
+      softmax.flag = random.chance(0.3);
+      softmax.operands = {value};
+      value = push(std::move(softmax));
+      break;
+    }
+    case 5: { // A scale the program writes.
+      Step scaled;
+      scaled.kind = StepKind::BinaryScalar;
+      scaled.op = static_cast<int>(BinaryOp::Mul);
+      scaled.operands = {value};
+      scaled.scalarType = ScalarType::Float;
+      scaled.constants = {static_cast<double>(random.between(1, 8)) / 8};
+      value = push(std::move(scaled));
+      break;
+    }
+    default:
+      binary(BinaryOp::Add, -2);
+      break;
+    }
+  }
+  unary(UnaryOp::Tanh); // Bounded, whatever the depth.
+
+  // Copies past the repeated-block threshold (500 nodes).
+  int copies = std::min<int>(40, 900 / static_cast<int>(block.size()) + 2);
+  if (!record(parameter({rows, width}, 2.0)))
+    return program;
+  int current = static_cast<int>(program.steps.size()) - 1;
+  int previous = current;
+  for (int copy = 0; copy < copies; ++copy) {
+    std::vector<int> at(block.size());
+    for (size_t k = 0; k < block.size(); ++k) {
+      Step step = block[k];
+      if (step.kind == StepKind::Input) // New values, the same scale.
+        step = parameter(step.shape, step.start);
+      for (int &operand : step.operands)
+        operand = operand == -1   ? current
+                  : operand == -2 ? previous
+                                  : at[static_cast<size_t>(operand)];
+      if (!record(std::move(step))) {
+        program.steps.clear();
+        slots.clear();
+        return program;
+      }
+      at[k] = static_cast<int>(program.steps.size()) - 1;
+    }
+    previous = current;
+    current = at.back();
+    // Some copies' results are outputs too: values crossing a cut.
+    program.steps.back().output = random.chance(0.1);
+  }
+  program.steps.back().output = true;
+  // One sync first: the whole chain is one trace (reading the outputs one
+  // by one would cut it at each), which the engine cuts into blocks. Not
+  // recorded: generating runs nothing.
+  Step sync;
+  sync.kind = StepKind::Read;
+  sync.op = static_cast<int>(ReadKind::Sync);
+  sync.operands = {static_cast<int>(program.steps.size()) - 1};
+  program.steps.push_back(std::move(sync));
+  slots.clear();
+  return program;
+}
+
 } // namespace
 
 Program fuzz::generate(uint64_t seed, const GeneratorOptions &options) {
+  if (options.repeatedEvery > 0 &&
+      seed % options.repeatedEvery == 1 % options.repeatedEvery)
+    return Generator(seed, options).runRepeated();
   if (options.largeEvery > 0 && seed % options.largeEvery == 0) {
     GeneratorOptions large = options;
     large.maxElements = int64_t(1) << 22;

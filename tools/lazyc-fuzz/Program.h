@@ -204,6 +204,10 @@ struct GeneratorOptions {
   /// Every program whose seed is a multiple of this (0: none) is a large
   /// one (Generator::runLarge): a reduction over millions of elements.
   uint64_t largeEvery = 50;
+  /// Every program whose seed is this much past a multiple of it (0: none)
+  /// repeats one block of ops many times over, as a deep model's layers do
+  /// (Generator::runRepeated): long enough to be cut into repeated blocks.
+  uint64_t repeatedEvery = 40;
 };
 
 /// A random, valid program (every call is checked by recording it lazily;

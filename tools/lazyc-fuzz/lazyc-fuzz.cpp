@@ -71,6 +71,9 @@ void usage() {
          "  --max-ops M      at most M ops per program (default 60)\n"
          "  --large-every K  programs whose seed is a multiple of K reduce "
          "millions of elements (default 50; 0: none)\n"
+         "  --repeated-every K  programs whose seed is 1 past a multiple of "
+         "K repeat a block of ops 20 to 40 times, as a deep model's layers "
+         "(default 40; 0: none)\n"
          "  --mode lazy|eager|async|both|all   which compiled runs to check: "
          "both is lazy and eager, all adds async (asynchronous compiles; "
          "default both)\n"
@@ -123,6 +126,8 @@ bool parse(int argc, char **argv, Options &options) {
           static_cast<int>(std::strtol(value(), nullptr, 10));
     else if (arg == "--large-every")
       options.generator.largeEvery = std::strtoull(value(), nullptr, 10);
+    else if (arg == "--repeated-every")
+      options.generator.repeatedEvery = std::strtoull(value(), nullptr, 10);
     else if (arg == "--mode") {
       std::string mode = value();
       if (mode == "lazy")
@@ -289,7 +294,8 @@ int main(int argc, char **argv) {
             << " traces compiled (" << std::fixed << std::setprecision(1)
             << m.compileMs / 1000 << " s), " << m.cacheHits << " cache hits, "
             << m.constantsPromoted << " constants promoted, "
-            << m.updatedInPlace << " values updated in place\n";
+            << m.repeatedBlocks << " repeated blocks, " << m.updatedInPlace
+            << " values updated in place\n";
   if (notIndependent)
     std::cout << "lazyc-fuzz: note: " << notIndependent
               << " programs had a reference fed by computed values (trace "
