@@ -22,6 +22,7 @@
 #include "lazyc/API/StagedTrace.h"
 #include "lazyc/Onnx/Onnx.h"
 
+#include "lazyc/Trace/Region.h"
 #include "lazyc/Trace/Trace.h"
 
 #include <onnx/checker.h>
@@ -33,6 +34,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <span>
 
 using namespace lazyc;
 using namespace lazyc::trace;
@@ -89,12 +91,20 @@ struct Dependence {
                       ///< affinely.
 };
 
+/// Value names of the whole model (ONNX wants them unique, subgraphs
+/// included).
+struct ModelNames {
+  std::set<std::string> used;
+  int counter = 0;
+};
+
 class GraphWriter {
 public:
   GraphWriter(const StagedTrace &base, const std::vector<Symbol> &symbols,
-              const std::string &function, SourceLocation where)
-      : base(base), trace(base.trace), symbols(symbols), function(function),
-        where(where) {}
+              ModelNames &model, const std::string &function,
+              SourceLocation where)
+      : base(&base), trace(base.trace), symbols(symbols), model(model),
+        function(function), where(where) {}
 
   void write(::onnx::GraphProto &graph);
 
@@ -138,18 +148,30 @@ private:
                     int32_t position);
 
   void writeNode(int32_t position);
+  /// An If or While node: ONNX's If and Loop, the regions as subgraphs.
+  void writeControlFlow(int32_t position);
+  /// The nodes of `region` into `into`, its captured values and Parameters
+  /// named by `bound`: returns each node's value name.
+  std::vector<std::string>
+  writeRegion(const Region &region, int32_t position, ::onnx::GraphProto &into,
+              const std::vector<std::string> &parameters);
 
-  const StagedTrace &base;
+  /// A writer of a region's nodes (static sizes, names of the model).
+  GraphWriter(const Trace &trace, const GraphWriter &parent)
+      : base(nullptr), trace(trace), symbols(kNoSymbols), model(parent.model),
+        function(parent.function), where(parent.where) {}
+  static inline const std::vector<Symbol> kNoSymbols;
+
+  const StagedTrace *base; ///< Null for a region.
   const Trace &trace;
   const std::vector<Symbol> &symbols;
+  ModelNames &model;
   std::string function;
   SourceLocation where;
 
   ::onnx::GraphProto *graph = nullptr;
   std::vector<std::string> names; ///< Per trace node, its ONNX value.
-  std::set<std::string> used;
   std::map<int, std::string> symbolSizes;
-  int counter = 0;
 };
 
 void GraphWriter::fail(const Node &node, const std::string &message) const {
@@ -165,8 +187,8 @@ void GraphWriter::fail(const Node &node, const std::string &message) const {
 
 std::string GraphWriter::fresh(const std::string &hint) {
   std::string name = hint;
-  while (!used.insert(name).second)
-    name = hint + "_" + std::to_string(counter++);
+  while (!model.used.insert(name).second)
+    name = hint + "_" + std::to_string(model.counter++);
   return name;
 }
 
@@ -219,6 +241,17 @@ void setString(::onnx::NodeProto &node, const std::string &name,
   attribute.set_name(name);
   attribute.set_type(::onnx::AttributeProto::STRING);
   attribute.set_s(value);
+}
+
+/// A ValueInfo of `node`'s dtype and (static) shape.
+void describe(::onnx::ValueInfoProto &info, const std::string &name,
+              const Node &node) {
+  info.set_name(name);
+  ::onnx::TypeProto_Tensor &type = *info.mutable_type()->mutable_tensor_type();
+  type.set_elem_type(onnxElementType(node.dtype));
+  ::onnx::TensorShapeProto &shape = *type.mutable_shape();
+  for (int64_t size : node.shape)
+    shape.add_dim()->set_dim_value(size);
 }
 
 std::string GraphWriter::int64s(const std::vector<int64_t> &values,
@@ -315,8 +348,8 @@ std::string GraphWriter::symbolSize(int g) {
   auto [it, inserted] = symbolSizes.try_emplace(g);
   if (inserted) {
     const Symbol &symbol = symbols[g];
-    ::onnx::NodeProto &shape =
-        add("Shape", {base.inputs[symbol.input].name}, fresh(symbol.name));
+    ::onnx::NodeProto &shape = add(
+        "Shape", {names[trace.arguments[symbol.input]]}, fresh(symbol.name));
     setInt(shape, "start", static_cast<int64_t>(symbol.axis));
     setInt(shape, "end", static_cast<int64_t>(symbol.axis) + 1);
     it->second = shape.output(0);
@@ -420,18 +453,18 @@ void GraphWriter::addValueInfo(::onnx::ValueInfoProto &info,
 void GraphWriter::write(::onnx::GraphProto &out) {
   graph = &out;
   names.assign(trace.nodes.size(), "");
-  size_t inputCount = base.inputs.size();
+  size_t inputCount = base->inputs.size();
 
   for (size_t i = 0; i < inputCount; ++i) {
-    names[trace.arguments[i]] = fresh(base.inputs[i].name);
+    names[trace.arguments[i]] = fresh(base->inputs[i].name);
     addValueInfo(*graph->add_input(), names[trace.arguments[i]],
                  trace.arguments[i]);
   }
   int constants = 0;
-  for (size_t i = 0; i < base.capturedVariables.size(); ++i) {
+  for (size_t i = 0; i < base->capturedVariables.size(); ++i) {
     int32_t position = trace.arguments[inputCount + i];
     const Node &node = *trace.nodes[position];
-    std::string name = base.capturedVariables[i];
+    std::string name = base->capturedVariables[i];
     if (name.empty())
       name = "constant_" + std::to_string(constants++);
     names[position] = fresh(name);
@@ -452,10 +485,10 @@ void GraphWriter::write(::onnx::GraphProto &out) {
   // an argument, or be a constant.
   int returned = 0;
   size_t returnedCount = 0;
-  for (const StagedTrace::Value &result : base.results)
+  for (const StagedTrace::Value &result : base->results)
     returnedCount += result.name.empty();
   for (auto [i, position] : llvm::enumerate(trace.outputs)) {
-    const std::string &variable = base.results[i].name;
+    const std::string &variable = base->results[i].name;
     std::string name = !variable.empty() ? variable + "_new"
                        : returnedCount == 1
                            ? "output"
@@ -757,15 +790,176 @@ void GraphWriter::writeNode(int32_t position) {
     fail(node, "exchanges values between processes, which ONNX cannot");
   case OpKind::If:
   case OpKind::While:
+    writeControlFlow(position);
+    return;
   case OpKind::Result:
-    fail(node, "is control flow, which lazyc::onnx::save does not write yet "
-               "(ONNX's If and Loop)");
+    fail(node, "reads a control-flow op that is not before it");
   }
   ::onnx::NodeProto &last = graph->mutable_node()->at(graph->node_size() - 1);
   if (node.loc.line)
     last.set_doc_string(std::string(node.loc.file) + ":" +
                         std::to_string(node.loc.line));
   names[position] = out;
+}
+
+std::vector<std::string>
+GraphWriter::writeRegion(const Region &region, int32_t position,
+                         ::onnx::GraphProto &into,
+                         const std::vector<std::string> &parameters) {
+  GraphWriter inner(region.body, *this);
+  inner.graph = &into;
+  inner.names.assign(region.body.nodes.size(), "");
+  std::span<const int32_t> operands = trace.operands(position);
+  for (auto [capture, index] : llvm::enumerate(region.body.arguments))
+    inner.names[index] = names[operands[region.captureOperands[capture]]];
+  // The region's own Parameters (a loop's carried values); a function's
+  // argument the region reads is a capture, named above.
+  for (auto [i, node] : llvm::enumerate(region.body.nodes))
+    if (node->kind == OpKind::Parameter && inner.names[i].empty())
+      inner.names[i] = parameters.at(size_t(node->integer));
+  for (size_t i = 0; i < region.body.nodes.size(); ++i)
+    if (inner.names[i].empty())
+      inner.writeNode(int32_t(i));
+  return inner.names;
+}
+
+void GraphWriter::writeControlFlow(int32_t position) {
+  const Node &node = *trace.nodes[position];
+  if (!symbols.empty())
+    fail(node, "is control flow in a function with unknown dimensions, "
+               "which lazyc::onnx::save does not write yet");
+  const Regions &regions = regionsOf(node);
+  // Its values are the Result nodes reading it, in trace order.
+  std::vector<int32_t> results;
+  for (size_t j = size_t(position) + 1; j < trace.nodes.size(); ++j)
+    if (trace.nodes[j]->kind == OpKind::Result &&
+        trace.operands(j)[0] == position)
+      results.push_back(int32_t(j));
+  std::span<const int32_t> operands = trace.operands(position);
+  // A subgraph's outputs, each an Identity of `values[i]` (a graph output
+  // must be a node's own value).
+  auto yield = [&](::onnx::GraphProto &subgraph,
+                   const std::vector<std::string> &values,
+                   const std::vector<const Node *> &types) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::string name = fresh("yield");
+      ::onnx::NodeProto &identity = *subgraph.add_node();
+      identity.set_op_type("Identity");
+      identity.set_name(fresh("Identity"));
+      identity.add_input(values[i]);
+      identity.add_output(name);
+      describe(*subgraph.add_output(), name, *types[i]);
+    }
+  };
+
+  if (node.kind == OpKind::If) {
+    std::vector<std::string> outputs;
+    std::vector<const Node *> types;
+    for (int32_t j : results) {
+      outputs.push_back(fresh("v" + std::to_string(j)));
+      types.push_back(trace.nodes[j]);
+    }
+    ::onnx::NodeProto &op = *graph->add_node();
+    op.set_op_type("If");
+    op.set_name(fresh("If_" + std::to_string(position)));
+    op.add_input(names[operands[0]]);
+    for (const std::string &output : outputs)
+      op.add_output(output);
+    for (size_t r = 0; r < 2; ++r) {
+      ::onnx::AttributeProto &attribute = *op.add_attribute();
+      attribute.set_name(r == 0 ? "then_branch" : "else_branch");
+      attribute.set_type(::onnx::AttributeProto::GRAPH);
+      ::onnx::GraphProto &branch = *attribute.mutable_g();
+      branch.set_name(fresh(r == 0 ? "then" : "else"));
+      const Region &region = regions.regions[r];
+      std::vector<std::string> inner =
+          writeRegion(region, position, branch, {});
+      std::vector<std::string> values;
+      for (int32_t j : results) {
+        const Node &result = *trace.nodes[j];
+        if (result.ints[0] == kUserResult)
+          values.push_back(inner[region.body.outputs[result.ints[1]]]);
+        else if (result.ints[0] == int64_t(r))
+          values.push_back(inner[result.ints[1]]);
+        else
+          fail(node, "has values for a gradient, which lazyc::onnx::save "
+                     "does not write");
+      }
+      yield(branch, values, types);
+    }
+    for (auto [k, j] : llvm::enumerate(results))
+      names[j] = outputs[k];
+    if (node.loc.line)
+      op.set_doc_string(std::string(node.loc.file) + ":" +
+                        std::to_string(node.loc.line));
+    return;
+  }
+
+  // While: ONNX's Loop, whose body also computes the next condition.
+  if (regions.maxIterations >= 0)
+    fail(node, "is a bounded loop (it keeps its iterations for a gradient), "
+               "which lazyc::onnx::save does not write");
+  const Region &condition = regions.regions[0], &body = regions.regions[1];
+  size_t carried = size_t(regions.carried);
+  std::vector<std::string> initial;
+  std::vector<const Node *> types;
+  for (size_t i = 0; i < carried; ++i) {
+    initial.push_back(names[operands[i]]);
+    types.push_back(trace.nodes[operands[i]]);
+  }
+  std::vector<std::string> first =
+      writeRegion(condition, position, *graph, initial);
+  std::vector<std::string> outputs;
+  for (size_t i = 0; i < carried; ++i)
+    outputs.push_back(
+        fresh("v" + std::to_string(position) + "_" + std::to_string(i)));
+  ::onnx::NodeProto &op = *graph->add_node();
+  op.set_op_type("Loop");
+  op.set_name(fresh("Loop_" + std::to_string(position)));
+  op.add_input("");
+  op.add_input(first[condition.body.outputs[0]]);
+  for (const std::string &name : initial)
+    op.add_input(name);
+  for (const std::string &output : outputs)
+    op.add_output(output);
+  ::onnx::AttributeProto &attribute = *op.add_attribute();
+  attribute.set_name("body");
+  attribute.set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto &loop = *attribute.mutable_g();
+  loop.set_name(fresh("body"));
+  // Inputs: the iteration number, the condition, the carried values.
+  std::string iteration = fresh("iteration"), running = fresh("condition");
+  auto scalarInput = [&](const std::string &name, int32_t elementType) {
+    ::onnx::ValueInfoProto &info = *loop.add_input();
+    info.set_name(name);
+    ::onnx::TypeProto_Tensor &type =
+        *info.mutable_type()->mutable_tensor_type();
+    type.set_elem_type(elementType);
+    type.mutable_shape();
+  };
+  scalarInput(iteration, ::onnx::TensorProto::INT64);
+  scalarInput(running, ::onnx::TensorProto::BOOL);
+  std::vector<std::string> state;
+  for (size_t i = 0; i < carried; ++i) {
+    state.push_back(fresh("carried"));
+    describe(*loop.add_input(), state.back(), *types[i]);
+  }
+  std::vector<std::string> stepped = writeRegion(body, position, loop, state);
+  std::vector<std::string> next;
+  for (int32_t output : body.body.outputs)
+    next.push_back(stepped[output]);
+  std::vector<std::string> again = writeRegion(condition, position, loop, next);
+  std::vector<std::string> values = {again[condition.body.outputs[0]]};
+  values.insert(values.end(), next.begin(), next.end());
+  std::vector<const Node *> valueTypes = {
+      condition.body.nodes[condition.body.outputs[0]]};
+  valueTypes.insert(valueTypes.end(), types.begin(), types.end());
+  yield(loop, values, valueTypes);
+  for (int32_t j : results)
+    names[j] = outputs.at(size_t(trace.nodes[j]->ints[1]));
+  if (node.loc.line)
+    op.set_doc_string(std::string(node.loc.file) + ":" +
+                      std::to_string(node.loc.line));
 }
 
 /// Whether two traces of one function record the same ops, wired the same,
@@ -823,6 +1017,19 @@ void lazyc::onnx::detail::saveFunction(
   StagedTrace base = stageConcrete(state, 0, {}, where);
   std::vector<std::vector<int64_t>> spec = signatureShapes(state);
   std::vector<Symbol> symbols = findSymbols(spec, base);
+  // Sizes inside regions are not followed (yet): control flow is written
+  // for static shapes only.
+  if (!symbols.empty())
+    for (const Node *node : base.trace.nodes)
+      if (hasRegions(node->kind))
+        throw Error("onnx::save",
+                    name + " cannot be exported: its " + opName(node->kind) +
+                        " (recorded at " + node->loc.file + ":" +
+                        std::to_string(node->loc.line) +
+                        ") is control flow in a function with unknown "
+                        "dimensions, which lazyc::onnx::save does not write "
+                        "yet; give the dimensions sizes in the signature",
+                    where);
 
   // The function again with each symbol at two other sizes.
   std::vector<StagedTrace> moved;
@@ -871,7 +1078,8 @@ void lazyc::onnx::detail::saveFunction(
   opset.set_version(kOpsetVersion);
   ::onnx::GraphProto &graph = *model.mutable_graph();
   graph.set_name(name);
-  GraphWriter(base, symbols, name, where).write(graph);
+  ModelNames names;
+  GraphWriter(base, symbols, names, name, where).write(graph);
 
   try {
     ::onnx::checker::check_model(model);

@@ -246,20 +246,78 @@ TEST(OnnxExportTest, WhatOnnxCannotHoldIsAnErrorNamingTheOp) {
     EXPECT_NE(message.find("OnnxExportTest.cpp"), std::string::npos) << message;
   }
 
-  auto branches = lazyc::function("branches", [](Tensor x) {
-    return cond(sum(x) > 0.0f, [&] { return x * 2.0f; }, [&] { return -x; });
-  });
+  auto branches = lazyc::function("branches",
+                                  [](Tensor x) {
+                                    return cond(
+                                        sum(x) > 0.0f, [&] { return x * 2.0f; },
+                                        [&] { return -x; });
+                                  },
+                                  {TensorSpec({-1}, DType::Float32, "x")});
   branches(Tensor::fromVector(values(4, 1.0f), {4}));
   try {
     lazyc::onnx::save(branches, path);
-    FAIL() << "exported control flow";
+    FAIL() << "exported control flow over an unknown dimension";
   } catch (const Error &error) {
-    EXPECT_NE(std::string(error.what()).find("control flow"), std::string::npos)
+    EXPECT_NE(std::string(error.what())
+                  .find("is control flow in a function with unknown "
+                        "dimensions"),
+              std::string::npos)
         << error.what();
   }
 
   auto never = lazyc::function("never", [](Tensor x) { return x; });
   EXPECT_THROW(lazyc::onnx::save(never, path), Error);
+  std::remove(path.c_str());
+}
+
+/// cond, then a whileLoop over its result: ONNX's If and Loop.
+Tensor controlFlow(const Tensor &x) {
+  Tensor y =
+      cond(sum(x) > 0.0f, [&] { return x * 2.0f; }, [&] { return 1.0f - x; });
+  std::vector<Tensor> final = whileLoop(
+      [](const std::vector<Tensor> &state) { return state[0] < int64_t(5); },
+      [](const std::vector<Tensor> &state) {
+        return std::vector<Tensor>{state[0] + int64_t(1),
+                                   state[1] * 0.5f + 1.0f};
+      },
+      std::vector<Tensor>{full({}, 0, DType::Int64), y});
+  return final[1];
+}
+
+/// The same in plain loops.
+std::vector<float> controlFlowReference(std::vector<float> x) {
+  double total = 0;
+  for (float v : x)
+    total += v;
+  for (float &v : x) {
+    v = total > 0 ? v * 2.0f : 1.0f - v;
+    for (int i = 0; i < 5; ++i)
+      v = v * 0.5f + 1.0f;
+  }
+  return x;
+}
+
+TEST(OnnxExportTest, CondAndWhileLoopAreIfAndLoop) {
+  auto flow = lazyc::function("flow", controlFlow);
+  std::vector<float> up = values(6, 1.0f, 0.9f), down = up;
+  for (float &v : down)
+    v = -std::fabs(v) - 0.1f;
+  flow(Tensor::fromVector(up, {6}));
+  std::string path = tempPath("flow");
+  lazyc::onnx::save(flow, path);
+  ::onnx::ModelProto proto = readModel(path);
+  std::vector<std::string> ops;
+  for (const auto &node : proto.graph().node())
+    ops.push_back(node.op_type());
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "If"), ops.end());
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "Loop"), ops.end());
+  lazyc::onnx::Model model = lazyc::onnx::load(path);
+  for (const std::vector<float> &x : {up, down}) {
+    std::vector<float> y = model(Tensor::fromVector(x, {6})).toVector<float>();
+    std::vector<float> expected = controlFlowReference(x);
+    for (size_t i = 0; i < y.size(); ++i)
+      EXPECT_NEAR(y[i], expected[i], 1e-5) << i;
+  }
   std::remove(path.c_str());
 }
 
@@ -352,6 +410,23 @@ TEST(OnnxExportTest, OnnxRuntimeRunsWhatLazycWrites) {
       runInOnnxRuntime(path, {{"x", x5}, {"indices", i5}});
   ASSERT_EQ(outputs.size(), 1u);
   expectNear(outputs[0], step(x5, i5), 1e-5, "many_ops in ONNX Runtime");
+
+  // If and Loop, both branches.
+  auto flow = lazyc::function("flow", controlFlow);
+  std::vector<float> up = values(6, 1.0f, 0.9f), down = up;
+  for (float &v : down)
+    v = -std::fabs(v) - 0.1f;
+  flow(Tensor::fromVector(up, {6}));
+  lazyc::onnx::save(flow, path);
+  for (const std::vector<float> &x : {up, down}) {
+    std::vector<Tensor> y =
+        runInOnnxRuntime(path, {{"arg0", Tensor::fromVector(x, {6})}});
+    ASSERT_EQ(y.size(), 1u);
+    std::vector<float> got = y[0].toVector<float>();
+    std::vector<float> expected = controlFlowReference(x);
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_NEAR(got[k], expected[k], 1e-5) << k;
+  }
   std::remove(path.c_str());
 }
 

@@ -98,10 +98,12 @@ Tensor loadTensor(const std::string &path,
 /// names); its results are the outputs ("output", or "output_<i>"), then
 /// the new value of each Variable it assigns ("<name>_new"). A dimension
 /// the signature leaves unknown (-1) stays symbolic ("x_dim0"; unknown
-/// dimensions of the same size at the first call are one). Control flow,
-/// collectives, and sizes that ONNX cannot compute from the inputs' shapes
-/// are an Error naming the op and where it was recorded. Random ops become
-/// ONNX's, which draw other numbers.
+/// dimensions of the same size at the first call are one). cond and
+/// whileLoop become ONNX's If and Loop (in functions of static shapes).
+/// Collectives, control flow over unknown dimensions, and sizes that ONNX
+/// cannot compute from the inputs' shapes are an Error naming the op and
+/// where it was recorded. Random ops become ONNX's, which draw other
+/// numbers.
 template <typename F, typename A>
 void save(const ::lazyc::detail::StagedFunction<F, A> &function,
           const std::string &path,
