@@ -446,6 +446,25 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     accumulate(in[0], mul(At(g, where) * (2.0 / std::sqrt(M_PI)), density));
     return;
   }
+  case OpKind::Asin:
+  case OpKind::Acos: {
+    // d asin(a)/da = 1 / sqrt(1 - a^2) = -d acos(a)/da: infinite at |a| = 1,
+    // NaN beyond. 1 - a^2 as (1 - a)(1 + a), whose factor near 0 is exact,
+    // where a * a would round away most of the difference.
+    Tensor a = x(0);
+    Tensor oneMinusSquare =
+        mul(lazyc::operator-(1.0, a), lazyc::operator+(1.0, a));
+    Tensor slope = div(g, lazyc::sqrt(oneMinusSquare, where));
+    accumulate(in[0], node.kind == OpKind::Asin
+                          ? slope
+                          : lazyc::operator-(At(slope, where)));
+    return;
+  }
+  case OpKind::Atan: {
+    Tensor a = x(0);
+    accumulate(in[0], div(g, lazyc::operator+(1.0, mul(a, a))));
+    return;
+  }
   case OpKind::Select: {
     Tensor condition = x(0), zero = zerosLike(g);
     accumulate(in[1], lazyc::where(condition, g, zero, where));

@@ -932,6 +932,15 @@ Tensor lazyc::cos(const Tensor &x, Where where) {
 Tensor lazyc::erf(const Tensor &x, Where where) {
   return unary(OpKind::Erf, x, where, true);
 }
+Tensor lazyc::asin(const Tensor &x, Where where) {
+  return unary(OpKind::Asin, x, where, true);
+}
+Tensor lazyc::acos(const Tensor &x, Where where) {
+  return unary(OpKind::Acos, x, where, true);
+}
+Tensor lazyc::atan(const Tensor &x, Where where) {
+  return unary(OpKind::Atan, x, where, true);
+}
 
 Tensor lazyc::square(const Tensor &x, Where where) {
   return arithmetic(Arith::Mul, x, x, where);

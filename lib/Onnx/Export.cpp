@@ -617,6 +617,15 @@ void GraphWriter::writeNode(int32_t position) {
   case OpKind::Erf:
     simple("Erf");
     break;
+  case OpKind::Asin:
+    simple("Asin");
+    break;
+  case OpKind::Acos:
+    simple("Acos");
+    break;
+  case OpKind::Atan:
+    simple("Atan");
+    break;
   case OpKind::Compare: {
     static const char *const kOps[] = {
         "Equal", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"};

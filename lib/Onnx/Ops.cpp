@@ -2741,6 +2741,9 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Sin"] = unary(sin);
     k["Cos"] = unary(cos);
     k["Erf"] = unary(erf);
+    k["Asin"] = unary(asin);
+    k["Acos"] = unary(acos);
+    k["Atan"] = unary(atan);
     k["Softplus"] = unary(softplus);
     k["Neg"] = unaryOf([](const Tensor &x) { return -x; });
     k["Reciprocal"] =

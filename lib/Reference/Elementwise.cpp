@@ -15,9 +15,11 @@
 //           tolerance intervals: the largest distance of the op at the
 //           corners of the box (sound for ops monotone in each operand over
 //           the box: add, sub, mul, div, max, min, pow with a base of one
-//           sign, exp, log, sqrt, rsqrt, tanh, sigmoid, erf) or the
-//           Lipschitz bound (neg, abs, relu: 1; sin, cos: 1, and never more
-//           than their range, 2);
+//           sign, exp, log, sqrt, rsqrt, tanh, sigmoid, erf, asin, acos,
+//           atan: so asin and acos are as steep as they get near +-1, and
+//           may be any value once the box leaves [-1, 1]) or the
+//           Lipschitz bound (neg, abs, relu: 1; sin, cos: 1, and never
+//           more than their range, 2);
 //   local   the error the compiled op itself may add (localError below);
 // plus one ulp of the dtype for rounding the compiled result whenever
 // either is nonzero. With exact inputs, IEEE ops (add, sub, mul, div, sqrt,
@@ -159,6 +161,12 @@ double floatUnary(OpKind kind, double x) {
     return std::cos(x);
   case OpKind::Erf:
     return std::erf(x);
+  case OpKind::Asin:
+    return std::asin(x);
+  case OpKind::Acos:
+    return std::acos(x);
+  case OpKind::Atan:
+    return std::atan(x);
     // Not unary ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
@@ -180,8 +188,8 @@ double floatUnary(OpKind kind, double x) {
 ///   terms), plus FLT_MIN for exp, whose polynomial does not produce
 ///   subnormals accurately.
 /// - sigmoid is 1 / (1 + exp(-x)): the exp error plus two roundings.
-/// - sin, cos (libm's sinf/cosf), pow (powf) and rsqrt (1 / sqrt, two
-///   roundings): 4 ulps.
+/// - sin, cos, asin, acos, atan (libm's sinf, cosf, asinf, ...), pow
+///   (powf) and rsqrt (1 / sqrt, two roundings): 4 ulps.
 /// f64: every function is libm's (< 1 ulp), and the reference's own libm
 /// call is another ulp: 4 ulps, plus DBL_MIN near zero.
 double localError(OpKind kind, double exact, DType dtype) {
@@ -207,6 +215,9 @@ double localError(OpKind kind, double exact, DType dtype) {
     break;
   case OpKind::Sin:
   case OpKind::Cos:
+  case OpKind::Asin:
+  case OpKind::Acos:
+  case OpKind::Atan:
   case OpKind::Pow:
   case OpKind::Rsqrt:
     f32Error = 4 * f32Ulp + FLT_MIN;
@@ -335,6 +346,9 @@ double unarySpread(OpKind kind, double exact, double x, double tx) {
   case OpKind::Sqrt:
   case OpKind::Rsqrt:
   case OpKind::Erf:
+  case OpKind::Asin:
+  case OpKind::Acos:
+  case OpKind::Atan:
     // Not unary ops (floatUnary throws).
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
@@ -463,6 +477,9 @@ int64_t integerUnary(OpKind kind, int64_t x, DType dtype) {
   case OpKind::Sin:
   case OpKind::Cos:
   case OpKind::Erf:
+  case OpKind::Asin:
+  case OpKind::Acos:
+  case OpKind::Atan:
     // Not unary ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)

@@ -37,6 +37,28 @@ func.func @chain(%x: tensor<1000x1024xf32>, %b: tensor<1024xf32>) -> tensor<1000
   return %4 : tensor<1000x1024xf32>
 }
 
+// asin, acos and atan are libdevice's __nv_asinf, __nv_acosf and
+// __nv_atanf, inlined where libdevice is linked (their |x| > 1/2 branches
+// take a square root), in one elementwise kernel.
+// HOST-LABEL: llvm.func @inverse_trig
+//       HOST:   gpu.launch_func <%{{.*}}> @kernels::@inverse_trig_kernel
+//   HOST-NOT:   gpu.launch_func
+//       HOST:   llvm.return
+//
+// CHECK: .visible .entry inverse_trig_kernel(
+// CHECK:   ld.global.v4.b32
+// CHECK:   {{rsqrt.approx.ftz.f32|__nv_asinf}}
+// CHECK:   st.global.v4.b32
+// CHECK-NOT: st.global
+// CHECK: ret;
+func.func @inverse_trig(%x: tensor<1000x1024xf32>) -> tensor<1000x1024xf32> {
+  %0 = lazy.asin %x : tensor<1000x1024xf32>
+  %1 = lazy.acos %x : tensor<1000x1024xf32>
+  %2 = lazy.add %0, %1 : tensor<1000x1024xf32>
+  %3 = lazy.atan %2 : tensor<1000x1024xf32>
+  return %3 : tensor<1000x1024xf32>
+}
+
 // A row reduction: one kernel, a block per row (64 rows of 1000: 256
 // threads). It fills the row's sum; its threads add their elements (each
 // thread every 256th, consecutive threads on consecutive elements), then

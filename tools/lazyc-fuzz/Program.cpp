@@ -215,6 +215,12 @@ Tensor unary(UnaryOp op, const Tensor &a) {
     return cos(a);
   case UnaryOp::Erf:
     return erf(a);
+  case UnaryOp::Asin:
+    return asin(a);
+  case UnaryOp::Acos:
+    return acos(a);
+  case UnaryOp::Atan:
+    return atan(a);
   }
   throw std::logic_error("lazyc-fuzz: bad unary op");
 }

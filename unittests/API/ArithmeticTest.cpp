@@ -7,10 +7,10 @@
 //
 // The arithmetic of issue 17: compound assignment, scalars on the left of
 // comparisons, floorDiv and mod, the logical ops, clamp, square, gelu (both
-// forms), softplus, silu, any and all. Expected values come from plain loops
-// in double precision (or by hand), never from lazyc; gradients from
-// central finite differences in double precision. Each test runs lazily
-// and eagerly.
+// forms), softplus, silu, any and all; and asin, acos, atan. Expected values
+// come from plain loops in double precision (or by hand), never from lazyc;
+// gradients from central finite differences in double precision (asin,
+// acos, atan's from their closed forms). Each test runs lazily and eagerly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +20,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cfloat>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -456,6 +457,121 @@ TEST_P(ArithmeticTest, ActivationsAgainstFloat64References) {
                   gelu(one).item<double>(),
               geluTanh(1) - geluErf(1), 1e-12);
   EXPECT_GT(std::fabs(geluTanh(1) - geluErf(1)), 1e-4);
+}
+
+//===----------------------------------------------------------------------===//
+// asin, acos, atan
+//===----------------------------------------------------------------------===//
+
+/// The three functions, each with its value and slope in double precision
+/// (libm's value; d asin = 1 / sqrt(1 - x^2) = -d acos, d atan =
+/// 1 / (1 + x^2)).
+struct InverseTrig {
+  const char *name;
+  Tensor (*function)(const Tensor &, Where);
+  double (*value)(double);
+  double (*slope)(double);
+};
+const InverseTrig kInverseTrig[] = {
+    {"asin", asin, [](double x) { return std::asin(x); },
+     [](double x) { return 1 / std::sqrt(1 - x * x); }},
+    {"acos", acos, [](double x) { return std::acos(x); },
+     [](double x) { return -1 / std::sqrt(1 - x * x); }},
+    {"atan", atan, [](double x) { return std::atan(x); },
+     [](double x) { return 1 / (1 + x * x); }},
+};
+
+TEST_P(ArithmeticTest, InverseTrigonometryAgainstLibm) {
+  // +-1 and beyond (NaN for asin, acos), signed zeros, infinities, NaN, a
+  // tiny value and the float just below 1.
+  std::vector<double> xs = {-INFINITY, -1e30, -2,       -1,  -0.75,      -0.0,
+                            0.0,       1e-30, 0.3,      0.5, 0.99999994, 1,
+                            1.5,       40,    INFINITY, NAN};
+  int64_t n = static_cast<int64_t>(xs.size());
+  // f32 and f64 call libm (< 1 ulp; 4 allowed); f16 and bf16 compute in
+  // f32 and round once (1 ulp of theirs). `tiny` is the absolute slack near
+  // zero.
+  struct Case {
+    DType dtype;
+    double ulp, ulps, tiny;
+  };
+  const Case cases[] = {
+      {DType::Float64, DBL_EPSILON, 4, DBL_MIN},
+      {DType::Float32, FLT_EPSILON, 4, FLT_MIN},
+      {DType::Float16, std::ldexp(1.0, -10), 1, std::ldexp(1.0, -24)},
+      {DType::BFloat16, std::ldexp(1.0, -7), 1, FLT_MIN}};
+  for (const Case &c : cases) {
+    Tensor x = cast(Tensor::fromVector<double>(xs, {n}), c.dtype);
+    // The inputs as the dtype holds them (exact in Float64).
+    std::vector<double> held = cast(x, DType::Float64).toVector<double>();
+    for (const InverseTrig &f : kInverseTrig) {
+      Tensor y = f.function(x, Where::current());
+      ASSERT_EQ(y.dtype(), c.dtype);
+      std::vector<double> got = cast(y, DType::Float64).toVector<double>();
+      for (int64_t i = 0; i < n; ++i) {
+        double expected = f.value(held[i]);
+        SCOPED_TRACE(std::string(f.name) + " of " + dtypeName(c.dtype) + " " +
+                     std::to_string(held[i]));
+        if (std::isnan(expected)) {
+          EXPECT_TRUE(std::isnan(got[i])) << got[i];
+        } else if (expected == 0) {
+          EXPECT_EQ(got[i], 0);
+          EXPECT_EQ(std::signbit(got[i]), std::signbit(expected));
+        } else {
+          EXPECT_NEAR(got[i], expected,
+                      c.ulps * c.ulp * std::fabs(expected) + c.tiny);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(ArithmeticTest, InverseTrigonometryOfIntegersIsFloat) {
+  // As every float function: Int32 computes in Float64, UInt8 in Float16.
+  Tensor y = asin(Tensor::fromVector<int32_t>({-1, 0, 1, 2}, {4}));
+  EXPECT_EQ(y.dtype(), DType::Float64);
+  std::vector<double> values = y.toVector<double>();
+  EXPECT_EQ(values[0], -M_PI_2);
+  EXPECT_EQ(values[1], 0);
+  EXPECT_EQ(values[2], M_PI_2);
+  EXPECT_TRUE(std::isnan(values[3]));
+  EXPECT_EQ(acos(Tensor::fromVector<uint8_t>({1}, {1})).dtype(),
+            DType::Float16);
+}
+
+TEST_P(ArithmeticTest, InverseTrigonometryGradients) {
+  // Infinite slopes at +-1 and NaN beyond for asin and acos; 1e200 * 1e200
+  // overflows to a zero slope for atan, as it should.
+  std::vector<double> xs = {-1.5, -1,     -0.999, -0.5, 0,
+                            0.3,  0.9999, 1,      7,    1e200};
+  int64_t n = static_cast<int64_t>(xs.size());
+  for (const InverseTrig &f : kInverseTrig) {
+    Tensor x = Tensor::fromVector<double>(xs, {n});
+    GradientTape tape;
+    tape.watch(x);
+    Tensor loss = sum(f.function(x, Where::current()) * 3.0);
+    std::vector<double> grads = tape.gradient(loss, x).toVector<double>();
+    for (int64_t i = 0; i < n; ++i) {
+      double expected = 3 * f.slope(xs[i]);
+      SCOPED_TRACE(std::string(f.name) + " at " + std::to_string(xs[i]));
+      if (std::isnan(expected))
+        EXPECT_TRUE(std::isnan(grads[i])) << grads[i];
+      else if (std::isinf(expected))
+        EXPECT_EQ(grads[i], expected);
+      else
+        EXPECT_NEAR(grads[i], expected, 1e-12 * std::fabs(expected));
+    }
+  }
+}
+
+TEST_P(ArithmeticTest, InverseTrigonometryErrors) {
+  for (const InverseTrig &f : kInverseTrig)
+    expectError(
+        [&](unsigned &line) {
+          line = __LINE__ + 1;
+          f.function(Tensor(), Where::current());
+        },
+        f.name, "an operand is an empty Tensor");
 }
 
 //===----------------------------------------------------------------------===//

@@ -119,14 +119,19 @@ TEST(AutodiffTest, ScalarOperands) {
 TEST(AutodiffTest, UnaryFunctions) {
   Input signed_ = sample({2, 3}, -2, 2, 11);
   Input positive = sample({2, 3}, 0.3, 2, 12);
+  Input inside = sample({2, 3}, -0.9, 0.9, 30); // asin and acos's domain
   using Unary = Tensor (*)(const Tensor &, Where);
-  for (Unary op : {Unary(exp), Unary(tanh), Unary(sigmoid), Unary(sin),
-                   Unary(cos), Unary(erf), Unary(abs), Unary(relu)})
+  for (Unary op :
+       {Unary(exp), Unary(tanh), Unary(sigmoid), Unary(sin), Unary(cos),
+        Unary(erf), Unary(atan), Unary(abs), Unary(relu)})
     checkGradient([op](auto &x) { return op(x[0], Where::current()); },
                   {signed_});
   for (Unary op : {Unary(log), Unary(sqrt), Unary(rsqrt)})
     checkGradient([op](auto &x) { return op(x[0], Where::current()); },
                   {positive});
+  for (Unary op : {Unary(asin), Unary(acos)})
+    checkGradient([op](auto &x) { return op(x[0], Where::current()); },
+                  {inside});
 }
 
 TEST(AutodiffTest, WhereAndCast) {
@@ -296,6 +301,11 @@ TEST(AutodiffTest, SecondDerivativesThroughNestedTapes) {
           double t = std::tanh(x);
           return -2 * t * (1 - t * t);
         });
+  check([](const Tensor &x) { return atan(x); },
+        [](double x) { return -2 * x / ((1 + x * x) * (1 + x * x)); });
+  // asin(x / 2)'' = (x / 8) / (1 - x^2 / 4)^(3/2) (x / 2 stays inside).
+  check([](const Tensor &x) { return asin(x * 0.5); },
+        [](double x) { return x / 8 / std::pow(1 - x * x / 4, 1.5); });
 }
 
 TEST(AutodiffTest, VariablesAreWatchedWhenRead) {

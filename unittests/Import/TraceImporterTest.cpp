@@ -384,6 +384,9 @@ TEST_F(TraceImporterTest, ImportsEachElementwiseKindAsItsOp) {
       {OpKind::Sin, "lazy.sin", false},
       {OpKind::Cos, "lazy.cos", false},
       {OpKind::Erf, "lazy.erf", false},
+      {OpKind::Asin, "lazy.asin", false},
+      {OpKind::Acos, "lazy.acos", false},
+      {OpKind::Atan, "lazy.atan", false},
   };
   NodePtr a = computed(DType::Float32, {4});
   NodePtr b = computed(DType::Float32, {4});

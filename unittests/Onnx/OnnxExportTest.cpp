@@ -159,7 +159,8 @@ Tensor manyOps(const Tensor &x, const Tensor &indices, const Variable &scale) {
   Tensor b = floorDiv(a, 0.75f) + mod(a, -0.6f) + pow(abs(a) + 1.0f, 1.5f);
   Tensor c = maximum(exp(-abs(a)), minimum(tanh(a), sigmoid(a))) +
              sqrt(abs(a) + 1.0f) + rsqrt(abs(a) + 1.0f) + sin(a) * cos(a) +
-             erf(a) + log(abs(a) + 2.0f) - relu(a);
+             erf(a) + log(abs(a) + 2.0f) - relu(a) + asin(tanh(a) * 0.5f) +
+             acos(sigmoid(a) - 0.5f) + atan(a);
   Tensor d = where(a > 0.0f, b, c) +
              cast(cast(a * 3.0f, DType::Int32), DType::Float32);
   Tensor rows = reshape(d, {-1, 4}); // [B * 3, 4]: a size from B.

@@ -247,6 +247,38 @@ TEST(ReferenceEvaluator, ZerosOfAnOpenSignAreUncertainWherePolesTellThem) {
   EXPECT_EQ(pole.tolerance[0], 0.0);
 }
 
+TEST(ReferenceEvaluator, InverseTrigonometryTolerancesFollowTheSlope) {
+  // Exact inputs: libm's 4 f32 ulps plus the rounding (ulp(pi/2) = 2^-23);
+  // NaN outside [-1, 1], exactly.
+  Value ends = evaluate(asin(Tensor::fromVector<float>({-1, 1, 1.5f}, {3})));
+  EXPECT_EQ(ends.floats[0], double(float(-M_PI_2)));
+  EXPECT_GT(ends.tolerance[0], 0);
+  EXPECT_LE(ends.tolerance[0], 6 * 0x1p-23);
+  EXPECT_TRUE(std::isnan(ends.floats[2]));
+  EXPECT_EQ(ends.tolerance[2], 0);
+  // An uncertain input: asin and acos move 1 / sqrt(1 - x^2) times as far,
+  // 1.6 times at sin(0.9) = 0.78, 74 times at tanh(5) = 0.99991 ...
+  for (auto [input, slope] : {std::pair{sin(full({1}, 0.9f)), 1.6},
+                              std::pair{tanh(full({1}, 5.0f)), 74.0}}) {
+    double spread = evaluate(input).tolerance[0];
+    ASSERT_GT(spread, 0);
+    for (const Tensor &result : {asin(input), acos(input)}) {
+      double tolerance = evaluate(result).tolerance[0];
+      EXPECT_GE(tolerance, slope * spread);
+      EXPECT_LT(tolerance, 2 * slope * spread + 1e-6);
+    }
+  }
+  // ... and anything once the input may pass 1 (tanh(10) rounds to 1).
+  Tensor one = tanh(full({1}, 10.0f));
+  ASSERT_EQ(evaluate(one).floats[0], 1.0);
+  EXPECT_EQ(evaluate(asin(one)).tolerance[0], kInf);
+  EXPECT_EQ(evaluate(acos(one)).tolerance[0], kInf);
+  // atan is never steeper than 1.
+  Tensor wide = sin(full({1}, 0.9f));
+  EXPECT_LE(evaluate(atan(wide)).tolerance[0],
+            evaluate(wide).tolerance[0] + 6 * 0x1p-24);
+}
+
 TEST(ReferenceEvaluator, AnAllReducedSumKeepsNegativeZeros) {
   // MPI adds the ranks' values to each other, not to +0.0: in a world of
   // one, the sum is each value itself, -0.0 included (lazyc-fuzz seed

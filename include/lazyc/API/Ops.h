@@ -191,6 +191,10 @@ Tensor abs(const Tensor &x, Where where = Where::current());
 Tensor sin(const Tensor &x, Where where = Where::current());
 Tensor cos(const Tensor &x, Where where = Where::current());
 Tensor erf(const Tensor &x, Where where = Where::current());
+/// asin and acos are NaN outside [-1, 1].
+Tensor asin(const Tensor &x, Where where = Where::current());
+Tensor acos(const Tensor &x, Where where = Where::current());
+Tensor atan(const Tensor &x, Where where = Where::current());
 
 /// x * x (Bool computes in Int32, as `x * x` does).
 Tensor square(const Tensor &x, Where where = Where::current());

@@ -304,6 +304,15 @@ static Value scalar(CosOp, OpBuilder &b, Location loc, ValueRange args) {
 static Value scalar(ErfOp, OpBuilder &b, Location loc, ValueRange args) {
   return math::ErfOp::create(b, loc, args[0]);
 }
+static Value scalar(AsinOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::AsinOp::create(b, loc, args[0]);
+}
+static Value scalar(AcosOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::AcosOp::create(b, loc, args[0]);
+}
+static Value scalar(AtanOp, OpBuilder &b, Location loc, ValueRange args) {
+  return math::AtanOp::create(b, loc, args[0]);
+}
 static Value scalar(SelectOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
 }
@@ -562,17 +571,20 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
 
 void mlir::lazy::populateElementwiseLoweringPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-               ElementwiseLowering<FloorDivOp>, ElementwiseLowering<ModOp>,
-               ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
-               ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
-               ElementwiseLowering<AbsOp>, ElementwiseLowering<ReluOp>,
-               ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
-               ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
-               ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
-               ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,
-               ElementwiseLowering<ErfOp>, ElementwiseLowering<CompareOp>,
-               ElementwiseLowering<SelectOp>, ElementwiseLowering<CastOp>,
-               BroadcastLowering, TransposeLowering>(patterns.getContext());
+  patterns
+      .add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
+           ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+           ElementwiseLowering<FloorDivOp>, ElementwiseLowering<ModOp>,
+           ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
+           ElementwiseLowering<MinOp>, ElementwiseLowering<NegOp>,
+           ElementwiseLowering<AbsOp>, ElementwiseLowering<ReluOp>,
+           ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
+           ElementwiseLowering<TanhOp>, ElementwiseLowering<SigmoidOp>,
+           ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
+           ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,
+           ElementwiseLowering<ErfOp>, ElementwiseLowering<AsinOp>,
+           ElementwiseLowering<AcosOp>, ElementwiseLowering<AtanOp>,
+           ElementwiseLowering<CompareOp>, ElementwiseLowering<SelectOp>,
+           ElementwiseLowering<CastOp>, BroadcastLowering, TransposeLowering>(
+          patterns.getContext());
 }

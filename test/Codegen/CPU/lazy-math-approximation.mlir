@@ -1,8 +1,8 @@
 // RUN: lazyc-opt %s -split-input-file --lazy-math-approximation | FileCheck %s --check-prefixes=CHECK,SHARE-NONE
 
 // f32 exp, tanh, log and erf (scalars and vectors) become polynomial code
-// built from arith ops and math.fma; sin, cos and every f64 op stay as they
-// are. Logarithms first scale subnormal inputs by 2^24 (0x4B800000) and
+// built from arith ops and math.fma; sin, cos, asin, acos, atan and every
+// f64 op stay as they are. Logarithms first scale subnormal inputs by 2^24 (0x4B800000) and
 // subtract 24 ln 2 (16.6355324) from the result.
 
 // exp: clamp, n = floor(x log2(e) + 1/2), a polynomial in the remainder,
@@ -194,6 +194,24 @@ func.func @sin_cos_kept(%x: f32, %v: vector<16xf32>) -> (f32, f32, vector<16xf32
   %2 = math.sin %v : vector<16xf32>
   %3 = math.cos %v : vector<16xf32>
   return %0, %1, %2, %3 : f32, f32, vector<16xf32>, vector<16xf32>
+}
+
+// -----
+
+// asin, acos and atan stay too (upstream's f32 atan polynomial is off by up
+// to 41 ulps, asin's by 7.5; libm's by less than 1).
+// CHECK-LABEL: func.func @inverse_trig_kept
+//  CHECK-SAME:   (%[[X:.*]]: f32, %[[V:.*]]: vector<16xf32>)
+//       CHECK:   %[[AS:.*]] = math.asin %[[X]] : f32
+//       CHECK:   %[[AC:.*]] = math.acos %[[V]] : vector<16xf32>
+//       CHECK:   %[[AT:.*]] = math.atan %[[V]] : vector<16xf32>
+//   CHECK-NOT:   math.fma
+//       CHECK:   return %[[AS]], %[[AC]], %[[AT]]
+func.func @inverse_trig_kept(%x: f32, %v: vector<16xf32>) -> (f32, vector<16xf32>, vector<16xf32>) {
+  %0 = math.asin %x : f32
+  %1 = math.acos %v : vector<16xf32>
+  %2 = math.atan %v : vector<16xf32>
+  return %0, %1, %2 : f32, vector<16xf32>, vector<16xf32>
 }
 
 // -----

@@ -440,6 +440,42 @@ func.func @erf(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// CHECK-LABEL: func.func @asin
+//       CHECK:   ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+//       CHECK:     %[[S:.*]] = math.asin %[[X]] : f32
+//       CHECK:     linalg.yield %[[S]] : f32
+//   CHECK-NOT:   lazy.
+func.func @asin(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = lazy.asin %x : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @acos
+//       CHECK:   ^bb0(%[[X:.*]]: f64, %{{.*}}: f64):
+//       CHECK:     %[[S:.*]] = math.acos %[[X]] : f64
+//       CHECK:     linalg.yield %[[S]] : f64
+//   CHECK-NOT:   lazy.
+func.func @acos(%x: tensor<8xf64>) -> tensor<8xf64> {
+  %0 = lazy.acos %x : tensor<8xf64>
+  return %0 : tensor<8xf64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @atan
+//       CHECK:   ^bb0(%[[X:.*]]: bf16, %{{.*}}: bf16):
+//       CHECK:     %[[S:.*]] = math.atan %[[X]] : bf16
+//       CHECK:     linalg.yield %[[S]] : bf16
+//   CHECK-NOT:   lazy.
+func.func @atan(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  %0 = lazy.atan %x : tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
 // Elementwise ops on dynamic shapes size their result with tensor.dim.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @dynamic_elementwise

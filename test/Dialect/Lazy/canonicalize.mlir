@@ -164,6 +164,27 @@ func.func @fold_unary_constants() -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32
 
 // -----
 
+// asin, acos and atan fold in double precision too: +-pi/2 at +-1 (and at
+// -inf for atan), the sign of -0 kept, NaN outside [-1, 1] and for NaN.
+// CHECK-LABEL: func.func @fold_inverse_trig_constants
+//   CHECK-DAG:   lazy.constant dense<[-1.57079637, -0.000000e+00, 1.57079637, 0x{{7|F}}FC00000]> : tensor<4xf32>
+//   CHECK-DAG:   lazy.constant dense<[3.1415926535897931, 1.0471975511965979, 0.000000e+00, 0x{{7|F}}FF8000000000000]> : tensor<4xf64>
+//   CHECK-DAG:   lazy.constant dense<[-1.57079637, 0.785398185, 0x7FC00000]> : tensor<3xf32>
+//   CHECK-NOT:   lazy.asin
+//   CHECK-NOT:   lazy.acos
+//   CHECK-NOT:   lazy.atan
+func.func @fold_inverse_trig_constants() -> (tensor<4xf32>, tensor<4xf64>, tensor<3xf32>) {
+  %a_in = lazy.constant dense<[-1.0, -0.0, 1.0, 2.0]> : tensor<4xf32>
+  %a = lazy.asin %a_in : tensor<4xf32>
+  %c_in = lazy.constant dense<[-1.0, 0.5, 1.0, -1.5]> : tensor<4xf64>
+  %c = lazy.acos %c_in : tensor<4xf64>
+  %t_in = lazy.constant dense<[0xFF800000, 1.0, 0x7FC00000]> : tensor<3xf32>
+  %t = lazy.atan %t_in : tensor<3xf32>
+  return %a, %c, %t : tensor<4xf32>, tensor<4xf64>, tensor<3xf32>
+}
+
+// -----
+
 // Float compares are ordered except `ne`: NaN != NaN is true.
 // CHECK-LABEL: func.func @fold_compare
 //   CHECK-DAG:   lazy.constant dense<[true, false, false]> : tensor<3xi1>

@@ -659,6 +659,14 @@ func.func @exp_integer_operand(%x: tensor<4xi32>) {
 
 // -----
 
+func.func @asin_integer_operand(%x: tensor<4xi64>) {
+  // expected-error @+1 {{'lazy.asin' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = lazy.asin %x : tensor<4xi64>
+  return
+}
+
+// -----
+
 // Arithmetic is not defined on booleans.
 func.func @add_bool_operand(%x: tensor<4xi1>) {
   // expected-error @+1 {{'lazy.add' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type or 8-bit signless integer or 8-bit unsigned integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}

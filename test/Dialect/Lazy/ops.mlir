@@ -76,6 +76,12 @@ func.func @unary(%x: tensor<8xbf16>, %i: tensor<2xi64>, %d: tensor<f64>) {
   %11 = lazy.erf %x : tensor<8xbf16>
   // CHECK: lazy.neg %[[I]] : tensor<2xi64>
   %12 = lazy.neg %i : tensor<2xi64>
+  // CHECK: lazy.asin %[[X]] : tensor<8xbf16>
+  %13 = lazy.asin %x : tensor<8xbf16>
+  // CHECK: lazy.acos %[[D]] : tensor<f64>
+  %14 = lazy.acos %d : tensor<f64>
+  // CHECK: lazy.atan %[[X]] : tensor<8xbf16>
+  %15 = lazy.atan %x : tensor<8xbf16>
   return
 }
 

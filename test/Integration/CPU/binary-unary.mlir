@@ -9,7 +9,8 @@
 //   once to the output type is the same number (float64 has more than
 //   2p + 2 bits for p = 24, 11, 8, so the double rounding is innocuous).
 //   This also covers f16/bf16 computed in f32 and rounded once.
-// - f32 transcendentals (exp, log, tanh, sigmoid, erf, sin, cos, pow, rsqrt):
+// - f32 transcendentals (exp, log, tanh, sigmoid, erf, sin, cos, asin, acos,
+//   atan, pow, rsqrt):
 //   rtol=1e-6 (8 ulp of f32 = 8 * 2^-23 relative ~ 9.5e-7): libm-style or
 //   polynomial approximations are a few ulp off, not correctly rounded.
 //   atol=1e-6 stays for results near zero (sin, tanh, erf around 0, log
@@ -166,6 +167,68 @@ func.func @f32_sin_cos(%x: tensor<3x41xf32>) -> (tensor<3x41xf32>, tensor<3x41xf
   %0 = lazy.sin %x : tensor<3x41xf32>
   %1 = lazy.cos %x : tensor<3x41xf32>
   return %0, %1 : tensor<3x41xf32>, tensor<3x41xf32>
+}
+
+// -----
+
+// f32 asin, acos over [-1, 1] and atan over [-10, 10], in vectors and their
+// tails (libm's asinf, acosf, atanf: within 1 ulp); the edges: +-1, signed
+// zeros, outside [-1, 1] (NaN), infinities, NaN and a tiny value.
+// ARG: x f32 [3, 41] uniform(-1, 1)
+// ARG: y f32 [3, 41] uniform(-10, 10)
+// ARG: e f32 [11] values([-1, -0.0, 0, 1, 1.0000001, -2, inf, -inf, nan, 1e-30, 0.99999994])
+// OUT: np.arcsin(x.astype(np.float64)) ; rtol=1e-6, atol=1e-6
+// OUT: np.arccos(x.astype(np.float64)) ; rtol=1e-6, atol=1e-6
+// OUT: np.arctan(y.astype(np.float64)) ; rtol=1e-6, atol=1e-6
+// OUT: np.arcsin(e.astype(np.float64)) ; rtol=1e-6, atol=0
+// OUT: np.arccos(e.astype(np.float64)) ; rtol=1e-6, atol=0
+// OUT: np.arctan(e.astype(np.float64)) ; rtol=1e-6, atol=0
+func.func @f32_inverse_trig(%x: tensor<3x41xf32>, %y: tensor<3x41xf32>, %e: tensor<11xf32>) -> (tensor<3x41xf32>, tensor<3x41xf32>, tensor<3x41xf32>, tensor<11xf32>, tensor<11xf32>, tensor<11xf32>) {
+  %0 = lazy.asin %x : tensor<3x41xf32>
+  %1 = lazy.acos %x : tensor<3x41xf32>
+  %2 = lazy.atan %y : tensor<3x41xf32>
+  %3 = lazy.asin %e : tensor<11xf32>
+  %4 = lazy.acos %e : tensor<11xf32>
+  %5 = lazy.atan %e : tensor<11xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<3x41xf32>, tensor<3x41xf32>, tensor<3x41xf32>, tensor<11xf32>, tensor<11xf32>, tensor<11xf32>
+}
+
+// -----
+
+// f64 asin, acos, atan at f64 accuracy (would fail if computed in f32).
+// ARG: x f64 [53] uniform(-1, 1)
+// ARG: y f64 [53] uniform(-50, 50)
+// OUT: np.arcsin(x) ; rtol=1e-14, atol=1e-15
+// OUT: np.arccos(x) ; rtol=1e-14, atol=1e-15
+// OUT: np.arctan(y) ; rtol=1e-14, atol=1e-15
+func.func @f64_inverse_trig(%x: tensor<53xf64>, %y: tensor<53xf64>) -> (tensor<53xf64>, tensor<53xf64>, tensor<53xf64>) {
+  %0 = lazy.asin %x : tensor<53xf64>
+  %1 = lazy.acos %x : tensor<53xf64>
+  %2 = lazy.atan %y : tensor<53xf64>
+  return %0, %1, %2 : tensor<53xf64>, tensor<53xf64>, tensor<53xf64>
+}
+
+// -----
+
+// f16 and bf16 asin, acos, atan, computed in f32 and rounded once: within
+// one ulp of their type.
+// ARG: h f16 [45] uniform(-1, 1)
+// ARG: b bf16 [39] uniform(-1, 1)
+// ARG: t bf16 [39] uniform(-8, 8)
+// OUT: np.arcsin(h.astype(np.float64)) ; rtol=1e-3, atol=1e-4
+// OUT: np.arccos(h.astype(np.float64)) ; rtol=1e-3, atol=1e-4
+// OUT: np.arctan(h.astype(np.float64)) ; rtol=1e-3, atol=1e-4
+// OUT: np.arcsin(b.astype(np.float64)) ; rtol=8e-3, atol=1e-3
+// OUT: np.arccos(b.astype(np.float64)) ; rtol=8e-3, atol=1e-3
+// OUT: np.arctan(t.astype(np.float64)) ; rtol=8e-3, atol=1e-3
+func.func @narrow_inverse_trig(%h: tensor<45xf16>, %b: tensor<39xbf16>, %t: tensor<39xbf16>) -> (tensor<45xf16>, tensor<45xf16>, tensor<45xf16>, tensor<39xbf16>, tensor<39xbf16>, tensor<39xbf16>) {
+  %0 = lazy.asin %h : tensor<45xf16>
+  %1 = lazy.acos %h : tensor<45xf16>
+  %2 = lazy.atan %h : tensor<45xf16>
+  %3 = lazy.asin %b : tensor<39xbf16>
+  %4 = lazy.acos %b : tensor<39xbf16>
+  %5 = lazy.atan %t : tensor<39xbf16>
+  return %0, %1, %2, %3, %4, %5 : tensor<45xf16>, tensor<45xf16>, tensor<45xf16>, tensor<39xbf16>, tensor<39xbf16>, tensor<39xbf16>
 }
 
 // -----

@@ -327,6 +327,21 @@ OpFoldResult ErfOp::fold(FoldAdaptor adaptor) {
                       [](double x) { return std::erf(x); });
 }
 
+OpFoldResult AsinOp::fold(FoldAdaptor adaptor) {
+  return foldInDouble(adaptor.getOperands(), getType(),
+                      [](double x) { return std::asin(x); });
+}
+
+OpFoldResult AcosOp::fold(FoldAdaptor adaptor) {
+  return foldInDouble(adaptor.getOperands(), getType(),
+                      [](double x) { return std::acos(x); });
+}
+
+OpFoldResult AtanOp::fold(FoldAdaptor adaptor) {
+  return foldInDouble(adaptor.getOperands(), getType(),
+                      [](double x) { return std::atan(x); });
+}
+
 //===----------------------------------------------------------------------===//
 // Compare and select
 //===----------------------------------------------------------------------===//

@@ -214,6 +214,12 @@ def Lazy_RsqrtOp : Lazy_UnaryOp<"rsqrt", Lazy_FloatTensor,
 def Lazy_SinOp : Lazy_UnaryOp<"sin", Lazy_FloatTensor, "Sine (radians).">;
 def Lazy_CosOp : Lazy_UnaryOp<"cos", Lazy_FloatTensor, "Cosine (radians).">;
 def Lazy_ErfOp : Lazy_UnaryOp<"erf", Lazy_FloatTensor, "Gauss error function.">;
+def Lazy_AsinOp : Lazy_UnaryOp<"asin", Lazy_FloatTensor,
+    "Arcsine, in [-pi/2, pi/2]; inputs outside [-1, 1] give NaN.">;
+def Lazy_AcosOp : Lazy_UnaryOp<"acos", Lazy_FloatTensor,
+    "Arccosine, in [0, pi]; inputs outside [-1, 1] give NaN.">;
+def Lazy_AtanOp : Lazy_UnaryOp<"atan", Lazy_FloatTensor,
+    "Arctangent, in [-pi/2, pi/2].">;
 
 //===----------------------------------------------------------------------===//
 // Compare and select
