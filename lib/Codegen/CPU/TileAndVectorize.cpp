@@ -194,6 +194,17 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   }
   if (!splitDim)
     return failure();
+  // A product BLAS runs: split its columns when they outnumber its rows.
+  // Each thread's call packs its part of both operands, so splitting the
+  // rows of a [16, 128] x [128, 512] product packs the whole weight twice
+  // (an LSTM step spent more time packing than multiplying).
+  bool columnsSplit = false;
+  if (isa<linalg::MatmulOp>(root.getOperation()) && *splitDim == 0 &&
+      !ShapedType::isDynamic(ranges[0]) && !ShapedType::isDynamic(ranges[1]) &&
+      ranges[1] > ranges[0] && ranges[1] >= threads * vectorWidth) {
+    splitDim = 1;
+    columnsSplit = true;
+  }
 
   scf::SCFTilingOptions tiling;
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
@@ -209,7 +220,7 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
     // Static chunks; along the vectorized (innermost) dimension a multiple
     // of the vector width, so no chunk ends in a partial, masked vector.
     int64_t chunk = llvm::divideCeil(ranges[*splitDim], threads);
-    if (*splitDim == static_cast<int64_t>(iterators.size()) - 1)
+    if (*splitDim == static_cast<int64_t>(iterators.size()) - 1 || columnsSplit)
       chunk = llvm::alignTo(chunk, vectorWidth);
     SmallVector<OpFoldResult> sizes(iterators.size(), rewriter.getIndexAttr(0));
     sizes[*splitDim] = rewriter.getIndexAttr(chunk);

@@ -488,3 +488,20 @@ func.func @nested_row_sums(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
   %v16 = lazy.mul %v15, %b16 : tensor<64x1024xf32>
   return %v16 : tensor<64x1024xf32>
 }
+
+// -----
+
+// Fewer rows than columns: the product is split by columns, so each
+// thread's BLAS call packs half of the weight instead of all of it (an
+// LSTM step's [16, 128] x [128, 512]).
+// CHECK-LABEL: func.func @matmul_few_rows
+//  CHECK-SAME:   (%[[A:.*]]: tensor<16x128xf32>, %[[B:.*]]: tensor<128x512xf32>)
+//       CHECK:   scf.forall (%[[J:.*]]) = (0) to (512) step (256)
+//       CHECK:     %[[COLUMNS:.*]] = tensor.extract_slice %[[B]][0, %[[J]]] [128, 256] [1, 1]
+//       CHECK:     linalg.matmul ins(%[[A]], %[[COLUMNS]] : tensor<16x128xf32>, tensor<128x256xf32>)
+//       CHECK:     arith.maximumf %{{.*}} : vector<1x64xf32>
+func.func @matmul_few_rows(%a: tensor<16x128xf32>, %b: tensor<128x512xf32>) -> tensor<16x512xf32> {
+  %0 = lazy.matmul %a, %b : tensor<16x128xf32>, tensor<128x512xf32>
+  %1 = lazy.relu %0 : tensor<16x512xf32>
+  return %1 : tensor<16x512xf32>
+}
