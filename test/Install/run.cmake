@@ -48,5 +48,13 @@ execute_process(COMMAND "${WORK_DIR}/prefix/bin/lazyc-run"
 if(NOT printed MATCHES "out0: tensor<f32>")
   message(FATAL_ERROR "lazyc-run on the saved function printed:\n${printed}")
 endif()
+if(EXISTS "${WORK_DIR}/build/onnx_roundtrip")
+  execute_process(COMMAND "${WORK_DIR}/build/onnx_roundtrip"
+                          "${WORK_DIR}/relu.onnx"
+                  OUTPUT_VARIABLE printed COMMAND_ERROR_IS_FATAL ANY)
+  if(NOT printed STREQUAL "onnx: 1 0 0 3\n")
+    message(FATAL_ERROR "the onnx_roundtrip program printed:\n${printed}")
+  endif()
+endif()
 execute_process(COMMAND "${WORK_DIR}/prefix/bin/lazyc-opt" --version
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
