@@ -170,28 +170,40 @@ double relativeDifference(const Tensor &a, const Tensor &b) {
   return worst / std::max(largest, 1e-30);
 }
 
-/// Times `function` on `x` in lazyc and, exported, in ONNX Runtime.
-template <typename Function>
-Row compare(const std::string &name, const std::string &what,
-            Function &function, const Tensor &x, const Settings &settings) {
-  Row row{name, what};
+/// Times `call` (lazyc computing the row's workload on `x`), then the model
+/// `writeModel` writes (to the path it is given) in ONNX Runtime, as many
+/// times, and compares their outputs.
+Row measure(Row row, const std::function<Tensor()> &call,
+            const std::function<void(const std::string &)> &writeModel,
+            const Tensor &x, const Settings &settings) {
   Tensor y;
   auto [ms, runs] = timeCalls(
       [&] {
-        y = function(x);
+        y = call();
         lazyc::sync();
       },
       settings.seconds);
   row.lazycMs = ms;
   if (settings.lazycOnly)
     return row;
-  std::string model = (fs::temp_directory_path() / (name + ".onnx")).string();
-  lazyc::onnx::save(function, model);
+  std::string model =
+      (fs::temp_directory_path() / (row.name + ".onnx")).string();
+  writeModel(model);
   auto [ortMs, ortY] = runOrt(model, "x", x, runs, settings);
   row.ortMs = ortMs;
   row.difference = relativeDifference(y, ortY);
   std::remove(model.c_str());
   return row;
+}
+
+/// Times `function` on `x` in lazyc and, exported, in ONNX Runtime.
+template <typename Function>
+Row compare(const std::string &name, const std::string &what,
+            Function &function, const Tensor &x, const Settings &settings) {
+  return measure(
+      Row{name, what}, [&] { return Tensor(function(x)); },
+      [&](const std::string &path) { lazyc::onnx::save(function, path); }, x,
+      settings);
 }
 
 //===----------------------------------------------------------------------===//
@@ -251,28 +263,17 @@ void addAttribute(::onnx::NodeProto &node, const std::string &name,
 Row compareModel(const std::string &name, const std::string &what,
                  const ::onnx::ModelProto &model, const Tensor &x,
                  const Settings &settings) {
-  std::string path = (fs::temp_directory_path() / (name + ".onnx")).string();
-  {
+  auto write = [&](const std::string &path) {
     std::ofstream file(path, std::ios::binary);
     model.SerializeToOstream(&file);
-  }
-  Row row{name, what};
+  };
+  std::string path =
+      (fs::temp_directory_path() / (name + ".lazyc.onnx")).string();
+  write(path);
   lazyc::onnx::Model loaded = lazyc::onnx::load(path);
-  Tensor y;
-  auto [ms, runs] = timeCalls(
-      [&] {
-        y = loaded(x);
-        lazyc::sync();
-      },
-      settings.seconds);
-  row.lazycMs = ms;
-  if (settings.lazycOnly)
-    return row;
-  auto [ortMs, ortY] = runOrt(path, "x", x, runs, settings);
-  row.ortMs = ortMs;
-  row.difference = relativeDifference(y, ortY);
   std::remove(path.c_str());
-  return row;
+  return measure(
+      Row{name, what}, [&] { return loaded(x); }, write, x, settings);
 }
 
 Row compareLstm(const Settings &settings) {

@@ -243,6 +243,13 @@ void setString(::onnx::NodeProto &node, const std::string &name,
   attribute.set_s(value);
 }
 
+/// The user's line that recorded `node`, as the ONNX node's doc string.
+void recordedAt(::onnx::NodeProto &op, const Node &node) {
+  if (node.loc.line)
+    op.set_doc_string(std::string(node.loc.file) + ":" +
+                      std::to_string(node.loc.line));
+}
+
 /// A ValueInfo of `node`'s dtype and (static) shape.
 void describe(::onnx::ValueInfoProto &info, const std::string &name,
               const Node &node) {
@@ -805,9 +812,7 @@ void GraphWriter::writeNode(int32_t position) {
     fail(node, "reads a control-flow op that is not before it");
   }
   ::onnx::NodeProto &last = graph->mutable_node()->at(graph->node_size() - 1);
-  if (node.loc.line)
-    last.set_doc_string(std::string(node.loc.file) + ":" +
-                        std::to_string(node.loc.line));
+  recordedAt(last, node);
   names[position] = out;
 }
 
@@ -898,9 +903,7 @@ void GraphWriter::writeControlFlow(int32_t position) {
     }
     for (auto [k, j] : llvm::enumerate(results))
       names[j] = outputs[k];
-    if (node.loc.line)
-      op.set_doc_string(std::string(node.loc.file) + ":" +
-                        std::to_string(node.loc.line));
+    recordedAt(op, node);
     return;
   }
 
@@ -966,9 +969,7 @@ void GraphWriter::writeControlFlow(int32_t position) {
   yield(loop, values, valueTypes);
   for (int32_t j : results)
     names[j] = outputs.at(size_t(trace.nodes[j]->ints[1]));
-  if (node.loc.line)
-    op.set_doc_string(std::string(node.loc.file) + ":" +
-                      std::to_string(node.loc.line));
+  recordedAt(op, node);
 }
 
 /// Whether two traces of one function record the same ops, wired the same,

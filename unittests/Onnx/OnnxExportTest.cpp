@@ -77,6 +77,17 @@ struct Mlp {
       Tensor::fromVector(values(kHidden * kOut, 0.6f, 2.0f), {kHidden, kOut}),
       "w2"};
 
+  /// softmax(relu(x w1 + b1) w2) over a batch of any size.
+  auto function() {
+    return lazyc::function(
+        "mlp",
+        [this](Tensor x) {
+          return softmax(
+              matmul(relu(matmul(x, w1.read()) + b1.read()), w2.read()), -1);
+        },
+        {TensorSpec({-1, kIn}, DType::Float32, "x")});
+  }
+
   /// The same numbers in plain loops: softmax(relu(x w1 + b1) w2).
   std::vector<float> expected(const std::vector<float> &x, int64_t batch) {
     std::vector<float> W1 = values(kIn * kHidden, 0.8f),
@@ -105,14 +116,7 @@ struct Mlp {
 
 TEST(OnnxExportTest, AFunctionOverAnyBatchIsAModelOverAnyBatch) {
   Mlp mlp;
-  auto forward = lazyc::function(
-      "mlp",
-      [&](Tensor x) {
-        return softmax(matmul(relu(matmul(x, mlp.w1.read()) + mlp.b1.read()),
-                              mlp.w2.read()),
-                       -1);
-      },
-      {TensorSpec({-1, Mlp::kIn}, DType::Float32, "x")});
+  auto forward = mlp.function();
   forward(Tensor::fromVector(values(2 * Mlp::kIn, 1.0f), {2, Mlp::kIn}));
   std::string path = tempPath("mlp");
   lazyc::onnx::save(forward, path);
@@ -173,21 +177,30 @@ Tensor manyOps(const Tensor &x, const Tensor &indices, const Variable &scale) {
   return concat({sum(rows, {0}) * 0.01f, sum(h + i, {0})}, 0) + sum(f) * 0.001f;
 }
 
-TEST(OnnxExportTest, EveryOpReadsBackAsItRuns) {
-  Variable scale(Tensor::fromVector(values(12, 1.0f, 0.7f), {12}), "scale");
-  auto step = lazyc::function(
+auto manyOpsFunction(const Variable &scale) {
+  return lazyc::function(
       "many_ops",
-      [&](Tensor x, Tensor indices) { return manyOps(x, indices, scale); },
+      [&scale](Tensor x, Tensor indices) { return manyOps(x, indices, scale); },
       {TensorSpec({-1, 12}, DType::Float32, "x"),
        TensorSpec({-1, 3}, DType::Int64, "indices")});
-  auto inputs = [](int64_t batch) {
-    std::vector<int64_t> picks;
-    for (int64_t i = 0; i < batch * 3; ++i)
-      picks.push_back((i * 5) % 15 - 3); // Negative ones count from the end.
-    return std::make_pair(
-        Tensor::fromVector(values(batch * 12, 2.0f, 0.2f * batch), {batch, 12}),
-        Tensor::fromVector(picks, {batch, 3}));
-  };
+}
+
+/// x [batch, 12] and indices [batch, 3], some negative (counting from the
+/// end), both varying with `stride`.
+std::pair<Tensor, Tensor> manyOpsInputs(int64_t batch, int64_t stride) {
+  std::vector<int64_t> picks;
+  for (int64_t i = 0; i < batch * 3; ++i)
+    picks.push_back((i * stride) % (2 * stride + 5) - stride / 2 - 1);
+  return {Tensor::fromVector(
+              values(batch * 12, 2.0f, 0.1f * float(stride) * float(batch)),
+              {batch, 12}),
+          Tensor::fromVector(picks, {batch, 3})};
+}
+
+TEST(OnnxExportTest, EveryOpReadsBackAsItRuns) {
+  Variable scale(Tensor::fromVector(values(12, 1.0f, 0.7f), {12}), "scale");
+  auto step = manyOpsFunction(scale);
+  auto inputs = [](int64_t batch) { return manyOpsInputs(batch, 5); };
   auto [x2, i2] = inputs(2);
   step(x2, i2);
   std::string path = tempPath("many-ops");
@@ -365,14 +378,7 @@ TEST(OnnxExportTest, OnnxRuntimeRunsWhatLazycWrites) {
     GTEST_SKIP() << "ONNX Runtime is not installed (scripts/setup installs "
                     "onnxruntime-node with npm into ~/.cache/lazyc)";
   Mlp mlp;
-  auto forward = lazyc::function(
-      "mlp",
-      [&](Tensor x) {
-        return softmax(matmul(relu(matmul(x, mlp.w1.read()) + mlp.b1.read()),
-                              mlp.w2.read()),
-                       -1);
-      },
-      {TensorSpec({-1, Mlp::kIn}, DType::Float32, "x")});
+  auto forward = mlp.function();
   forward(Tensor::fromVector(values(2 * Mlp::kIn, 1.0f), {2, Mlp::kIn}));
   std::string path = tempPath("ort-mlp");
   lazyc::onnx::save(forward, path);
@@ -390,19 +396,8 @@ TEST(OnnxExportTest, OnnxRuntimeRunsWhatLazycWrites) {
 
   // Every op, at a batch the function was not traced at.
   Variable scale(Tensor::fromVector(values(12, 1.0f, 0.7f), {12}), "scale");
-  auto step = lazyc::function(
-      "many_ops",
-      [&](Tensor x, Tensor indices) { return manyOps(x, indices, scale); },
-      {TensorSpec({-1, 12}, DType::Float32, "x"),
-       TensorSpec({-1, 3}, DType::Int64, "indices")});
-  auto inputs = [](int64_t batch) {
-    std::vector<int64_t> picks;
-    for (int64_t i = 0; i < batch * 3; ++i)
-      picks.push_back((i * 7) % 17 - 4);
-    return std::make_pair(
-        Tensor::fromVector(values(batch * 12, 2.0f, 0.3f * batch), {batch, 12}),
-        Tensor::fromVector(picks, {batch, 3}));
-  };
+  auto step = manyOpsFunction(scale);
+  auto inputs = [](int64_t batch) { return manyOpsInputs(batch, 7); };
   auto [x3, i3] = inputs(3);
   step(x3, i3);
   lazyc::onnx::save(step, path);
