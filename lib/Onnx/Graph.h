@@ -74,8 +74,9 @@ class NodeContext {
 public:
   NodeContext(const Graph &graph, const ::onnx::NodeProto &node,
               std::vector<Tensor> inputs,
-              std::vector<const HostValue *> known = {})
-      : graph(graph), node(node), values(std::move(inputs)),
+              std::vector<const HostValue *> known = {},
+              SourceLocation where = SourceLocation::current())
+      : graph(graph), node(node), where(where), values(std::move(inputs)),
         known(std::move(known)) {}
 
   int64_t opset() const { return graph.opset; }
@@ -105,6 +106,9 @@ public:
 
   const Graph &graph;
   const ::onnx::NodeProto &node;
+  /// The user's call of the model: what a value read on the host (a shape,
+  /// a data-dependent size) names as its place (LAZYC_EXPLAIN).
+  SourceLocation where;
 
 private:
   const ::onnx::AttributeProto *find(const std::string &name) const;

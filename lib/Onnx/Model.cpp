@@ -275,7 +275,7 @@ const Tensor &NodeContext::input(size_t i) const {
 std::vector<int64_t> NodeContext::integers(size_t i) const {
   if (i < known.size() && known[i])
     return known[i]->values;
-  return input(i).toVector<int64_t>();
+  return input(i).toVector<int64_t>(where);
 }
 
 double NodeContext::scalar(size_t i) const {
@@ -283,7 +283,7 @@ double NodeContext::scalar(size_t i) const {
   if (value.numel() != 1)
     fail("input " + std::to_string(i) + " must hold one element, not " +
          std::to_string(value.numel()));
-  return value.item<double>();
+  return value.item<double>(where);
 }
 
 const ::onnx::AttributeProto *NodeContext::find(const std::string &name) const {
@@ -518,9 +518,9 @@ std::vector<Tensor> recordLoop(const Graph &graph,
 
   // Unrolled: the number of iterations is the scan outputs' length.
   constexpr int64_t kMaxUnrolled = 100000;
-  int64_t trips = bounded ? tripCount.item<int64_t>() : kMaxUnrolled;
+  int64_t trips = bounded ? tripCount.item<int64_t>(where) : kMaxUnrolled;
   std::vector<std::vector<Tensor>> stacked(scans);
-  bool going = condition.item<bool>();
+  bool going = condition.item<bool>(where);
   int64_t iteration = 0;
   for (; going && iteration < trips; ++iteration) {
     std::vector<Tensor> outputs =
@@ -534,7 +534,7 @@ std::vector<Tensor> recordLoop(const Graph &graph,
       shape.insert(shape.begin(), 1);
       stacked[k].push_back(reshape(value, shape));
     }
-    going = condition.item<bool>();
+    going = condition.item<bool>(where);
   }
   if (!bounded && going)
     throw fail("with scan outputs and no trip count, it ran " +
@@ -568,7 +568,7 @@ std::vector<Tensor> recordScan(const Graph &graph,
   if (batched) {
     if (!inputs.empty() && inputs[0].defined()) {
       int64_t length = inputs.size() > 1 ? inputs.back().shape()[1] : 0;
-      for (int64_t given : inputs[0].toVector<int64_t>())
+      for (int64_t given : inputs[0].toVector<int64_t>(where))
         if (given != length)
           context.fail("sequence_lens shorter than the sequence is not "
                        "supported");
@@ -713,7 +713,7 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
                     where);
       nodeInputs.push_back(found->second);
     }
-    NodeContext context(graph, node, nodeInputs, nodeKnown);
+    NodeContext context(graph, node, nodeInputs, nodeKnown, where);
     std::vector<Tensor> results;
     try {
       std::string name = kernelName(node);

@@ -1039,7 +1039,7 @@ Tensors bernoulli(const NodeContext &node) {
 /// (or a new seed per call); the mask says which were kept.
 Tensors dropout(const NodeContext &node) {
   const Tensor &x = node.input(0);
-  bool training = node.has(2) && node.input(2).item<bool>();
+  bool training = node.has(2) && node.input(2).item<bool>(node.where);
   if (!training)
     return {x, full(x.shape(), 1, DType::Bool)};
   if (!isFloat(x.dtype()))
@@ -1424,8 +1424,8 @@ Tensors roiAlign(const NodeContext &node) {
   int64_t sampling = node.attribute("sampling_ratio", int64_t(0));
   double scale = node.attribute("spatial_scale", 1.0);
   int64_t channels = x.shape()[1], height = x.shape()[2], width = x.shape()[3];
-  std::vector<double> rois = node.input(1).toVector<double>();
-  std::vector<int64_t> batchIndex = node.input(2).toVector<int64_t>();
+  std::vector<double> rois = node.input(1).toVector<double>(node.where);
+  std::vector<int64_t> batchIndex = node.input(2).toVector<int64_t>(node.where);
   int64_t regions = int64_t(batchIndex.size());
   if (int64_t(rois.size()) != regions * 4)
     node.fail("needs rois [num_rois, 4] and batch_indices [num_rois]");
@@ -1647,7 +1647,7 @@ Tensors resize(const NodeContext &node, bool upsample) {
   if (!upsample && node.opset() >= 11 && node.has(3)) {
     sizes = node.integers(3);
   } else if (node.has(scalesInput)) {
-    scales = node.input(scalesInput).toVector<double>();
+    scales = node.input(scalesInput).toVector<double>(node.where);
   } else if (upsample && node.hasAttribute("scales")) {
     std::vector<float> attribute = node.attributeFloats("scales");
     scales.assign(attribute.begin(), attribute.end());
@@ -1671,7 +1671,7 @@ Tensors resize(const NodeContext &node, bool upsample) {
   if (coordinates == "tf_crop_and_resize") {
     if (!node.has(1))
       node.fail("tf_crop_and_resize needs the roi input");
-    std::vector<double> roi = node.input(1).toVector<double>();
+    std::vector<double> roi = node.input(1).toVector<double>(node.where);
     if (int64_t(roi.size()) != 2 * rank)
       node.fail("roi must have 2 entries per dimension");
     double extrapolation = node.attribute("extrapolation_value", 0.0);
@@ -1808,8 +1808,8 @@ Tensors scatterElements(const NodeContext &node) {
 /// rows are applied in layers whose positions are distinct (the first
 /// occurrence of each, then the second, ...), each a scatter of factors.
 Tensor scatterMultiply(const Tensor &x, const Tensor &positions,
-                       const Tensor &rows) {
-  std::vector<int64_t> at = positions.toVector<int64_t>();
+                       const Tensor &rows, SourceLocation where) {
+  std::vector<int64_t> at = positions.toVector<int64_t>(where);
   std::map<int64_t, int64_t> seen;
   std::vector<std::vector<int64_t>> layers;
   for (int64_t j = 0; j < int64_t(at.size()); ++j) {
@@ -1855,7 +1855,7 @@ Tensors scatterND(const NodeContext &node) {
   else if (reduction == "none")
     result = scatterReplace(flat, 0, index, rows);
   else if (reduction == "mul")
-    result = scatterMultiply(flat, positions, rows);
+    result = scatterMultiply(flat, positions, rows, node.where);
   else
     node.fail("reduction '" + reduction + "' is not supported");
   return one(reshape(result, x.shape()));
@@ -2249,7 +2249,7 @@ Tensor productOf(const Tensor &x, std::vector<int64_t> axes, bool keep) {
 /// is computed first if it is not known yet); the input stays lazy.
 Tensors compress(const NodeContext &node) {
   Tensor x = node.input(0);
-  std::vector<bool> condition = node.input(1).toVector<bool>();
+  std::vector<bool> condition = node.input(1).toVector<bool>(node.where);
   int64_t axis = 0;
   if (node.hasAttribute("axis"))
     axis = normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
@@ -2272,7 +2272,7 @@ Tensors compress(const NodeContext &node) {
 /// number is data: the input is computed and read.
 Tensors nonZero(const NodeContext &node) {
   const Tensor &x = node.input(0);
-  std::vector<double> values = x.toVector<double>();
+  std::vector<double> values = x.toVector<double>(node.where);
   int64_t rank = std::max<int64_t>(x.rank(), 1);
   std::vector<std::vector<int64_t>> coordinates(rank);
   for (size_t i = 0; i < values.size(); ++i) {
@@ -2312,7 +2312,8 @@ Tensors unique(const NodeContext &node) {
   for (int64_t d = 0; d < x.rank(); ++d)
     if (d != axis)
       permutation.push_back(d);
-  std::vector<double> values = transpose(x, permutation).toVector<double>();
+  std::vector<double> values =
+      transpose(x, permutation).toVector<double>(node.where);
   int64_t width = n ? int64_t(values.size()) / n : 0;
   auto row = [&](int64_t i) {
     return std::vector<double>(values.begin() + i * width,
@@ -2413,8 +2414,8 @@ Tensors nonMaxSuppression(const NodeContext &node) {
   bool thresholded = node.has(4);
   double scoreThreshold = thresholded ? node.scalar(4) : 0;
   bool centers = node.attribute("center_point_box", int64_t(0)) != 0;
-  std::vector<double> boxes = boxesTensor.toVector<double>();
-  std::vector<double> scores = scoresTensor.toVector<double>();
+  std::vector<double> boxes = boxesTensor.toVector<double>(node.where);
+  std::vector<double> scores = scoresTensor.toVector<double>(node.where);
   if (centers) // (x center, y center, width, height) to corners.
     for (int64_t i = 0; i < batches * count; ++i) {
       double *box = &boxes[i * 4];
