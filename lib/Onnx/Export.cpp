@@ -38,7 +38,10 @@
 
 using namespace lazyc;
 using namespace lazyc::trace;
+using lazyc::detail::SizeExpression;
 using lazyc::detail::StagedTrace;
+using lazyc::detail::SymbolicStaging;
+using lazyc::detail::UnknownDimension;
 
 namespace {
 
@@ -70,27 +73,6 @@ int32_t onnxElementType(DType dtype) {
   return P::UNDEFINED;
 }
 
-/// A dimension the signature leaves unknown, named in the model; every
-/// unknown input dimension of the same size at the first call is this one.
-struct Symbol {
-  std::string name;
-  size_t input;
-  size_t axis;
-  int64_t size;
-  /// The function traced with this dimension at two other sizes.
-  const StagedTrace *moved[2];
-  int64_t movedSize[2];
-};
-
-/// How an integer attribute entry depends on the symbols.
-struct Dependence {
-  int symbol = -1; ///< -1: static.
-  /// value = (scale * size + offset) / divisor, exactly.
-  int64_t scale = 0, offset = 0, divisor = 1;
-  bool affine = true; ///< False: it moves with several symbols, or not
-                      ///< affinely.
-};
-
 /// Value names of the whole model (ONNX wants them unique, subgraphs
 /// included).
 struct ModelNames {
@@ -100,11 +82,10 @@ struct ModelNames {
 
 class GraphWriter {
 public:
-  GraphWriter(const StagedTrace &base, const std::vector<Symbol> &symbols,
-              ModelNames &model, const std::string &function,
-              SourceLocation where)
-      : base(&base), trace(base.trace), symbols(symbols), model(model),
-        function(function), where(where) {}
+  GraphWriter(const SymbolicStaging &staging, ModelNames &model,
+              const std::string &function, SourceLocation where)
+      : base(&staging.base), staging(&staging), trace(staging.base.trace),
+        model(model), function(function), where(where) {}
 
   void write(::onnx::GraphProto &graph);
 
@@ -112,9 +93,6 @@ private:
   using Entry = std::function<int64_t(const Node &, size_t)>;
 
   [[noreturn]] void fail(const Node &node, const std::string &message) const;
-  const Node &nodeIn(const StagedTrace &staged, int32_t position) const {
-    return *staged.trace.nodes[position];
-  }
 
   std::string fresh(const std::string &hint);
   ::onnx::NodeProto &add(const std::string &op,
@@ -126,7 +104,14 @@ private:
   std::string int64s(const std::vector<int64_t> &values, bool scalar = false);
   std::string scalarOf(DType dtype, double value);
 
-  Dependence dependence(int32_t position, const Entry &entry, size_t i) const;
+  /// How entry `i` of node `position` follows the unknown dimensions
+  /// (constant in a region: regions are written for static shapes).
+  SizeExpression dependence(int32_t position, const Entry &entry,
+                            size_t i) const {
+    if (!staging)
+      return {-1, 0, entry(*trace.nodes[position], i), 1, true};
+    return staging->expression(position, entry, i);
+  }
   std::string symbolSize(int symbol);
   /// A 1-D Int64 tensor of `count` entries of node `position`; an entry
   /// that depends on several symbols becomes -1 if `inferOne` and it is
@@ -158,13 +143,12 @@ private:
 
   /// A writer of a region's nodes (static sizes, names of the model).
   GraphWriter(const Trace &trace, const GraphWriter &parent)
-      : base(nullptr), trace(trace), symbols(kNoSymbols), model(parent.model),
+      : base(nullptr), staging(nullptr), trace(trace), model(parent.model),
         function(parent.function), where(parent.where) {}
-  static inline const std::vector<Symbol> kNoSymbols;
 
-  const StagedTrace *base; ///< Null for a region.
+  const StagedTrace *base;        ///< Null for a region.
+  const SymbolicStaging *staging; ///< Null for a region.
   const Trace &trace;
-  const std::vector<Symbol> &symbols;
   ModelNames &model;
   std::string function;
   SourceLocation where;
@@ -320,41 +304,10 @@ std::string GraphWriter::scalarOf(DType dtype, double value) {
   return cast.output(0);
 }
 
-Dependence GraphWriter::dependence(int32_t position, const Entry &entry,
-                                   size_t i) const {
-  Dependence found;
-  int64_t value = entry(*trace.nodes[position], i);
-  found.offset = value;
-  for (auto [g, symbol] : llvm::enumerate(symbols)) {
-    int64_t moved0 = entry(nodeIn(*symbol.moved[0], position), i);
-    int64_t moved1 = entry(nodeIn(*symbol.moved[1], position), i);
-    if (moved0 == value && moved1 == value)
-      continue;
-    if (found.symbol >= 0) {
-      found.affine = false;
-      return found;
-    }
-    found.symbol = static_cast<int>(g);
-    // value + (moved0 - value) / (size0 - size) * (S - size), checked at
-    // the second moved size.
-    int64_t rise = moved0 - value, run = symbol.movedSize[0] - symbol.size;
-    if ((moved1 - value) * run != rise * (symbol.movedSize[1] - symbol.size)) {
-      found.affine = false;
-      return found;
-    }
-    int64_t scale = rise, offset = value * run - rise * symbol.size;
-    int64_t common = std::gcd(std::gcd(scale, offset), run);
-    found.scale = scale / common;
-    found.offset = offset / common;
-    found.divisor = run / common;
-  }
-  return found;
-}
-
 std::string GraphWriter::symbolSize(int g) {
   auto [it, inserted] = symbolSizes.try_emplace(g);
   if (inserted) {
-    const Symbol &symbol = symbols[g];
+    const UnknownDimension &symbol = staging->dimensions[size_t(g)];
     ::onnx::NodeProto &shape = add(
         "Shape", {names[trace.arguments[symbol.input]]}, fresh(symbol.name));
     setInt(shape, "start", static_cast<int64_t>(symbol.axis));
@@ -375,8 +328,8 @@ std::string GraphWriter::sizes(int32_t position, const Entry &entry,
     pending.clear();
   };
   for (size_t i = 0; i < count; ++i) {
-    Dependence d = dependence(position, entry, i);
-    if (d.symbol < 0) {
+    SizeExpression d = dependence(position, entry, i);
+    if (d.dimension < 0) {
       pending.push_back(d.offset);
       continue;
     }
@@ -395,7 +348,7 @@ std::string GraphWriter::sizes(int32_t position, const Entry &entry,
       continue;
     }
     flush();
-    std::string value = symbolSize(d.symbol);
+    std::string value = symbolSize(d.dimension);
     if (d.scale != 1)
       value = emit("Mul", {value, int64s({d.scale})});
     if (d.offset != 0)
@@ -446,13 +399,12 @@ void GraphWriter::addValueInfo(::onnx::ValueInfoProto &info,
   ::onnx::TensorShapeProto &shape = *type.mutable_shape();
   for (size_t d = 0; d < node.shape.size(); ++d) {
     ::onnx::TensorShapeProto_Dimension &dim = *shape.add_dim();
-    Dependence found = dependence(
+    SizeExpression found = dependence(
         position, [](const Node &n, size_t i) { return n.shape[i]; }, d);
-    if (found.symbol < 0)
+    if (found.dimension < 0)
       dim.set_dim_value(found.offset);
-    else if (found.affine && found.scale == 1 && found.offset == 0 &&
-             found.divisor == 1)
-      dim.set_dim_param(symbols[found.symbol].name);
+    else if (found.isDimension())
+      dim.set_dim_param(staging->dimensions[size_t(found.dimension)].name);
     // Otherwise unknown: a size computed from several.
   }
 }
@@ -522,10 +474,7 @@ void GraphWriter::writeNode(int32_t position) {
   switch (node.kind) {
   case OpKind::Literal: {
     // Its value is baked in, so it must not move with a symbol.
-    if (llvm::any_of(symbols, [&](const Symbol &symbol) {
-          return nodeIn(*symbol.moved[0], position).scalar != node.scalar ||
-                 nodeIn(*symbol.moved[1], position).scalar != node.scalar;
-        }))
+    if (staging && staging->literalVaries(position))
       fail(node, "holds a value (" + std::to_string(node.scalar) +
                      ") computed from an unknown dimension's size; compute "
                      "it with tensor ops (mean rather than sum / size) or "
@@ -839,7 +788,7 @@ GraphWriter::writeRegion(const Region &region, int32_t position,
 
 void GraphWriter::writeControlFlow(int32_t position) {
   const Node &node = *trace.nodes[position];
-  if (!symbols.empty())
+  if (staging && !staging->dimensions.empty())
     fail(node, "is control flow in a function with unknown dimensions, "
                "which lazyc::onnx::save does not write yet");
   const Regions &regions = regionsOf(node);
@@ -972,51 +921,6 @@ void GraphWriter::writeControlFlow(int32_t position) {
   recordedAt(op, node);
 }
 
-/// Whether two traces of one function record the same ops, wired the same,
-/// with the same attributes but sizes (result shapes, slice bounds) and
-/// literal values, which GraphWriter computes or checks.
-bool sameStructure(const Trace &a, const Trace &b) {
-  if (a.nodes.size() != b.nodes.size() || a.operandList != b.operandList ||
-      a.operandStart != b.operandStart || a.arguments != b.arguments ||
-      a.outputs != b.outputs)
-    return false;
-  for (size_t i = 0; i < a.nodes.size(); ++i) {
-    const Node &x = *a.nodes[i], &y = *b.nodes[i];
-    // Sizes as attributes: a target shape, slice bounds.
-    bool sizes = x.kind == OpKind::Slice || sizesAreData(x.kind);
-    if (x.kind != y.kind || x.dtype != y.dtype ||
-        x.shape.size() != y.shape.size() || x.flag != y.flag ||
-        x.predicate != y.predicate || x.integer != y.integer ||
-        x.scalar2 != y.scalar2 || x.ints3 != y.ints3 ||
-        (!sizes && (x.ints != y.ints || x.ints2 != y.ints2)))
-      return false;
-  }
-  return true;
-}
-
-/// The unknown dimensions of the signature, grouped by their size at the
-/// first call.
-std::vector<Symbol> findSymbols(const std::vector<std::vector<int64_t>> &spec,
-                                const StagedTrace &base) {
-  std::vector<Symbol> symbols;
-  for (size_t i = 0; i < spec.size() && i < base.inputs.size(); ++i)
-    for (size_t d = 0; d < spec[i].size(); ++d) {
-      if (spec[i][d] != -1)
-        continue;
-      int64_t size = base.inputs[i].shape[d];
-      if (llvm::any_of(symbols,
-                       [&](const Symbol &s) { return s.size == size; }))
-        continue;
-      symbols.push_back({base.inputs[i].name + "_dim" + std::to_string(d),
-                         i,
-                         d,
-                         size,
-                         {nullptr, nullptr},
-                         {0, 0}});
-    }
-  return symbols;
-}
-
 } // namespace
 
 void lazyc::onnx::detail::saveFunction(
@@ -1024,61 +928,7 @@ void lazyc::onnx::detail::saveFunction(
     SourceLocation where) {
   using namespace ::lazyc::detail;
   const std::string &name = functionName(state);
-  StagedTrace base = stageConcrete(state, 0, {}, where);
-  std::vector<std::vector<int64_t>> spec = signatureShapes(state);
-  std::vector<Symbol> symbols = findSymbols(spec, base);
-  // Sizes inside regions are not followed (yet): control flow is written
-  // for static shapes only.
-  if (!symbols.empty())
-    for (const Node *node : base.trace.nodes)
-      if (hasRegions(node->kind))
-        throw Error("onnx::save",
-                    name + " cannot be exported: its " + opName(node->kind) +
-                        " (recorded at " + node->loc.file + ":" +
-                        std::to_string(node->loc.line) +
-                        ") is control flow in a function with unknown "
-                        "dimensions, which lazyc::onnx::save does not write "
-                        "yet; give the dimensions sizes in the signature",
-                    where);
-
-  // The function again with each symbol at two other sizes.
-  std::vector<StagedTrace> moved;
-  moved.reserve(symbols.size() * 2);
-  for (Symbol &symbol : symbols)
-    for (int k = 0; k < 2; ++k) {
-      symbol.movedSize[k] =
-          symbol.size * (k + 2) + (symbol.size == 0 ? k + 2 : 0);
-      std::vector<std::vector<int64_t>> shapes;
-      for (auto [i, input] : llvm::enumerate(base.inputs)) {
-        shapes.push_back(input.shape);
-        for (size_t d = 0; d < input.shape.size(); ++d)
-          if (i < spec.size() && spec[i][d] == -1 &&
-              input.shape[d] == symbol.size)
-            shapes.back()[d] = symbol.movedSize[k];
-      }
-      try {
-        moved.push_back(stageConcrete(state, 0, shapes, where));
-      } catch (const Error &error) {
-        throw Error("onnx::save",
-                    name + " cannot be exported with " + symbol.name +
-                        " unknown: traced with it at " +
-                        std::to_string(symbol.movedSize[k]) + " rather than " +
-                        std::to_string(symbol.size) +
-                        ", it fails: " + error.message(),
-                    where);
-      }
-      if (!sameStructure(base.trace, moved.back().trace))
-        throw Error("onnx::save",
-                    name + " cannot be exported with " + symbol.name +
-                        " unknown: its ops depend on that size (traced at " +
-                        std::to_string(symbol.movedSize[k]) + " rather than " +
-                        std::to_string(symbol.size) +
-                        ", it records other ops); give it a size in the "
-                        "signature",
-                    where);
-      symbol.moved[k] = &moved.back();
-    }
-
+  SymbolicStaging staging = stageSymbolically(state, 0, "onnx::save", where);
   ::onnx::ModelProto model;
   model.set_ir_version(kIrVersion);
   model.set_producer_name("lazyc");
@@ -1089,7 +939,7 @@ void lazyc::onnx::detail::saveFunction(
   ::onnx::GraphProto &graph = *model.mutable_graph();
   graph.set_name(name);
   ModelNames names;
-  GraphWriter(base, symbols, names, name, where).write(graph);
+  GraphWriter(staging, names, name, where).write(graph);
 
   try {
     ::onnx::checker::check_model(model);

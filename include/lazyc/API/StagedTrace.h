@@ -19,6 +19,7 @@
 #include "lazyc/API/Function.h"
 #include "lazyc/Trace/Region.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,66 @@ struct StagedTrace {
 StagedTrace stageConcrete(const FunctionState &state, size_t index,
                           const std::vector<std::vector<int64_t>> &inputShapes,
                           SourceLocation where);
+
+/// A dimension the signature leaves unknown (-1), named
+/// "<input>_dim<axis>": every unknown input dimension of the same size at
+/// the first call is this one.
+struct UnknownDimension {
+  std::string name;
+  size_t input = 0, axis = 0;
+  int64_t size = 0;
+  /// The function traced with this dimension at two other sizes.
+  const StagedTrace *moved[2] = {nullptr, nullptr};
+  int64_t movedSize[2] = {0, 0};
+};
+
+/// An integer a trace node holds (a size, a slice bound) as a function of
+/// the unknown dimensions: (scale * S + offset) / divisor, exactly, for S
+/// the size of unknown dimension `dimension`, or the constant `offset`
+/// (`dimension` -1). Not `affine`: it moves with several dimensions, or not
+/// affinely.
+struct SizeExpression {
+  int32_t dimension = -1;
+  int64_t scale = 0, offset = 0, divisor = 1;
+  bool affine = true;
+
+  /// Its value for the unknown dimensions' `sizes`.
+  int64_t evaluate(const std::vector<int64_t> &sizes) const {
+    if (dimension < 0)
+      return offset;
+    return (scale * sizes[size_t(dimension)] + offset) / divisor;
+  }
+  /// Whether it is the dimension's size itself.
+  bool isDimension() const {
+    return dimension >= 0 && affine && scale == 1 && offset == 0 &&
+           divisor == 1;
+  }
+};
+
+/// A concrete function traced at its first call's shapes and, for each
+/// unknown dimension of the signature, at two other sizes: traces of one
+/// structure (the same ops, wiring and attributes but sizes and slice
+/// bounds), from which how each size follows the unknown dimensions is
+/// read.
+struct SymbolicStaging {
+  StagedTrace base;
+  std::vector<UnknownDimension> dimensions;
+  std::vector<StagedTrace> moved; ///< Two per dimension.
+
+  using Entry = std::function<int64_t(const trace::Node &, size_t)>;
+  /// How `entry(node, i)` of base node `position` follows the dimensions
+  /// (checked affine on the three traces).
+  SizeExpression expression(int32_t position, const Entry &entry,
+                            size_t i) const;
+  /// Whether base node `position`'s literal value moves with a dimension.
+  bool literalVaries(int32_t position) const;
+};
+
+/// Stages concrete function `index` of `state` symbolically. An Error
+/// naming the function (`op` the operation, "save" or "onnx::save") if a
+/// retrace fails or records other ops.
+SymbolicStaging stageSymbolically(const FunctionState &state, size_t index,
+                                  const char *op, SourceLocation where);
 
 /// The bytes of a captured value (a computed node), little-endian and
 /// row-major.
