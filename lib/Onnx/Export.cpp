@@ -6,16 +6,16 @@
 //===----------------------------------------------------------------------===//
 //
 // lazyc::onnx::save traces a staged function once more (as lazyc::save
-// does) and writes each trace node as one or a few ONNX nodes of opset 17.
+// does) and writes each trace node as one or a few ONNX nodes of opset 17;
+// cond and whileLoop become If and Loop, their regions subgraphs.
 //
 // Symbolic dimensions: a dimension the function's signature leaves unknown
 // (-1) is named in the model ("x_dim0"). Its sizes that ops hold as
 // attributes (a reshape's or broadcast's target, a slice's bounds) must
-// then be computed from the input's runtime shape. The function is traced
-// again at two other sizes of each such dimension; every attribute entry
-// that moves with it must be an affine function of it (checked on the
-// three traces), and becomes that function of `Shape(input)`. A reshape
-// may leave one entry that depends on several (B * T) to ONNX's -1.
+// then be computed from the input's runtime shape: each follows the
+// dimension affinely (lazyc::detail::stageSymbolically checks it on three
+// traces) and becomes that function of `Shape(input)`. A reshape may leave
+// one entry that depends on several (B * T) to ONNX's -1.
 //
 //===----------------------------------------------------------------------===//
 
