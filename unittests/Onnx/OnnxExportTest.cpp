@@ -215,6 +215,32 @@ TEST(OnnxExportTest, EveryOpReadsBackAsItRuns) {
   std::remove(path.c_str());
 }
 
+TEST(OnnxExportTest, TwoUnknownDimensionsAndAReshapeOfTheirProduct) {
+  // [B, T, 4] -> [B * T, 4] x [4, 2] -> [B, T, 2] -> sum over T: the
+  // flattening reshape's B * T is left to ONNX's -1, the other sizes come
+  // from Shape(x).
+  Variable w(Tensor::fromVector(values(8, 0.5f), {4, 2}), "w");
+  auto f = lazyc::function("sequence",
+                           [&](Tensor x) {
+                             int64_t b = x.shape()[0], t = x.shape()[1];
+                             Tensor rows =
+                                 matmul(reshape(x, {b * t, 4}), w.read());
+                             return sum(reshape(rows, {b, t, 2}), {1});
+                           },
+                           {TensorSpec({-1, -1, 4}, DType::Float32, "x")});
+  f(Tensor::fromVector(values(2 * 3 * 4, 1.0f), {2, 3, 4}));
+  std::string path = tempPath("sequence");
+  lazyc::onnx::save(f, path);
+  ::onnx::ModelProto proto = readModel(path);
+  const auto &dims = proto.graph().input(0).type().tensor_type().shape();
+  EXPECT_EQ(dims.dim(0).dim_param(), "x_dim0");
+  EXPECT_EQ(dims.dim(1).dim_param(), "x_dim1");
+  lazyc::onnx::Model model = lazyc::onnx::load(path);
+  Tensor x = Tensor::fromVector(values(3 * 5 * 4, 1.0f, 0.4f), {3, 5, 4});
+  expectNear(model(x), f(x), 1e-5, "B 3, T 5");
+  std::remove(path.c_str());
+}
+
 TEST(OnnxExportTest, AConvolutionAndTheVariablesAStepAssigns) {
   Variable weight(Tensor::fromVector(values(2 * 3 * 3 * 3, 0.3f), {2, 3, 3, 3}),
                   "weight");
