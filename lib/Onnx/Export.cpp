@@ -461,12 +461,10 @@ void GraphWriter::write(::onnx::GraphProto &out) {
 
 void GraphWriter::writeNode(int32_t position) {
   const Node &node = *trace.nodes[position];
+  std::span<const int32_t> operands = trace.operands(position);
   std::vector<std::string> in;
-  std::vector<int32_t> operands;
-  for (int32_t operand : trace.operands(position)) {
+  for (int32_t operand : operands)
     in.push_back(names[operand]);
-    operands.push_back(operand);
-  }
   std::string hint = "v" + std::to_string(position);
   std::string out;
   auto simple = [&](const char *op) { out = emit(op, in, hint); };
