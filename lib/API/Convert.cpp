@@ -17,45 +17,42 @@ using namespace lazyc;
 /// Integers and Bool: converted among themselves exactly, not via double.
 static bool isIntegerOrBool(DType dtype) { return !isFloatingPoint(dtype); }
 
-static int64_t loadInteger(const void *source, DType dtype) {
+int64_t convert::loadInteger(const void *source, DType dtype) {
+  auto load = [&](auto v) {
+    std::memcpy(&v, source, sizeof(v));
+    return static_cast<int64_t>(v);
+  };
   switch (dtype) {
-  case DType::Int32: {
-    int32_t v;
-    std::memcpy(&v, source, 4);
-    return v;
-  }
-  case DType::Int64: {
-    int64_t v;
-    std::memcpy(&v, source, 8);
-    return v;
-  }
   case DType::Int8:
-    return *static_cast<const int8_t *>(source);
+    return load(int8_t());
   case DType::UInt8:
-    return *static_cast<const uint8_t *>(source);
+    return load(uint8_t());
+  case DType::Int16:
+    return load(int16_t());
+  case DType::UInt16:
+    return load(uint16_t());
+  case DType::Int32:
+    return load(int32_t());
+  case DType::UInt32:
+    return load(uint32_t());
+  case DType::Int64:
+  case DType::UInt64:
+    return load(int64_t());
   default:
     return *static_cast<const uint8_t *>(source) != 0;
   }
 }
 
+/// Stores the low bits of `value` (wrapping around, as lazy.cast does); a
+/// Bool as value != 0.
 static void storeInteger(int64_t value, DType dtype, void *target) {
-  switch (dtype) {
-  case DType::Int32: {
-    int32_t v = static_cast<int32_t>(value);
-    std::memcpy(target, &v, 4);
-    return;
-  }
-  case DType::Int64:
-    std::memcpy(target, &value, 8);
-    return;
-  case DType::Int8:
-  case DType::UInt8: // Wraps around, as lazy.cast does.
-    *static_cast<uint8_t *>(target) = static_cast<uint8_t>(value);
-    return;
-  default:
+  if (dtype == DType::Bool) {
     *static_cast<uint8_t *>(target) = value != 0;
     return;
   }
+  // Little-endian: the low bytes of the two's-complement value.
+  uint64_t bits = static_cast<uint64_t>(value);
+  std::memcpy(target, &bits, sizeOf(dtype));
 }
 
 double convert::loadScalar(const void *source, DType dtype) {
@@ -80,6 +77,9 @@ double convert::loadScalar(const void *source, DType dtype) {
     std::memcpy(&v, source, 2);
     return bfloat16BitsToFloat(v);
   }
+  case DType::UInt64:
+    return static_cast<double>(
+        static_cast<uint64_t>(loadInteger(source, dtype)));
   default:
     return static_cast<double>(loadInteger(source, dtype));
   }
@@ -108,10 +108,20 @@ void convert::storeScalar(double value, DType dtype, void *target) {
   case DType::Bool:
     *static_cast<uint8_t *>(target) = value != 0;
     return;
+  case DType::UInt64:
+    // UInt64's values past Int64's (up to 2^64).
+    if (value >= 9223372036854775808.0 && value < 18446744073709551616.0) {
+      storeInteger(static_cast<int64_t>(static_cast<uint64_t>(value)), dtype,
+                   target);
+      return;
+    }
+    [[fallthrough]];
   default:
     // Truncation toward zero, as lazy.cast; NaN and out-of-range give 0.
-    storeInteger(std::isfinite(value) ? static_cast<int64_t>(value) : 0, dtype,
-                 target);
+    storeInteger(std::isfinite(value) && std::fabs(value) < 9.2e18
+                     ? static_cast<int64_t>(value)
+                     : 0,
+                 dtype, target);
     return;
   }
 }

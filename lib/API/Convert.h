@@ -30,6 +30,10 @@ void storeScalar(double value, DType dtype, void *target);
 /// Reads one element of `dtype` as a double.
 double loadScalar(const void *source, DType dtype);
 
+/// Reads one integer or Bool element exactly; a UInt64 as its bits (cast
+/// the result to uint64_t).
+int64_t loadInteger(const void *source, DType dtype);
+
 } // namespace lazyc::convert
 
 #endif // LAZYC_LIB_API_CONVERT_H

@@ -17,6 +17,7 @@
 #include "lazyc/API/Ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -48,18 +49,11 @@ Shape alongAxis(int64_t n, int64_t axis, int64_t rank) {
 
 /// The lowest value of `dtype`: what a taken element becomes in topk.
 double lowest(DType dtype) {
-  switch (dtype) {
-  case DType::Int8:
-    return std::numeric_limits<int8_t>::min();
-  case DType::UInt8:
-    return 0;
-  case DType::Int32:
-    return std::numeric_limits<int32_t>::min();
-  case DType::Int64:
-    return static_cast<double>(std::numeric_limits<int64_t>::min());
-  default:
+  if (isFloatingPoint(dtype))
     return -std::numeric_limits<double>::infinity();
-  }
+  if (isUnsignedInteger(dtype) || dtype == DType::Bool)
+    return 0;
+  return -std::ldexp(1.0, 8 * static_cast<int>(sizeOf(dtype)) - 1);
 }
 
 } // namespace

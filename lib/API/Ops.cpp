@@ -237,7 +237,7 @@ const Shape &resultShape(const Shape &a, const Shape &b, const char *op,
 }
 
 bool isFloat(DType dtype) { return isFloatingPoint(dtype); }
-/// Int8, UInt8, Int32 or Int64 (not Bool).
+/// A signed or unsigned integer (not Bool).
 bool isInt(DType dtype) { return !isFloat(dtype) && dtype != DType::Bool; }
 
 /// The dtype of a scalar combined with a tensor (NEP 50 "weak" scalars):
@@ -255,19 +255,13 @@ DType withScalar(DType tensor, const Scalar &scalar) {
 bool fitsIntegerDType(const Scalar &scalar, DType dtype) {
   if (scalar.dtype != DType::Int32 && scalar.dtype != DType::Int64)
     return true;
-  switch (dtype) {
-  case DType::Int8:
-    return scalar.value >= -128.0 && scalar.value <= 127.0;
-  case DType::UInt8:
-    return scalar.value >= 0.0 && scalar.value <= 255.0;
-  case DType::Int32:
-    return scalar.value >= -2147483648.0 && scalar.value <= 2147483647.0;
-  case DType::Int64: // 2^63 is the first double past int64.
-    return scalar.value >= -9223372036854775808.0 &&
-           scalar.value < 9223372036854775808.0;
-  default:
+  if (isFloat(dtype) || dtype == DType::Bool)
     return true;
-  }
+  // The dtype's range [low, 2^bits * high); exact in a double.
+  double bits = 8.0 * static_cast<double>(sizeOf(dtype));
+  double low = isUnsignedInteger(dtype) ? 0.0 : -std::ldexp(1.0, bits - 1);
+  double end = std::ldexp(1.0, isUnsignedInteger(dtype) ? bits : bits - 1);
+  return scalar.value >= low && scalar.value < end;
 }
 
 /// NumPy's rule for Python integers: a scalar that does not fit the
@@ -285,12 +279,28 @@ void checkScalarFits(const Scalar &scalar, DType dtype, const char *op) {
        scalar.where);
 }
 
+/// The dtype sums accumulate in: numpy's, the dtype itself for floats,
+/// UInt64 for unsigned integers, Int64 for signed ones and booleans.
+DType sumDType(DType dtype) {
+  if (isFloat(dtype))
+    return dtype;
+  return isUnsignedInteger(dtype) ? DType::UInt64 : DType::Int64;
+}
+
 /// The dtype unary float functions give: numpy's smallest float that holds
-/// every value (Float16 for Bool, Int8 and UInt8; Float64 for wider ints).
+/// every value (Float16 for Bool, Int8 and UInt8; Float32 for Int16 and
+/// UInt16; Float64 for wider ints).
 DType floatResult(DType dtype) {
   if (isFloat(dtype))
     return dtype;
-  return sizeOf(dtype) == 1 ? DType::Float16 : DType::Float64;
+  switch (sizeOf(dtype)) {
+  case 1:
+    return DType::Float16;
+  case 2:
+    return DType::Float32;
+  default:
+    return DType::Float64;
+  }
 }
 
 /// The binary elementwise ops (the binary rows of lazyc/Trace/Ops.def).
@@ -376,9 +386,10 @@ Tensor compare(Predicate predicate, const At &lhs, const Scalar &rhs) {
   const NodePtr &a = use(lhs.tensor, "compare", lhs.where);
   DType dtype = withScalar(a->dtype, rhs);
   // Comparisons stay exact with an integer the tensor's dtype cannot hold
-  // (as in NumPy 2): they compare in Int64.
+  // (as in NumPy 2): they compare in Int64 (a UInt64 with a negative
+  // integer in Float64, where every UInt64 stays non-negative).
   if (!fitsIntegerDType(rhs, dtype))
-    dtype = DType::Int64;
+    dtype = dtype == DType::UInt64 ? DType::Float64 : DType::Int64;
   return compare(predicate, a,
                  operandLiteral(rhs.value, dtype, a->device, lhs.where,
                                 scalarShape(a->shape)),
@@ -425,8 +436,8 @@ Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
          where);
 
   DType dtype = node->dtype;
-  if (kind == OpKind::ReduceSum && !isFloat(dtype))
-    dtype = DType::Int64; // numpy sums integers and booleans in int64.
+  if (kind == OpKind::ReduceSum)
+    dtype = sumDType(dtype);
   if (kind == OpKind::ReduceMean)
     dtype = isFloat(dtype) ? dtype : DType::Float64; // numpy, bools too
   if ((kind == OpKind::ReduceMax || kind == OpKind::ReduceMin) &&
@@ -530,18 +541,49 @@ DType lazyc::promoteTypes(DType a, DType b) {
   if (b == DType::Bool)
     return a;
   if (isInt(a) && isInt(b)) {
-    // The wider; Int8 with UInt8 needs a type holding -128..255: numpy's
-    // int16, which lazyc lacks, so Int32.
-    if (sizeOf(a) != sizeOf(b))
-      return sizeOf(a) > sizeOf(b) ? a : b;
-    return sizeOf(a) == 1 ? DType::Int32 : DType::Int64;
+    // numpy: the wider of two of the same signedness; a signed and an
+    // unsigned meet in the smallest signed type that holds both (Float64
+    // for Int64 with UInt64, as numpy).
+    if (isUnsignedInteger(a) == isUnsignedInteger(b))
+      return sizeOf(a) >= sizeOf(b) ? a : b;
+    DType signedType = isUnsignedInteger(a) ? b : a;
+    DType unsignedType = isUnsignedInteger(a) ? a : b;
+    if (sizeOf(signedType) > sizeOf(unsignedType))
+      return signedType;
+    switch (sizeOf(unsignedType)) {
+    case 1:
+      return DType::Int16;
+    case 2:
+      return DType::Int32;
+    case 4:
+      return DType::Int64;
+    default:
+      return DType::Float64;
+    }
   }
   if (isInt(a) || isInt(b)) {
-    // numpy: an integer with a float needs a float that holds the integer:
-    // every float holds 8-bit integers exactly (the float is kept), Int32 or
-    // Int64 with any float gives Float64.
+    // numpy: an integer with a float needs a float that holds every value
+    // of the integer: the float when its significand is wide enough (8-bit
+    // integers in every float, 16-bit ones in Float32), else Float32 for
+    // 16-bit integers and Float64 for wider ones.
     DType integer = isInt(a) ? a : b;
-    return sizeOf(integer) == 1 ? (isInt(a) ? b : a) : DType::Float64;
+    DType real = isInt(a) ? b : a;
+    auto significand = [](DType t) {
+      switch (t) {
+      case DType::Float16:
+        return 11;
+      case DType::BFloat16:
+        return 8;
+      case DType::Float32:
+        return 24;
+      default:
+        return 53;
+      }
+    };
+    int bits = 8 * static_cast<int>(sizeOf(integer));
+    if (significand(real) >= bits)
+      return real;
+    return bits <= 16 ? DType::Float32 : DType::Float64;
   }
   // Two different floats: the wider; f16 with bf16 meet in f32.
   auto rank = [](DType t) {
@@ -1433,9 +1475,8 @@ Tensor lazyc::cumsum(const Tensor &x, int64_t axis, bool reverse, Where where) {
   NodePtr node = use(x, "cumsum", where);
   axis = normalizeAxis(axis, static_cast<int64_t>(node->shape.size()), "cumsum",
                        where);
-  // numpy sums integers and booleans in int64.
-  if (!isFloat(node->dtype))
-    node = castTo(node, DType::Int64, where);
+  if (node->dtype != sumDType(node->dtype))
+    node = castTo(node, sumDType(node->dtype), where);
   return detail::TensorAccess::wrap(record(
       OpKind::Cumsum, node->dtype, node->shape, {node}, where, [&](Node &n) {
         n.integer = axis;

@@ -349,11 +349,16 @@ static void printDim(std::ostream &os, const Node &node, const void *data,
       os << (*bytes ? "true" : "false");
       return;
     }
-    double value = convert::loadScalar(bytes, node.dtype);
-    if (isFloatingPoint(node.dtype))
-      os << static_cast<float>(value);
+    if (isFloatingPoint(node.dtype)) {
+      os << static_cast<float>(convert::loadScalar(bytes, node.dtype));
+      return;
+    }
+    // Exactly (a double would round Int64s past 2^53).
+    int64_t value = convert::loadInteger(bytes, node.dtype);
+    if (node.dtype == DType::UInt64)
+      os << static_cast<uint64_t>(value);
     else
-      os << static_cast<int64_t>(value);
+      os << value;
     return;
   }
   os << '[';

@@ -51,7 +51,8 @@ static func::FuncOp getOrDeclare(Operation *from, StringRef name,
 }
 
 /// The runtime's code for an element type (lazyc::DType). Integer types are
-/// signless after the lowering to linalg; `isUnsigned` says an i8 was ui8.
+/// signless after the lowering to linalg; `isUnsigned` says an i8 was ui8
+/// (an i16 ui16, ...).
 static std::optional<lazyc::DType> runtimeDType(Type element, bool isUnsigned) {
   if (element.isF32())
     return lazyc::DType::Float32;
@@ -63,10 +64,12 @@ static std::optional<lazyc::DType> runtimeDType(Type element, bool isUnsigned) {
     return lazyc::DType::BFloat16;
   if (element.isInteger(8))
     return isUnsigned ? lazyc::DType::UInt8 : lazyc::DType::Int8;
+  if (element.isInteger(16))
+    return isUnsigned ? lazyc::DType::UInt16 : lazyc::DType::Int16;
   if (element.isInteger(32))
-    return lazyc::DType::Int32;
+    return isUnsigned ? lazyc::DType::UInt32 : lazyc::DType::Int32;
   if (element.isInteger(64))
-    return lazyc::DType::Int64;
+    return isUnsigned ? lazyc::DType::UInt64 : lazyc::DType::Int64;
   return std::nullopt;
 }
 

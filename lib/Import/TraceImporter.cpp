@@ -43,8 +43,13 @@ Type import::elementType(MLIRContext &context, DType dtype) {
     return b.getI1Type();
   case DType::Int8:
     return b.getI8Type();
+  case DType::Int16:
+    return b.getI16Type();
   case DType::UInt8: // Unsigned in the lazy dialect; see LazyBase.td.
-    return b.getIntegerType(8, /*isSigned=*/false);
+  case DType::UInt16:
+  case DType::UInt32:
+  case DType::UInt64:
+    return b.getIntegerType(8 * sizeOf(dtype), /*isSigned=*/false);
   }
   llvm_unreachable("unknown dtype");
 }
@@ -65,6 +70,10 @@ static TypedAttr literalAttr(Builder &b, const Node &node) {
     return b.getFloatAttr(element, node.scalar);
   if (element.isInteger(1))
     return b.getBoolAttr(node.scalar != 0);
+  // UInt64's values from 2^63 are past int64; the attribute keeps the bits.
+  if (node.scalar >= 9223372036854775808.0)
+    return b.getIntegerAttr(
+        element, static_cast<int64_t>(static_cast<uint64_t>(node.scalar)));
   return b.getIntegerAttr(element, static_cast<int64_t>(node.scalar));
 }
 

@@ -47,16 +47,24 @@ static std::optional<DType> toDType(Type type) {
     return DType::Float16;
   if (type.isBF16())
     return DType::BFloat16;
-  if (type.isInteger(32))
+  if (type.isSignlessInteger(32))
     return DType::Int32;
-  if (type.isInteger(64))
+  if (type.isSignlessInteger(64))
     return DType::Int64;
   if (type.isInteger(1))
     return DType::Bool;
   if (type.isSignlessInteger(8))
     return DType::Int8;
-  if (type.isUnsignedInteger(8)) // The lazy dialect's UInt8.
+  if (type.isUnsignedInteger(8)) // The lazy dialect's unsigned dtypes.
     return DType::UInt8;
+  if (type.isSignlessInteger(16))
+    return DType::Int16;
+  if (type.isUnsignedInteger(16))
+    return DType::UInt16;
+  if (type.isUnsignedInteger(32))
+    return DType::UInt32;
+  if (type.isUnsignedInteger(64))
+    return DType::UInt64;
   return std::nullopt;
 }
 

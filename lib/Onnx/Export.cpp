@@ -69,6 +69,14 @@ int32_t onnxElementType(DType dtype) {
     return P::INT8;
   case DType::UInt8:
     return P::UINT8;
+  case DType::Int16:
+    return P::INT16;
+  case DType::UInt16:
+    return P::UINT16;
+  case DType::UInt32:
+    return P::UINT32;
+  case DType::UInt64:
+    return P::UINT64;
   }
   return P::UNDEFINED;
 }
@@ -291,6 +299,20 @@ std::string GraphWriter::scalarOf(DType dtype, double value) {
     break;
   case DType::UInt8:
     store(static_cast<uint8_t>(static_cast<int64_t>(value)));
+    break;
+  case DType::Int16:
+    store(static_cast<int16_t>(static_cast<int64_t>(value)));
+    break;
+  case DType::UInt16:
+    store(static_cast<uint16_t>(static_cast<int64_t>(value)));
+    break;
+  case DType::UInt32:
+    store(static_cast<uint32_t>(static_cast<int64_t>(value)));
+    break;
+  case DType::UInt64: // Its values from 2^63 are past int64.
+    store(value >= 9223372036854775808.0
+              ? static_cast<uint64_t>(value)
+              : static_cast<uint64_t>(static_cast<int64_t>(value)));
     break;
   case DType::Float16:
   case DType::BFloat16:

@@ -143,6 +143,14 @@ DType lazyc::onnx::detail::dtypeFromOnnx(int32_t elementType,
     return DType::Int8;
   case P::UINT8:
     return DType::UInt8;
+  case P::INT16:
+    return DType::Int16;
+  case P::UINT16:
+    return DType::UInt16;
+  case P::UINT32:
+    return DType::UInt32;
+  case P::UINT64:
+    return DType::UInt64;
   default:
     break;
   }
@@ -151,8 +159,9 @@ DType lazyc::onnx::detail::dtypeFromOnnx(int32_t elementType,
                          : std::to_string(elementType);
   throw Error("onnx::load", context + " has element type " + name +
                                 ", which lazyc lacks (it has FLOAT, DOUBLE, "
-                                "FLOAT16, BFLOAT16, INT32, INT64, BOOL, "
-                                "INT8 and UINT8)");
+                                "FLOAT16, BFLOAT16, BOOL, INT8, INT16, "
+                                "INT32, INT64, UINT8, UINT16, UINT32 and "
+                                "UINT64)");
 }
 
 Tensor lazyc::onnx::detail::tensorFromProto(const ::onnx::TensorProto &proto,
@@ -234,6 +243,18 @@ Tensor lazyc::onnx::detail::tensorFromProto(const ::onnx::TensorProto &proto,
   case DType::Bool:
     return isRaw ? make(littleEndian<uint8_t>(raw, count, where))
                  : make(proto.int32_data());
+  case DType::Int16:
+    return isRaw ? make(littleEndian<int16_t>(raw, count, where))
+                 : make(proto.int32_data());
+  case DType::UInt16:
+    return isRaw ? make(littleEndian<uint16_t>(raw, count, where))
+                 : make(proto.int32_data());
+  case DType::UInt32:
+    return isRaw ? make(littleEndian<uint32_t>(raw, count, where))
+                 : make(proto.uint64_data());
+  case DType::UInt64:
+    return isRaw ? make(littleEndian<uint64_t>(raw, count, where))
+                 : make(proto.uint64_data());
   case DType::Float16:
   case DType::BFloat16: {
     if (isRaw)

@@ -2547,24 +2547,23 @@ Tensors det(const NodeContext &node) {
   return one(result);
 }
 
-/// Shifts of unsigned integers (UInt8: the one lazyc has) as products and
-/// floor divisions by powers of two, the left shift wrapping.
+/// Shifts of unsigned integers as products and floor divisions by powers
+/// of two in the operands' dtype: the left shift wraps, and a shift by the
+/// width or more gives 0 (2^width wraps to 0; lazyc's division by 0 is 0).
 Tensors bitShift(const NodeContext &node) {
   const Tensor &x = node.input(0), &y = node.input(1);
-  if (x.dtype() != DType::UInt8)
-    node.fail(std::string("shifts of ") + dtypeName(x.dtype()) +
-              " are not supported (UInt8 is)");
+  if (!isUnsignedInteger(x.dtype()) || y.dtype() != x.dtype())
+    node.fail(std::string("shifts of ") + dtypeName(x.dtype()) + " by " +
+              dtypeName(y.dtype()) +
+              " are not supported (two tensors of one unsigned dtype are)");
   std::string direction = node.attribute("direction", std::string(""));
   if (direction != "LEFT" && direction != "RIGHT")
     node.fail("direction must be LEFT or RIGHT, not '" + direction + "'");
-  Tensor wide = cast(x, DType::Int64);
-  // Shifts by 8 or more empty the byte.
-  Tensor amount = minimum(cast(y, DType::Int64), full({}, 8, DType::Int64));
-  Tensor factor = pow(full({}, 2, DType::Int64), amount);
-  Tensor shifted = direction == "LEFT"
-                       ? mod(wide * factor, full({}, 256, DType::Int64))
-                       : floorDiv(wide, factor);
-  return one(cast(shifted, DType::UInt8));
+  DType dtype = x.dtype();
+  int64_t width = 8 * static_cast<int64_t>(sizeOf(dtype));
+  Tensor amount = minimum(y, full({}, width, dtype));
+  Tensor factor = pow(full({}, 2, dtype), amount);
+  return one(direction == "LEFT" ? x * factor : floorDiv(x, factor));
 }
 
 /// RNN, GRU and LSTM, unrolled over the sequence (its length is static):

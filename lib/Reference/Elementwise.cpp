@@ -407,6 +407,31 @@ int64_t integerPower(int64_t base, int64_t exponent, DType dtype) {
 bool integerBinary(OpKind kind, int64_t a, int64_t b, DType dtype,
                    int64_t &result) {
   uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  if (dtype == DType::UInt64) {
+    // Held as bits: unsigned division and order. (The other unsigned
+    // dtypes hold their values, which signed int64 arithmetic gets right.)
+    switch (kind) {
+    case OpKind::Div:
+      if (ub == 0)
+        return false;
+      result = static_cast<int64_t>(ua / ub);
+      return true;
+    case OpKind::FloorDiv:
+    case OpKind::Mod:
+      result = ub == 0 ? 0
+                       : static_cast<int64_t>(kind == OpKind::Mod ? ua % ub
+                                                                  : ua / ub);
+      return true;
+    case OpKind::Max:
+      result = static_cast<int64_t>(std::max(ua, ub));
+      return true;
+    case OpKind::Min:
+      result = static_cast<int64_t>(std::min(ua, ub));
+      return true;
+    default:
+      break;
+    }
+  }
   switch (kind) {
   case OpKind::Add:
     result = wrap(ua + ub, dtype);
@@ -464,9 +489,11 @@ int64_t integerUnary(OpKind kind, int64_t x, DType dtype) {
   case OpKind::Neg:
     return wrap(0 - static_cast<uint64_t>(x), dtype);
   case OpKind::Abs:
+    if (isUnsignedInteger(dtype))
+      return x;
     return x < 0 ? wrap(0 - static_cast<uint64_t>(x), dtype) : x;
   case OpKind::Relu:
-    return std::max<int64_t>(x, 0);
+    return isUnsignedInteger(dtype) ? x : std::max<int64_t>(x, 0);
   // Float-only ops (Lazy_FloatTensor in LazyOps.td).
   case OpKind::Exp:
   case OpKind::Log:
@@ -527,7 +554,13 @@ Value evaluateCompare(const Node &node, const Value &lhs, const Value &rhs) {
                              !std::isnan(b) && std::fabs(a - b) > tolerance);
       out.tolerance[i] = decided ? 0 : kAnyValue;
     } else {
-      out.ints[i] = compare<int64_t>(node.predicate, lhs.ints[i], rhs.ints[i]);
+      if (lhs.dtype == DType::UInt64)
+        out.ints[i] = compare<uint64_t>(node.predicate,
+                                        static_cast<uint64_t>(lhs.ints[i]),
+                                        static_cast<uint64_t>(rhs.ints[i]));
+      else
+        out.ints[i] =
+            compare<int64_t>(node.predicate, lhs.ints[i], rhs.ints[i]);
       out.tolerance[i] = tolerance == 0 ? 0 : kAnyValue;
     }
   }
@@ -566,13 +599,13 @@ Value evaluateSelect(const Node &node, const Value &condition,
 }
 
 /// The values a float converts to integer `dtype` from, as long doubles
-/// (exact): its range, or Int32's for Int8 and UInt8, which convert
-/// through Int32 and wrap around.
+/// (exact): its range, or Int32's for the 8- and 16-bit integers, which
+/// convert through Int32 and wrap around.
 void integerRange(DType dtype, long double &low, long double &high) {
   if (sizeOf(dtype) < 4)
     dtype = DType::Int32;
-  low = static_cast<long double>(integerMinimum(dtype));
-  high = static_cast<long double>(integerMaximum(dtype));
+  low = integerValue(integerMinimum(dtype), dtype);
+  high = integerValue(integerMaximum(dtype), dtype);
 }
 
 Value evaluateCast(const Node &node, const Value &input) {
@@ -599,7 +632,7 @@ Value evaluateCast(const Node &node, const Value &input) {
       // is exact in a long double's 64-bit significand).
       long double x = input.isFloat()
                           ? static_cast<long double>(input.floats[i])
-                          : static_cast<long double>(input.ints[i]);
+                          : integerValue(input.ints[i], input.dtype);
       double value = numerics::roundTo(x, to);
       if (!input.isFloat() && tolerance != 0)
         tolerance = kAnyValue;
@@ -615,8 +648,8 @@ Value evaluateCast(const Node &node, const Value &input) {
       out.tolerance[i] = tolerance == 0 ? 0 : kAnyValue;
       continue;
     }
-    // Float to integer truncates toward zero (to Int8 and UInt8 through
-    // Int32, wrapping); NaN and values out of range are unspecified.
+    // Float to integer truncates toward zero (to the 8- and 16-bit integers
+    // through Int32, wrapping); NaN and values out of range are unspecified.
     double x = input.floats[i];
     long double low, high;
     integerRange(to, low, high);
@@ -626,8 +659,10 @@ Value evaluateCast(const Node &node, const Value &input) {
       out.tolerance[i] = kAnyValue;
       continue;
     }
-    out.ints[i] =
-        wrap(static_cast<uint64_t>(static_cast<int64_t>(truncated)), to);
+    out.ints[i] = wrap(
+        truncated >= 0 ? static_cast<uint64_t>(truncated)
+                       : static_cast<uint64_t>(static_cast<int64_t>(truncated)),
+        to);
     // An uncertain input decides the result only if its whole interval
     // truncates to the same integer.
     bool decided =

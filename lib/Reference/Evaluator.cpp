@@ -137,6 +137,15 @@ Value loadBuffer(const Node &node) {
     case DType::UInt8:
       out.ints[i] = *at;
       break;
+    case DType::Int16:
+    case DType::UInt16:
+    case DType::UInt32:
+    case DType::UInt64: {
+      uint64_t bits = 0;
+      std::memcpy(&bits, at, sizeOf(node.dtype));
+      out.ints[i] = wrap(bits, node.dtype);
+      break;
+    }
     }
   }
   return out;
@@ -153,9 +162,12 @@ Value evaluateLiteral(const Node &node) {
   } else if (node.dtype == DType::Bool) {
     std::fill(out.ints.begin(), out.ints.end(), node.scalar != 0);
   } else {
-    int64_t value = static_cast<int64_t>(node.scalar);
-    std::fill(out.ints.begin(), out.ints.end(),
-              wrap(static_cast<uint64_t>(value), node.dtype));
+    // (UInt64's values from 2^63 are past int64.)
+    uint64_t bits =
+        node.scalar >= 9223372036854775808.0
+            ? static_cast<uint64_t>(node.scalar)
+            : static_cast<uint64_t>(static_cast<int64_t>(node.scalar));
+    std::fill(out.ints.begin(), out.ints.end(), wrap(bits, node.dtype));
   }
   return out;
 }

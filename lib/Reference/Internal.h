@@ -28,11 +28,17 @@ double unitRoundoff(DType dtype);
 /// Bits of precision of a float dtype (with the implicit one).
 int precision(DType dtype);
 /// The integer `bits` wrapped (two's complement) to an integer dtype or
-/// Bool: Int8 to -128..127, UInt8 to 0..255.
+/// Bool: Int8 to -128..127, UInt8 to 0..255. A UInt64 is held as its bits
+/// (its values from 2^63 are negative int64s): compare and convert it with
+/// integerLess and integerValue.
 int64_t wrap(uint64_t bits, DType dtype);
-/// The smallest and largest values of an integer dtype.
+/// The smallest and largest values of an integer dtype (as held).
 int64_t integerMinimum(DType dtype);
 int64_t integerMaximum(DType dtype);
+/// a < b for two held values of integer `dtype`.
+bool integerLess(int64_t a, int64_t b, DType dtype);
+/// The value a held integer of `dtype` stands for (exact).
+long double integerValue(int64_t held, DType dtype);
 
 /// An all-zero value of `dtype` and `shape` (tolerances 0).
 Value makeValue(DType dtype, std::vector<int64_t> shape);

@@ -93,45 +93,45 @@ uint64_t numerics::randomBits(int64_t seed, uint64_t counter) {
 }
 
 int64_t impl::wrap(uint64_t bits, DType dtype) {
-  switch (dtype) {
-  case DType::Int8:
-    return static_cast<int8_t>(static_cast<uint8_t>(bits));
-  case DType::UInt8:
-    return static_cast<uint8_t>(bits);
-  case DType::Int32:
-    return static_cast<int32_t>(static_cast<uint32_t>(bits));
-  case DType::Bool:
+  if (dtype == DType::Bool)
     return bits & 1;
-  default:
+  unsigned width = 8 * static_cast<unsigned>(sizeOf(dtype));
+  if (width >= 64)
     return static_cast<int64_t>(bits);
-  }
+  uint64_t low = bits & ((uint64_t(1) << width) - 1);
+  if (isUnsignedInteger(dtype) || !(low >> (width - 1)))
+    return static_cast<int64_t>(low);
+  return static_cast<int64_t>(low) - (int64_t(1) << width);
 }
 
 int64_t impl::integerMinimum(DType dtype) {
-  switch (dtype) {
-  case DType::Int8:
-    return std::numeric_limits<int8_t>::min();
-  case DType::UInt8:
-  case DType::Bool:
+  if (dtype == DType::Bool || isUnsignedInteger(dtype))
     return 0;
-  case DType::Int32:
-    return std::numeric_limits<int32_t>::min();
-  default:
-    return std::numeric_limits<int64_t>::min();
-  }
+  unsigned width = 8 * static_cast<unsigned>(sizeOf(dtype));
+  return width >= 64 ? std::numeric_limits<int64_t>::min()
+                     : -(int64_t(1) << (width - 1));
 }
 
 int64_t impl::integerMaximum(DType dtype) {
-  switch (dtype) {
-  case DType::Int8:
-    return std::numeric_limits<int8_t>::max();
-  case DType::UInt8:
-    return std::numeric_limits<uint8_t>::max();
-  case DType::Bool:
+  if (dtype == DType::Bool)
     return 1;
-  case DType::Int32:
-    return std::numeric_limits<int32_t>::max();
-  default:
-    return std::numeric_limits<int64_t>::max();
-  }
+  unsigned width = 8 * static_cast<unsigned>(sizeOf(dtype));
+  if (dtype == DType::UInt64)
+    return -1; // 2^64 - 1, held as its bits.
+  if (isUnsignedInteger(dtype))
+    return (int64_t(1) << width) - 1;
+  return width >= 64 ? std::numeric_limits<int64_t>::max()
+                     : (int64_t(1) << (width - 1)) - 1;
+}
+
+bool impl::integerLess(int64_t a, int64_t b, DType dtype) {
+  if (dtype == DType::UInt64)
+    return static_cast<uint64_t>(a) < static_cast<uint64_t>(b);
+  return a < b;
+}
+
+long double impl::integerValue(int64_t held, DType dtype) {
+  if (dtype == DType::UInt64)
+    return static_cast<long double>(static_cast<uint64_t>(held));
+  return static_cast<long double>(held);
 }

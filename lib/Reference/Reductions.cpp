@@ -234,8 +234,9 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
       // max and min move by at most their inputs' largest tolerance.
       out.tolerance[t] = std::max(out.tolerance[t], input.tolerance[i]);
       if (!out.isFloat()) {
-        out.ints[t] = isMax ? std::max(out.ints[t], input.ints[i])
-                            : std::min(out.ints[t], input.ints[i]);
+        bool less = integerLess(out.ints[t], input.ints[i], out.dtype);
+        if (isMax == less && out.ints[t] != input.ints[i])
+          out.ints[t] = input.ints[i];
         continue;
       }
       double a = out.floats[t], b = input.floats[i];
@@ -709,15 +710,16 @@ Value impl::evaluateArgReduce(const Node &node, const Value &input) {
   size_t axis = static_cast<size_t>(node.integer);
   Lines lines(input.shape, axis);
   auto valueAt = [&](int64_t k) {
-    return input.isFloat() ? input.floats[k]
-                           : static_cast<double>(input.ints[k]);
+    return input.isFloat()
+               ? input.floats[k]
+               : static_cast<double>(integerValue(input.ints[k], input.dtype));
   };
   // Whether element `k` beats element `best`: integers compare exactly (a
   // double holds 53 bits of an Int64), and a NaN beats every float.
   auto beats = [&](int64_t k, int64_t best) {
     if (!input.isFloat())
-      return isMax ? input.ints[k] > input.ints[best]
-                   : input.ints[k] < input.ints[best];
+      return isMax ? integerLess(input.ints[best], input.ints[k], input.dtype)
+                   : integerLess(input.ints[k], input.ints[best], input.dtype);
     double x = input.floats[k], bestValue = input.floats[best];
     return std::isnan(x) || (isMax ? x > bestValue : x < bestValue);
   };

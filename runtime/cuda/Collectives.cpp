@@ -153,6 +153,15 @@ bool ncclTypeOf(int32_t dtype, ncclDataType_t &type) {
   case lazyc::DType::Bool:
     type = ncclUint8;
     return true;
+  case lazyc::DType::UInt32:
+    type = ncclUint32;
+    return true;
+  case lazyc::DType::UInt64:
+    type = ncclUint64;
+    return true;
+  case lazyc::DType::Int16: // NCCL has no 16-bit integers.
+  case lazyc::DType::UInt16:
+    return false;
   }
   return false;
 }

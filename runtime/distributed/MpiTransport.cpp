@@ -128,6 +128,14 @@ MPI_Datatype datatypeOf(int32_t dtype) {
     return MPI_INT8_T;
   case DType::UInt8:
     return MPI_UINT8_T;
+  case DType::Int16:
+    return MPI_INT16_T;
+  case DType::UInt16:
+    return MPI_UINT16_T;
+  case DType::UInt32:
+    return MPI_UINT32_T;
+  case DType::UInt64:
+    return MPI_UINT64_T;
   }
   return MPI_DATATYPE_NULL;
 }

@@ -6,7 +6,7 @@ A test file holds one or more cases separated by `// -----`. Each case is a
 
     // ARG: x f32 [4, 8]                 uniform in [-1, 1) (floats)
     // ARG: y f32 [8] uniform(-3, 3)
-    // ARG: i i32 [5] int(-4, 4)         integers in [-4, 4] (also i8, ui8)
+    // ARG: i i32 [5] int(-4, 4)         integers in [-4, 4] (any integer type)
     // ARG: b i1 [5]                     fair booleans
     // ARG: v f32 [3] values([1, nan, -inf])
     // OUT: np.exp(x) + y                (expected value of output 0)
@@ -41,8 +41,10 @@ DTYPES = {
     "f32": np.float32, "f64": np.float64, "f16": np.float16,
     "bf16": np.float32,  # numpy has no bf16: stored as f32, rounded below
     "i32": np.int32, "i64": np.int64, "i1": np.bool_,
-    "i8": np.int8, "ui8": np.uint8,
+    "i8": np.int8, "ui8": np.uint8, "i16": np.int16, "ui16": np.uint16,
+    "ui32": np.uint32, "ui64": np.uint64,
 }
+INTEGERS = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64")
 
 
 def round_to_bf16(values):
@@ -54,13 +56,17 @@ def round_to_bf16(values):
 
 
 def make_input(rng, dtype, shape, dist):
-    if dist.startswith("values("):
+    if dist.startswith("values(") and dtype in INTEGERS:
+        # Exact (a float64 would round 2**64 - 1).
+        data = eval(dist[len("values("):-1])
+        array = np.array(data, dtype=DTYPES[dtype]).reshape(shape)
+    elif dist.startswith("values("):
         data = eval(dist[len("values("):-1], {"nan": np.nan, "inf": np.inf})
         array = np.array(data, dtype=np.float64).reshape(shape)
     elif dtype == "i1":
         array = rng.integers(0, 2, size=shape).astype(bool)
-    elif dtype in ("i8", "ui8", "i32", "i64"):
-        low, high = (0, 20) if dtype == "ui8" else (-10, 10)
+    elif dtype in INTEGERS:
+        low, high = (0, 20) if dtype.startswith("u") else (-10, 10)
         if dist.startswith("int("):
             low, high = (int(v) for v in dist[4:-1].split(","))
         array = rng.integers(low, high + 1, size=shape)

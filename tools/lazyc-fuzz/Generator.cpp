@@ -53,7 +53,8 @@ private:
 const std::vector<DType> kAllDTypes = {
     DType::Float32,  DType::Float32, DType::Float64, DType::Float16,
     DType::BFloat16, DType::Int32,   DType::Int64,   DType::Bool,
-    DType::Int8,     DType::UInt8};
+    DType::Int8,     DType::UInt8,   DType::Int16,   DType::UInt16,
+    DType::UInt32,   DType::UInt64};
 const std::vector<DType> kFloatDTypes = {DType::Float32, DType::Float32,
                                          DType::Float64, DType::Float16,
                                          DType::BFloat16};
@@ -118,7 +119,7 @@ private:
   /// An nn layer on slot `a` (LayerOp).
   bool addLayer(int a);
   /// Scalars next to a tensor of `tensor`'s dtype: non-negative integers
-  /// next to UInt8, which does not hold negative ones.
+  /// next to an unsigned tensor, which does not hold negative ones.
   void setConstants(Step &step, ScalarType type, DType tensor = DType::Float32);
 
   Random random;
@@ -196,6 +197,26 @@ int64_t Generator::randomInteger(DType dtype) {
       return random.pick(isUnsigned ? uint8Special : int8Special);
     return isUnsigned ? random.between(0, 12) : random.between(-6, 6);
   }
+  if (dtype != DType::Int32 && dtype != DType::Int64) {
+    // Int16 and the wider unsigned integers: their ends, and values where
+    // signed and unsigned differ (UInt64's past 2^63 held as their bits).
+    static const std::vector<int64_t> int16Special = {32767, -32768, 1000,
+                                                      -1000, -1};
+    static const std::vector<int64_t> uint16Special = {65535, 40000, 32768,
+                                                       32767, 0};
+    static const std::vector<int64_t> uint32Special = {
+        4294967295, 3000000000, 2147483648, 2147483647, 0};
+    static const std::vector<int64_t> uint64Special = {
+        -1, std::numeric_limits<int64_t>::min(), (int64_t(1) << 53) + 1,
+        int64_t(1) << 62, 0};
+    if (p < 0.15)
+      return random.pick(dtype == DType::Int16    ? int16Special
+                         : dtype == DType::UInt16 ? uint16Special
+                         : dtype == DType::UInt32 ? uint32Special
+                                                  : uint64Special);
+    return isUnsignedInteger(dtype) ? random.between(0, 12)
+                                    : random.between(-6, 6);
+  }
   if (p < 0.05) {
     static const std::vector<int64_t> special = {
         2147483647, -2147483647 - 1, (1 << 24) + (1 << 16) + 1, 65521, -46341,
@@ -248,7 +269,7 @@ Step Generator::input(DType dtype, std::vector<int64_t> shape) {
 
 void Generator::setConstants(Step &step, ScalarType type, DType tensor) {
   step.scalarType = type;
-  bool nonNegative = tensor == DType::UInt8 &&
+  bool nonNegative = isUnsignedInteger(tensor) &&
                      (type == ScalarType::Int || type == ScalarType::Int64);
   auto constant = [&] {
     double value = randomConstant(type);

@@ -70,6 +70,22 @@ Tensor makeInput(const Step &step) {
     std::vector<uint8_t> data(step.intData.begin(), step.intData.end());
     return Tensor::fromVector<uint8_t>(data, step.shape);
   }
+  case DType::Int16: {
+    std::vector<int16_t> data(step.intData.begin(), step.intData.end());
+    return Tensor::fromVector<int16_t>(data, step.shape);
+  }
+  case DType::UInt16: {
+    std::vector<uint16_t> data(step.intData.begin(), step.intData.end());
+    return Tensor::fromVector<uint16_t>(data, step.shape);
+  }
+  case DType::UInt32: {
+    std::vector<uint32_t> data(step.intData.begin(), step.intData.end());
+    return Tensor::fromVector<uint32_t>(data, step.shape);
+  }
+  case DType::UInt64: { // Values past 2^63 held as their bits.
+    std::vector<uint64_t> data(step.intData.begin(), step.intData.end());
+    return Tensor::fromVector<uint64_t>(data, step.shape);
+  }
   case DType::Bool:
     return Tensor::fromBools(
         std::vector<bool>(step.intData.begin(), step.intData.end()),
@@ -636,6 +652,8 @@ std::string inputExpression(const Step &step) {
     else if (step.dtype == DType::Int32 &&
              step.intData[i] == std::numeric_limits<int32_t>::min())
       data << "INT32_MIN";
+    else if (step.dtype == DType::UInt64)
+      data << static_cast<uint64_t>(step.intData[i]) << "ull";
     else
       data << step.intData[i];
   }
@@ -651,6 +669,14 @@ std::string inputExpression(const Step &step) {
     return "Tensor::fromVector<int8_t>({" + data.str() + "}, " + shape + ")";
   case DType::UInt8:
     return "Tensor::fromVector<uint8_t>({" + data.str() + "}, " + shape + ")";
+  case DType::Int16:
+    return "Tensor::fromVector<int16_t>({" + data.str() + "}, " + shape + ")";
+  case DType::UInt16:
+    return "Tensor::fromVector<uint16_t>({" + data.str() + "}, " + shape + ")";
+  case DType::UInt32:
+    return "Tensor::fromVector<uint32_t>({" + data.str() + "}, " + shape + ")";
+  case DType::UInt64:
+    return "Tensor::fromVector<uint64_t>({" + data.str() + "}, " + shape + ")";
   case DType::Bool:
     return "Tensor::fromBools({" + data.str() + "}, " + shape + ")";
   case DType::Float32:

@@ -160,7 +160,7 @@ static std::optional<DType> dtypeOf(Type type) {
 }
 
 /// Fills `array` with seeded values: floats uniform in [-1, 1), integers in
-/// [-10, 10] (UInt8 in [0, 20]), booleans fair.
+/// [-10, 10] (unsigned ones in [0, 20]), booleans fair.
 static void fillRandom(npy::Array &array, std::mt19937_64 &engine) {
   size_t count = array.bytes.size() / sizeOf(array.dtype);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
@@ -203,6 +203,18 @@ static void fillRandom(npy::Array &array, std::mt19937_64 &engine) {
       break;
     case DType::UInt8:
       store(static_cast<uint8_t>(integer(engine) + 10));
+      break;
+    case DType::Int16:
+      store(static_cast<int16_t>(integer(engine)));
+      break;
+    case DType::UInt16:
+      store(static_cast<uint16_t>(integer(engine) + 10));
+      break;
+    case DType::UInt32:
+      store(static_cast<uint32_t>(integer(engine) + 10));
+      break;
+    case DType::UInt64:
+      store(static_cast<uint64_t>(integer(engine) + 10));
       break;
     }
   }
@@ -314,6 +326,18 @@ static void printSummary(llvm::raw_ostream &os, const npy::Array &array) {
       break;
     case DType::UInt8:
       os << static_cast<int>(load(uint8_t()));
+      break;
+    case DType::Int16:
+      os << load(int16_t());
+      break;
+    case DType::UInt16:
+      os << load(uint16_t());
+      break;
+    case DType::UInt32:
+      os << load(uint32_t());
+      break;
+    case DType::UInt64:
+      os << load(uint64_t());
       break;
     }
   }

@@ -262,7 +262,7 @@ TEST_F(SerializationTest, BadNpyFilesAreErrorsNamingTheFileAndTheProblem) {
       npyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }",
               data),
       "has the unsupported dtype '<c8' (supported: '<f4', '<f8', '<f2', "
-      "'<i4', '<i8', '|b1', '|i1', '|u1')");
+      "'<i4', '<i8', '|b1', '|i1', '|u1', '<i2', '<u2', '<u4', '<u8')");
   expectLoadError(
       "bigendian.npy",
       npyFile("{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }",

@@ -59,12 +59,12 @@ public:
 const auto *joinWorld = ::testing::AddGlobalTestEnvironment(new JoinWorld());
 
 /// Rank `rank`'s input at index `i`: an integer in [-5, 5] (in [0, 10] for
-/// UInt8; 0 or 1 for Bool), halved for floating-point types.
+/// unsigned integers; 0 or 1 for Bool), halved for floating-point types.
 double inputValue(DType dtype, int rank, int64_t i) {
   int64_t base = (rank * 7 + i * 3) % 11;
   if (dtype == DType::Bool)
     return (rank + i) % 3 == 0;
-  if (dtype == DType::UInt8)
+  if (lazyc::isUnsignedInteger(dtype))
     return static_cast<double>(base);
   double value = static_cast<double>(base - 5);
   return lazyc::isFloatingPoint(dtype) ? value / 2 : value;
@@ -121,6 +121,15 @@ void encode(DType dtype, double value, unsigned char *bytes) {
   case DType::Int8:
     bytes[0] = static_cast<unsigned char>(static_cast<int8_t>(value));
     return;
+  case DType::Int16:
+  case DType::UInt16:
+  case DType::UInt32:
+  case DType::UInt64: {
+    // Little-endian two's complement, as many bytes as the dtype has.
+    auto bits = static_cast<uint64_t>(static_cast<int64_t>(value));
+    std::memcpy(bytes, &bits, lazyc::sizeOf(dtype));
+    return;
+  }
   }
 }
 
@@ -169,6 +178,26 @@ double decode(DType dtype, const unsigned char *bytes) {
     return bytes[0];
   case DType::Int8:
     return static_cast<int8_t>(bytes[0]);
+  case DType::Int16: {
+    int16_t v;
+    std::memcpy(&v, bytes, 2);
+    return v;
+  }
+  case DType::UInt16: {
+    uint16_t v;
+    std::memcpy(&v, bytes, 2);
+    return v;
+  }
+  case DType::UInt32: {
+    uint32_t v;
+    std::memcpy(&v, bytes, 4);
+    return v;
+  }
+  case DType::UInt64: {
+    uint64_t v;
+    std::memcpy(&v, bytes, 8);
+    return static_cast<double>(v);
+  }
   }
   return NAN;
 }

@@ -44,6 +44,10 @@ template <> constexpr DType dtypeOf<int64_t>() { return DType::Int64; }
 template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
 template <> constexpr DType dtypeOf<int8_t>() { return DType::Int8; }
 template <> constexpr DType dtypeOf<uint8_t>() { return DType::UInt8; }
+template <> constexpr DType dtypeOf<int16_t>() { return DType::Int16; }
+template <> constexpr DType dtypeOf<uint16_t>() { return DType::UInt16; }
+template <> constexpr DType dtypeOf<uint32_t>() { return DType::UInt32; }
+template <> constexpr DType dtypeOf<uint64_t>() { return DType::UInt64; }
 
 /// The name of a dtype as the API spells it ("Float32", ...).
 const char *dtypeName(DType dtype);

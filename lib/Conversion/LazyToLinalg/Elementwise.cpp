@@ -204,6 +204,24 @@ static Value integerPower(OpBuilder &b, Location loc, Value base,
                                createIntegerResize(b, loc, i32, exponent));
     return arith::TruncIOp::create(b, loc, type, power);
   }
+  if (isUnsignedInteger(type)) {
+    // ui32/ui64 exponents from 2^(n-2) up are negative to math.ipowi. Modulo
+    // 2^n an odd base to the 2^(n-2) is 1 and an even base to an exponent
+    // of n or more is 0, so e becomes (e mod 2^(n-2)) + 2^(n-2): the same
+    // power, and positive.
+    unsigned width = type.getIntOrFloatBitWidth();
+    int64_t quarter = int64_t(1) << (width - 2);
+    Value high =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, quarter));
+    Value low =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, quarter - 1));
+    Value large = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                        exponent, high);
+    Value reduced = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, exponent, low), high);
+    exponent = arith::SelectOp::create(b, loc, large, reduced, exponent);
+    return math::IPowIOp::create(b, loc, base, exponent);
+  }
   Value zero = constantLike(b, loc, base, 0);
   Value one = constantLike(b, loc, base, 1);
   Value minusOne = constantLike(b, loc, base, -1);
@@ -436,10 +454,26 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
   if (toFloat)
     return createIntegerToFloat(b, loc, to, x);
   if (fromFloat && to.getIntOrFloatBitWidth() < 32) {
-    // i8 and ui8 through i32, wrapping like numpy's casts (-1.0 to ui8 is
-    // 255, 300.0 is 44) instead of fptosi/fptoui's poison outside 8 bits.
+    // i8, ui8, i16 and ui16 through i32, wrapping like numpy's casts (-1.0
+    // to ui8 is 255, 300.0 is 44) instead of fptosi/fptoui's poison outside
+    // their bits.
     Value wide = arith::FPToSIOp::create(b, loc, b.getI32Type(), x);
     return arith::TruncIOp::create(b, loc, to, wide);
+  }
+  if (fromFloat && to.isUnsignedInteger(32)) {
+    // ui32 through i64: 2^31 and up fit, negative values wrap.
+    Value wide = arith::FPToSIOp::create(b, loc, b.getI64Type(), x);
+    return arith::TruncIOp::create(b, loc, to, wide);
+  }
+  if (fromFloat && to.isUnsignedInteger(64)) {
+    // ui64: fptoui for 0 and up (2^63 and past fit), negative values wrap
+    // through i64 (-1.0 is 2^64 - 1, as numpy on x86-64).
+    Value zero = constantLike(b, loc, x, 0);
+    Value negative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+    Value wrapped = arith::FPToSIOp::create(b, loc, to, x);
+    Value positive = arith::FPToUIOp::create(b, loc, to, x);
+    return arith::SelectOp::create(b, loc, negative, wrapped, positive);
   }
   if (fromFloat)
     return arith::FPToSIOp::create(b, loc, to, x);

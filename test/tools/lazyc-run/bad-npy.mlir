@@ -40,7 +40,7 @@
 // RUN: not lazyc-run %s --input=%t/no-descr.npy 2>&1 | FileCheck %s --check-prefix=NO-DESCR -DPATH=%t/no-descr.npy
 // NO-DESCR: {{^}}lazyc-run: error: [[PATH]]: header has no 'descr'{{$}}
 // RUN: not lazyc-run %s --input=%t/big-endian.npy 2>&1 | FileCheck %s --check-prefix=ENDIAN -DPATH=%t/big-endian.npy
-// ENDIAN: {{^}}lazyc-run: error: [[PATH]]: unsupported element type '>f4' (supported: <f4 <f8 <f2 <i4 <i8 |b1 |i1 |u1){{$}}
+// ENDIAN: {{^}}lazyc-run: error: [[PATH]]: unsupported element type '>f4' (supported: <f4 <f8 <f2 <i4 <i8 |b1 |i1 |u1 <i2 <u2 <u4 <u8){{$}}
 // RUN: not lazyc-run %s --input=%t/fortran.npy 2>&1 | FileCheck %s --check-prefix=FORTRAN -DPATH=%t/fortran.npy
 // FORTRAN: {{^}}lazyc-run: error: [[PATH]]: Fortran-order arrays are not supported{{$}}
 // RUN: not lazyc-run %s --input=%t/version-4.npy 2>&1 | FileCheck %s --check-prefix=VERSION -DPATH=%t/version-4.npy

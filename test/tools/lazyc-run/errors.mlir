@@ -39,11 +39,11 @@
 // RUN: not lazyc-run %s --entry=nope 2>&1 | FileCheck %s --check-prefix=NO-ENTRY
 // NO-ENTRY: {{^}}lazyc-run: error: no function @nope{{$}}
 
-// Argument types lazyc-run cannot feed: a scalar and an i16 tensor.
+// Argument types lazyc-run cannot feed: a scalar and an i24 tensor.
 // RUN: not lazyc-run %s --entry=scalar_argument 2>&1 | FileCheck %s --check-prefix=SCALAR
 // SCALAR: {{^}}lazyc-run: error: argument #0 has type f32, not a tensor lazyc supports{{$}}
-// RUN: not lazyc-run %s --entry=i16_argument 2>&1 | FileCheck %s --check-prefix=I16
-// I16: {{^}}lazyc-run: error: argument #0 has type tensor<4xi16>, not a tensor lazyc supports{{$}}
+// RUN: not lazyc-run %s --entry=i24_argument 2>&1 | FileCheck %s --check-prefix=I24
+// I24: {{^}}lazyc-run: error: argument #0 has type tensor<4xi24>, not a tensor lazyc supports{{$}}
 
 // A dynamic shape that the function's ops reject: the op's diagnostic, then
 // the summary.
@@ -86,6 +86,6 @@ func.func @scalar_argument(%x: f32) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
-func.func @i16_argument(%x: tensor<4xi16>) -> tensor<4xi16> {
-  return %x : tensor<4xi16>
+func.func @i24_argument(%x: tensor<4xi24>) -> tensor<4xi24> {
+  return %x : tensor<4xi24>
 }

@@ -26,9 +26,10 @@ namespace lazyc {
 /// spelling (the API's dtypeName, the JIT's signatures, lazyc-run's .npy
 /// files) come from here. numpy has no bfloat16 (its entry is "").
 ///
-/// MLIR integers are signless; the `lazy` dialect spells UInt8 as the
-/// unsigned `ui8` so that its ops know the signedness, and the lowering to
-/// linalg picks unsigned arith ops for it (then makes the type `i8`).
+/// MLIR integers are signless; the `lazy` dialect spells the unsigned
+/// dtypes as `ui8`, `ui16`, ... so that its ops know the signedness, and the
+/// lowering to linalg picks unsigned arith ops for them (then makes the
+/// type signless).
 /// New dtypes go at the end: saved models store the enum's value.
 #define LAZYC_DTYPE_TABLE(X)                                                   \
   X(Float32, "Float32", "f32", "<f4", 4, true, false)                          \
@@ -39,7 +40,11 @@ namespace lazyc {
   X(Int64, "Int64", "i64", "<i8", 8, false, false)                             \
   X(Bool, "Bool", "i1", "|b1", 1, false, false)                                \
   X(Int8, "Int8", "i8", "|i1", 1, false, false)                                \
-  X(UInt8, "UInt8", "ui8", "|u1", 1, false, true)
+  X(UInt8, "UInt8", "ui8", "|u1", 1, false, true)                              \
+  X(Int16, "Int16", "i16", "<i2", 2, false, false)                             \
+  X(UInt16, "UInt16", "ui16", "<u2", 2, false, true)                           \
+  X(UInt32, "UInt32", "ui32", "<u4", 4, false, true)                           \
+  X(UInt64, "UInt64", "ui64", "<u8", 8, false, true)
 
 /// The element type of a tensor. Its values are 32 bits wide, as a plain
 /// enum's: clang (which builds lazyc) assumes that callers widen 8-bit
@@ -61,7 +66,7 @@ struct DTypeInfo {
   const char *numpyName; ///< numpy's type string: "<f4"; "" if none.
   std::size_t size;      ///< Bytes per element (a Bool is one byte).
   bool isFloatingPoint;
-  bool isUnsigned; ///< An unsigned integer (UInt8).
+  bool isUnsigned; ///< An unsigned integer (UInt8 ... UInt64).
 };
 
 namespace detail {
@@ -90,7 +95,7 @@ constexpr const DTypeInfo &dtypeInfo(DType dtype) {
 constexpr std::size_t sizeOf(DType dtype) { return dtypeInfo(dtype).size; }
 
 /// The MLIR spelling of the element type: f32, f64, f16, bf16, i32, i64, i1,
-/// i8, ui8.
+/// i8, ui8, i16, ui16, ui32, ui64.
 constexpr std::string_view mlirName(DType dtype) {
   return dtypeInfo(dtype).mlirName;
 }
@@ -99,7 +104,7 @@ constexpr bool isFloatingPoint(DType dtype) {
   return dtypeInfo(dtype).isFloatingPoint;
 }
 
-/// UInt8: an integer whose values are 0 and up.
+/// UInt8, UInt16, UInt32, UInt64: integers whose values are 0 and up.
 constexpr bool isUnsignedInteger(DType dtype) {
   return dtypeInfo(dtype).isUnsigned;
 }

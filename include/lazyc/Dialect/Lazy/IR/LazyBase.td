@@ -28,7 +28,8 @@ def Lazy_Dialect : Dialect {
   let description = [{
     The `lazy` dialect is the first IR a lazyc trace becomes. Every op works on
     ranked tensors (static or dynamic dimensions) of `f32`, `f64`, `f16`,
-    `bf16`, `i1`, `i8`, `ui8`, `i32` or `i64`, has value semantics and no side effects, and
+    `bf16`, `i1`, `i8`, `ui8`, `i16`, `ui16`, `i32`, `ui32`, `i64` or `ui64`,
+    has value semantics and no side effects, and
     infers its result type from its operands and attributes.
 
     Broadcasting is explicit: elementwise ops require operands of identical
@@ -42,12 +43,13 @@ def Lazy_Dialect : Dialect {
     their regions as ordinary MLIR regions terminated by a `lazy.yield`-style
     terminator; nothing in the current ops assumes region-free parents.
 
-    Integer ops follow the type's signedness: the signless `i8`, `i32` and
-    `i64` are two's-complement signed values, the unsigned `ui8` holds 0 to
-    255 (division, remainder, comparisons, `max`/`min`, casts and reductions
-    treat it as unsigned; `abs` and `relu` are the identity), and `i1` is a
-    boolean. The lowering to linalg picks the matching arith ops, then makes
-    every integer type signless (`ui8` becomes `i8`), as arith requires.
+    Integer ops follow the type's signedness: the signless `i8`, `i16`,
+    `i32` and `i64` are two's-complement signed values, the unsigned `ui8`,
+    `ui16`, `ui32` and `ui64` hold 0 to 2^n - 1 (division, remainder,
+    comparisons, `max`/`min`, casts and reductions treat them as unsigned;
+    `abs` and `relu` are the identity), and `i1` is a boolean. The lowering
+    to linalg picks the matching arith ops, then makes every integer type
+    signless (`ui8` becomes `i8`), as arith requires.
 
     A function result may carry `lazy.tied_argument = i`: it lives in
     argument i's buffer (same type), which the caller passes for both and
@@ -70,17 +72,19 @@ def Lazy_Dialect : Dialect {
 //===----------------------------------------------------------------------===//
 
 def Lazy_Float : AnyTypeOf<[F32, F64, F16, BF16], "floating-point">;
-def Lazy_Int : AnyTypeOf<[I8, UI8, I32, I64], "integer">;
-def Lazy_Numeric : AnyTypeOf<[F32, F64, F16, BF16, I8, UI8, I32, I64],
-                             "numeric">;
-def Lazy_Element : AnyTypeOf<[F32, F64, F16, BF16, I1, I8, UI8, I32, I64],
-                             "lazy element">;
+def Lazy_Int : AnyTypeOf<[I8, UI8, I16, UI16, I32, UI32, I64, UI64],
+                         "integer">;
+def Lazy_Numeric : AnyTypeOf<[F32, F64, F16, BF16, I8, UI8, I16, UI16, I32,
+                              UI32, I64, UI64], "numeric">;
+def Lazy_Element : AnyTypeOf<[F32, F64, F16, BF16, I1, I8, UI8, I16, UI16,
+                              I32, UI32, I64, UI64], "lazy element">;
 
 /// Any tensor lazyc handles.
-def Lazy_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I8, UI8, I32, I64]>;
+def Lazy_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I8, UI8, I16, UI16,
+                                  I32, UI32, I64, UI64]>;
 /// Tensors that support arithmetic (everything but `i1`).
-def Lazy_NumericTensor : RankedTensorOf<[F32, F64, F16, BF16, I8, UI8, I32,
-                                         I64]>;
+def Lazy_NumericTensor : RankedTensorOf<[F32, F64, F16, BF16, I8, UI8, I16,
+                                         UI16, I32, UI32, I64, UI64]>;
 /// Tensors of floating-point values (transcendentals, softmax, random).
 def Lazy_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 /// Boolean tensors (compare results, select conditions).

@@ -162,13 +162,13 @@ def Lazy_SubOp : Lazy_BinaryOp<"sub", Lazy_NumericTensor,
 def Lazy_MulOp : Lazy_BinaryOp<"mul", Lazy_NumericTensor,
     "Integers wrap around (two's complement).", [Commutative]>;
 def Lazy_DivOp : Lazy_BinaryOp<"div", Lazy_NumericTensor, [{
-    Floats follow IEEE-754. Integer division rounds toward zero (`ui8`
-    divides unsigned); an integer division by zero (or `MIN / -1`) gives an
+    Floats follow IEEE-754. Integer division rounds toward zero (the
+    unsigned `ui8` ... `ui64` divide unsigned); an integer division by zero (or `MIN / -1`) gives an
     unspecified value, never a trap.}]>;
 def Lazy_FloorDivOp : Lazy_BinaryOp<"floor_div", Lazy_NumericTensor, [{
     numpy's `floor_divide`: the quotient rounded toward negative infinity.
     Integers: a division by zero gives 0, and `MIN // -1` wraps to `MIN`;
-    `ui8` divides unsigned. Floats follow numpy's `divmod` (`(a - mod(a, b)) / b`, snapped to the
+    unsigned types divide unsigned. Floats follow numpy's `divmod` (`(a - mod(a, b)) / b`, snapped to the
     nearest integer); f16/bf16 compute in f32 and round once.}]> {
   let hasFolder = 0;
 }
@@ -181,8 +181,8 @@ def Lazy_ModOp : Lazy_BinaryOp<"mod", Lazy_NumericTensor, [{
 }
 def Lazy_PowOp : Lazy_BinaryOp<"pow", Lazy_NumericTensor, [{
     Floats follow C's `pow`. Integers wrap around; a negative exponent gives
-    0 unless the base is 1 or -1 (as `math.ipowi`). A `ui8` exponent is never
-    negative.}]>;
+    0 unless the base is 1 or -1 (as `math.ipowi`). An unsigned exponent is
+    never negative (`ui64`'s from 2^63 too).}]>;
 def Lazy_MaxOp : Lazy_BinaryOp<"max", Lazy_NumericTensor, [{
     For floats a NaN operand gives NaN (numpy's `maximum`), and +0 > -0.}],
     [Commutative]>;
@@ -195,9 +195,10 @@ def Lazy_MinOp : Lazy_BinaryOp<"min", Lazy_NumericTensor, [{
 //===----------------------------------------------------------------------===//
 
 def Lazy_NegOp : Lazy_UnaryOp<"neg", Lazy_NumericTensor,
-    "Integers wrap around (`-MIN == MIN`; for `ui8`, `-x == 256 - x`).">;
+    "Integers wrap around (`-MIN == MIN`; for `ui8`, `-x == 256 - x`, and "
+    "likewise for the other unsigned types).">;
 def Lazy_AbsOp : Lazy_UnaryOp<"abs", Lazy_NumericTensor,
-    "Integers wrap around (`abs(MIN) == MIN`); `ui8` is unchanged.">;
+    "Integers wrap around (`abs(MIN) == MIN`); unsigned types are unchanged.">;
 def Lazy_ReluOp : Lazy_UnaryOp<"relu", Lazy_NumericTensor,
     "Computes `max(x, 0)`; a NaN input gives NaN.">;
 def Lazy_ExpOp : Lazy_UnaryOp<"exp", Lazy_FloatTensor, "Computes `e^x`.">;
@@ -231,9 +232,9 @@ def Lazy_CompareOp : Lazy_InferredOp<"compare"> {
     Compares two operands of identical type elementwise and returns a boolean
     (`i1`) tensor of the same shape. Float comparisons are ordered (false when
     either side is NaN) except `ne`, which is true when either side is NaN, as
-    in C and numpy. Integers compare by their type's signedness (`ui8` as
-    unsigned values, `i8`, `i32`, `i64` as signed ones); `i1` as
-    `false < true`.
+    in C and numpy. Integers compare by their type's signedness (`ui8`,
+    `ui16`, `ui32`, `ui64` as unsigned values, `i8`, `i16`, `i32`, `i64` as
+    signed ones); `i1` as `false < true`.
 
     Example:
 
@@ -283,11 +284,13 @@ def Lazy_CastOp : Lazy_Op<"cast", [Pure]> {
     Converts every element to the result's element type; the shape does not
     change. Float to float rounds to nearest even; float to integer truncates
     toward zero (out-of-range values and NaN give an unspecified value; to
-    `i8` and `ui8` through `i32`, so a value within `i32`'s range wraps
-    around modulo 256, as numpy's casts do: -1.0 to `ui8` is 255); integer to
-    float rounds to nearest (`ui8` as its unsigned value); integer to integer
-    extends by the source's signedness (zero-extends `ui8`, sign-extends the
-    others) or truncates, and `i8` to `ui8` keeps the bits; to `i1` gives
+    `i8`, `ui8`, `i16` and `ui16` through `i32`, so a value within `i32`'s
+    range wraps around modulo 2^8 or 2^16, as numpy's casts do: -1.0 to
+    `ui8` is 255; to `ui32` through `i64`; to `ui64` exactly from 0 to
+    2^64, negative values wrapping through `i64`); integer to float rounds
+    to nearest (unsigned types as their unsigned values); integer to integer
+    extends by the source's signedness (zero-extends the unsigned types,
+    sign-extends the others) or truncates, and `i8` to `ui8` keeps the bits; to `i1` gives
     `x != 0`; from `i1` gives 0 or 1.
 
     Example:
@@ -436,10 +439,12 @@ def Lazy_ConcatOp : Lazy_InferredOp<"concat"> {
 
 def Lazy_ReduceSumOp : Lazy_ReduceOp<"reduce_sum", Lazy_NumericTensor, "sum">;
 def Lazy_ReduceMaxOp : Lazy_ReduceOp<"reduce_max", Lazy_NumericTensor,
-    "maximum (NaN-propagating; -inf, or the integer minimum (0 for `ui8`), "
+    "maximum (NaN-propagating; -inf, or the integer minimum (0 for unsigned "
+    "types), "
     "when empty)">;
 def Lazy_ReduceMinOp : Lazy_ReduceOp<"reduce_min", Lazy_NumericTensor,
-    "minimum (NaN-propagating; +inf, or the integer maximum (255 for `ui8`), "
+    "minimum (NaN-propagating; +inf, or the integer maximum (255 for `ui8`, "
+    "2^n - 1 for the unsigned types), "
     "when empty)">;
 def Lazy_ReduceMeanOp : Lazy_ReduceOp<"reduce_mean", Lazy_FloatTensor,
     "arithmetic mean (a composite: `lazy-decompose` turns it into a sum and "
