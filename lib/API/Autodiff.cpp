@@ -362,6 +362,13 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     return;
   case OpKind::FloorDiv: // Piecewise constant: no gradient.
     return;
+  case OpKind::BitAnd: // Of integers and booleans: no gradient.
+  case OpKind::BitOr:
+  case OpKind::BitXor:
+  case OpKind::BitNot:
+  case OpKind::ShiftLeft:
+  case OpKind::ShiftRight:
+    return;
   case OpKind::Mod:
     // a - floorDiv(a, b) * b, the quotient piecewise constant.
     accumulate(in[0], g);

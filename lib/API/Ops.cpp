@@ -330,9 +330,20 @@ Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
     return detail::TensorAccess::wrap(
         castTo(detail::TensorAccess::node(result), DType::Bool, where));
   }
+  bool bitwise =
+      op == Arith::BitAnd || op == Arith::BitOr || op == Arith::BitXor;
+  bool shift = op == Arith::ShiftLeft || op == Arith::ShiftRight;
+  // Bits of integers (and of booleans, but for shifts), as numpy.
+  if ((bitwise || shift) && (isFloat(dtype) || (shift && dtype == DType::Bool)))
+    fail(name,
+         std::string("needs integer") + (shift ? "" : " or Bool") +
+             " tensors, got " + dtypeName(lhs->dtype) + " " +
+             shapeText(lhs->shape) + " and " + dtypeName(rhs->dtype) + " " +
+             shapeText(rhs->shape),
+         where);
   // Other arithmetic needs numbers: booleans compute as int32 (numpy's `+`
   // on bool arrays is a logical or: use maximum or where for that).
-  if (dtype == DType::Bool)
+  if (dtype == DType::Bool && !bitwise)
     dtype = DType::Int32;
   // True division of integers gives floats, as in numpy.
   if (op == Arith::Div && !isFloat(dtype))
@@ -874,39 +885,72 @@ Tensor lazyc::logicalNot(const Tensor &x, Where where) {
   return compare(Predicate::Eq, At(a, where), Scalar(false, where));
 }
 
-/// The operands of `&`, `|`, `^`: Bool tensors.
-static void checkBools(const char *op, const Tensor &lhs, const Tensor &rhs,
-                       Where where) {
+/// The operands of `&`, `|`, `^`: integer or Bool tensors.
+static void checkBitOperands(const char *op, const Tensor &lhs,
+                             const Tensor &rhs, Where where) {
   const NodePtr &a = use(lhs, op, where), &b = use(rhs, op, where);
-  if (a->dtype != DType::Bool || b->dtype != DType::Bool)
+  if (isFloat(a->dtype) || isFloat(b->dtype))
     fail(op,
-         std::string("needs Bool tensors, got ") + dtypeName(a->dtype) + " " +
-             shapeText(a->shape) + " and " + dtypeName(b->dtype) + " " +
-             shapeText(b->shape) +
+         std::string("needs integer or Bool tensors, got ") +
+             dtypeName(a->dtype) + " " + shapeText(a->shape) + " and " +
+             dtypeName(b->dtype) + " " + shapeText(b->shape) +
              " (use logicalAnd/logicalOr/logicalXor for truth values)",
          where);
 }
 
 Tensor lazyc::operator&(At lhs, const Tensor &rhs) {
-  checkBools("&", lhs.tensor, rhs, lhs.where);
-  return logicalAnd(lhs.tensor, rhs, lhs.where);
+  checkBitOperands("&", lhs.tensor, rhs, lhs.where);
+  return bitwiseAnd(lhs.tensor, rhs, lhs.where);
 }
 Tensor lazyc::operator|(At lhs, const Tensor &rhs) {
-  checkBools("|", lhs.tensor, rhs, lhs.where);
-  return logicalOr(lhs.tensor, rhs, lhs.where);
+  checkBitOperands("|", lhs.tensor, rhs, lhs.where);
+  return bitwiseOr(lhs.tensor, rhs, lhs.where);
 }
 Tensor lazyc::operator^(At lhs, const Tensor &rhs) {
-  checkBools("^", lhs.tensor, rhs, lhs.where);
-  return logicalXor(lhs.tensor, rhs, lhs.where);
+  checkBitOperands("^", lhs.tensor, rhs, lhs.where);
+  return bitwiseXor(lhs.tensor, rhs, lhs.where);
 }
 Tensor lazyc::operator~(At operand) {
   const NodePtr &node = use(operand.tensor, "~", operand.where);
-  if (node->dtype != DType::Bool)
+  if (isFloat(node->dtype))
     fail("~",
-         std::string("needs a Bool tensor, got ") + dtypeName(node->dtype) +
-             " " + shapeText(node->shape) + " (use logicalNot)",
+         std::string("needs an integer or Bool tensor, got ") +
+             dtypeName(node->dtype) + " " + shapeText(node->shape) +
+             " (use logicalNot for truth values)",
          operand.where);
-  return logicalNot(operand.tensor, operand.where);
+  return bitwiseNot(operand.tensor, operand.where);
+}
+
+Tensor lazyc::bitwiseAnd(const Tensor &lhs, const Tensor &rhs, Where where) {
+  return arithmetic(Arith::BitAnd, lhs, rhs, where);
+}
+Tensor lazyc::bitwiseOr(const Tensor &lhs, const Tensor &rhs, Where where) {
+  return arithmetic(Arith::BitOr, lhs, rhs, where);
+}
+Tensor lazyc::bitwiseXor(const Tensor &lhs, const Tensor &rhs, Where where) {
+  return arithmetic(Arith::BitXor, lhs, rhs, where);
+}
+Tensor lazyc::bitwiseNot(const Tensor &x, Where where) {
+  const NodePtr &node = use(x, "bitwiseNot", where);
+  if (isFloat(node->dtype))
+    fail("bitwiseNot",
+         std::string("needs an integer or Bool tensor, got ") +
+             dtypeName(node->dtype) + " " + shapeText(node->shape),
+         where);
+  return detail::TensorAccess::wrap(
+      record(OpKind::BitNot, node->dtype, node->shape, {node}, where));
+}
+Tensor lazyc::leftShift(const Tensor &x, const Tensor &amount, Where where) {
+  return arithmetic(Arith::ShiftLeft, x, amount, where);
+}
+Tensor lazyc::leftShift(const Tensor &x, Scalar amount) {
+  return arithmetic(Arith::ShiftLeft, x, amount, false);
+}
+Tensor lazyc::rightShift(const Tensor &x, const Tensor &amount, Where where) {
+  return arithmetic(Arith::ShiftRight, x, amount, where);
+}
+Tensor lazyc::rightShift(const Tensor &x, Scalar amount) {
+  return arithmetic(Arith::ShiftRight, x, amount, false);
 }
 
 Tensor lazyc::floorDiv(const Tensor &lhs, const Tensor &rhs, Where where) {

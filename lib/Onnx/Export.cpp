@@ -602,6 +602,46 @@ void GraphWriter::writeNode(int32_t position) {
   case OpKind::Atan:
     simple("Atan");
     break;
+  case OpKind::BitAnd:
+  case OpKind::BitOr:
+  case OpKind::BitXor:
+  case OpKind::BitNot: {
+    static const char *const kLogical[] = {"And", "Or", "Xor", "Not"};
+    int which = node.kind == OpKind::BitAnd   ? 0
+                : node.kind == OpKind::BitOr  ? 1
+                : node.kind == OpKind::BitXor ? 2
+                                              : 3;
+    if (node.dtype != DType::Bool)
+      fail(node, std::string("of ") + dtypeName(node.dtype) +
+                     " has no ONNX form in opset 17 (BitwiseAnd, BitwiseOr, "
+                     "BitwiseXor and BitwiseNot are opset 18); of Bool it is " +
+                     kLogical[which]);
+    simple(kLogical[which]);
+    break;
+  }
+  case OpKind::ShiftLeft:
+  case OpKind::ShiftRight: {
+    if (!isUnsignedInteger(node.dtype))
+      fail(node, std::string("of ") + dtypeName(node.dtype) +
+                     " has no ONNX form (BitShift takes unsigned integers: "
+                     "cast to UInt" +
+                     std::to_string(8 * sizeOf(node.dtype)) + " first)");
+    // Amounts from the width on give 0 (numpy), where BitShift leaves
+    // them to the runtime: shift by min(a, width - 1), then by one more bit
+    // when a >= width (which empties the value).
+    double width = 8.0 * sizeOf(node.dtype);
+    std::string first = emit("Min", {in[1], scalarOf(node.dtype, width - 1)});
+    std::string extra =
+        emit("Sub", {emit("Min", {in[1], scalarOf(node.dtype, width)}), first});
+    const char *direction = node.kind == OpKind::ShiftLeft ? "LEFT" : "RIGHT";
+    ::onnx::NodeProto &shift = add("BitShift", {in[0], first}, fresh("shift"));
+    setString(shift, "direction", direction);
+    ::onnx::NodeProto &more =
+        add("BitShift", {shift.output(0), extra}, fresh(hint));
+    setString(more, "direction", direction);
+    out = more.output(0);
+    break;
+  }
   case OpKind::Compare: {
     static const char *const kOps[] = {
         "Equal", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"};

@@ -2547,9 +2547,8 @@ Tensors det(const NodeContext &node) {
   return one(result);
 }
 
-/// Shifts of unsigned integers as products and floor divisions by powers
-/// of two in the operands' dtype: the left shift wraps, and a shift by the
-/// width or more gives 0 (2^width wraps to 0; lazyc's division by 0 is 0).
+/// Shifts of unsigned integers (ONNX's BitShift types); amounts from the
+/// width on give 0, as numpy's shifts.
 Tensors bitShift(const NodeContext &node) {
   const Tensor &x = node.input(0), &y = node.input(1);
   if (!isUnsignedInteger(x.dtype()) || y.dtype() != x.dtype())
@@ -2559,11 +2558,7 @@ Tensors bitShift(const NodeContext &node) {
   std::string direction = node.attribute("direction", std::string(""));
   if (direction != "LEFT" && direction != "RIGHT")
     node.fail("direction must be LEFT or RIGHT, not '" + direction + "'");
-  DType dtype = x.dtype();
-  int64_t width = 8 * static_cast<int64_t>(sizeOf(dtype));
-  Tensor amount = minimum(y, full({}, width, dtype));
-  Tensor factor = pow(full({}, 2, dtype), amount);
-  return one(direction == "LEFT" ? x * factor : floorDiv(x, factor));
+  return one(direction == "LEFT" ? leftShift(x, y) : rightShift(x, y));
 }
 
 /// RNN, GRU and LSTM, unrolled over the sequence (its length is static):

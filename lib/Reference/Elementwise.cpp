@@ -49,8 +49,6 @@ namespace {
 
 double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
-bool isIntegerLike(DType dtype) { return !isFloatingPoint(dtype); }
-
 //===----------------------------------------------------------------------===//
 // Float semantics
 //===----------------------------------------------------------------------===//
@@ -125,6 +123,13 @@ double floatBinary(OpKind kind, double a, double b) {
     return maximum(a, b);
   case OpKind::Min:
     return minimum(a, b);
+  // Integer-only (Lazy_BitsTensor, Lazy_IntTensor).
+  case OpKind::BitAnd:
+  case OpKind::BitOr:
+  case OpKind::BitXor:
+  case OpKind::ShiftLeft:
+  case OpKind::ShiftRight:
+    break;
     // Not binary ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
@@ -167,6 +172,8 @@ double floatUnary(OpKind kind, double x) {
     return std::acos(x);
   case OpKind::Atan:
     return std::atan(x);
+  case OpKind::BitNot: // Integer-only (Lazy_BitsTensor).
+    break;
     // Not unary ops.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
@@ -236,6 +243,13 @@ double localError(OpKind kind, double exact, DType dtype) {
   // Emulated step by step (floatDivMod).
   case OpKind::FloorDiv:
   case OpKind::Mod:
+  // Integer-only: no float error.
+  case OpKind::BitAnd:
+  case OpKind::BitOr:
+  case OpKind::BitXor:
+  case OpKind::BitNot:
+  case OpKind::ShiftLeft:
+  case OpKind::ShiftRight:
     // Neither unary nor binary: not computed here.
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr)
@@ -349,7 +363,8 @@ double unarySpread(OpKind kind, double exact, double x, double tx) {
   case OpKind::Asin:
   case OpKind::Acos:
   case OpKind::Atan:
-    // Not unary ops (floatUnary throws).
+    // Integer-only, and not unary ops (floatUnary throws).
+  case OpKind::BitNot:
 #define LAZYC_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr)
 #include "lazyc/Trace/Ops.def"
@@ -469,6 +484,29 @@ bool integerBinary(OpKind kind, int64_t a, int64_t b, DType dtype,
   case OpKind::Pow:
     result = integerPower(a, b, dtype);
     return true;
+  case OpKind::BitAnd:
+    result = wrap(ua & ub, dtype);
+    return true;
+  case OpKind::BitOr:
+    result = wrap(ua | ub, dtype);
+    return true;
+  case OpKind::BitXor:
+    result = wrap(ua ^ ub, dtype);
+    return true;
+  case OpKind::ShiftLeft:
+  case OpKind::ShiftRight: {
+    // numpy: the amount read as unsigned; from the width on, 0 (or the
+    // sign, for a right shift of a signed value).
+    uint64_t width = 8 * sizeOf(dtype);
+    uint64_t amount = width == 64 ? ub : ub & ((uint64_t(1) << width) - 1);
+    if (kind == OpKind::ShiftLeft)
+      result = amount < width ? wrap(ua << amount, dtype) : 0;
+    else if (isUnsignedInteger(dtype)) // Held as a value (bits for UInt64).
+      result = amount < width ? wrap(ua >> amount, dtype) : 0;
+    else
+      result = amount < width ? a >> amount : (a < 0 ? -1 : 0);
+    return true;
+  }
   case OpKind::Max:
     result = std::max(a, b);
     return true;
@@ -494,6 +532,8 @@ int64_t integerUnary(OpKind kind, int64_t x, DType dtype) {
     return x < 0 ? wrap(0 - static_cast<uint64_t>(x), dtype) : x;
   case OpKind::Relu:
     return isUnsignedInteger(dtype) ? x : std::max<int64_t>(x, 0);
+  case OpKind::BitNot:
+    return wrap(~static_cast<uint64_t>(x), dtype);
   // Float-only ops (Lazy_FloatTensor in LazyOps.td).
   case OpKind::Exp:
   case OpKind::Log:
@@ -742,7 +782,7 @@ Value impl::evaluateElementwise(const Node &node, const Inputs &inputs) {
                  localError(kind, exact, out.dtype));
       continue;
     }
-    if (isIntegerLike(input.dtype) && input.dtype == DType::Bool)
+    if (input.dtype == DType::Bool && kind != OpKind::BitNot)
       throw std::logic_error(std::string("reference: ") + trace::opName(kind) +
                              " of a Bool tensor is not a lazy op");
     out.ints[i] = integerUnary(kind, input.ints[i], out.dtype);

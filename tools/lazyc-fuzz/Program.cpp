@@ -100,6 +100,18 @@ Tensor makeInput(const Step &step) {
   }
 }
 
+/// The operands of the bitwise ops: floats cast to Int32 (the ops take
+/// integers and Bool); of the shifts, Bool too. The printed programs
+/// define the same two helpers (print()).
+Tensor bits(const Tensor &t) {
+  return isFloatingPoint(t.dtype()) ? cast(t, DType::Int32) : t;
+}
+Tensor integral(const Tensor &t) {
+  return isFloatingPoint(t.dtype()) || t.dtype() == DType::Bool
+             ? cast(t, DType::Int32)
+             : t;
+}
+
 Tensor binary(BinaryOp op, const Tensor &a, const Tensor &b) {
   switch (op) {
   case BinaryOp::Add:
@@ -120,6 +132,16 @@ Tensor binary(BinaryOp op, const Tensor &a, const Tensor &b) {
     return maximum(a, b);
   case BinaryOp::Min:
     return minimum(a, b);
+  case BinaryOp::BitAnd:
+    return bitwiseAnd(bits(a), bits(b));
+  case BinaryOp::BitOr:
+    return bitwiseOr(bits(a), bits(b));
+  case BinaryOp::BitXor:
+    return bitwiseXor(bits(a), bits(b));
+  case BinaryOp::ShiftLeft:
+    return leftShift(integral(a), integral(b));
+  case BinaryOp::ShiftRight:
+    return rightShift(integral(a), integral(b));
   }
   throw std::logic_error("lazyc-fuzz: bad binary op");
 }
@@ -143,6 +165,11 @@ Tensor binaryScalar(BinaryOp op, const Tensor &a, Scalar s, bool scalarFirst) {
   // No scalar form (kScalarBinaryOps).
   case BinaryOp::Max:
   case BinaryOp::Min:
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor:
+  case BinaryOp::ShiftLeft:
+  case BinaryOp::ShiftRight:
     break;
   }
   throw std::logic_error("lazyc-fuzz: bad scalar op");
@@ -237,6 +264,8 @@ Tensor unary(UnaryOp op, const Tensor &a) {
     return acos(a);
   case UnaryOp::Atan:
     return atan(a);
+  case UnaryOp::BitNot:
+    return bitwiseNot(bits(a));
   }
   throw std::logic_error("lazyc-fuzz: bad unary op");
 }
@@ -707,13 +736,36 @@ const char *binarySymbol(BinaryOp op) {
     return "maximum";
   case BinaryOp::Min:
     return "minimum";
+  case BinaryOp::BitAnd:
+    return "bitwiseAnd";
+  case BinaryOp::BitOr:
+    return "bitwiseOr";
+  case BinaryOp::BitXor:
+    return "bitwiseXor";
+  case BinaryOp::ShiftLeft:
+    return "leftShift";
+  case BinaryOp::ShiftRight:
+    return "rightShift";
   }
   return "?";
+}
+
+bool isBitOp(BinaryOp op) {
+  return op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+         op == BinaryOp::BitXor;
+}
+bool isShift(BinaryOp op) {
+  return op == BinaryOp::ShiftLeft || op == BinaryOp::ShiftRight;
 }
 
 /// `a + b`, or `pow(a, b)` for the ops that are functions.
 std::string binaryExpression(BinaryOp op, const std::string &a,
                              const std::string &b) {
+  if (isBitOp(op))
+    return std::string(binarySymbol(op)) + "(bits(" + a + "), bits(" + b + "))";
+  if (isShift(op))
+    return std::string(binarySymbol(op)) + "(integral(" + a + "), integral(" +
+           b + "))";
   if (op == BinaryOp::Pow || op == BinaryOp::Max || op == BinaryOp::Min ||
       op == BinaryOp::FloorDiv || op == BinaryOp::Mod)
     return std::string(binarySymbol(op)) + "(" + a + ", " + b + ")";
@@ -744,6 +796,15 @@ const char *unaryName(UnaryOp op) {
   return "?";
 }
 
+/// `-x`, `exp(x)`, `bitwiseNot(bits(x))`: the unary op on `x` as C++.
+std::string unaryExpression(UnaryOp op, const std::string &x) {
+  if (op == UnaryOp::Neg)
+    return "-" + x;
+  if (op == UnaryOp::BitNot)
+    return std::string(unaryName(op)) + "(bits(" + x + "))";
+  return std::string(unaryName(op)) + "(" + x + ")";
+}
+
 /// The API function of a reduction (its name in Ops.def).
 const char *reduceName(ReduceOp op) {
   switch (op) {
@@ -763,7 +824,14 @@ std::string fuzz::print(const Program &program, bool eager) {
   os << "// lazyc-fuzz program " << program.seed << "\n"
      << "#include <lazyc/lazyc.h>\n#include <lazyc/nn.h>\n#include <cmath>\n"
      << "#include <iostream>\n"
-     << "using namespace lazyc;\n\nint main() {\n";
+     << "using namespace lazyc;\n\n"
+     << "// The bitwise ops take integers (the shifts no Bool).\n"
+     << "inline Tensor bits(const Tensor &t) {\n"
+     << "  return isFloatingPoint(t.dtype()) ? cast(t, DType::Int32) : t;\n}\n"
+     << "inline Tensor integral(const Tensor &t) {\n"
+     << "  return isFloatingPoint(t.dtype()) || t.dtype() == DType::Bool\n"
+     << "             ? cast(t, DType::Int32)\n             : t;\n}\n\n"
+     << "int main() {\n";
   if (std::ranges::any_of(program.steps, [](const Step &step) {
         return step.kind == StepKind::Collective;
       }))
@@ -860,9 +928,7 @@ std::string fuzz::print(const Program &program, bool eager) {
     }
     case StepKind::Unary: {
       auto op = static_cast<UnaryOp>(step.op);
-      expression = op == UnaryOp::Neg
-                       ? "-" + t(0)
-                       : std::string(unaryName(op)) + "(" + t(0) + ")";
+      expression = unaryExpression(op, t(0));
       break;
     }
     case StepKind::Composite: {
@@ -1024,9 +1090,7 @@ std::string fuzz::print(const Program &program, bool eager) {
     }
     case StepKind::Cond: {
       auto op = static_cast<UnaryOp>(step.op);
-      std::string then = op == UnaryOp::Neg
-                             ? "-" + t(1)
-                             : std::string(unaryName(op)) + "(" + t(1) + ")";
+      std::string then = unaryExpression(op, t(1));
       expression =
           "cond(sum(cast(" + t(0) + ", DType::Float64)) > " + constant(i) +
           ", [&] { return " + then + "; }, [&] { return " +
@@ -1036,8 +1100,7 @@ std::string fuzz::print(const Program &program, bool eager) {
     }
     case StepKind::Loop: {
       auto op = static_cast<UnaryOp>(step.op);
-      std::string next =
-          op == UnaryOp::Neg ? "-v" : std::string(unaryName(op)) + "(v)";
+      std::string next = unaryExpression(op, "v");
       expression =
           "std::get<0>(whileLoop([&](Tensor v) { return "
           "sum(abs(cast(v, DType::Float64))) > " +
@@ -1049,8 +1112,7 @@ std::string fuzz::print(const Program &program, bool eager) {
     }
     case StepKind::Call: {
       auto op = static_cast<UnaryOp>(step.op);
-      std::string inner =
-          op == UnaryOp::Neg ? "-x" : std::string(unaryName(op)) + "(x)";
+      std::string inner = unaryExpression(op, "x");
       expression =
           "lazyc::function(\"fuzzed\", [](Tensor x, Tensor y) { "
           "return " +

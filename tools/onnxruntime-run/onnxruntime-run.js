@@ -51,6 +51,8 @@ const kTypes = {
   '<f2': ['float16', Uint16Array], '<i8': ['int64', BigInt64Array],
   '<i4': ['int32', Int32Array], '|i1': ['int8', Int8Array],
   '|u1': ['uint8', Uint8Array], '|b1': ['bool', Uint8Array],
+  '<i2': ['int16', Int16Array], '<u2': ['uint16', Uint16Array],
+  '<u4': ['uint32', Uint32Array], '<u8': ['uint64', BigUint64Array],
 };
 
 function readNpy(file) {

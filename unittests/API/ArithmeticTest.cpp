@@ -324,20 +324,22 @@ TEST_P(ArithmeticTest, LogicalOpsTreatNonzeroAsTrue) {
 }
 
 TEST_P(ArithmeticTest, LogicalErrors) {
-  Tensor ints = Tensor::fromVector<int32_t>({1, 2}, {2});
+  // `&`, `|`, `^`, `~` take integers (bitwise) and Bool (logical), not
+  // floats.
+  Tensor reals = Tensor::fromVector<float>({1, 2}, {2});
   Tensor flags = Tensor::fromBools({true, false}, {2});
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
-        (void)(ints & flags);
+        (void)(reals & flags);
       },
-      "&", "needs Bool tensors, got Int32 [2] and Bool [2]");
+      "&", "needs integer or Bool tensors, got Float32 [2] and Bool [2]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
-        (void)(~ints);
+        (void)(~reals);
       },
-      "~", "needs a Bool tensor, got Int32 [2]");
+      "~", "needs an integer or Bool tensor, got Float32 [2]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;

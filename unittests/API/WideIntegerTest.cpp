@@ -8,8 +8,9 @@
 // The integer dtypes of issue 42 against numpy's int16, uint16, uint32 and
 // uint64: wrap-around, unsigned division, order and powers past the signed
 // range (UInt64's values from 2^63), casts from floats and between the
-// integers, reductions, numpy's promotion table, scalars that do not fit,
-// printing and .npy files. Expected values were computed with numpy 1.24
+// integers, reductions, bitwise ops and shifts, numpy's promotion table,
+// scalars that do not fit, printing and .npy files. Expected values were
+// computed with numpy 1.24
 // (`np.seterr(all='ignore')`). Each test runs lazily and eagerly.
 //
 //===----------------------------------------------------------------------===//
@@ -188,6 +189,82 @@ TEST_P(WideIntegerTest, Reductions) {
   TopK top = topk(vector<uint32_t>({5, 4000000000u, 0, 7}), 2);
   EXPECT_EQ(top.values.toVector<uint32_t>(), (U32{4000000000u, 7}));
   EXPECT_EQ(top.indices.toVector<int64_t>(), (std::vector<int64_t>{1, 3}));
+}
+
+TEST_P(WideIntegerTest, BitwiseOpsAndShifts) {
+  Tensor a = vector<int8_t>({12, -7, 127, -128});
+  Tensor b = vector<int8_t>({10, 3, -1, 1});
+  using I8 = std::vector<int8_t>;
+  EXPECT_EQ((a & b).toVector<int8_t>(), (I8{8, 1, 127, 0}));
+  EXPECT_EQ((a | b).toVector<int8_t>(), (I8{14, -5, -1, -127}));
+  EXPECT_EQ((a ^ b).toVector<int8_t>(), (I8{6, -6, -128, -127}));
+  EXPECT_EQ((~a).toVector<int8_t>(), (I8{-13, 6, -128, 127}));
+  Tensor u = vector<uint32_t>({0xF0F0F0F0u, 7, 0xFFFFFFFFu, 1});
+  Tensor v = vector<uint32_t>({0x0FF00FF0u, 2, 0x80000000u, 0});
+  EXPECT_EQ(bitwiseAnd(u, v).toVector<uint32_t>(),
+            (U32{15728880u, 2, 2147483648u, 0}));
+  EXPECT_EQ(bitwiseOr(u, v).toVector<uint32_t>(),
+            (U32{4293984240u, 7, 4294967295u, 1}));
+  EXPECT_EQ(bitwiseXor(u, v).toVector<uint32_t>(),
+            (U32{4278255360u, 5, 2147483647u, 1}));
+  EXPECT_EQ(bitwiseNot(u).toVector<uint32_t>(),
+            (U32{252645135u, 4294967288u, 0, 4294967294u}));
+  // Shifts: bits shifted out are lost; amounts of the width or more, or
+  // negative ones, give 0 (-1 for a right shift of a negative value).
+  Tensor x = vector<int16_t>({1, -8, 3, -1, 5, 1});
+  Tensor s = vector<int16_t>({3, 2, 15, 16, -1, 0});
+  EXPECT_EQ(leftShift(x, s).toVector<int16_t>(),
+            (I16{8, -32, -32768, 0, 0, 1}));
+  EXPECT_EQ(rightShift(x, s).toVector<int16_t>(), (I16{0, -2, 0, -1, 0, 1}));
+  Tensor y = vector<uint64_t>({1, kTwo63, kMax64, 5});
+  Tensor t = vector<uint64_t>({63, 1, 64, 70});
+  EXPECT_EQ(leftShift(y, t).toVector<uint64_t>(), (U64{kTwo63, 0, 0, 0}));
+  EXPECT_EQ(rightShift(y, t).toVector<uint64_t>(),
+            (U64{0, uint64_t(1) << 62, 0, 0}));
+  EXPECT_EQ(
+      leftShift(vector<uint8_t>({200, 1, 255}), vector<uint8_t>({1, 7, 8}))
+          .toVector<uint8_t>(),
+      (std::vector<uint8_t>{144, 128, 0}));
+  EXPECT_EQ(leftShift(vector<int64_t>({3, -3}), 2).toVector<int64_t>(),
+            (std::vector<int64_t>{12, -12}));
+  EXPECT_EQ(rightShift(vector<int32_t>({-9}), 1).item<int32_t>(), -5);
+  // Bool: logical; an integer with Bool takes the integer's dtype.
+  Tensor p = Tensor::fromBools({true, true, false}, {3});
+  Tensor q = Tensor::fromBools({true, false, false}, {3});
+  EXPECT_EQ((p & q).dtype(), DType::Bool);
+  EXPECT_EQ((p & q).toVector<bool>(), (B{true, false, false}));
+  EXPECT_EQ((~p).toVector<bool>(), (B{false, false, true}));
+  Tensor mixed =
+      vector<int32_t>({6, 7}) & Tensor::fromBools({true, false}, {2});
+  EXPECT_EQ(mixed.dtype(), DType::Int32);
+  EXPECT_EQ(mixed.toVector<int32_t>(), (std::vector<int32_t>{0, 0}));
+}
+
+TEST_P(WideIntegerTest, BitwiseOpsOfFloatsAreErrors) {
+  Tensor f = Tensor::fromVector<float>({1, 2}, {2});
+  Tensor i = vector<int32_t>({1, 2});
+  // numpy: left_shift(True, 1) is 2 (the scalar's Int32).
+  EXPECT_EQ(leftShift(Tensor::fromBools({true}, {1}), 1).item<int32_t>(), 2);
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        (void)bitwiseAnd(f, i);
+      },
+      "bitwiseAnd",
+      "needs integer or Bool tensors, got Float32 [2] and Int32 [2]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        (void)(~f);
+      },
+      "~", "needs an integer or Bool tensor, got Float32 [2]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        (void)leftShift(Tensor::fromBools({true}, {1}),
+                        Tensor::fromBools({true}, {1}));
+      },
+      "leftShift", "needs integer tensors");
 }
 
 TEST_P(WideIntegerTest, Promotion) {

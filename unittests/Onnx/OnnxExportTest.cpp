@@ -220,6 +220,65 @@ std::vector<Tensor>
 runInOnnxRuntime(const std::string &model,
                  const std::vector<std::pair<std::string, Tensor>> &inputs);
 
+TEST(OnnxExportTest, ShiftsAreBitShiftAndBooleanBitsLogicalOps) {
+  auto bits = lazyc::function(
+      "bits",
+      [](Tensor x, Tensor amount, Tensor flags) {
+        Tensor mask = (x > 100u) ^ flags;
+        return std::tuple{leftShift(x, amount), rightShift(x, amount),
+                          cast(~mask | (flags & mask), DType::UInt32)};
+      },
+      {TensorSpec({-1}, DType::UInt32, "x"),
+       TensorSpec({-1}, DType::UInt32, "amount"),
+       TensorSpec({-1}, DType::Bool, "flags")});
+  auto x = Tensor::fromVector<uint32_t>({1, 3000000000u, 7, 255, 200}, {5});
+  auto amount = Tensor::fromVector<uint32_t>({31, 1, 32, 40, 0}, {5});
+  auto flags = Tensor::fromBools({true, false, true, false, true}, {5});
+  bits(x, amount, flags);
+  std::string path = tempPath("bits");
+  lazyc::onnx::save(bits, path);
+  // By hand: 1 << 31; 3e9 << 1 wraps to 1705032704; amounts 32 and 40 give
+  // 0; >> likewise. mask = (x > 100) ^ flags = {1, 1, 1, 1, 0}:
+  // ~mask | (flags & mask) = {1, 0, 1, 0, 1}.
+  auto check = [](const std::vector<Tensor> &got, const char *reader) {
+    ASSERT_EQ(got.size(), 3u) << reader;
+    EXPECT_EQ(got[0].toVector<uint32_t>(),
+              (std::vector<uint32_t>{2147483648u, 1705032704u, 0, 0, 200}))
+        << reader;
+    EXPECT_EQ(got[1].toVector<uint32_t>(),
+              (std::vector<uint32_t>{0, 1500000000u, 0, 0, 200}))
+        << reader;
+    EXPECT_EQ(got[2].toVector<uint32_t>(),
+              (std::vector<uint32_t>{1, 0, 1, 0, 1}))
+        << reader;
+  };
+  check(lazyc::onnx::load(path)({x, amount, flags}), "lazyc::onnx::load");
+  if (!onnxRuntimeDir().empty())
+    check(runInOnnxRuntime(path,
+                           {{"x", x}, {"amount", amount}, {"flags", flags}}),
+          "ONNX Runtime");
+  std::remove(path.c_str());
+
+  auto signedShift =
+      lazyc::function("signed_shift", [](Tensor x) { return leftShift(x, 2); },
+                      {TensorSpec({3}, DType::Int32, "x")});
+  signedShift(Tensor::fromVector<int32_t>({1, 2, 3}, {3}));
+  try {
+    lazyc::onnx::save(signedShift, path);
+    FAIL() << "exported a shift of Int32";
+  } catch (const Error &error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("leftShift"), std::string::npos) << message;
+    EXPECT_NE(message.find("cast to UInt32 first"), std::string::npos)
+        << message;
+  }
+}
+
+std::string onnxRuntimeDir();
+std::vector<Tensor>
+runInOnnxRuntime(const std::string &model,
+                 const std::vector<std::pair<std::string, Tensor>> &inputs);
+
 TEST(OnnxExportTest, TwoUnknownDimensionsAndAReshapeOfTheirProduct) {
   // [B, T, 4] -> [B * T, 4] x [4, 2] -> [B, T, 2] -> sum over T: the
   // flattening reshape's B * T is left to ONNX's -1, the other sizes come

@@ -152,12 +152,34 @@ Tensor logicalOr(const Tensor &lhs, const Tensor &rhs,
 Tensor logicalXor(const Tensor &lhs, const Tensor &rhs,
                   Where where = Where::current());
 Tensor logicalNot(const Tensor &x, Where where = Where::current());
-/// `&`, `|`, `^`, `~` on Bool tensors: logicalAnd, logicalOr, logicalXor,
-/// logicalNot (other dtypes are an Error: there are no bitwise integer ops).
+/// Bitwise ops of integer tensors (of Bool ones: logical), as numpy's
+/// bitwise_and, bitwise_or, bitwise_xor and invert: operands broadcast and
+/// promote (an integer with Bool takes the integer's dtype); floats are an
+/// Error. No gradient.
+Tensor bitwiseAnd(const Tensor &lhs, const Tensor &rhs,
+                  Where where = Where::current());
+Tensor bitwiseOr(const Tensor &lhs, const Tensor &rhs,
+                 Where where = Where::current());
+Tensor bitwiseXor(const Tensor &lhs, const Tensor &rhs,
+                  Where where = Where::current());
+/// `~x`: `-x - 1` for signed integers, `2^n - 1 - x` for unsigned ones.
+Tensor bitwiseNot(const Tensor &x, Where where = Where::current());
+/// `&`, `|`, `^`, `~`: bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot.
 Tensor operator&(At lhs, const Tensor &rhs);
 Tensor operator|(At lhs, const Tensor &rhs);
 Tensor operator^(At lhs, const Tensor &rhs);
 Tensor operator~(At operand);
+
+/// numpy's left_shift and right_shift of integer tensors: the bits shifted
+/// out are lost; a right shift of a signed integer shifts in its sign. A
+/// shift amount of the width or more (or negative) gives 0 (-1 for a
+/// right shift of a negative signed value). Operands promote as `+`.
+Tensor leftShift(const Tensor &x, const Tensor &amount,
+                 Where where = Where::current());
+Tensor leftShift(const Tensor &x, Scalar amount);
+Tensor rightShift(const Tensor &x, const Tensor &amount,
+                  Where where = Where::current());
+Tensor rightShift(const Tensor &x, Scalar amount);
 
 /// numpy's floor_divide: the quotient rounded toward negative infinity.
 /// Integer division by zero gives 0 (numpy's value, without its warning).

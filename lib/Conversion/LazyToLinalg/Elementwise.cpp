@@ -331,6 +331,51 @@ static Value scalar(AcosOp, OpBuilder &b, Location loc, ValueRange args) {
 static Value scalar(AtanOp, OpBuilder &b, Location loc, ValueRange args) {
   return math::AtanOp::create(b, loc, args[0]);
 }
+static Value scalar(BitNotOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::XOrIOp::create(b, loc, args[0],
+                               constantLike(b, loc, args[0], -1));
+}
+static Value scalar(BitAndOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::AndIOp::create(b, loc, args[0], args[1]);
+}
+static Value scalar(BitOrOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::OrIOp::create(b, loc, args[0], args[1]);
+}
+static Value scalar(BitXorOp, OpBuilder &b, Location loc, ValueRange args) {
+  return arith::XOrIOp::create(b, loc, args[0], args[1]);
+}
+
+/// Whether a shift amount is below the width (read as unsigned, as numpy
+/// does): arith's shifts are poison otherwise.
+static Value shiftInRange(OpBuilder &b, Location loc, Value amount) {
+  Type type = amount.getType();
+  Value width = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, type.getIntOrFloatBitWidth()));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, amount,
+                               width);
+}
+static Value scalar(ShiftLeftOp, OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0], amount = args[1];
+  Value shifted = arith::ShLIOp::create(b, loc, x, amount);
+  return arith::SelectOp::create(b, loc, shiftInRange(b, loc, amount), shifted,
+                                 constantLike(b, loc, x, 0));
+}
+static Value scalar(ShiftRightOp, OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0], amount = args[1];
+  Value inRange = shiftInRange(b, loc, amount);
+  if (isUnsignedInteger(x.getType()))
+    return arith::SelectOp::create(b, loc, inRange,
+                                   arith::ShRUIOp::create(b, loc, x, amount),
+                                   constantLike(b, loc, x, 0));
+  // Past the width, the sign everywhere: x >> (width - 1).
+  Value last = arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(x.getType(), x.getType().getIntOrFloatBitWidth() - 1));
+  return arith::SelectOp::create(b, loc, inRange,
+                                 arith::ShRSIOp::create(b, loc, x, amount),
+                                 arith::ShRSIOp::create(b, loc, x, last));
+}
+
 static Value scalar(SelectOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
 }
@@ -618,6 +663,9 @@ void mlir::lazy::populateElementwiseLoweringPatterns(
            ElementwiseLowering<SinOp>, ElementwiseLowering<CosOp>,
            ElementwiseLowering<ErfOp>, ElementwiseLowering<AsinOp>,
            ElementwiseLowering<AcosOp>, ElementwiseLowering<AtanOp>,
+           ElementwiseLowering<BitNotOp>, ElementwiseLowering<BitAndOp>,
+           ElementwiseLowering<BitOrOp>, ElementwiseLowering<BitXorOp>,
+           ElementwiseLowering<ShiftLeftOp>, ElementwiseLowering<ShiftRightOp>,
            ElementwiseLowering<CompareOp>, ElementwiseLowering<SelectOp>,
            ElementwiseLowering<CastOp>, BroadcastLowering, TransposeLowering>(
           patterns.getContext());

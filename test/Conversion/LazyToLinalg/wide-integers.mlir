@@ -56,3 +56,28 @@ func.func @from_floats(%x: tensor<4xf32>) -> (tensor<4xui64>, tensor<4xui32>, te
   %2 = lazy.cast %x : tensor<4xf32> to tensor<4xui16>
   return %0, %1, %2 : tensor<4xui64>, tensor<4xui32>, tensor<4xui16>
 }
+
+// -----
+
+// Shifts: amounts at or past the width (compared unsigned) give 0, or the
+// sign for a signed right shift; bit_not is xor with all ones.
+// CHECK-LABEL: func.func @shifts
+//       CHECK:   %[[LEFT:.*]] = arith.shli %[[X:.*]], %[[S:.*]] : i16
+//       CHECK:   %[[FITS:.*]] = arith.cmpi ult, %[[S]], %{{.*}} : i16
+//       CHECK:   arith.select %[[FITS]], %[[LEFT]], %{{.*}} : i16
+//       CHECK:   arith.cmpi ult
+//       CHECK:   arith.shrsi
+//       CHECK:   arith.shrsi
+//       CHECK:   arith.select
+//       CHECK:   arith.cmpi ult
+//       CHECK:   arith.shrui %{{.*}} : i32
+//       CHECK:   arith.select
+//       CHECK:   %[[ONES:.*]] = arith.constant -1 : i16
+//       CHECK:   arith.xori %{{.*}}, %[[ONES]] : i16
+func.func @shifts(%x: tensor<4xi16>, %s: tensor<4xi16>, %u: tensor<4xui32>) -> (tensor<4xi16>, tensor<4xi16>, tensor<4xui32>, tensor<4xi16>) {
+  %0 = lazy.shift_left %x, %s : tensor<4xi16>
+  %1 = lazy.shift_right %x, %s : tensor<4xi16>
+  %2 = lazy.shift_right %u, %u : tensor<4xui32>
+  %3 = lazy.bit_not %x : tensor<4xi16>
+  return %0, %1, %2, %3 : tensor<4xi16>, tensor<4xi16>, tensor<4xui32>, tensor<4xi16>
+}

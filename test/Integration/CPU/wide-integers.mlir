@@ -126,3 +126,61 @@ func.func @reductions(%a: tensor<2x3xui64>, %u: tensor<2x3xui32>) -> (tensor<2xu
   %3 = lazy.reduce_min %u [1] : tensor<2x3xui32>
   return %0, %1, %2, %3 : tensor<2xui64>, tensor<2xui64>, tensor<2xui32>, tensor<2xui32>
 }
+
+// -----
+
+// Bitwise ops and shifts, numpy's: shift amounts of the width or more (or
+// negative: read as unsigned) give 0, or -1 for a right shift of a
+// negative signed value.
+// ARG: a i16 [8] values([1, -8, 3, -1, 5, 1, 12, -7])
+// ARG: s i16 [8] values([3, 2, 15, 16, -1, 0, 10, 3])
+// ARG: u ui64 [4] values([1, 2**63, 2**64 - 1, 5])
+// ARG: t ui64 [4] values([63, 1, 64, 70])
+// ARG: p i1 [4] values([1, 1, 0, 0])
+// ARG: q i1 [4] values([1, 0, 1, 0])
+// OUT: np.left_shift(a, s)
+// OUT: np.right_shift(a, s)
+// OUT: a & s
+// OUT: a | s
+// OUT: a ^ s
+// OUT: ~a
+// OUT: np.left_shift(u, t)
+// OUT: np.right_shift(u, t)
+// OUT: ~u
+// OUT: (p ^ q).astype(np.int32)
+// OUT: (~p).astype(np.int32)
+func.func @bits(%a: tensor<8xi16>, %s: tensor<8xi16>, %u: tensor<4xui64>, %t: tensor<4xui64>, %p: tensor<4xi1>, %q: tensor<4xi1>) -> (tensor<8xi16>, tensor<8xi16>, tensor<8xi16>, tensor<8xi16>, tensor<8xi16>, tensor<8xi16>, tensor<4xui64>, tensor<4xui64>, tensor<4xui64>, tensor<4xi32>, tensor<4xi32>) {
+  %0 = lazy.shift_left %a, %s : tensor<8xi16>
+  %1 = lazy.shift_right %a, %s : tensor<8xi16>
+  %2 = lazy.bit_and %a, %s : tensor<8xi16>
+  %3 = lazy.bit_or %a, %s : tensor<8xi16>
+  %4 = lazy.bit_xor %a, %s : tensor<8xi16>
+  %5 = lazy.bit_not %a : tensor<8xi16>
+  %6 = lazy.shift_left %u, %t : tensor<4xui64>
+  %7 = lazy.shift_right %u, %t : tensor<4xui64>
+  %8 = lazy.bit_not %u : tensor<4xui64>
+  %9 = lazy.bit_xor %p, %q : tensor<4xi1>
+  %10 = lazy.cast %9 : tensor<4xi1> to tensor<4xi32>
+  %11 = lazy.bit_not %p : tensor<4xi1>
+  %12 = lazy.cast %11 : tensor<4xi1> to tensor<4xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %10, %12 : tensor<8xi16>, tensor<8xi16>, tensor<8xi16>, tensor<8xi16>, tensor<8xi16>, tensor<8xi16>, tensor<4xui64>, tensor<4xui64>, tensor<4xui64>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// Shifts of random 32-bit values by random amounts (some past the width).
+// ARG: a ui32 [3, 11] int(0, 4294967295)
+// ARG: s ui32 [3, 11] int(0, 40)
+// ARG: b i32 [3, 11] int(-2147483648, 2147483647)
+// ARG: r i32 [3, 11] int(-3, 40)
+// OUT: np.left_shift(a, s)
+// OUT: np.right_shift(a, s)
+// OUT: np.left_shift(b, r)
+// OUT: np.right_shift(b, r)
+func.func @random_shifts(%a: tensor<3x11xui32>, %s: tensor<3x11xui32>, %b: tensor<3x11xi32>, %r: tensor<3x11xi32>) -> (tensor<3x11xui32>, tensor<3x11xui32>, tensor<3x11xi32>, tensor<3x11xi32>) {
+  %0 = lazy.shift_left %a, %s : tensor<3x11xui32>
+  %1 = lazy.shift_right %a, %s : tensor<3x11xui32>
+  %2 = lazy.shift_left %b, %r : tensor<3x11xi32>
+  %3 = lazy.shift_right %b, %r : tensor<3x11xi32>
+  return %0, %1, %2, %3 : tensor<3x11xui32>, tensor<3x11xui32>, tensor<3x11xi32>, tensor<3x11xi32>
+}

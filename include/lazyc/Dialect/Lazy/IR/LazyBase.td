@@ -85,6 +85,12 @@ def Lazy_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I8, UI8, I16, UI16,
 /// Tensors that support arithmetic (everything but `i1`).
 def Lazy_NumericTensor : RankedTensorOf<[F32, F64, F16, BF16, I8, UI8, I16,
                                          UI16, I32, UI32, I64, UI64]>;
+/// Tensors of integers (shifts).
+def Lazy_IntTensor : RankedTensorOf<[I8, UI8, I16, UI16, I32, UI32, I64,
+                                     UI64]>;
+/// Tensors of integers or booleans (bitwise and, or, xor, not).
+def Lazy_BitsTensor : RankedTensorOf<[I1, I8, UI8, I16, UI16, I32, UI32, I64,
+                                      UI64]>;
 /// Tensors of floating-point values (transcendentals, softmax, random).
 def Lazy_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 /// Boolean tensors (compare results, select conditions).

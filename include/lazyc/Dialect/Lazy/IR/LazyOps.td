@@ -189,6 +189,32 @@ def Lazy_MaxOp : Lazy_BinaryOp<"max", Lazy_NumericTensor, [{
 def Lazy_MinOp : Lazy_BinaryOp<"min", Lazy_NumericTensor, [{
     For floats a NaN operand gives NaN (numpy's `minimum`), and -0 < +0.}],
     [Commutative]>;
+def Lazy_BitAndOp : Lazy_BinaryOp<"bit_and", Lazy_BitsTensor,
+    "Bitwise and of integers (of `i1`: logical and).", [Commutative]> {
+  let hasFolder = 0;
+}
+def Lazy_BitOrOp : Lazy_BinaryOp<"bit_or", Lazy_BitsTensor,
+    "Bitwise or of integers (of `i1`: logical or).", [Commutative]> {
+  let hasFolder = 0;
+}
+def Lazy_BitXorOp : Lazy_BinaryOp<"bit_xor", Lazy_BitsTensor,
+    "Bitwise exclusive or of integers (of `i1`: logical xor).",
+    [Commutative]> {
+  let hasFolder = 0;
+}
+def Lazy_ShiftLeftOp : Lazy_BinaryOp<"shift_left", Lazy_IntTensor, [{
+    `lhs` shifted left by `rhs` bits, as numpy's `left_shift`: the bits
+    shifted out are lost, and a shift amount of the width or more (or
+    negative: amounts are read as unsigned) gives 0.}]> {
+  let hasFolder = 0;
+}
+def Lazy_ShiftRightOp : Lazy_BinaryOp<"shift_right", Lazy_IntTensor, [{
+    `lhs` shifted right by `rhs` bits, as numpy's `right_shift`: signed
+    integers shift in their sign (arithmetic), unsigned ones zeros; a shift
+    amount of the width or more (or negative: amounts are read as unsigned)
+    gives 0, or -1 for a negative signed `lhs`.}]> {
+  let hasFolder = 0;
+}
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary ops
@@ -221,6 +247,11 @@ def Lazy_AcosOp : Lazy_UnaryOp<"acos", Lazy_FloatTensor,
     "Arccosine, in [0, pi]; inputs outside [-1, 1] give NaN.">;
 def Lazy_AtanOp : Lazy_UnaryOp<"atan", Lazy_FloatTensor,
     "Arctangent, in [-pi/2, pi/2].">;
+def Lazy_BitNotOp : Lazy_UnaryOp<"bit_not", Lazy_BitsTensor,
+    "Bitwise not of integers (`~x`, so `-x - 1` for signed ones); of `i1`: "
+    "logical not."> {
+  let hasFolder = 0;
+}
 
 //===----------------------------------------------------------------------===//
 // Compare and select
