@@ -99,6 +99,8 @@ public:
                         const std::string &otherwise) const;
   std::vector<int64_t> attributeInts(const std::string &name) const;
   std::vector<float> attributeFloats(const std::string &name) const;
+  /// A STRINGS attribute's values (none if absent).
+  std::vector<std::string> attributeStrings(const std::string &name) const;
   Tensor attributeTensor(const std::string &name) const;
 
   /// Throws an Error naming the node.

@@ -14,6 +14,7 @@
 
 #include "Graph.h"
 
+#include "lazyc/API/Autodiff.h"
 #include "lazyc/API/Compile.h"
 #include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Ops.h"
@@ -21,6 +22,8 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <sstream>
 
 using namespace lazyc;
@@ -349,6 +352,14 @@ std::vector<float> NodeContext::attributeFloats(const std::string &name) const {
   return {found->floats().begin(), found->floats().end()};
 }
 
+std::vector<std::string>
+NodeContext::attributeStrings(const std::string &name) const {
+  const ::onnx::AttributeProto *found = find(name);
+  if (!found)
+    return {};
+  return {found->strings().begin(), found->strings().end()};
+}
+
 Tensor NodeContext::attributeTensor(const std::string &name) const {
   const auto *found = find(name);
   if (!found || !found->has_t())
@@ -370,6 +381,23 @@ namespace {
 
 using Nodes = google::protobuf::RepeatedPtrField<::onnx::NodeProto>;
 
+/// ONNX's training-domain Gradient: the gradient of the graph's value `y`
+/// with respect to its values `xs`, computed by a tape that watches each of
+/// `xs` from the moment it is bound (graph inputs, initializers, outputs of
+/// earlier nodes).
+constexpr const char *kGradient = "ai.onnx.preview.training:Gradient";
+
+/// The tape of a graph with Gradient nodes, and the names it watches.
+struct GradientRecording {
+  GradientTape tape;
+  std::set<std::string> watched;
+  void bind(const std::string &name, const Tensor &value) {
+    if (watched.count(name) && value.defined() &&
+        isFloatingPoint(value.dtype()))
+      tape.watch(value);
+  }
+};
+
 /// Every node's op is one lazyc maps (an If's branches too).
 void checkNodes(const Graph &graph, const Nodes &nodes) {
   const std::map<std::string, Kernel> &table = kernels();
@@ -379,7 +407,7 @@ void checkNodes(const Graph &graph, const Nodes &nodes) {
     // Ops with subgraphs are recorded here, not by a kernel.
     bool isIf = name == "If",
          withBody = isIf || name == "Loop" || name == "Scan";
-    if (!withBody && !table.count(name))
+    if (!withBody && name != kGradient && !table.count(name))
       throw Error("onnx::load",
                   describeNode(graph, node) +
                       ": lazyc does not support this op" +
@@ -400,7 +428,8 @@ void checkNodes(const Graph &graph, const Nodes &nodes) {
 
 void recordNodes(const Graph &graph, const Nodes &nodes,
                  std::map<std::string, Tensor> &values,
-                 std::map<std::string, HostValue> &known, SourceLocation where);
+                 std::map<std::string, HostValue> &known, SourceLocation where,
+                 GradientRecording *gradients = nullptr);
 
 /// The outputs of `body` recorded over the values around it, its inputs
 /// bound to `inputs`.
@@ -710,10 +739,33 @@ std::vector<Tensor> recordScan(const Graph &graph,
 
 /// Records `nodes` in order, reading and adding to `values` (and to the
 /// small integers known on the host, see HostValues.cpp).
+/// The Gradient node's outputs: d y / d x for each x of its `xs`.
+std::vector<Tensor> recordGradient(const NodeContext &context,
+                                   const std::map<std::string, Tensor> &values,
+                                   GradientRecording *gradients) {
+  if (!gradients)
+    context.fail("Gradient inside a subgraph is not supported");
+  std::string y = context.attribute("y", std::string(""));
+  std::vector<std::string> xs = context.attributeStrings("xs");
+  auto target = values.find(y);
+  if (xs.empty() || target == values.end())
+    context.fail("needs attribute 'xs' and attribute 'y' naming a value "
+                 "computed before it ('" +
+                 y + "')");
+  std::vector<Tensor> sources;
+  for (const std::string &x : xs) {
+    auto source = values.find(x);
+    if (source == values.end() || !gradients->watched.count(x))
+      context.fail("'" + x + "' in xs names no value of the graph");
+    sources.push_back(source->second);
+  }
+  return gradients->tape.gradient(target->second, sources);
+}
+
 void recordNodes(const Graph &graph, const Nodes &nodes,
                  std::map<std::string, Tensor> &values,
-                 std::map<std::string, HostValue> &known,
-                 SourceLocation where) {
+                 std::map<std::string, HostValue> &known, SourceLocation where,
+                 GradientRecording *gradients) {
   const std::map<std::string, Kernel> &table = kernels();
   for (const auto &node : nodes) {
     std::vector<Tensor> nodeInputs;
@@ -744,6 +796,8 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
         results = recordLoop(graph, node, nodeInputs, values, known, where);
       } else if (name == "Scan") {
         results = recordScan(graph, node, nodeInputs, values, known, where);
+      } else if (name == kGradient) {
+        results = recordGradient(context, values, gradients);
       } else if (std::optional<std::vector<HostValue>> folded =
                      foldOnHost(context, nodeInputs, nodeKnown)) {
         for (size_t i = 0; i < folded->size(); ++i) {
@@ -762,8 +816,11 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
       throw Error(error.op(), message, where);
     }
     for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty() && i < int(results.size()))
+      if (!node.output(i).empty() && i < int(results.size())) {
         values[node.output(i)] = results[i];
+        if (gradients)
+          gradients->bind(node.output(i), results[i]);
+      }
   }
 }
 
@@ -827,9 +884,24 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs,
                 graph->path + " takes " + std::to_string(graph->inputs.size()) +
                     " inputs, not " + std::to_string(inputs.size()),
                 where);
+  // A graph with Gradient nodes records under a tape that watches their
+  // xs as they are bound.
+  std::unique_ptr<GradientRecording> gradients;
+  for (const ::onnx::NodeProto &node : graph->proto.node())
+    if (kernelName(node) == kGradient) {
+      if (!gradients)
+        gradients = std::make_unique<GradientRecording>();
+      for (const ::onnx::AttributeProto &attribute : node.attribute())
+        if (attribute.name() == "xs")
+          gradients->watched.insert(attribute.strings().begin(),
+                                    attribute.strings().end());
+    }
   std::map<std::string, Tensor> values;
-  for (const auto &[name, variable] : graph->parameterByName)
+  for (const auto &[name, variable] : graph->parameterByName) {
     values[name] = variable->read();
+    if (gradients)
+      gradients->bind(name, values[name]);
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueInfo &info = graph->inputs[i];
     const Tensor &input = inputs[i];
@@ -848,6 +920,8 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs,
                                        : std::string("an empty tensor")),
                   where);
     values[info.name] = input;
+    if (gradients)
+      gradients->bind(info.name, input);
     // A dimension the model leaves unknown (a batch) is dynamic from the
     // first call: later sizes compile nothing new.
     std::vector<int64_t> unknown;
@@ -859,7 +933,8 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs,
   // Small integer values known on the host: shapes and what is computed
   // from them (HostValues.cpp).
   std::map<std::string, HostValue> known = graph->knownInitializers;
-  recordNodes(*graph, graph->proto.node(), values, known, where);
+  recordNodes(*graph, graph->proto.node(), values, known, where,
+              gradients.get());
   std::vector<Tensor> outputs;
   for (const ValueInfo &output : graph->outputs) {
     auto found = values.find(output.name);
@@ -898,9 +973,9 @@ std::vector<std::string> lazyc::onnx::supportedOps() {
   std::vector<std::string> names;
   for (const auto &[name, kernel] : detail::kernels())
     names.push_back(name);
-  // Recorded here (cond, whileLoop, unrolled), not by kernels.
-  for (const char *withBody : {"If", "Loop", "Scan"})
-    names.push_back(withBody);
+  // Recorded here (cond, whileLoop, unrolled; a tape), not by kernels.
+  for (const char *recorded : {"If", "Loop", "Scan", kGradient})
+    names.push_back(recorded);
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -288,6 +288,62 @@ TEST_F(OnnxImportTest, ANewerOpsetOrAMissingDtypeIsAnError) {
       << message;
 }
 
+TEST_F(OnnxImportTest, GradientOfInputsInitializersAndIntermediates) {
+  // c = x * w; y = c * c summed: dy/dx = 2 c w, dy/dw = 2 c x, dy/dc = 2 c
+  // (the training domain's Gradient, w.r.t. an input, an initializer and
+  // a node's output).
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  for (auto [domain, version] : {std::pair<const char *, int>{"", 13},
+                                 {"ai.onnx.preview.training", 1}}) {
+    auto *opset = model.add_opset_import();
+    opset->set_domain(domain);
+    opset->set_version(version);
+  }
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  graph.set_name("gradient");
+  addInitializer(graph, "w", {3}, {0.5f, -2.0f, 3.0f});
+  declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {3});
+  for (const char *name : {"y", "dx", "dw", "dc"})
+    declare(graph.add_output(), name, ::onnx::TensorProto::FLOAT,
+            std::string(name) == "y" ? std::vector<int64_t>{}
+                                     : std::vector<int64_t>{3});
+  addNode(graph, "Mul", {"x", "w"}, {"c"}, "c");
+  addNode(graph, "Mul", {"c", "c"}, {"cc"}, "square");
+  addNode(graph, "ReduceSum", {"cc"}, {"y"}, "sum")
+      ->add_attribute()
+      ->CopyFrom([] {
+        ::onnx::AttributeProto keep;
+        keep.set_name("keepdims");
+        keep.set_type(::onnx::AttributeProto::INT);
+        keep.set_i(0);
+        return keep;
+      }());
+  ::onnx::NodeProto *gradient =
+      addNode(graph, "Gradient", {"x", "w", "c"}, {"dx", "dw", "dc"}, "grad");
+  gradient->set_domain("ai.onnx.preview.training");
+  auto *xs = gradient->add_attribute();
+  xs->set_name("xs");
+  xs->set_type(::onnx::AttributeProto::STRINGS);
+  for (const char *name : {"x", "w", "c"})
+    xs->add_strings(name);
+  auto *y = gradient->add_attribute();
+  y->set_name("y");
+  y->set_type(::onnx::AttributeProto::STRING);
+  y->set_s("y");
+
+  std::vector<Tensor> inputs = {
+      Tensor::fromVector<float>({1.0f, 2.0f, -1.0f}, {3})};
+  std::vector<Tensor> out = lazyc::onnx::load(write(model))(inputs);
+  ASSERT_EQ(out.size(), 4u);
+  // c = {0.5, -4, -3}.
+  EXPECT_FLOAT_EQ(out[0].item<float>(), 0.25f + 16.0f + 9.0f);
+  EXPECT_EQ(out[1].toVector<float>(),
+            (std::vector<float>{0.5f, 16.0f, -18.0f}));
+  EXPECT_EQ(out[2].toVector<float>(), (std::vector<float>{1.0f, -16.0f, 6.0f}));
+  EXPECT_EQ(out[3].toVector<float>(), (std::vector<float>{1.0f, -8.0f, -6.0f}));
+}
+
 TEST_F(OnnxImportTest, ExternalDataIsReadAndItsAbsenceNamed) {
   ::onnx::ModelProto model = perceptron();
   // w1's values move to a file beside the model.

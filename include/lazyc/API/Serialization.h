@@ -35,8 +35,9 @@ namespace lazyc {
 void saveNpy(const Tensor &tensor, const std::string &path,
              SourceLocation where = SourceLocation::current());
 
-/// Reads a numpy .npy file (format 1.0, 2.0 or 3.0) of dtype '<f4', '<f8',
-/// '<f2', '<i4', '<i8' or '|b1' in C order as a tensor of that dtype.
+/// Reads a numpy .npy file (format 1.0, 2.0 or 3.0) in C order as a tensor
+/// of its dtype: '<f4', '<f8', '<f2', '<i4', '<i8', '|b1', '|i1', '|u1',
+/// '<i2', '<u2', '<u4' or '<u8' (the DType table's numpy names).
 Tensor loadNpy(const std::string &path,
                SourceLocation where = SourceLocation::current());
 

@@ -60,9 +60,10 @@ Tensor conv2d(const Tensor &x, const Tensor &weight, Conv2dOptions options,
 Tensor maxPool2d(const Tensor &x, Size2 kernel, Size2 stride = 0,
                  Size2 padding = 0, Where where = Where::current());
 
-/// The mean over each kernel window. Padding counts as zeros in the mean
-/// (PyTorch's count_include_pad=True) unless `countIncludePad` is false,
-/// which divides by the number of input pixels in the window.
+/// The mean over each kernel window. Padding (at most half the kernel, as
+/// for maxPool2d) counts as zeros in the mean (PyTorch's
+/// count_include_pad=True) unless `countIncludePad` is false, which divides
+/// by the number of input pixels in the window.
 Tensor avgPool2d(const Tensor &x, Size2 kernel, Size2 stride = 0,
                  Size2 padding = 0, bool countIncludePad = true,
                  Where where = Where::current());
