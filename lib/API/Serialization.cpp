@@ -29,6 +29,8 @@
 #include "TensorAccess.h"
 
 #include "lazyc/API/Autodiff.h"
+#include "lazyc/Formats/LittleEndian.h"
+#include "lazyc/Formats/Npy.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -46,6 +48,8 @@
 #endif
 
 using namespace lazyc;
+using formats::getLittleEndian;
+using formats::putLittleEndian;
 
 namespace {
 
@@ -123,18 +127,6 @@ uint64_t fnv1a(const char *data, size_t size) {
   return hash;
 }
 
-template <typename T> void putLittleEndian(std::string &out, T value) {
-  for (size_t i = 0; i < sizeof(T); ++i)
-    out += static_cast<char>(static_cast<uint64_t>(value) >> (8 * i) & 0xff);
-}
-
-template <typename T> T getLittleEndian(const char *data) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < sizeof(T); ++i)
-    value |= uint64_t(static_cast<uint8_t>(data[i])) << (8 * i);
-  return static_cast<T>(value);
-}
-
 /// Little-endian hosts only: tensor bytes are copied as they are.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the .npy and checkpoint code assumes a little-endian host");
@@ -169,282 +161,26 @@ Tensor newTensor(DType dtype, std::vector<int64_t> shape, const char *data,
       engine::newValue(dtype, std::move(shape), data, op, where));
 }
 
-/// The element count of `shape` and its byte size in `dtype`; none where
-/// either overflows int64 (a corrupted or hostile shape).
-std::optional<std::pair<int64_t, int64_t>>
-checkedSizes(const std::vector<int64_t> &shape, DType dtype) {
-  int64_t elements = 1, bytes;
-  for (int64_t dim : shape)
-    if (dim < 0 || __builtin_mul_overflow(elements, dim, &elements))
-      return std::nullopt;
-  if (__builtin_mul_overflow(elements, static_cast<int64_t>(sizeOf(dtype)),
-                             &bytes))
-    return std::nullopt;
-  return std::pair{elements, bytes};
-}
-
 //===----------------------------------------------------------------------===//
 // .npy
 //===----------------------------------------------------------------------===//
 
-const char kNpyMagic[] = "\x93NUMPY";
-
-/// "'<f4', '<f8', ...": the type strings loadNpy reads.
-std::string npyDescriptors() {
-  std::string text;
-  for (DType dtype : kAllDTypes)
-    if (*dtypeInfo(dtype).numpyName)
-      text += (text.empty() ? "'" : ", '") +
-              std::string(dtypeInfo(dtype).numpyName) + "'";
-  return text;
-}
-
-std::optional<DType> fromNpyDescriptor(const std::string &descr) {
-  for (DType dtype : kAllDTypes)
-    if (*dtypeInfo(dtype).numpyName && descr == dtypeInfo(dtype).numpyName)
-      return dtype;
-  return std::nullopt;
-}
-
-/// The .npy header, a Python dict literal such as
-/// `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`, parsed
-/// strictly: the three keys once each and nothing else.
-struct NpyHeader {
-  std::string descr;
-  bool fortranOrder = false;
-  std::vector<int64_t> shape;
-};
-
-class NpyHeaderParser {
-public:
-  explicit NpyHeaderParser(const std::string &text) : text(text) {}
-
-  /// The header, or why it is malformed.
-  std::optional<NpyHeader> parse(std::string &why) {
-    NpyHeader header;
-    bool seenDescr = false, seenOrder = false, seenShape = false;
-    skipSpace();
-    if (!consume('{'))
-      return bad(why, "does not start with '{'");
-    for (;;) {
-      skipSpace();
-      if (consume('}'))
-        break;
-      std::string key;
-      if (!parseString(key))
-        return bad(why, "has a key that is not a quoted string");
-      skipSpace();
-      if (!consume(':'))
-        return bad(why, "has no ':' after '" + key + "'");
-      skipSpace();
-      bool *seen = key == "descr"           ? &seenDescr
-                   : key == "fortran_order" ? &seenOrder
-                   : key == "shape"         ? &seenShape
-                                            : nullptr;
-      if (!seen)
-        return bad(why, "has an unexpected key '" + key + "'");
-      if (*seen)
-        return bad(why, "has the key '" + key + "' twice");
-      *seen = true;
-      if (key == "descr" && !parseString(header.descr))
-        return bad(why, "has a 'descr' that is not a type string "
-                        "(structured dtypes are not supported)");
-      if (key == "fortran_order" && !parseBool(header.fortranOrder))
-        return bad(why, "has a 'fortran_order' that is neither True nor "
-                        "False");
-      if (key == "shape" && !parseShape(header.shape))
-        return bad(why, "has a 'shape' that is not a tuple of non-negative "
-                        "integers");
-      skipSpace();
-      if (consume(','))
-        continue;
-      skipSpace();
-      if (!consume('}'))
-        return bad(why, "has no ',' or '}' after '" + key + "'");
-      break;
-    }
-    skipSpace();
-    if (at != text.size())
-      return bad(why, "has text after the closing '}'");
-    const std::pair<bool, const char *> required[] = {
-        {seenDescr, "descr"},
-        {seenOrder, "fortran_order"},
-        {seenShape, "shape"}};
-    for (auto [seen, key] : required)
-      if (!seen)
-        return bad(why, std::string("has no '") + key + "'");
-    return header;
-  }
-
-private:
-  std::optional<NpyHeader> bad(std::string &why, std::string message) {
-    why = std::move(message);
-    return std::nullopt;
-  }
-  void skipSpace() {
-    while (at < text.size() && std::strchr(" \t\r\n", text[at]) && text[at])
-      ++at;
-  }
-  bool consume(char c) {
-    if (at < text.size() && text[at] == c) {
-      ++at;
-      return true;
-    }
-    return false;
-  }
-  bool consumeWord(const char *word) {
-    size_t size = std::strlen(word);
-    if (text.compare(at, size, word) != 0)
-      return false;
-    at += size;
-    return true;
-  }
-  bool parseString(std::string &out) {
-    if (at >= text.size() || (text[at] != '\'' && text[at] != '"'))
-      return false;
-    size_t end = text.find(text[at], at + 1);
-    if (end == std::string::npos)
-      return false;
-    out = text.substr(at + 1, end - at - 1);
-    at = end + 1;
-    return true;
-  }
-  bool parseBool(bool &out) {
-    if (consumeWord("True"))
-      return out = true, true;
-    if (consumeWord("False"))
-      return out = false, true;
-    return false;
-  }
-  /// `()`, `(4,)`, `(2, 3)`; Python 2's `3L` is accepted.
-  bool parseShape(std::vector<int64_t> &out) {
-    if (!consume('('))
-      return false;
-    for (;;) {
-      skipSpace();
-      if (consume(')'))
-        return true;
-      int64_t dim = 0;
-      size_t start = at;
-      while (at < text.size() && text[at] >= '0' && text[at] <= '9')
-        if (__builtin_mul_overflow(dim, 10, &dim) ||
-            __builtin_add_overflow(dim, text[at++] - '0', &dim))
-          return false;
-      if (at == start)
-        return false;
-      consume('L');
-      out.push_back(dim);
-      skipSpace();
-      if (consume(','))
-        continue;
-      skipSpace();
-      return consume(')');
-    }
-  }
-
-  const std::string &text;
-  size_t at = 0;
-};
-
 /// The .npy file of `tensor`, whose host bytes are `data`.
 std::string npyFile(const Tensor &tensor, std::string data) {
-  DType dtype = tensor.dtype();
-  if (dtype == DType::BFloat16) {
-    // numpy has no bfloat16; every bfloat16 is exactly a float32.
-    std::string wide(data.size() * 2, '\0');
-    convert::elements(data.data(), DType::BFloat16, wide.data(), DType::Float32,
-                      tensor.numel());
-    data = std::move(wide);
-    dtype = DType::Float32;
-  }
-  // numpy's spelling of the shape: (), (4,), (2, 3).
-  std::string shape;
-  for (size_t i = 0; i < tensor.shape().size(); ++i)
-    shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
-  if (tensor.rank() == 1)
-    shape += ",";
-  std::string header = std::string("{'descr': '") + dtypeInfo(dtype).numpyName +
-                       "', 'fortran_order': False, 'shape': (" + shape + "), }";
-  // Version 1.0 has a 2-byte header length, 2.0 a 4-byte one. The data
-  // starts at a multiple of 64 bytes, as numpy writes it.
-  bool wide = header.size() + 1 + 10 + 63 > 0xffff;
-  size_t prefix = wide ? 12 : 10;
-  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
-  header += '\n';
-  std::string out(kNpyMagic, 6);
-  out += static_cast<char>(wide ? 2 : 1);
-  out += '\0';
-  if (wide)
-    putLittleEndian<uint32_t>(out, static_cast<uint32_t>(header.size()));
-  else
-    putLittleEndian<uint16_t>(out, static_cast<uint16_t>(header.size()));
-  out += header;
-  out += data;
-  return out;
+  return formats::npyFile({tensor.dtype(), tensor.shape(), std::move(data)});
 }
 
-/// The tensor in the .npy file `bytes` (changed in place), or an error
-/// about `op` naming `subject` ("'x.npy'", "'x.npz' member 'a.npy'").
-Tensor parseNpy(const char *op, const std::string &subject, std::string &bytes,
+/// The tensor in the .npy file `bytes`, or an error about `op` naming
+/// `subject` ("'x.npy'", "'x.npz' member 'a.npy'").
+Tensor parseNpy(const char *op, const std::string &subject, std::string bytes,
                 SourceLocation where) {
-  auto fail = [&](const std::string &why) {
-    throw Error(op, subject + " " + why, where);
-  };
-  if (bytes.size() < 8 || bytes.compare(0, 6, kNpyMagic, 6) != 0)
-    fail("is not a .npy file (it does not start with \"\\x93NUMPY\")");
-  unsigned major = static_cast<uint8_t>(bytes[6]);
-  unsigned minor = static_cast<uint8_t>(bytes[7]);
-  if (major < 1 || major > 3 || minor != 0)
-    fail("has .npy format version " + std::to_string(major) + "." +
-         std::to_string(minor) + " (1.0, 2.0 and 3.0 are supported)");
-  size_t prefix = major == 1 ? 10 : 12;
-  if (bytes.size() < prefix)
-    fail("is truncated inside its header length");
-  size_t headerSize = major == 1 ? getLittleEndian<uint16_t>(&bytes[8])
-                                 : getLittleEndian<uint32_t>(&bytes[8]);
-  if (headerSize > bytes.size() - prefix)
-    fail("is truncated: its header needs " + std::to_string(headerSize) +
-         " bytes, the file has " + std::to_string(bytes.size() - prefix) +
-         " after the header length");
-  std::string headerText = bytes.substr(prefix, headerSize);
   std::string why;
-  std::optional<NpyHeader> header = NpyHeaderParser(headerText).parse(why);
-  if (!header)
-    fail("has a malformed header: it " + why);
-
-  std::optional<DType> dtype = fromNpyDescriptor(header->descr);
-  if (!dtype) {
-    std::string little = header->descr;
-    if (!little.empty() && little[0] == '>')
-      little[0] = '<';
-    if (little != header->descr && fromNpyDescriptor(little))
-      fail("holds big-endian data ('" + header->descr +
-           "'); only little-endian is supported (numpy: a.astype('" + little +
-           "'))");
-    fail("has the unsupported dtype '" + header->descr +
-         "' (supported: " + npyDescriptors() + ")");
-  }
-  if (header->fortranOrder)
-    fail("is in Fortran order (fortran_order: True); only C order is "
-         "supported (numpy: np.ascontiguousarray(a))");
-  auto sizes = checkedSizes(header->shape, *dtype);
-  if (!sizes)
-    fail("has a shape " + shapeText(header->shape) +
-         " whose size overflows 64 bits");
-  size_t dataStart = prefix + headerSize;
-  uint64_t have = bytes.size() - dataStart;
-  if (have != uint64_t(sizes->second))
-    fail(std::string(have < uint64_t(sizes->second) ? "is truncated: it "
-                                                    : "is corrupted: it ") +
-         "holds " + std::to_string(have) + " data bytes, but its shape " +
-         shapeText(header->shape) + " of '" + header->descr + "' needs " +
-         std::to_string(sizes->second));
-  char *data = bytes.data() + dataStart;
-  // A numpy bool is one byte, 0 or 1; any other byte is true.
-  if (*dtype == DType::Bool)
-    for (int64_t i = 0; i < sizes->first; ++i)
-      data[i] = data[i] != 0;
-  return newTensor(*dtype, std::move(header->shape), data, op, where);
+  std::optional<formats::NpyArray> array =
+      formats::parseNpy(std::move(bytes), why);
+  if (!array)
+    throw Error(op, subject + " " + why, where);
+  return newTensor(array->dtype, std::move(array->shape), array->data.data(),
+                   op, where);
 }
 
 //===----------------------------------------------------------------------===//
@@ -699,7 +435,7 @@ std::map<std::string, Tensor> readNpz(const char *op, const std::string &path,
         break;
     }
   if (!end) {
-    if (bytes.compare(0, 6, kNpyMagic, 6) == 0)
+    if (bytes.compare(0, 6, formats::kNpyMagic, 6) == 0)
       fail("is a .npy file, not an .npz archive (read it with loadNpy)");
     fail(bytes.compare(0, 4, "PK\x03\x04", 4) == 0
              ? "is truncated: its zip end-of-central-directory record is "
@@ -829,7 +565,8 @@ std::map<std::string, Tensor> readNpz(const char *op, const std::string &path,
                     actual, crc);
       fail("is corrupted: the CRC-32 of " + member + " is " + text);
     }
-    tensors.emplace(key, parseNpy(op, "'" + path + "' " + member, npy, where));
+    tensors.emplace(
+        key, parseNpy(op, "'" + path + "' " + member, std::move(npy), where));
   }
   return tensors;
 }
@@ -908,7 +645,7 @@ Checkpoint readCheckpoint(const char *op, const std::string &path,
   const std::string &bytes = checkpoint.bytes;
   if (bytes.compare(0, 8, kCheckpointMagic) != 0)
     fail(op, path,
-         bytes.compare(0, 6, kNpyMagic) == 0
+         bytes.compare(0, 6, formats::kNpyMagic) == 0
              ? "is a numpy .npy file, not a lazyc checkpoint (read it with "
                "loadNpy)"
              : "is not a lazyc checkpoint (it does not start with "
@@ -972,7 +709,7 @@ Checkpoint readCheckpoint(const char *op, const std::string &path,
            "has an unknown dtype '" + dtypeText + "' in " + reader.context,
            where);
     entry.dtype = *dtype;
-    auto sizes = checkedSizes(entry.shape, entry.dtype);
+    auto sizes = formats::checkedSizes(entry.shape, entry.dtype);
     if (!sizes || uint64_t(sizes->second) != dataBytes)
       fail(op, path,
            "has " + std::to_string(dataBytes) + " data bytes in " +
@@ -1088,7 +825,7 @@ void lazyc::saveNpy(const Tensor &tensor, const std::string &path,
 Tensor lazyc::loadNpy(const std::string &path, SourceLocation where) {
   const char *op = "loadNpy";
   std::string bytes = readFile(op, path, where);
-  return parseNpy(op, "'" + path + "'", bytes, where);
+  return parseNpy(op, "'" + path + "'", std::move(bytes), where);
 }
 
 void lazyc::saveNpz(const std::string &path,

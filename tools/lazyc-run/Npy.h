@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file declares a reader and writer of the numpy .npy format (version
-// 1.0 and 2.0, C order, little endian) for lazyc's dtypes. bf16, which numpy
-// lacks, is stored as float32.
+// This file declares lazyc-run's view of .npy files (the library's reader
+// and writer, lazyc/Formats/Npy.h): versions 1.0 to 3.0, C order, little
+// endian, lazyc's dtypes. bf16, which numpy lacks, is stored as float32.
 //
 //===----------------------------------------------------------------------===//
 

@@ -14,12 +14,12 @@
 // A .npy file that does not exist.
 // RUN: rm -f %t.missing.npy
 // RUN: not lazyc-run %s --entry=relu --input=%t.missing.npy 2>&1 | FileCheck %s --check-prefix=MISSING -DPATH=%t.missing.npy
-// MISSING: {{^}}lazyc-run: error: [[PATH]]: cannot read: No such file or directory{{$}}
+// MISSING: {{^}}lazyc-run: error: '[[PATH]]' cannot be opened: No such file or directory{{$}}
 
 // A file that is not a .npy file.
 // RUN: echo garbage > %t.garbage.npy
 // RUN: not lazyc-run %s --entry=relu --input=%t.garbage.npy 2>&1 | FileCheck %s --check-prefix=NOT-NPY -DPATH=%t.garbage.npy
-// NOT-NPY: {{^}}lazyc-run: error: [[PATH]]: not a .npy file{{$}}
+// NOT-NPY: {{^}}lazyc-run: error: '[[PATH]]' is not a .npy file (it does not start with "\x93NUMPY"){{$}}
 
 // A .npy file of the wrong element type (f64 data, written by lazyc-run itself,
 // for an f32 argument).
