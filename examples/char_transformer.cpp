@@ -5,13 +5,17 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A GPT-style character model: token and learned position embeddings, then
-// pre-LayerNorm blocks (causal nn::MultiHeadAttention and an MLP with GELU,
-// each added to the residual stream), a final LayerNorm and an output
-// projection to the vocabulary. 2 layers, 4 heads, d = 128, context 64 by
-// default. It trains with Adam on the text of every license that Debian's
-// base-files ships (/usr/share/common-licenses/*, about 300 kB), or on
-// `--text FILE`, on random windows of the text.
+// A GPT-2-style character model: token and learned position embeddings,
+// then pre-LayerNorm blocks (causal nn::MultiHeadAttention and an MLP with
+// GELU, each added to the residual stream), a final LayerNorm and an output
+// projection tied to the token embedding (GPT-2's LM head). 2 layers, 4
+// heads, d = 128, context 64 by default; `--layers 12 --heads 12 --dim 768
+// --context 128` is GPT-2 small's shape. It trains as GPT-2 is trained:
+// AdamW with weight decay 0.1 on the matrices (not on biases, norms or
+// position embeddings: parameter groups), the gradients clipped to a global
+// norm of 1.0; on the text of every license that Debian's base-files ships
+// (/usr/share/common-licenses/*, about 300 kB), or on `--text FILE`, on
+// random windows of the text.
 //
 // Each step (forward, backward, Adam) is one cached trace (the model's and
 // Adam's initial values are computed before it, in a trace of their own);
@@ -25,7 +29,8 @@
 //
 //   lazyc-char-transformer [--text FILE] [--steps N] [--batch N]
 //                          [--layers N] [--heads N] [--dim N] [--context N]
-//                          [--lr X] [--sample-every N] [--sample-length N]
+//                          [--lr X] [--weight-decay X] [--clip X]
+//                          [--sample-every N] [--sample-length N]
 //                          [--temperature X] [--seed N] [--device cpu|cuda]
 //
 //===----------------------------------------------------------------------===//
@@ -66,6 +71,8 @@ struct Settings {
   int64_t batch = 16;
   int64_t layers = 2, heads = 4, dim = 128, context = 64;
   double learningRate = 2e-3;
+  double weightDecay = 0.1; ///< of the matrices (AdamW's, decoupled)
+  double clip = 1.0;        ///< the gradients' global norm; 0: no clipping
   int64_t sampleEvery = 50;
   int64_t sampleLength = 60;
   double temperature = 0.8;
@@ -78,6 +85,7 @@ struct Settings {
             << "usage: " << program
             << " [--text FILE] [--steps N] [--batch N] [--layers N]"
                " [--heads N] [--dim N] [--context N] [--lr X]"
+               " [--weight-decay X] [--clip X]"
                " [--sample-every N] [--sample-length N] [--temperature X]"
                " [--seed N] [--device cpu|cuda]\n";
   std::exit(2);
@@ -117,6 +125,10 @@ Settings parse(int argc, char **argv) {
       settings.context = integer(2);
     else if (flag == "--lr")
       settings.learningRate = number(0);
+    else if (flag == "--weight-decay")
+      settings.weightDecay = number(0);
+    else if (flag == "--clip")
+      settings.clip = number(0);
     else if (flag == "--sample-every")
       settings.sampleEvery = integer(1);
     else if (flag == "--sample-length")
@@ -213,7 +225,8 @@ private:
 };
 
 /// Token and position embeddings (N(0, 0.02), as GPT-2), blocks, a final
-/// LayerNorm and a separate output projection (zeros at first).
+/// LayerNorm and the output projection: the token embedding again, read
+/// transposed (x tokens^T), with no bias.
 class CharGpt {
 public:
   CharGpt(int64_t vocabulary, const Settings &settings)
@@ -224,7 +237,8 @@ public:
                                settings.seed + 1),
                   "positions"),
         lnFinal({settings.dim}, 1e-5, true, DType::Float32, "ln_final"),
-        head(settings.dim, vocabulary, settings.seed + 2, zeroInit(), "head") {
+        head(tokens, /*transposed=*/true, noBias(), "head") {
+    (void)vocabulary;
     blocks.reserve(settings.layers); // they never move once made
     for (int64_t i = 0; i < settings.layers; ++i)
       blocks.emplace_back(settings.dim, settings.heads,
@@ -244,6 +258,7 @@ public:
     return head(lnFinal(x));
   }
 
+  /// Every parameter once (the head's weight is `tokens`).
   std::vector<Variable *> parameters() {
     std::vector<Variable *> all = {&tokens, &positions};
     for (Block &block : blocks)
@@ -254,12 +269,22 @@ public:
     return all;
   }
 
+  /// AdamW's groups, as GPT-2 is trained: the matrices (the token
+  /// embedding and the products' weights) decay by `weightDecay`; biases,
+  /// LayerNorm scales and the position embedding do not.
+  std::vector<optim::ParameterGroup> parameterGroups(double weightDecay) {
+    optim::ParameterGroup decayed{{}, weightDecay}, kept{{}, 0.0};
+    for (Variable *parameter : parameters())
+      (parameter->shape().size() == 2 && parameter != &positions ? decayed
+                                                                 : kept)
+          .parameters.push_back(parameter);
+    return {decayed, kept};
+  }
+
 private:
-  /// The output projection starts at zero: every character equally likely,
-  /// a first loss of ln(vocabulary).
-  static nn::Linear::Options zeroInit() {
+  static nn::Linear::Options noBias() {
     nn::Linear::Options options;
-    options.weightInit = nn::Init::Zeros;
+    options.bias = false;
     return options;
   }
   int64_t context, dim;
@@ -310,10 +335,11 @@ int main(int argc, char **argv) {
                   Where::current());
 
     CharGpt model(vocabulary, settings);
-    std::vector<Variable *> parameters = model.parameters();
-    optim::Adam::Options adamOptions;
+    optim::AdamW::Options adamOptions;
     adamOptions.learningRate = settings.learningRate;
-    optim::Adam adam(parameters, adamOptions);
+    optim::AdamW adam(model.parameterGroups(settings.weightDecay), adamOptions);
+    // In the optimizer's order (its groups'), as step() takes gradients.
+    std::vector<Variable *> parameters = adam.parameters();
     int64_t parameterCount = 0;
     for (Variable *parameter : parameters)
       parameterCount += parameter->numel();
@@ -322,13 +348,15 @@ int main(int argc, char **argv) {
                 static_cast<long long>(vocabulary),
                 std::log(static_cast<double>(vocabulary)));
     std::printf("GPT: %lld layers, %lld heads, d = %lld, context %lld, %lld "
-                "parameters; Adam (lr %g), batch %lld x %lld tokens, %lld "
-                "steps on %s\n",
+                "parameters (head tied to the embedding); AdamW (lr %g, "
+                "weight decay %g), clipping at %g, batch %lld x %lld tokens, "
+                "%lld steps on %s\n",
                 static_cast<long long>(settings.layers),
                 static_cast<long long>(settings.heads),
                 static_cast<long long>(settings.dim), static_cast<long long>(T),
                 static_cast<long long>(parameterCount), settings.learningRate,
-                static_cast<long long>(B), static_cast<long long>(T),
+                settings.weightDecay, settings.clip, static_cast<long long>(B),
+                static_cast<long long>(T),
                 static_cast<long long>(settings.steps),
                 settings.device.c_str());
     std::fflush(stdout);
@@ -390,9 +418,13 @@ int main(int argc, char **argv) {
         GradientTape tape;
         loss =
             nn::crossEntropy(reshape(model.forward(x), {B * T, vocabulary}), y);
-        adam.step(tape.gradient(loss, nn::refs(parameters)));
+        std::vector<Tensor> gradients =
+            tape.gradient(loss, nn::refs(parameters));
+        if (settings.clip > 0)
+          optim::clipGradNorm(gradients, settings.clip);
+        adam.step(gradients);
       }
-      lazyc::sync(); // forward, backward and Adam: one trace
+      lazyc::sync(); // forward, backward, clipping and AdamW: one trace
       double value = loss.item<float>();
       if (step == 1) {
         firstLoss = value;
