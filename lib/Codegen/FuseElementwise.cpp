@@ -108,12 +108,84 @@ static bool fusesWithoutRecomputation(OpOperand *fused,
   return true;
 }
 
+namespace {
+/// The order of a block's ops, kept through the rewrites: each op the
+/// rewrites insert between two ops of known positions takes the midpoint of
+/// theirs. MLIR's own order (isBeforeInBlock) is renumbered at the first
+/// query after most rewrites, which made the fusion of a long trace
+/// quadratic in its length. Ops without a position (moved ones, or where
+/// the midpoints ran out) are left to MLIR's order.
+class OpOrder : public RewriterBase::Listener {
+public:
+  explicit OpOrder(Operation *root) {
+    root->walk([&](Block *block) {
+      double at = 0;
+      for (Operation &op : *block)
+        position[&op] = at += kGap;
+    });
+  }
+
+  /// Whether `a` comes before `b` (two ops of one block), if both are known.
+  std::optional<bool> isBefore(Operation *a, Operation *b) const {
+    auto first = position.find(a), second = position.find(b);
+    if (first == position.end() || second == position.end())
+      return std::nullopt;
+    return first->second < second->second;
+  }
+
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    position.erase(op);
+    if (previous.isSet()) // Moved: left to MLIR's order.
+      return;
+    Operation *before = op->getPrevNode(), *after = op->getNextNode();
+    auto known = [&](Operation *neighbour) -> std::optional<double> {
+      auto found = neighbour ? position.find(neighbour) : position.end();
+      if (found == position.end())
+        return std::nullopt;
+      return found->second;
+    };
+    std::optional<double> low = known(before), high = known(after);
+    if (!before && high)
+      low = *high - 2 * kGap;
+    if (!after && low)
+      high = *low + 2 * kGap;
+    if (!low || !high)
+      return;
+    double middle = (*low + *high) / 2;
+    if (*low < middle && middle < *high)
+      position[op] = middle;
+  }
+  void notifyOperationErased(Operation *op) override { position.erase(op); }
+
+private:
+  static constexpr double kGap = 1024;
+  llvm::DenseMap<Operation *, double> position;
+};
+} // namespace
+
 /// Whether `user` (in `consumer`'s block or nested in an op there) comes
 /// after `consumer`, so it can read a result of an op put in its place.
-static bool comesAfter(Operation *consumer, Operation *user) {
+static bool comesAfter(Operation *consumer, Operation *user,
+                       const OpOrder &order) {
   Operation *ancestor = consumer->getBlock()->findAncestorOpInBlock(*user);
-  return ancestor && ancestor != consumer &&
-         consumer->isBeforeInBlock(ancestor);
+  if (!ancestor || ancestor == consumer)
+    return false;
+  if (std::optional<bool> known = order.isBefore(consumer, ancestor))
+    return *known;
+  // Ops the rewrites made: near the consumer, a short walk says it, before
+  // MLIR's order is asked (and renumbered).
+  constexpr int kNear = 32;
+  Operation *after = consumer->getNextNode(), *before = consumer->getPrevNode();
+  for (int step = 0; step < kNear && (after || before); ++step) {
+    if (after == ancestor)
+      return true;
+    if (before == ancestor)
+      return false;
+    after = after ? after->getNextNode() : nullptr;
+    before = before ? before->getPrevNode() : nullptr;
+  }
+  return consumer->isBeforeInBlock(ancestor);
 }
 
 /// Whether `op` can be fused into a consumer that reads its result through
@@ -318,7 +390,9 @@ namespace {
 /// memory, and kept the weight gradient's GEMM from fusing with its only
 /// consumer.)
 struct FuseStoredProducer : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FuseStoredProducer(MLIRContext *context, OpOrder &order,
+                     PatternBenefit benefit)
+      : OpRewritePattern(context, benefit), order(order) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
@@ -339,7 +413,8 @@ struct FuseStoredProducer : OpRewritePattern<linalg::GenericOp> {
       // Ops the driver has not erased yet (a consumer fused a moment ago)
       // are not users.
       llvm::SetVector<Operation *> deadUsers;
-      bool stored = false, otherUsersAfter = true;
+      SmallVector<Operation *> otherUsers;
+      bool stored = false;
       for (OpOperand &use : producer->getUses()) {
         Operation *user = use.getOwner();
         if (user == consumer.getOperation())
@@ -350,9 +425,12 @@ struct FuseStoredProducer : OpRewritePattern<linalg::GenericOp> {
         }
         stored |= !isa<linalg::GenericOp>(user) ||
                   cast<linalg::GenericOp>(user).getNumReductionLoops() > 0;
-        otherUsersAfter &= comesAfter(consumer, user);
+        otherUsers.push_back(user);
       }
-      if (!stored || !otherUsersAfter)
+      // The order last (most candidates are not stored).
+      if (!stored || !llvm::all_of(otherUsers, [&](Operation *user) {
+            return comesAfter(consumer, user, order);
+          }))
         continue;
       for (Operation *dead : deadUsers)
         rewriter.eraseOp(dead);
@@ -368,6 +446,9 @@ struct FuseStoredProducer : OpRewritePattern<linalg::GenericOp> {
     }
     return failure();
   }
+
+private:
+  OpOrder &order;
 };
 
 struct LazyFuseElementwisePass
@@ -375,8 +456,9 @@ struct LazyFuseElementwisePass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     fuseElementwiseClusters(getOperation());
+    OpOrder order(getOperation());
     RewritePatternSet patterns(context);
-    patterns.add<FuseStoredProducer>(context, /*benefit=*/2);
+    patterns.add<FuseStoredProducer>(context, order, /*benefit=*/2);
     linalg::populateElementwiseOpsFusionPatterns(
         patterns,
         [](OpOperand *fused) { return fusesWithoutRecomputation(fused); });
@@ -387,7 +469,9 @@ struct LazyFuseElementwisePass
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns),
+                                  GreedyRewriteConfig().setListener(&order))))
       signalPassFailure();
   }
 };
