@@ -33,7 +33,6 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -101,8 +100,21 @@ void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,
   // freed after the wait.
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyOverlapCollectivesPass());
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  // Upstream's deallocation pipeline (buildBufferDeallocationPipeline),
+  // with each temporary freed after its last use rather than at the end of
+  // the function, before the simplification compares the rest pairwise.
+  memref::ExpandReallocPassOptions realloc;
+  realloc.emitDeallocs = false;
+  pm.addPass(memref::createExpandReallocPass(realloc));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyDeallocAfterLastUsePass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
