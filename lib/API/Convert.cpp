@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Convert.h"
+#include "lazyc/Runtime/IntegerBits.h"
 
 #include "lazyc/Runtime/NarrowFloats.h"
 
@@ -108,20 +109,9 @@ void convert::storeScalar(double value, DType dtype, void *target) {
   case DType::Bool:
     *static_cast<uint8_t *>(target) = value != 0;
     return;
-  case DType::UInt64:
-    // UInt64's values past Int64's (up to 2^64).
-    if (value >= 9223372036854775808.0 && value < 18446744073709551616.0) {
-      storeInteger(static_cast<int64_t>(static_cast<uint64_t>(value)), dtype,
-                   target);
-      return;
-    }
-    [[fallthrough]];
   default:
     // Truncation toward zero, as lazy.cast; NaN and out-of-range give 0.
-    storeInteger(std::isfinite(value) && std::fabs(value) < 9.2e18
-                     ? static_cast<int64_t>(value)
-                     : 0,
-                 dtype, target);
+    storeInteger(static_cast<int64_t>(integerBits(value)), dtype, target);
     return;
   }
 }

@@ -257,7 +257,7 @@ bool fitsIntegerDType(const Scalar &scalar, DType dtype) {
     return true;
   if (isFloat(dtype) || dtype == DType::Bool)
     return true;
-  // The dtype's range [low, 2^bits * high); exact in a double.
+  // The dtype's range [low, end): powers of two, exact in a double.
   double bits = 8.0 * static_cast<double>(sizeOf(dtype));
   double low = isUnsignedInteger(dtype) ? 0.0 : -std::ldexp(1.0, bits - 1);
   double end = std::ldexp(1.0, isUnsignedInteger(dtype) ? bits : bits - 1);
@@ -339,7 +339,10 @@ Tensor arithmetic(Arith op, NodePtr lhs, NodePtr rhs, DType dtype,
          std::string("needs integer") + (shift ? "" : " or Bool") +
              " tensors, got " + dtypeName(lhs->dtype) + " " +
              shapeText(lhs->shape) + " and " + dtypeName(rhs->dtype) + " " +
-             shapeText(rhs->shape),
+             shapeText(rhs->shape) +
+             (bitwise ? " (logicalAnd, logicalOr and logicalXor take truth "
+                        "values of any dtype)"
+                      : ""),
          where);
   // Other arithmetic needs numbers: booleans compute as int32 (numpy's `+`
   // on bool arrays is a logical or: use maximum or where for that).
@@ -885,39 +888,16 @@ Tensor lazyc::logicalNot(const Tensor &x, Where where) {
   return compare(Predicate::Eq, At(a, where), Scalar(false, where));
 }
 
-/// The operands of `&`, `|`, `^`: integer or Bool tensors.
-static void checkBitOperands(const char *op, const Tensor &lhs,
-                             const Tensor &rhs, Where where) {
-  const NodePtr &a = use(lhs, op, where), &b = use(rhs, op, where);
-  if (isFloat(a->dtype) || isFloat(b->dtype))
-    fail(op,
-         std::string("needs integer or Bool tensors, got ") +
-             dtypeName(a->dtype) + " " + shapeText(a->shape) + " and " +
-             dtypeName(b->dtype) + " " + shapeText(b->shape) +
-             " (use logicalAnd/logicalOr/logicalXor for truth values)",
-         where);
-}
-
 Tensor lazyc::operator&(At lhs, const Tensor &rhs) {
-  checkBitOperands("&", lhs.tensor, rhs, lhs.where);
   return bitwiseAnd(lhs.tensor, rhs, lhs.where);
 }
 Tensor lazyc::operator|(At lhs, const Tensor &rhs) {
-  checkBitOperands("|", lhs.tensor, rhs, lhs.where);
   return bitwiseOr(lhs.tensor, rhs, lhs.where);
 }
 Tensor lazyc::operator^(At lhs, const Tensor &rhs) {
-  checkBitOperands("^", lhs.tensor, rhs, lhs.where);
   return bitwiseXor(lhs.tensor, rhs, lhs.where);
 }
 Tensor lazyc::operator~(At operand) {
-  const NodePtr &node = use(operand.tensor, "~", operand.where);
-  if (isFloat(node->dtype))
-    fail("~",
-         std::string("needs an integer or Bool tensor, got ") +
-             dtypeName(node->dtype) + " " + shapeText(node->shape) +
-             " (use logicalNot for truth values)",
-         operand.where);
   return bitwiseNot(operand.tensor, operand.where);
 }
 
@@ -935,7 +915,8 @@ Tensor lazyc::bitwiseNot(const Tensor &x, Where where) {
   if (isFloat(node->dtype))
     fail("bitwiseNot",
          std::string("needs an integer or Bool tensor, got ") +
-             dtypeName(node->dtype) + " " + shapeText(node->shape),
+             dtypeName(node->dtype) + " " + shapeText(node->shape) +
+             " (logicalNot takes truth values of any dtype)",
          where);
   return detail::TensorAccess::wrap(
       record(OpKind::BitNot, node->dtype, node->shape, {node}, where));

@@ -173,18 +173,6 @@ static bool comesAfter(Operation *consumer, Operation *user,
     return false;
   if (std::optional<bool> known = order.isBefore(consumer, ancestor))
     return *known;
-  // Ops the rewrites made: near the consumer, a short walk says it, before
-  // MLIR's order is asked (and renumbered).
-  constexpr int kNear = 32;
-  Operation *after = consumer->getNextNode(), *before = consumer->getPrevNode();
-  for (int step = 0; step < kNear && (after || before); ++step) {
-    if (after == ancestor)
-      return true;
-    if (before == ancestor)
-      return false;
-    after = after ? after->getNextNode() : nullptr;
-    before = before ? before->getPrevNode() : nullptr;
-  }
   return consumer->isBeforeInBlock(ancestor);
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Import/TraceImporter.h"
+#include "lazyc/Runtime/IntegerBits.h"
 
 #include "lazyc/Dialect/Lazy/IR/HostBuffer.h"
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
@@ -70,11 +71,9 @@ static TypedAttr literalAttr(Builder &b, const Node &node) {
     return b.getFloatAttr(element, node.scalar);
   if (element.isInteger(1))
     return b.getBoolAttr(node.scalar != 0);
-  // UInt64's values from 2^63 are past int64; the attribute keeps the bits.
-  if (node.scalar >= 9223372036854775808.0)
-    return b.getIntegerAttr(
-        element, static_cast<int64_t>(static_cast<uint64_t>(node.scalar)));
-  return b.getIntegerAttr(element, static_cast<int64_t>(node.scalar));
+  // The attribute keeps the bits (UInt64's values from 2^63 too).
+  return b.getIntegerAttr(element,
+                          static_cast<int64_t>(integerBits(node.scalar)));
 }
 
 static lazy::ComparePredicate toPredicate(Predicate predicate) {

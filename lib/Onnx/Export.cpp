@@ -21,6 +21,7 @@
 
 #include "lazyc/API/StagedTrace.h"
 #include "lazyc/Onnx/Onnx.h"
+#include "lazyc/Runtime/IntegerBits.h"
 
 #include "lazyc/Trace/Region.h"
 #include "lazyc/Trace/Trace.h"
@@ -285,38 +286,17 @@ std::string GraphWriter::scalarOf(DType dtype, double value) {
   case DType::Float64:
     store(value);
     break;
-  case DType::Int32:
-    store(static_cast<int32_t>(static_cast<int64_t>(value)));
-    break;
-  case DType::Int64:
-    store(static_cast<int64_t>(value));
-    break;
   case DType::Bool:
     store(static_cast<uint8_t>(value != 0));
     break;
-  case DType::Int8:
-    store(static_cast<int8_t>(static_cast<int64_t>(value)));
-    break;
-  case DType::UInt8:
-    store(static_cast<uint8_t>(static_cast<int64_t>(value)));
-    break;
-  case DType::Int16:
-    store(static_cast<int16_t>(static_cast<int64_t>(value)));
-    break;
-  case DType::UInt16:
-    store(static_cast<uint16_t>(static_cast<int64_t>(value)));
-    break;
-  case DType::UInt32:
-    store(static_cast<uint32_t>(static_cast<int64_t>(value)));
-    break;
-  case DType::UInt64: // Its values from 2^63 are past int64.
-    store(value >= 9223372036854775808.0
-              ? static_cast<uint64_t>(value)
-              : static_cast<uint64_t>(static_cast<int64_t>(value)));
-    break;
-  case DType::Float16:
+  case DType::Float16: // Stored as Float64 above.
   case DType::BFloat16:
     break;
+  default: { // An integer: the low bytes of its bits.
+    uint64_t bits = integerBits(value);
+    std::memcpy(bytes.data(), &bits, bytes.size());
+    break;
+  }
   }
   tensor.set_raw_data(bytes);
   if (stored == dtype)

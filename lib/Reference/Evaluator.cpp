@@ -16,6 +16,7 @@
 
 #include "API/Engine.h"
 #include "API/TensorAccess.h"
+#include "lazyc/Runtime/IntegerBits.h"
 #include "lazyc/Runtime/Shape.h"
 #include "lazyc/Trace/Region.h"
 
@@ -162,12 +163,8 @@ Value evaluateLiteral(const Node &node) {
   } else if (node.dtype == DType::Bool) {
     std::fill(out.ints.begin(), out.ints.end(), node.scalar != 0);
   } else {
-    // (UInt64's values from 2^63 are past int64.)
-    uint64_t bits =
-        node.scalar >= 9223372036854775808.0
-            ? static_cast<uint64_t>(node.scalar)
-            : static_cast<uint64_t>(static_cast<int64_t>(node.scalar));
-    std::fill(out.ints.begin(), out.ints.end(), wrap(bits, node.dtype));
+    std::fill(out.ints.begin(), out.ints.end(),
+              wrap(integerBits(node.scalar), node.dtype));
   }
   return out;
 }

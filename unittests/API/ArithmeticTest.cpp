@@ -324,8 +324,8 @@ TEST_P(ArithmeticTest, LogicalOpsTreatNonzeroAsTrue) {
 }
 
 TEST_P(ArithmeticTest, LogicalErrors) {
-  // `&`, `|`, `^`, `~` take integers (bitwise) and Bool (logical), not
-  // floats.
+  // `&`, `|`, `^`, `~` (bitwiseAnd, ...) take integers (bitwise) and Bool
+  // (logical), not floats.
   Tensor reals = Tensor::fromVector<float>({1, 2}, {2});
   Tensor flags = Tensor::fromBools({true, false}, {2});
   expectError(
@@ -333,13 +333,14 @@ TEST_P(ArithmeticTest, LogicalErrors) {
         line = __LINE__ + 1;
         (void)(reals & flags);
       },
-      "&", "needs integer or Bool tensors, got Float32 [2] and Bool [2]");
+      "bitwiseAnd",
+      "needs integer or Bool tensors, got Float32 [2] and Bool [2]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;
         (void)(~reals);
       },
-      "~", "needs an integer or Bool tensor, got Float32 [2]");
+      "bitwiseNot", "needs an integer or Bool tensor, got Float32 [2]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;

@@ -257,7 +257,7 @@ TEST_P(WideIntegerTest, BitwiseOpsOfFloatsAreErrors) {
         line = __LINE__ + 1;
         (void)(~f);
       },
-      "~", "needs an integer or Bool tensor, got Float32 [2]");
+      "bitwiseNot", "needs an integer or Bool tensor, got Float32 [2]");
   expectError(
       [&](unsigned &line) {
         line = __LINE__ + 1;

@@ -110,7 +110,7 @@ struct LazyDeallocAfterLastUsePass
         keptConditions.push_back(condition);
         continue;
       }
-      OpBuilder builder = OpBuilder::atBlockEnd(block);
+      OpBuilder builder(dealloc);
       builder.setInsertionPointAfter(last);
       memref::DeallocOp::create(builder, dealloc.getLoc(), buffer);
     }
