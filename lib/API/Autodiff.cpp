@@ -24,7 +24,7 @@
 #include "lazyc/Runtime/Collectives.h"
 #include "lazyc/Runtime/Shape.h"
 
-#include "Engine.h"
+#include "Engine/Engine.h"
 #include "Rows.h"
 
 #include "lazyc/API/ControlFlow.h"
@@ -937,6 +937,8 @@ GradientTape::~GradientTape() {
 bool GradientTape::isRecording() const {
   return state->recording && !tapesPaused;
 }
+
+bool GradientTape::anyRecording() { return tape::recording(); }
 
 void GradientTape::watch(const Tensor &x, SourceLocation where) {
   if (!x.defined())

@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/ControlFlow.h"
-#include "Engine.h"
+#include "Engine/Engine.h"
 #include "RegionTracer.h"
 #include "Rows.h"
 #include "Tape.h"

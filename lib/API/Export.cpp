@@ -17,17 +17,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Export.h"
-#include "Engine.h"
+#include "Engine/Engine.h"
 #include "FunctionState.h"
 #include "RegionTracer.h"
 #include "TensorAccess.h"
 #include "VariableState.h"
 #include "lazyc/API/StagedTrace.h"
 
+#include "lazyc/Formats/ModelFile.h"
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
 #include "lazyc/JIT/CompiledFunction.h"
-#include "lazyc/Model/ModelFile.h"
 #include "lazyc/Runtime/Shape.h"
 #include "lazyc/Trace/Region.h"
 
@@ -295,8 +295,8 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
   if (mlir::failed(mlir::writeBytecodeToFile(combined.get(), os)))
     throw Error(op, "cannot be saved: writing MLIR bytecode failed", where);
   os.flush();
-  if (llvm::Error error = model::write(file, path))
-    throw Error(op, llvm::toString(std::move(error)), where);
+  if (std::string why; !model::write(file, path, why))
+    throw Error(op, "'" + path + "' " + why, where);
 }
 
 //===----------------------------------------------------------------------===//
@@ -318,9 +318,10 @@ struct LoadedState {
 } // namespace lazyc::detail
 
 LoadedFunction lazyc::load(const std::string &path, SourceLocation where) {
-  llvm::Expected<model::ModelFile> read = model::read(path);
+  std::string why;
+  std::optional<model::ModelFile> read = model::read(path, why);
   if (!read)
-    throw Error("load", llvm::toString(read.takeError()), where);
+    throw Error("load", "'" + path + "' " + why, where);
   auto state = std::make_unique<detail::LoadedState>();
   state->file = std::move(*read);
   const model::ModelFile &file = state->file;

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Function.h"
-#include "Engine.h"
+#include "Engine/Engine.h"
 #include "FunctionState.h"
 #include "TensorAccess.h"
 #include "VariableState.h"

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Interop.h"
-#include "Engine.h"
+#include "Engine/Engine.h"
 #include "ShapeCheck.h"
 #include "TensorAccess.h"
 

@@ -14,9 +14,9 @@
 
 #include "lazyc/API/Ops.h"
 #include "Collectives.h"
-#include "Convert.h"
 #include "Convolution.h"
-#include "Engine.h"
+#include "Engine/Convert.h"
+#include "Engine/Engine.h"
 #include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
@@ -1507,6 +1507,44 @@ Tensor lazyc::cumsum(const Tensor &x, int64_t axis, bool reverse, Where where) {
         n.integer = axis;
         n.flag = reverse;
       }));
+}
+
+Tensor lazyc::conv2d(const Tensor &images, const Tensor &filters,
+                     std::array<int64_t, 2> stride,
+                     std::array<int64_t, 2> dilation,
+                     std::array<int64_t, 4> padding, Where where) {
+  const char *op = opName(OpKind::Conv2d);
+  const NodePtr &input = use(images, op, where);
+  const NodePtr &filter = use(filters, op, where);
+  auto fail = [&](const std::string &why) {
+    throw Error(op,
+                why + " (images " + shapeText(input->shape) + ", filters " +
+                    shapeText(filter->shape) + ")",
+                where);
+  };
+  if (input->shape.size() != 4 || filter->shape.size() != 4)
+    fail("needs images [N, C, H, W] and filters [F, C, KH, KW]");
+  if (!isFloat(input->dtype) || !isFloat(filter->dtype))
+    fail(std::string("needs floating-point operands, got ") +
+         dtypeName(input->dtype) + " and " + dtypeName(filter->dtype));
+  if (input->shape[1] != filter->shape[1])
+    fail("the images have " + std::to_string(input->shape[1]) +
+         " channels and the filters " + std::to_string(filter->shape[1]));
+  for (int d = 0; d < 2; ++d) {
+    if (stride[d] < 1 || dilation[d] < 1)
+      fail("strides and dilations must be at least 1, got stride " +
+           std::to_string(stride[d]) + " and dilation " +
+           std::to_string(dilation[d]));
+    if (padding[2 * d] < 0 || padding[2 * d + 1] < 0)
+      fail("padding must not be negative");
+    int64_t reach = dilation[d] * (filter->shape[2 + d] - 1) + 1;
+    int64_t padded = input->shape[2 + d] + padding[2 * d] + padding[2 * d + 1];
+    if (filter->shape[2 + d] < 1 || reach > padded)
+      fail(std::string("the ") + (d == 0 ? "height" : "width") +
+           " of the dilated kernel (" + std::to_string(reach) +
+           ") exceeds the padded images' (" + std::to_string(padded) + ")");
+  }
+  return detail::conv2d(images, filters, stride, dilation, padding, where);
 }
 
 Tensor detail::conv2d(const Tensor &images, const Tensor &filters,

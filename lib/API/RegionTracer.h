@@ -14,7 +14,7 @@
 #ifndef LAZYC_LIB_API_REGIONTRACER_H
 #define LAZYC_LIB_API_REGIONTRACER_H
 
-#include "Engine.h"
+#include "Engine/Engine.h"
 #include "VariableState.h"
 
 #include "llvm/ADT/ScopeExit.h"

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Tensor.h"
-#include "Convert.h"
-#include "Engine.h"
+#include "Engine/Convert.h"
+#include "Engine/Engine.h"
 #include "ShapeCheck.h"
 #include "TensorAccess.h"
 
@@ -22,35 +22,6 @@
 
 using namespace lazyc;
 using namespace lazyc::trace;
-
-//===----------------------------------------------------------------------===//
-// Errors and names
-//===----------------------------------------------------------------------===//
-
-static std::string baseName(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-static std::string format(const std::string &op, const std::string &message,
-                          const std::string &file, unsigned line) {
-  std::string text = op.empty() ? "[lazyc] " : "[lazyc::" + op + "] ";
-  text += message;
-  if (line)
-    text += " (" + baseName(file) + ":" + std::to_string(line) + ")";
-  return text;
-}
-
-Error::Error(std::string op, const std::string &message, SourceLocation where)
-    : Error(std::move(op), message, where.file_name(), where.line()) {}
-
-Error::Error(std::string op, const std::string &message, std::string file,
-             unsigned line)
-    : std::runtime_error(format(op, message, file, line)),
-      opName(std::move(op)), messageText(message), fileName(std::move(file)),
-      lineNumber(line) {}
-
-const char *lazyc::dtypeName(DType dtype) { return dtypeInfo(dtype).name; }
 
 //===----------------------------------------------------------------------===//
 // The handle

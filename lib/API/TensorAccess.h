@@ -5,25 +5,17 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// lazyc's own layers reach the recorded node of a Tensor through here; the
-// public header keeps the node opaque.
+// Internal to LazycAPI: the node behind a Tensor (lazyc/API/NodeAccess.h),
+// and new values made from it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LAZYC_LIB_API_TENSORACCESS_H
 #define LAZYC_LIB_API_TENSORACCESS_H
 
-#include "lazyc/API/Tensor.h"
-#include "lazyc/Trace/Node.h"
+#include "lazyc/API/NodeAccess.h"
 
 namespace lazyc::detail {
-
-struct TensorAccess {
-  /// The node `tensor` refers to (null for an empty handle).
-  static const trace::NodePtr &node(const Tensor &tensor);
-  /// A handle on `node`, counted as a live tensor.
-  static Tensor wrap(trace::NodePtr node);
-};
 
 /// A new node holding `x`'s value (a reshape to its own shape): a result of
 /// eager control flow is then its own value, as the lazy op's result is,

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Variable.h"
-#include "Engine.h"
+#include "Engine/Engine.h"
 #include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"

@@ -24,8 +24,7 @@
 
 #include "LayerChecks.h"
 
-#include "../API/Convolution.h"
-#include "../API/Tape.h"
+#include "lazyc/API/Autodiff.h"
 
 #include <algorithm>
 #include <limits>
@@ -220,7 +219,7 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
   // measured (docs/benchmarks.md).
   if (groups == 1) {
     Size2 padding = options.padding;
-    Tensor out = lazyc::detail::conv2d(
+    Tensor out = lazyc::conv2d(
         x, weight, {stride.height, stride.width},
         {dilation.height, dilation.width},
         {padding.height, padding.height, padding.width, padding.width}, where);
@@ -235,7 +234,7 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
   // together 1.7-4x slower, docs/benchmarks.md). Without a tape the slices
   // are faster.
   Tensor padded = padSpatial(x, options.padding, 0.0, where);
-  if (lazyc::tape::recording())
+  if (GradientTape::anyRecording())
     return unbatch(
         gatheredConv(padded, weight, bias, options, outHeight, outWidth, where),
         unbatched, where);

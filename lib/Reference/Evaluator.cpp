@@ -14,8 +14,7 @@
 
 #include "Internal.h"
 
-#include "API/Engine.h"
-#include "API/TensorAccess.h"
+#include "lazyc/API/NodeAccess.h"
 #include "lazyc/Runtime/IntegerBits.h"
 #include "lazyc/Runtime/Shape.h"
 #include "lazyc/Trace/Region.h"

@@ -399,6 +399,25 @@ void trace::stretchedSizes(const Trace &trace, std::vector<bool> &stretched) {
   }
 }
 
+void trace::specializedSizes(const Trace &trace,
+                             std::vector<bool> &specialized) {
+  static thread_local std::vector<size_t> offsets;
+  offsets.assign(trace.nodes.size() + 1, 0);
+  for (size_t i = 0; i < trace.nodes.size(); ++i)
+    offsets[i + 1] = offsets[i] + trace.nodes[i]->shape.size();
+  specialized.assign(offsets.back(), false);
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    if (trace.nodes[i]->kind != OpKind::Conv2d)
+      continue;
+    // Images [N, C, H, W], filters [F, C, KH, KW], result [N, F, OH, OW].
+    std::span<const int32_t> operands = trace.operands(i);
+    size_t images = offsets[operands[0]], filters = offsets[operands[1]];
+    for (size_t at : {images + 1, filters, filters + 1, filters + 2,
+                      filters + 3, offsets[i] + 1})
+      specialized[at] = true;
+  }
+}
+
 void trace::runtimeSizes(const Trace &trace,
                          const std::vector<bool> &dynamicSizes, bool allDynamic,
                          std::vector<int64_t> &sizes) {

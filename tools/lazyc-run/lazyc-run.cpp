@@ -34,11 +34,11 @@
 #include "lazyc/Dialect/Lazy/IR/LazyDialect.h"
 #include "lazyc/Dialect/Lazy/IR/TiedArgument.h"
 #include "lazyc/Dialect/Lazy/Transforms/Passes.h"
+#include "lazyc/Formats/ModelFile.h"
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
 #include "lazyc/JIT/CompiledFunction.h"
 #include "lazyc/JIT/Target.h"
-#include "lazyc/Model/ModelFile.h"
 #include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Runtime/Shape.h"
 
@@ -388,10 +388,10 @@ int main(int argc, char **argv) {
   // read after their own arguments.
   std::optional<model::ModelFile> saved;
   if (model::looksLikeModelFile(inputFile)) {
-    llvm::Expected<model::ModelFile> read = model::read(inputFile);
-    if (!read)
-      return fail(llvm::toString(read.takeError()));
-    saved = std::move(*read);
+    std::string why;
+    saved = model::read(inputFile, why);
+    if (!saved)
+      return fail("'" + inputFile.getValue() + "' " + why);
   }
   std::string openError;
   auto file = saved ? llvm::MemoryBuffer::getMemBuffer(

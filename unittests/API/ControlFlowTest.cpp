@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "API/TensorAccess.h"
 #include "ExpectError.h"
 #include "Occurrences.h"
+#include "lazyc/API/NodeAccess.h"
 
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"

@@ -15,8 +15,8 @@
 
 #include "lazyc/lazyc.h"
 
-#include "API/Explain.h"
-#include "API/TensorAccess.h"
+#include "Engine/Explain.h"
+#include "lazyc/API/NodeAccess.h"
 #include "lazyc/Trace/Trace.h"
 
 #include "ExpectError.h"

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "API/TensorAccess.h"
+#include "lazyc/API/NodeAccess.h"
 #include "lazyc/lazyc.h"
 
 #include "gtest/gtest.h"

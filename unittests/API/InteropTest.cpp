@@ -17,9 +17,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "API/TensorAccess.h"
 #include "ExpectError.h"
 #include "TestDirectory.h"
+#include "lazyc/API/NodeAccess.h"
 
 #include "lazyc/lazyc.h"
 

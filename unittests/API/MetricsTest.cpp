@@ -13,9 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "API/Counters.h"
-#include "API/Explain.h"
-#include "API/TensorAccess.h"
+#include "Engine/Counters.h"
+#include "Engine/Explain.h"
+#include "lazyc/API/NodeAccess.h"
 #include "lazyc/Trace/Trace.h"
 #include "lazyc/lazyc.h"
 

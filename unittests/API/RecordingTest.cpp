@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "API/TensorAccess.h"
+#include "lazyc/API/NodeAccess.h"
 #include "lazyc/Trace/Node.h"
 #include "lazyc/lazyc.h"
 

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "API/TensorAccess.h"
+#include "lazyc/API/NodeAccess.h"
 #include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Trace/Trace.h"
 #include "lazyc/lazyc.h"

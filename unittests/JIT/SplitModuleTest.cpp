@@ -5,12 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// lazyc::jit::splitModule (lib/JIT/CPU/SplitModule.h): which part defines
+// lazyc::jit::splitModule (lib/JIT/Host/SplitModule.h): which part defines
 // which function, on modules built here with known op counts.
 //
 //===----------------------------------------------------------------------===//
 
-#include "JIT/CPU/SplitModule.h"
+#include "JIT/Host/SplitModule.h"
 #include "lazyc/InitAll.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -75,6 +75,9 @@ public:
 
   /// Whether the tape is recording now (false inside its own gradient()).
   bool isRecording() const;
+  /// Whether some tape of this thread is recording: a layer may then record
+  /// a form whose gradient is cheaper (nn::conv2d's groups do).
+  static bool anyRecording();
 
 private:
   detail::TapeState *state;

@@ -19,6 +19,7 @@
 #include "lazyc/API/Tensor.h"
 
 #include "lazyc/API/SourceLocation.h"
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -342,9 +343,23 @@ struct TopK {
 TopK topk(const Tensor &x, int64_t k, int64_t axis = -1,
           Where where = Where::current());
 
-/// Running sums along `axis` (with `reverse`, from the end); integers and
-/// booleans sum in Int64 (numpy). Gradient: the reverse cumsum.
+/// Running sums along `axis` (with `reverse`, from the end); signed
+/// integers and booleans sum in Int64, unsigned ones in UInt64 (numpy).
+/// Gradient: the reverse cumsum.
 Tensor cumsum(const Tensor &x, int64_t axis, bool reverse = false,
+              Where where = Where::current());
+
+/// 2-D cross-correlation, one group: `images` [N, C, H, W] surrounded by
+/// `padding` zeros ([top, bottom, left, right]), with `filters`
+/// [F, C, KH, KW], taps `dilation` apart, every `stride` pixels (height,
+/// width), giving [N, F, OH, OW] with OH = (H + top + bottom -
+/// dilation[0] (KH - 1) - 1) / stride[0] + 1 (likewise OW). Floating point
+/// (the operands promote together). Gradients: convolutions. nn::conv2d
+/// adds groups, a bias and symmetric padding on top.
+Tensor conv2d(const Tensor &images, const Tensor &filters,
+              std::array<int64_t, 2> stride = {1, 1},
+              std::array<int64_t, 2> dilation = {1, 1},
+              std::array<int64_t, 4> padding = {0, 0, 0, 0},
               Where where = Where::current());
 
 /// One entry of Tensor::index (numpy's basic and integer-array indexing):

@@ -117,6 +117,13 @@ bool sizesAreData(OpKind kind);
 /// input size must equal the target size).
 void stretchedSizes(const Trace &trace, std::vector<bool> &stretched);
 
+/// Marks the sizes of `trace` (numbered as traceSizes()) that a kernel's
+/// code is chosen for, so that left to the call it runs much slower: a
+/// convolution's channels, filter count and kernel size (its register
+/// tiles and layout; 2-3x slower dynamic, docs/benchmarks.md "Layers"). A
+/// trace changing one of them compiles for its sizes.
+void specializedSizes(const Trace &trace, std::vector<bool> &specialized);
+
 /// The sizes a function of `trace` reads at run time when the sizes marked
 /// in `dynamicSizes` (numbered as traceSizes(); every size if `allDynamic`)
 /// are dynamic: each dynamic size of a computed node whose sizes are data

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Host/HostFunction.h"
 #include "../Stages.h"
-#include "HostFunction.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Pipelines/Pipelines.h"
 #include "lazyc/Runtime/Runtime.h"

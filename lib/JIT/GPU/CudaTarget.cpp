@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../CPU/HostFunction.h"
+#include "../Host/HostFunction.h"
 #include "../Stages.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Pipelines/Pipelines.h"

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_JIT_CPU_SPLITMODULE_H
-#define LAZYC_LIB_JIT_CPU_SPLITMODULE_H
+#ifndef LAZYC_LIB_JIT_HOST_SPLITMODULE_H
+#define LAZYC_LIB_JIT_HOST_SPLITMODULE_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -36,4 +36,4 @@ splitModule(mlir::ModuleOp module, unsigned parts);
 
 } // namespace lazyc::jit
 
-#endif // LAZYC_LIB_JIT_CPU_SPLITMODULE_H
+#endif // LAZYC_LIB_JIT_HOST_SPLITMODULE_H

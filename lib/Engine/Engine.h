@@ -5,18 +5,19 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycAPI: what the ops and Tensor call below them. Recording
-// (Recording.cpp) registers nodes; materialization (Materialize.cpp) turns
-// requested values into computed buffers through the function cache and
+// Internal to lazyc: what the ops and Tensor (lib/API) call below them.
+// Recording (Recording.cpp) registers nodes; materialization (Materialize.cpp)
+// turns requested values into computed buffers through the function cache and
 // the targets; buffers on devices other than the host are reached through
 // their target.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_API_ENGINE_H
-#define LAZYC_LIB_API_ENGINE_H
+#ifndef LAZYC_LIB_ENGINE_ENGINE_H
+#define LAZYC_LIB_ENGINE_ENGINE_H
 
 #include "lazyc/API/Device.h"
+#include "lazyc/API/NodeAccess.h"
 #include "lazyc/API/SourceLocation.h"
 #include "lazyc/API/Tensor.h"
 #include "lazyc/Trace/Node.h"
@@ -121,11 +122,6 @@ trace::NodePtr newValue(DType dtype, std::vector<int64_t> shape,
 /// "tour.cpp:35": a user's line, without the file's directory.
 std::string fileAndLine(const char *file, unsigned line);
 
-/// The computed value of `node` as host memory: its buffer on the CPU, a
-/// copy in `staging` from other devices.
-const void *hostData(const trace::Node &node, std::vector<uint8_t> &staging,
-                     const char *op, SourceLocation where);
-
 } // namespace lazyc::engine
 
-#endif // LAZYC_LIB_API_ENGINE_H
+#endif // LAZYC_LIB_ENGINE_ENGINE_H

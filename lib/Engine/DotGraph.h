@@ -5,13 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycAPI: the Graphviz text of a trace, for lazyc::toDot and
-// LAZYC_DUMP_DOT.
+// Internal to lazyc (lib/Engine): the Graphviz text of a trace, for
+// lazyc::toDot and LAZYC_DUMP_DOT.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_API_DOTGRAPH_H
-#define LAZYC_LIB_API_DOTGRAPH_H
+#ifndef LAZYC_LIB_ENGINE_DOTGRAPH_H
+#define LAZYC_LIB_ENGINE_DOTGRAPH_H
 
 #include "lazyc/Trace/Trace.h"
 
@@ -27,4 +27,4 @@ std::string dotOfTrace(const trace::Trace &trace,
 
 } // namespace lazyc::detail
 
-#endif // LAZYC_LIB_API_DOTGRAPH_H
+#endif // LAZYC_LIB_ENGINE_DOTGRAPH_H

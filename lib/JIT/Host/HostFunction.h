@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_JIT_CPU_HOSTFUNCTION_H
-#define LAZYC_LIB_JIT_CPU_HOSTFUNCTION_H
+#ifndef LAZYC_LIB_JIT_HOST_HOSTFUNCTION_H
+#define LAZYC_LIB_JIT_HOST_HOSTFUNCTION_H
 
 #include "lazyc/JIT/CompiledFunction.h"
 
@@ -79,4 +79,4 @@ private:
 
 } // namespace lazyc::jit
 
-#endif // LAZYC_LIB_JIT_CPU_HOSTFUNCTION_H
+#endif // LAZYC_LIB_JIT_HOST_HOSTFUNCTION_H

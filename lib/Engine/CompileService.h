@@ -5,14 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycAPI: compiling a trace for its device's target (import,
-// LAZYC_DUMP_TRACES, the target's pipeline and code generator), and turning
-// what fails into a lazyc::Error about the node that failed.
+// Internal to lazyc (lib/Engine): compiling a trace for its device's target
+// (import, LAZYC_DUMP_TRACES, the target's pipeline and code generator), and
+// turning what fails into a lazyc::Error about the node that failed.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_API_COMPILESERVICE_H
-#define LAZYC_LIB_API_COMPILESERVICE_H
+#ifndef LAZYC_LIB_ENGINE_COMPILESERVICE_H
+#define LAZYC_LIB_ENGINE_COMPILESERVICE_H
 
 #include "lazyc/JIT/CompiledFunction.h"
 #include "lazyc/Trace/Trace.h"
@@ -64,4 +64,4 @@ void countCompile(const jit::CompileStats &stats,
 
 } // namespace lazyc::engine
 
-#endif // LAZYC_LIB_API_COMPILESERVICE_H
+#endif // LAZYC_LIB_ENGINE_COMPILESERVICE_H

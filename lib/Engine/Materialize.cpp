@@ -6,24 +6,16 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements materialization, the walk of a requested value down
-// the layers: extract the trace (lib/Trace), look its structural key up in
-// the function cache (FunctionCache.h), compiling on a miss
-// (CompileService.h: lib/Import, then the target of the trace's device,
-// lib/JIT), promote literals that history shows vary, allocate the outputs
-// from the device's allocator, run the compiled function, memoize the
-// outputs and release the graph above them. Also the host's view of
-// buffers on other devices.
-//
-// Constant promotion: a cache entry remembers the literal values it was
-// compiled with. A trace with the same key but other values marks the
-// literals that differ as "promoted" and compiles a second function that
-// takes them as rank-0 arguments; later traces use that function whatever
-// those literals hold. A loop whose scalars change every iteration thus
-// compiles at most twice.
+// the layers: extract the trace (lib/Trace), cut it at its repeated blocks,
+// ask the function cache which compiled function serves it
+// (FunctionCache::select, which compiles on a miss through
+// CompileService.h: lib/Import, then the target of the trace's device,
+// lib/JIT), allocate the outputs from the device's allocator, bind the
+// arguments, run the function, memoize the outputs and release the graph
+// above them. Also the host's view of buffers on other devices.
 //
 //===----------------------------------------------------------------------===//
 
-#include "BackgroundCompiler.h"
 #include "CompileService.h"
 #include "Convert.h"
 #include "Counters.h"
@@ -31,11 +23,11 @@
 #include "Explain.h"
 #include "FunctionCache.h"
 #include "Profiler.h"
-#include "ShapeCheck.h"
 
 #include "lazyc/API/Compile.h"
 #include "lazyc/JIT/Target.h"
 #include "lazyc/Runtime/Runtime.h"
+#include "lazyc/Runtime/Shape.h"
 #include "lazyc/Trace/Blocks.h"
 #include "lazyc/Trace/Trace.h"
 
@@ -54,14 +46,6 @@ using namespace lazyc::engine;
 using namespace lazyc::trace;
 
 namespace {
-
-/// Literal values compare by bits: -0.0 is not 0.0 (x + -0.0 keeps a -0.0
-/// that x + 0.0 turns into 0.0), and a NaN equals itself.
-bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
-  return a.size() == b.size() &&
-         (a.empty() ||
-          std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
 
 /// "toVector at tour.cpp:35": what asked for a trace, for explanations.
 /// Printing and bool conversions cannot see the user's line: they name the
@@ -95,193 +79,6 @@ Site siteOf(Cause cause, SourceLocation where, const Node &value) {
 }
 
 } // namespace
-
-namespace {
-/// Sizes function signatures left unknown, per argument node (weakly: a
-/// node that died is forgotten; see engine::hintDynamicSizes).
-struct SizeHint {
-  std::weak_ptr<Node> node;
-  std::vector<int64_t> sizes;
-};
-thread_local llvm::DenseMap<const Node *, SizeHint> sizeHints;
-} // namespace
-
-void engine::hintDynamicSizes(const NodePtr &node, std::vector<int64_t> sizes) {
-  if (sizeHints.size() >= 256) {
-    for (auto it = sizeHints.begin(); it != sizeHints.end();) {
-      if (it->second.node.expired())
-        sizeHints.erase(it++);
-      else
-        ++it;
-    }
-  }
-  sizeHints[node.get()] = {node, std::move(sizes)};
-}
-
-/// Marks in `dynamic` (numbered as traceSizes()) the sizes of `trace` that a
-/// signature said vary: every dimension of that size (it is where the
-/// unknown size flows; a dimension equal to it by chance is merely left to
-/// the call too). A hinted 1 counts as well: a first batch of 1 must not
-/// compile a function for 1 alone, and the 1s broadcasts stretch stay
-/// static anyway (trace::stretchedSizes). False if no node of the trace
-/// has a hint.
-static bool hintedSizes(const Trace &trace, const std::vector<int64_t> &sizes,
-                        std::vector<bool> &dynamic) {
-  if (sizeHints.empty())
-    return false;
-  llvm::SmallVector<int64_t, 4> varying;
-  for (const Node *node : trace.nodes)
-    if (auto it = sizeHints.find(node);
-        it != sizeHints.end() && it->second.node.lock().get() == node)
-      for (int64_t size : it->second.sizes)
-        if (!llvm::is_contained(varying, size))
-          varying.push_back(size);
-  if (varying.empty())
-    return false;
-  dynamic.assign(sizes.size(), false);
-  for (size_t i = 0; i < sizes.size(); ++i)
-    dynamic[i] = llvm::is_contained(varying, sizes[i]);
-  return true;
-}
-
-/// The shape-generic entry (see CacheEntry) of `trace`'s structure if a
-/// trace of it ran before with other sizes, or if a signature said which of
-/// its sizes vary, else null; the first trace of a structure records its
-/// sizes and literals there.
-static CacheEntry *shapeGenericEntry(FunctionCache &functions,
-                                     const Trace &trace,
-                                     const std::vector<double> &literals) {
-  static thread_local std::vector<uint64_t> signature;
-  static thread_local std::vector<int64_t> sizes;
-  uint64_t key = shapeGenericSignature(trace, signature);
-  traceSizes(trace, sizes);
-  bool existed;
-  CacheEntry &entry = functions.lookup(key, existed);
-  if (existed && entry.signature == signature)
-    return entry.sizes != sizes || entry.hinted ? &entry : nullptr;
-  entry = CacheEntry();
-  entry.signature = signature;
-  entry.sizes = sizes;
-  entry.bakedLiterals = literals;
-  if (hintedSizes(trace, sizes, entry.dynamicSizes)) {
-    entry.hinted = true;
-    return &entry;
-  }
-  return nullptr;
-}
-
-/// Whether `changed` (numbered as traceSizes()) holds a size that a
-/// convolution's kernel specializes on: its channels, filter count or
-/// kernel size. Its register tiles and layout are chosen for them, and left
-/// to the call it runs 2-3x slower (docs/benchmarks.md, "Layers"), so a
-/// trace whose convolutions change those compiles for its sizes instead.
-static bool changesConvolutionKernel(const Trace &trace,
-                                     const std::vector<bool> &changed) {
-  static thread_local std::vector<size_t> offsets;
-  offsets.assign(trace.nodes.size() + 1, 0);
-  for (size_t i = 0; i < trace.nodes.size(); ++i)
-    offsets[i + 1] = offsets[i] + trace.nodes[i]->shape.size();
-  for (size_t i = 0; i < trace.nodes.size(); ++i) {
-    if (trace.nodes[i]->kind != OpKind::Conv2d)
-      continue;
-    std::span<const int32_t> operands = trace.operands(i);
-    size_t images = offsets[operands[0]], filters = offsets[operands[1]];
-    for (size_t at : {images + 1, filters, filters + 1, filters + 2,
-                      filters + 3, offsets[i] + 1})
-      if (changed[at])
-        return true;
-  }
-  return false;
-}
-
-/// The function of shape-generic `entry` for `trace`: the cached one if it
-/// leaves every size that differs from the entry's first trace to the call
-/// and promotes every literal that differs; otherwise a new one that does
-/// (automatic dynamic dimensions, then constant promotion). Null if such a
-/// function does not compile (the trace then compiles for its sizes).
-static std::shared_ptr<jit::CompiledFunction>
-shapeGenericFunction(CacheEntry &entry, const Trace &trace,
-                     const std::vector<double> &literals,
-                     const std::string &cause, const Site &site) {
-  if (entry.staticOnly)
-    return nullptr;
-  static thread_local std::vector<int64_t> sizes;
-  traceSizes(trace, sizes);
-  std::vector<bool> dynamicSizes = entry.dynamicSizes;
-  dynamicSizes.resize(sizes.size());
-  std::vector<bool> newSizes(sizes.size());
-  bool covered = entry.promoted != nullptr;
-  for (size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i] != entry.sizes[i] && !dynamicSizes[i]) {
-      newSizes[i] = true;
-      dynamicSizes[i] = true;
-      covered = false;
-    }
-  std::vector<bool> promoted = entry.promotedMask;
-  promoted.resize(literals.size());
-  std::vector<bool> newLiterals(literals.size());
-  for (size_t i = 0; i < literals.size(); ++i)
-    if (!promoted[i] && !sameBits({literals[i]}, {entry.bakedLiterals[i]})) {
-      newLiterals[i] = promoted[i] = true;
-      covered = false;
-    }
-  Counters &c = counters();
-  if (covered) {
-    ++c.cacheHits;
-    return entry.promoted;
-  }
-  if (changesConvolutionKernel(trace, newSizes)) {
-    // This trace compiles for its sizes and becomes the structure's first:
-    // later traces with its channels but other sizes share one function.
-    if (explain::enabled())
-      explain::report(trace, cause,
-                      "sizes stay static: a convolution's channels or kernel "
-                      "size changed, which its kernel is compiled for");
-    CacheEntry first;
-    first.signature = std::move(entry.signature);
-    first.sizes = sizes;
-    first.bakedLiterals = literals;
-    entry = std::move(first);
-    return nullptr;
-  }
-  ++c.cacheMisses;
-  c.missSites.count(site, explain::missReasonName(
-                              llvm::is_contained(newSizes, true)
-                                  ? explain::MissReason::SizesChanged
-                                  : explain::MissReason::ConstantsChanged));
-  if (explain::enabled())
-    explain::report(trace, cause,
-                    explain::sizeMiss(trace, entry.sizes, newSizes,
-                                      entry.bakedLiterals, newLiterals));
-  try {
-    entry.promoted = engine::compile(trace, promoted, false, dynamicSizes);
-  } catch (const Error &error) {
-    // A gap in what dynamic sizes support must not fail a program that
-    // compiles for its sizes: this structure stays static.
-    if (explain::enabled())
-      explain::report(trace, cause,
-                      std::string("sizes stay static: ") + error.what());
-    entry.staticOnly = true;
-    return nullptr;
-  }
-  c.sizesMadeDynamic += std::count(newSizes.begin(), newSizes.end(), true);
-  c.constantsPromoted +=
-      std::count(newLiterals.begin(), newLiterals.end(), true);
-  entry.dynamicSizes = std::move(dynamicSizes);
-  entry.promotedMask = std::move(promoted);
-  entry.bakedLiterals = literals;
-  return entry.promoted;
-}
-
-/// Whether `trace` can run op by op while it compiles: not when it has
-/// control flow (an op with several results would run once per result).
-static bool opByOpRuns(const Trace &trace) {
-  for (const Node *node : trace.nodes)
-    if (node->kind == OpKind::If || node->kind == OpKind::While ||
-        node->kind == OpKind::Result)
-      return false;
-  return true;
-}
 
 /// " on cuda:0: out of memory ... (N bytes free of M)": where an allocation
 /// failed and, from the device's allocator (which emptied its cache and
@@ -422,22 +219,114 @@ static std::shared_ptr<Buffer> newBufferFor(const Node &node) {
   }
 }
 
+/// Counts a materialization of `requested`'s trace in metrics(); returns
+/// the line that asked for it.
+static Site countMaterialization(Cause cause, SourceLocation where,
+                                 const Node &value) {
+  Counters &c = counters();
+  ++c.materializations;
+  ++c.byCause[static_cast<int>(cause)];
+  Site site = siteOf(cause, where, value);
+  c.materializationSites.count(site);
+  return site;
+}
+
+/// New buffers for the outputs of `trace`, in `results`; an output tied to
+/// a donated argument is computed in that argument's buffer. Returns how
+/// many are (counted once the function has run).
+static uint64_t allocateOutputs(const Trace &trace,
+                                std::vector<std::shared_ptr<Buffer>> &results) {
+  uint64_t inPlace = 0;
+  for (auto [output, index] : llvm::enumerate(trace.outputs)) {
+    if (int32_t slot = trace.tiedArguments[output]; slot >= 0) {
+      results.push_back(trace.nodes[trace.arguments[slot]]->value);
+      ++inPlace;
+      continue;
+    }
+    results.push_back(newBufferFor(*trace.nodes[index]));
+  }
+  return inPlace;
+}
+
+/// Runs `trace` op by op, as eager mode would, while its fused function
+/// compiles in the background.
+static void runOpByOp(const Trace &trace, SourceLocation where) {
+  for (Node *node : trace.nodes)
+    if (!node->value && node->kind != OpKind::Literal)
+      materializeOn({node}, Cause::Eager, where);
+  // A literal the program reads (`full(...)` on its own) gets its buffer
+  // too; the others live on in the ops that read them.
+  for (int32_t index : trace.outputs)
+    if (Node *node = trace.nodes[index]; !node->value)
+      materializeOn({node}, Cause::Eager, where);
+}
+
+/// The inputs of `selection`'s function for `trace`: its buffers, then the
+/// promoted literals (stored in `literalStorage`), then the sizes left to
+/// the call if it reads some (in `sizes`). Literals and sizes are host
+/// memory on every target (the importer marks them `lazy.host_buffer`: a
+/// GPU's host code reads them).
+static void bindInputs(const Trace &trace, const Selection &selection,
+                       std::vector<jit::BufferView> &inputs) {
+  for (int32_t index : trace.arguments) {
+    const Node &node = *trace.nodes[index];
+    inputs.push_back({node.value->data(), node.shape});
+  }
+  static thread_local std::vector<std::array<uint8_t, 8>> literalStorage;
+  literalStorage.resize(trace.literals.size());
+  for (size_t i = 0; i < selection.promoted.size(); ++i) {
+    if (!selection.promoted[i])
+      continue;
+    const Node &node = *trace.nodes[trace.literals[i]];
+    convert::storeScalar(node.scalar, node.dtype, literalStorage[i].data());
+    inputs.push_back({literalStorage[i].data(), {}});
+  }
+  static thread_local std::vector<int64_t> sizes;
+  static thread_local int64_t sizeCount;
+  if (selection.readsSizes) {
+    bool allSizes = selection.dynamicSizes.empty();
+    runtimeSizes(trace, selection.dynamicSizes, allSizes, sizes);
+    sizeCount = static_cast<int64_t>(sizes.size());
+    if (!sizes.empty())
+      inputs.push_back({sizes.data(), {&sizeCount, 1}});
+  }
+}
+
+/// Gives each output node of `trace` its computed buffer, and releases the
+/// graph above them.
+static void memoize(const Trace &trace,
+                    std::vector<std::shared_ptr<Buffer>> &results) {
+  for (size_t i = 0; i < trace.outputs.size(); ++i) {
+    Node &node = *trace.nodes[trace.outputs[i]];
+    node.value = std::move(results[i]);
+    node.inputs.clear();
+  }
+}
+
 /// Materializes `requested`, which all live on one device.
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where) {
   // Eager mode compiles each op once per rank: every size is left to the
   // call (a broadcast's, reshape's, random op's or literal's as data).
-  bool dynamic = cause == Cause::Eager && requested.size() == 1;
-  // One trace per thread, reused: extraction allocates nothing once warm.
+  const bool eager = cause == Cause::Eager && requested.size() == 1;
+  const Node &first = *requested.front();
+  // Per-call lists in per-thread storage: a cached trace's host cost
+  // matters (no allocation per materialization once warm). Nothing below
+  // materializes recursively, except the op-by-op run while a background
+  // compile is under way, after which none of these lists is used.
   static thread_local Trace trace;
+  static thread_local std::vector<double> literals;
+  static thread_local std::vector<std::shared_ptr<Buffer>> results;
+  static thread_local std::vector<jit::BufferView> inputs, outputs;
+
   profile::Scope materializing("materialize", "engine");
   {
     profile::Scope extracting("extract trace", "engine");
-    extractTrace(requested, dynamic, trace);
+    extractTrace(requested, eager, trace);
   }
   if (trace.outputs.empty())
     return;
-  if (!dynamic && !runningSegments && isCuttingRepeatedBlocks() &&
+  if (!eager && !runningSegments && isCuttingRepeatedBlocks() &&
       trace.nodes.size() >= BlockSearchOptions().minTraceNodes)
     if (RememberedCut &entry = blockCutOf(trace);
         !entry.cut.segmentStarts.empty()) {
@@ -450,221 +339,54 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
     traceId = llvm::utohexstr(trace.key);
     materializing.setArgs(
         profile::arg("trace", traceId) + ", " +
-        profile::arg("cause", causeText(cause, where, *requested.front())) +
-        ", " + profile::arg("nodes", std::to_string(trace.nodes.size())));
+        profile::arg("cause", causeText(cause, where, first)) + ", " +
+        profile::arg("nodes", std::to_string(trace.nodes.size())));
   }
-
-  const jit::Target &target = jit::targetFor(trace.device.kind());
   if (trace.device != Device::cpu())
-    if (std::string whyNot; !target.isAvailable(trace.device, whyNot))
+    if (std::string whyNot;
+        !jit::targetFor(trace.device.kind()).isAvailable(trace.device, whyNot))
       failAtOutput(trace, whyNot);
+  Site site = countMaterialization(cause, where, first);
 
-  Counters &c = counters();
-  ++c.materializations;
-  ++c.byCause[static_cast<int>(cause)];
-  Site site = siteOf(cause, where, *requested.front());
-  c.materializationSites.count(site);
-
-  // Per-call lists in per-thread storage: a cached trace's host cost
-  // matters (no allocation per materialization once warm). Nothing below
-  // materializes recursively, except the op-by-op run while a background
-  // compile is under way, after which none of these lists is used.
-  static thread_local std::vector<double> literals;
   literals.clear();
   for (int32_t index : trace.literals)
     literals.push_back(trace.nodes[index]->scalar);
-
-  // Outputs are allocated before taking the lock; an output tied to a
-  // donated argument is computed in that argument's buffer.
-  static thread_local std::vector<std::shared_ptr<Buffer>> results;
+  // Outputs are allocated before the cache's lock is taken: a thread that
+  // compiles holds it, the others run.
   results.clear();
   llvm::scope_exit releaseResults([] { results.clear(); });
-  uint64_t inPlace = 0; // Counted once the function has run.
-  for (auto [output, index] : llvm::enumerate(trace.outputs)) {
-    const Node &node = *trace.nodes[index];
-    if (int32_t slot = trace.tiedArguments[output]; slot >= 0) {
-      results.push_back(trace.nodes[trace.arguments[slot]]->value);
-      ++inPlace;
-      continue;
-    }
-    results.push_back(newBufferFor(node));
-  }
+  uint64_t inPlace = allocateOutputs(trace, results);
 
-  // The cache (and the MLIR context) is locked while looking up and
-  // compiling, not while running: threads run their kernels at once, and a
-  // function evicted meanwhile lives until its last caller returns.
-  std::shared_ptr<jit::CompiledFunction> function;
-  std::vector<bool> mask;
-  uint64_t missesBefore = c.cacheMisses;
   double lookupStart = profile::enabled() ? profile::now() : 0;
-  static thread_local std::vector<bool> dynamicSizes;
-  dynamicSizes.clear();
-  bool generic = false;
-  bool runOpByOp = false;
-  {
-    FunctionCache &functions = cache();
-    std::lock_guard<std::mutex> lock(functions.mutex);
-    // A structure that ran before with other sizes runs on one function
-    // for all of them.
-    if (CacheEntry *exact = functions.find(trace.key);
-        !dynamic && (!exact || exact->signature != trace.signature))
-      if (CacheEntry *entry = shapeGenericEntry(functions, trace, literals)) {
-        function = shapeGenericFunction(
-            *entry, trace, literals,
-            causeText(cause, where, *requested.front()), site);
-        if (function) {
-          generic = true;
-          mask = entry->promotedMask;
-          dynamicSizes = entry->dynamicSizes;
-        }
-      }
-  }
-  if (!generic) {
-    FunctionCache &functions = cache();
-    std::lock_guard<std::mutex> lock(functions.mutex);
-    bool existed;
-    CacheEntry &entry = functions.lookup(trace.key, existed);
-    if (existed && entry.signature != trace.signature) {
-      // Another structure with the same key: this one replaces it.
-      entry = CacheEntry();
-      existed = false;
-    }
-    // A background compile that finished serves from now on (or, failed,
-    // leaves the next miss to compile here and report the error).
-    if (entry.pending.valid() && isReady(entry.pending)) {
-      entry.baked = entry.pending.get();
-      entry.pending = {};
-      entry.backgroundFailed = !entry.baked;
-    }
-    if (existed && !entry.baked && entry.pending.valid()) {
-      // Still compiling.
-      runOpByOp = true;
-    } else if (!existed || !entry.baked) {
-      ++c.cacheMisses;
-      // Classified (and kept for the next miss's comparison) whether
-      // explained or not: metrics() counts misses by reason.
-      explain::TraceSummary summary = explain::summarize(trace);
-      std::string why;
-      explain::MissReason reason = explain::classifyStructuralMiss(
-          summary, functions.summaries(), dynamic,
-          explain::enabled() ? &why : nullptr);
-      c.missSites.count(site, explain::missReasonName(reason));
-      if (explain::enabled())
-        explain::report(trace, causeText(cause, where, *requested.front()),
-                        why);
-      entry.summary = std::move(summary);
-      if (!dynamic && isCompilingAsync() && !entry.backgroundFailed &&
-          opByOpRuns(trace)) {
-        entry.pending = compileInBackground(trace);
-        runOpByOp = true;
-      } else {
-        entry.baked = engine::compile(trace, {}, dynamic);
-        function = entry.baked;
-      }
-      entry.bakedLiterals = literals;
-      entry.signature = trace.signature;
-    } else if (sameBits(literals, entry.bakedLiterals)) {
-      ++c.cacheHits;
-      function = entry.baked;
-    } else {
-      // History shows these literals vary: pass them as arguments from now on.
-      std::vector<bool> differs(literals.size());
-      for (size_t i = 0; i < literals.size(); ++i)
-        differs[i] = !sameBits({literals[i]}, {entry.bakedLiterals[i]});
-      bool covered = entry.promoted != nullptr;
-      for (size_t i = 0; covered && i < literals.size(); ++i)
-        covered = !differs[i] || entry.promotedMask[i];
-      if (covered) {
-        ++c.cacheHits;
-      } else {
-        ++c.cacheMisses;
-        c.missSites.count(site, explain::missReasonName(
-                                    explain::MissReason::ConstantsChanged));
-        if (explain::enabled())
-          explain::report(
-              trace, causeText(cause, where, *requested.front()),
-              explain::constantMiss(trace, entry.bakedLiterals, differs));
-        std::vector<bool> union_ = differs;
-        for (size_t i = 0; i < entry.promotedMask.size(); ++i)
-          union_[i] = union_[i] || entry.promotedMask[i];
-        uint64_t newlyPromoted = 0;
-        for (size_t i = 0; i < union_.size(); ++i)
-          newlyPromoted += union_[i] && !(i < entry.promotedMask.size() &&
-                                          entry.promotedMask[i]);
-        entry.promoted = engine::compile(trace, union_, dynamic);
-        entry.promotedMask = union_;
-        c.constantsPromoted += newlyPromoted;
-      }
-      function = entry.promoted;
-      mask = entry.promotedMask;
-    }
-  }
-
+  Selection selection = cache().select(
+      trace, literals, eager ? SelectMode::Eager : SelectMode::Lazy,
+      {site, [&] { return causeText(cause, where, first); }});
   if (profile::enabled())
-    profile::complete(
-        c.cacheMisses > missesBefore ? "cache miss (compiled)" : "cache hit",
-        "cache", lookupStart, profile::now(), profile::arg("trace", traceId));
-
-  if (runOpByOp) {
-    // As eager mode would, while the fused function compiles. (The
-    // outputs allocated above are not used.)
-    for (Node *node : trace.nodes)
-      if (!node->value && node->kind != OpKind::Literal)
-        materializeOn({node}, Cause::Eager, where);
-    // A literal the program reads (`full(...)` on its own) gets its buffer
-    // too; the others live on in the ops that read them.
-    for (int32_t index : trace.outputs)
-      if (Node *node = trace.nodes[index]; !node->value)
-        materializeOn({node}, Cause::Eager, where);
+    profile::complete(selection.miss ? "cache miss (compiled)" : "cache hit",
+                      "cache", lookupStart, profile::now(),
+                      profile::arg("trace", traceId));
+  if (!selection.function) {
+    // The outputs allocated above are not used.
+    runOpByOp(trace, where);
     return;
   }
 
-  // Arguments: the trace's buffers, then its promoted literals.
-  static thread_local std::vector<jit::BufferView> inputs, outputs;
   inputs.clear();
   outputs.clear();
-  for (int32_t index : trace.arguments) {
-    const Node &node = *trace.nodes[index];
-    inputs.push_back({node.value->data(), node.shape});
-  }
-  static thread_local std::vector<std::array<uint8_t, 8>> literalStorage;
-  literalStorage.resize(literals.size());
-  for (size_t i = 0; i < mask.size(); ++i) {
-    if (!mask[i])
-      continue;
-    const Node &node = *trace.nodes[trace.literals[i]];
-    convert::storeScalar(node.scalar, node.dtype, literalStorage[i].data());
-    inputs.push_back({literalStorage[i].data(), {}});
-  }
-  // Then the sizes left to the call, if the function reads some as data.
-  // Literals and sizes are host memory on every target (the importer marks
-  // them `lazy.host_buffer`: a GPU's host code reads them).
-  static thread_local std::vector<int64_t> sizes;
-  static thread_local int64_t sizeCount;
-  if (dynamic || generic) {
-    runtimeSizes(trace, dynamicSizes, dynamic, sizes);
-    sizeCount = static_cast<int64_t>(sizes.size());
-    if (!sizes.empty())
-      inputs.push_back({sizes.data(), {&sizeCount, 1}});
-  }
+  bindInputs(trace, selection, inputs);
   for (size_t i = 0; i < trace.outputs.size(); ++i)
     outputs.push_back(
         {results[i]->data(), trace.nodes[trace.outputs[i]]->shape});
+  Counters &c = counters();
   {
     profile::Scope running("run", "kernel", profile::arg("trace", traceId));
     ScopedTimer timing(c.kernelRuns);
-    if (llvm::Error error = function->call(inputs, outputs))
+    if (llvm::Error error = selection.function->call(inputs, outputs))
       failRun(trace, llvm::toString(std::move(error)));
   }
   ++c.kernelsRun;
   c.updatedInPlace += inPlace;
-
-  // Memoize, and release the graph above the computed values.
-  for (size_t i = 0; i < trace.outputs.size(); ++i) {
-    Node &node = *trace.nodes[trace.outputs[i]];
-    node.value = std::move(results[i]);
-    node.inputs.clear();
-  }
+  memoize(trace, results);
 }
 
 namespace {

@@ -5,13 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycAPI: the events of lazyc::startProfile / LAZYC_PROFILE.
-// Off, each hook costs one relaxed atomic load.
+// Internal to lazyc (lib/Engine): the events of lazyc::startProfile /
+// LAZYC_PROFILE. Off, each hook costs one relaxed atomic load.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_API_PROFILER_H
-#define LAZYC_LIB_API_PROFILER_H
+#ifndef LAZYC_LIB_ENGINE_PROFILER_H
+#define LAZYC_LIB_ENGINE_PROFILER_H
 
 #include <atomic>
 #include <chrono>
@@ -66,4 +66,4 @@ std::string arg(const char *key, const std::string &value);
 
 } // namespace lazyc::profile
 
-#endif // LAZYC_LIB_API_PROFILER_H
+#endif // LAZYC_LIB_ENGINE_PROFILER_H

@@ -5,15 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycAPI: the process-wide counters every part of the engine
-// bumps and metrics() reads, the time distributions (compiles, kernel runs,
-// copies between host and device) and the per-source-line tallies
+// Internal to lazyc (lib/Engine): the process-wide counters every part of the
+// engine bumps and metrics() reads, the time distributions (compiles, kernel
+// runs, copies between host and device) and the per-source-line tallies
 // (materializations, cache misses).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_API_COUNTERS_H
-#define LAZYC_LIB_API_COUNTERS_H
+#ifndef LAZYC_LIB_ENGINE_COUNTERS_H
+#define LAZYC_LIB_ENGINE_COUNTERS_H
 
 #include "lazyc/API/Metrics.h"
 #include "lazyc/API/Tensor.h"
@@ -141,4 +141,4 @@ Counters &counters();
 
 } // namespace lazyc::engine
 
-#endif // LAZYC_LIB_API_COUNTERS_H
+#endif // LAZYC_LIB_ENGINE_COUNTERS_H

@@ -15,15 +15,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_MODEL_MODELFILE_H
-#define LAZYC_MODEL_MODELFILE_H
+#ifndef LAZYC_FORMATS_MODELFILE_H
+#define LAZYC_FORMATS_MODELFILE_H
 
 #include "lazyc/Runtime/DType.h"
 
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
-
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,18 +60,20 @@ struct ModelFile {
   std::vector<Value> values;
   std::string module; ///< MLIR bytecode.
 
-  const Value *value(llvm::StringRef name) const;
+  const Value *value(const std::string &name) const;
 };
 
-/// Writes `file` to `path` through a temporary file and a rename.
-llvm::Error write(const ModelFile &file, llvm::StringRef path);
+/// Writes `file` to `path` through a temporary file and a rename; false,
+/// with `why` (a phrase to follow the file's name), if it cannot.
+bool write(const ModelFile &file, const std::string &path, std::string &why);
 
-/// Reads and checks a file: magic, format version, checksum, sizes.
-llvm::Expected<ModelFile> read(llvm::StringRef path);
+/// Reads and checks a file: magic, format version, checksum, sizes; none,
+/// with `why`, if it cannot be read or is damaged.
+std::optional<ModelFile> read(const std::string &path, std::string &why);
 
 /// Whether the file at `path` starts like a `.lazyc` file.
-bool looksLikeModelFile(llvm::StringRef path);
+bool looksLikeModelFile(const std::string &path);
 
 } // namespace lazyc::model
 
-#endif // LAZYC_MODEL_MODELFILE_H
+#endif // LAZYC_FORMATS_MODELFILE_H

@@ -3,21 +3,24 @@
 // Part of the lazyc project, under the Apache License v2.0 with LLVM
 // Exceptions. SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
+//
+// This file implements the `.lazyc` file of exported functions
+// (lazyc/Formats/ModelFile.h).
+//
 //===----------------------------------------------------------------------===//
 
-#include "lazyc/Model/ModelFile.h"
-
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
+#include "lazyc/Formats/ModelFile.h"
+#include "lazyc/Formats/Files.h"
 
 #include <cstring>
+#include <fstream>
 #include <iterator>
+#include <string_view>
 
 using namespace lazyc;
 using namespace lazyc::model;
 
-const Value *ModelFile::value(llvm::StringRef name) const {
+const Value *ModelFile::value(const std::string &name) const {
   for (const Value &value : values)
     if (value.name == name)
       return &value;
@@ -26,14 +29,8 @@ const Value *ModelFile::value(llvm::StringRef name) const {
 
 namespace {
 
-/// FNV-1a, 64 bits: any flipped byte changes it.
-uint64_t fnv1a(llvm::StringRef bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (char c : bytes) {
-    hash ^= static_cast<uint8_t>(c);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
+uint64_t fnv1a(std::string_view bytes) {
+  return formats::fnv1a(bytes.data(), bytes.size());
 }
 
 class Writer {
@@ -43,7 +40,7 @@ public:
       out.push_back(
           static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xFF));
   }
-  void string(llvm::StringRef text) {
+  void string(std::string_view text) {
     integer<uint64_t>(text.size());
     out.append(text.begin(), text.end());
   }
@@ -60,7 +57,7 @@ public:
 /// Reads the payload; every read is checked against its end.
 class Reader {
 public:
-  explicit Reader(llvm::StringRef bytes) : bytes(bytes) {}
+  explicit Reader(std::string_view bytes) : bytes(bytes) {}
   template <typename T> bool integer(T &value) {
     if (bytes.size() - offset < sizeof(T))
       return false;
@@ -75,7 +72,7 @@ public:
     uint64_t size;
     if (!integer(size) || bytes.size() - offset < size)
       return false;
-    text = bytes.substr(offset, size).str();
+    text = std::string(bytes.substr(offset, size));
     offset += size;
     return true;
   }
@@ -95,7 +92,7 @@ public:
   bool done() const { return offset == bytes.size(); }
 
 private:
-  llvm::StringRef bytes;
+  std::string_view bytes;
   size_t offset = 0;
 };
 
@@ -110,14 +107,10 @@ int64_t byteCount(const TypedName &typed) {
   return static_cast<int64_t>(count);
 }
 
-llvm::Error problem(llvm::StringRef path, const llvm::Twine &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 path + ": " + what);
-}
-
 } // namespace
 
-llvm::Error model::write(const ModelFile &file, llvm::StringRef path) {
+bool model::write(const ModelFile &file, const std::string &path,
+                  std::string &why) {
   Writer payload;
   payload.string(file.name);
   payload.string(file.lazycVersion);
@@ -138,7 +131,7 @@ llvm::Error model::write(const ModelFile &file, llvm::StringRef path) {
   payload.integer<uint64_t>(file.values.size());
   for (const Value &value : file.values) {
     payload.typedName(value);
-    payload.string(llvm::StringRef(
+    payload.string(std::string_view(
         reinterpret_cast<const char *>(value.data.data()), value.data.size()));
   }
   payload.string(file.module);
@@ -149,61 +142,49 @@ llvm::Error model::write(const ModelFile &file, llvm::StringRef path) {
   whole.out += payload.out;
   whole.integer<uint64_t>(fnv1a(payload.out));
 
-  std::string temporary = (path + ".tmp").str();
-  {
-    std::error_code error;
-    llvm::raw_fd_ostream os(temporary, error);
-    if (error)
-      return problem(path, "cannot be written: " + error.message());
-    os << whole.out;
-    os.close();
-    if (os.has_error()) {
-      llvm::sys::fs::remove(temporary);
-      return problem(path, "cannot be written: " + os.error().message());
-    }
-  }
-  if (std::error_code error = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    return problem(path, "cannot be written: " + error.message());
-  }
-  return llvm::Error::success();
+  return formats::writeFileAtomically(path, whole.out, why);
 }
 
-bool model::looksLikeModelFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFileSlice(path, sizeof(kMagic), 0);
-  return buffer && (*buffer)->getBuffer().size() == sizeof(kMagic) &&
-         std::memcmp((*buffer)->getBufferStart(), kMagic, sizeof(kMagic)) == 0;
+bool model::looksLikeModelFile(const std::string &path) {
+  char head[sizeof(kMagic)];
+  std::ifstream in(path, std::ios::binary);
+  return in.read(head, sizeof(head)) &&
+         std::memcmp(head, kMagic, sizeof(kMagic)) == 0;
 }
 
-llvm::Expected<ModelFile> model::read(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return problem(path, "cannot be read: " + buffer.getError().message());
-  llvm::StringRef bytes = (*buffer)->getBuffer();
+std::optional<ModelFile> model::read(const std::string &path,
+                                     std::string &why) {
+  std::optional<std::string> contents = formats::readFile(path, why);
+  if (!contents)
+    return std::nullopt;
+  auto problem = [&](std::string text) {
+    why = std::move(text);
+    return std::nullopt;
+  };
+  std::string_view bytes = *contents;
   constexpr size_t kFixed =
       sizeof(kMagic) + sizeof(uint32_t) + sizeof(uint64_t);
   if (bytes.size() < sizeof(kMagic) ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
-    return problem(path, "is not a lazyc function file (no LAZYCFN header)");
+    return problem("is not a lazyc function file (no LAZYCFN header)");
   if (bytes.size() < kFixed)
-    return problem(path, "is truncated");
+    return problem("is truncated");
   uint32_t version = 0;
   Reader(bytes.substr(sizeof(kMagic), 4)).integer(version);
   if (version != kFormatVersion)
-    return problem(path, "has format version " + llvm::Twine(version) +
-                             ", but this lazyc reads version " +
-                             llvm::Twine(kFormatVersion));
-  llvm::StringRef payload =
+    return problem("has format version " + std::to_string(version) +
+                   ", but this lazyc reads version " +
+                   std::to_string(kFormatVersion));
+  std::string_view payload =
       bytes.substr(sizeof(kMagic) + 4, bytes.size() - kFixed);
   uint64_t checksum = 0;
-  Reader(bytes.take_back(8)).integer(checksum);
+  Reader(bytes.substr(bytes.size() - 8)).integer(checksum);
   if (checksum != fnv1a(payload))
-    return problem(path, "is corrupted or truncated (checksum mismatch)");
+    return problem("is corrupted or truncated (checksum mismatch)");
 
   ModelFile file;
   Reader reader(payload);
-  auto malformed = [&] { return problem(path, "is malformed"); };
+  auto malformed = [&] { return problem("is malformed"); };
   uint64_t count;
   if (!reader.string(file.name) || !reader.string(file.lazycVersion) ||
       !reader.integer(count) || count > (uint64_t(1) << 20))
@@ -246,7 +227,7 @@ llvm::Expected<ModelFile> model::read(llvm::StringRef path) {
   for (const Concrete &function : file.functions)
     for (const std::string &name : function.captured)
       if (!file.value(name))
-        return problem(path, "is malformed: " + function.entry +
-                                 " reads a value it does not hold, " + name);
+        return problem("is malformed: " + function.entry +
+                       " reads a value it does not hold, " + name);
   return file;
 }

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_JIT_CPU_PERFMAP_H
-#define LAZYC_LIB_JIT_CPU_PERFMAP_H
+#ifndef LAZYC_LIB_JIT_HOST_PERFMAP_H
+#define LAZYC_LIB_JIT_HOST_PERFMAP_H
 
 #include "llvm/ADT/StringRef.h"
 
@@ -37,4 +37,4 @@ void writePerfMapEntries(llvm::orc::LLJITBuilder &builder,
 
 } // namespace lazyc::jit
 
-#endif // LAZYC_LIB_JIT_CPU_PERFMAP_H
+#endif // LAZYC_LIB_JIT_HOST_PERFMAP_H

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycAPI: asynchronous compiles (setAsyncCompile,
+// Internal to lazyc (lib/Engine): asynchronous compiles (setAsyncCompile,
 // LAZYC_ASYNC_COMPILE). On a function cache miss the trace is imported on
 // the calling thread and handed, as MLIR bytecode, to one background thread
 // that compiles it in an MLIR context of its own; meanwhile the trace runs
@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_API_BACKGROUNDCOMPILER_H
-#define LAZYC_LIB_API_BACKGROUNDCOMPILER_H
+#ifndef LAZYC_LIB_ENGINE_BACKGROUNDCOMPILER_H
+#define LAZYC_LIB_ENGINE_BACKGROUNDCOMPILER_H
 
 #include "lazyc/JIT/CompiledFunction.h"
 #include "lazyc/Trace/Trace.h"
@@ -40,4 +40,4 @@ PendingFunction compileInBackground(const trace::Trace &trace);
 
 } // namespace lazyc::engine
 
-#endif // LAZYC_LIB_API_BACKGROUNDCOMPILER_H
+#endif // LAZYC_LIB_ENGINE_BACKGROUNDCOMPILER_H

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_API_EXPLAIN_H
-#define LAZYC_LIB_API_EXPLAIN_H
+#ifndef LAZYC_LIB_ENGINE_EXPLAIN_H
+#define LAZYC_LIB_ENGINE_EXPLAIN_H
 
 #include "lazyc/Trace/Trace.h"
 
@@ -105,4 +105,4 @@ void report(const trace::Trace &trace, const std::string &cause,
 
 } // namespace lazyc::explain
 
-#endif // LAZYC_LIB_API_EXPLAIN_H
+#endif // LAZYC_LIB_ENGINE_EXPLAIN_H

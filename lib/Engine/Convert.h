@@ -5,14 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycAPI: host-side conversions (reading a tensor as another
-// C++ type, writing literal arguments). Round to nearest even; integers from
-// floats truncate toward zero, as lazy.cast does.
+// Internal to lazyc (lib/Engine): host-side conversions (reading a tensor as
+// another C++ type, writing literal arguments). Round to nearest even; integers
+// from floats truncate toward zero, as lazy.cast does.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LAZYC_LIB_API_CONVERT_H
-#define LAZYC_LIB_API_CONVERT_H
+#ifndef LAZYC_LIB_ENGINE_CONVERT_H
+#define LAZYC_LIB_ENGINE_CONVERT_H
 
 #include "lazyc/Runtime/DType.h"
 
@@ -36,4 +36,4 @@ int64_t loadInteger(const void *source, DType dtype);
 
 } // namespace lazyc::convert
 
-#endif // LAZYC_LIB_API_CONVERT_H
+#endif // LAZYC_LIB_ENGINE_CONVERT_H
