@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -473,6 +474,92 @@ std::vector<double> poolLoops(const std::vector<double> &x, int64_t n,
                                                            : inside));
       }
   return out;
+}
+
+// lazyc::conv2d, the core op nn::conv2d builds on: asymmetric padding,
+// against a loop written here.
+TEST(CoreConv2dTest, AsymmetricPaddingMatchesADirectLoop) {
+  const int64_t n = 2, c = 3, h = 7, w = 6, f = 4, kh = 3, kw = 2;
+  const std::array<int64_t, 2> stride = {2, 1}, dilation = {1, 2};
+  const std::array<int64_t, 4> padding = {1, 0, 2, 1}; // top bottom left right
+  std::vector<double> x = testValues(size_t(n * c * h * w), 5);
+  std::vector<double> k = testValues(size_t(f * c * kh * kw), 6);
+  int64_t oh = (h + padding[0] + padding[1] - dilation[0] * (kh - 1) - 1) /
+                   stride[0] +
+               1;
+  int64_t ow = (w + padding[2] + padding[3] - dilation[1] * (kw - 1) - 1) /
+                   stride[1] +
+               1;
+  std::vector<double> expected(size_t(n * f * oh * ow), 0.0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < f; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z) {
+          double sum = 0;
+          for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t i = 0; i < kh; ++i)
+              for (int64_t j = 0; j < kw; ++j) {
+                int64_t row = y * stride[0] + i * dilation[0] - padding[0];
+                int64_t col = z * stride[1] + j * dilation[1] - padding[2];
+                if (row < 0 || row >= h || col < 0 || col >= w)
+                  continue;
+                sum += x[size_t(((b * c + ch) * h + row) * w + col)] *
+                       k[size_t(((o * c + ch) * kh + i) * kw + j)];
+              }
+          expected[size_t(((b * f + o) * oh + y) * ow + z)] = sum;
+        }
+  Tensor out = lazyc::conv2d(Tensor::fromVector(x, {n, c, h, w}),
+                             Tensor::fromVector(k, {f, c, kh, kw}), stride,
+                             dilation, padding);
+  ASSERT_EQ(out.shape(), (Shape{n, f, oh, ow}));
+  std::vector<double> actual = out.toVector<double>();
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i], 1e-12) << i;
+}
+
+TEST(CoreConv2dTest, ErrorsNameTheShapesAndTheLine) {
+  Tensor images = zeros({1, 3, 5, 5});
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        lazyc::conv2d(images, zeros({2, 4, 3, 3}));
+      },
+      "conv2d",
+      "the images have 3 channels and the filters 4 (images [1, 3, 5, 5], "
+      "filters [2, 4, 3, 3])");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        lazyc::conv2d(images, zeros({2, 3, 7, 3}), {1, 1}, {1, 1},
+                      {1, 0, 0, 0});
+      },
+      "conv2d",
+      "the height of the dilated kernel (7) exceeds the padded images' (6)");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        lazyc::conv2d(images, zeros({2, 3, 3, 3}), {0, 1});
+      },
+      "conv2d", "strides and dilations must be at least 1, got stride 0");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        lazyc::conv2d(images, zeros({2, 3, 3, 3}), {1, 1}, {1, 1},
+                      {0, -1, 0, 0});
+      },
+      "conv2d", "padding must not be negative");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        lazyc::conv2d(zeros({1, 3, 5}), zeros({2, 3, 3, 3}));
+      },
+      "conv2d", "needs images [N, C, H, W] and filters [F, C, KH, KW]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        lazyc::conv2d(zeros({1, 3, 5, 5}, DType::Int32), zeros({2, 3, 3, 3}));
+      },
+      "conv2d", "needs floating-point operands, got Int32 and Float32");
 }
 
 TEST(PoolTest, MaxAndAverageMatchWindowLoops) {
