@@ -14,6 +14,12 @@
 // lazyc::load compiles each function with the CPU target and calls it with
 // the caller's Tensors followed by the saved values.
 //
+// A signature's unknown dimensions (-1) stay unknown: the function is
+// traced at two more sizes of each (stageSymbolically), the sizes that
+// follow them are left to the call in the saved module, and the file says
+// how the sizes it reads at run time and its results' shapes follow them.
+// A loaded function compiles for the device it is loaded on.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Export.h"
@@ -28,6 +34,7 @@
 #include "lazyc/Import/TraceImporter.h"
 #include "lazyc/InitAll.h"
 #include "lazyc/JIT/CompiledFunction.h"
+#include "lazyc/JIT/Target.h"
 #include "lazyc/Runtime/Shape.h"
 #include "lazyc/Trace/Region.h"
 
@@ -45,6 +52,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #ifndef LAZYC_VERSION_STRING
 #define LAZYC_VERSION_STRING "unknown"
@@ -52,6 +60,7 @@
 
 using namespace lazyc;
 using namespace lazyc::trace;
+using lazyc::detail::SymbolicStaging;
 
 namespace {
 
@@ -230,6 +239,90 @@ detail::stageConcrete(const FunctionState &state, size_t k,
   return staged;
 }
 
+/// The sizes of `symbolic`'s trace (numbered as traceSizes()) that follow
+/// the signature's unknown dimensions, left to the call of the saved
+/// function; fills in `concrete` how they (and its inputs, run-time sizes
+/// and results) follow them. An Error naming the function `name` where
+/// the module could not follow them: a size that is no affine function of
+/// one dimension, a literal or slice bound computed from one, a broadcast
+/// stretching one from 1.
+static std::vector<bool>
+followDimensions(const detail::SymbolicStaging &symbolic,
+                 const std::vector<std::vector<int64_t>> &spec,
+                 model::Concrete &concrete, const std::string &name,
+                 SourceLocation where) {
+  const Trace &traced = symbolic.base.trace;
+  auto fail = [&](const Node &node, const std::string &why) {
+    throw Error("save",
+                name + " cannot be saved with its unknown dimensions: " +
+                    std::string(opName(node.kind)) + " (recorded at " +
+                    engine::fileAndLine(node.loc.file, node.loc.line) + ") " +
+                    why + "; give the dimensions sizes in the signature",
+                where);
+  };
+  auto shapeEntry = [](const Node &node, size_t i) { return node.shape[i]; };
+  auto formula = [&](int32_t position, size_t i,
+                     const detail::SymbolicStaging::Entry &entry) {
+    detail::SizeExpression e = symbolic.expression(position, entry, i);
+    if (!e.affine)
+      fail(*traced.nodes[position],
+           "has a size that follows the unknown dimensions in a way lazyc "
+           "cannot write (several of them, or not an affine function of one)");
+    return model::SizeFormula{e.dimension, e.scale, e.offset, e.divisor};
+  };
+
+  for (const detail::UnknownDimension &dimension : symbolic.dimensions)
+    concrete.dimensions.push_back(dimension.name);
+  for (auto [i, input] : llvm::enumerate(concrete.inputs)) {
+    concrete.inputDimensions.emplace_back(input.shape.size(), -1);
+    for (size_t axis = 0; axis < input.shape.size(); ++axis)
+      if (i < spec.size() && spec[i][axis] == -1)
+        for (auto [d, dimension] : llvm::enumerate(symbolic.dimensions))
+          if (dimension.size == input.shape[axis])
+            concrete.inputDimensions[i][axis] = static_cast<int32_t>(d);
+  }
+
+  std::vector<bool> dynamic;
+  for (auto [position, node] : llvm::enumerate(traced.nodes)) {
+    for (size_t i = 0; i < node->shape.size(); ++i)
+      dynamic.push_back(formula(int32_t(position), i, shapeEntry).dimension >=
+                        0);
+    if (node->kind != OpKind::Slice)
+      continue;
+    // The importer writes a slice's bounds as they are.
+    auto start = [](const Node &n, size_t i) { return n.ints[i]; };
+    auto limit = [](const Node &n, size_t i) { return n.ints2[i]; };
+    for (size_t i = 0; i < node->ints.size(); ++i)
+      if (symbolic.expression(int32_t(position), start, i).dimension >= 0 ||
+          symbolic.expression(int32_t(position), limit, i).dimension >= 0)
+        fail(*node, "has bounds computed from an unknown dimension's size");
+  }
+  for (int32_t index : traced.literals)
+    if (symbolic.literalVaries(index))
+      fail(*traced.nodes[index],
+           "holds a value computed from an unknown dimension's size (compute "
+           "it with tensor ops: mean rather than sum / size)");
+  std::vector<bool> stretched;
+  stretchedSizes(traced, stretched);
+  size_t offset = 0;
+  for (const Node *node : traced.nodes)
+    for (size_t i = 0; i < node->shape.size(); ++i, ++offset)
+      if (stretched[offset] && dynamic[offset])
+        fail(*node, "stretches an unknown dimension from its first call's "
+                    "size 1; call the function first with another size");
+
+  std::vector<std::pair<int32_t, size_t>> positions;
+  runtimeSizePositions(traced, dynamic, positions);
+  for (auto [position, i] : positions)
+    concrete.runtimeSizes.push_back(formula(position, i, shapeEntry));
+  for (int32_t output : traced.outputs) {
+    concrete.resultSizes.emplace_back();
+    for (size_t i = 0; i < traced.nodes[output]->shape.size(); ++i)
+      concrete.resultSizes.back().push_back(formula(output, i, shapeEntry));
+  }
+  return dynamic;
+}
+
 void detail::saveFunction(const FunctionState &state, const std::string &path,
                           SourceLocation where) {
   const std::string &op = state.name;
@@ -248,8 +341,19 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
       mlir::ModuleOp::create(mlir::UnknownLoc::get(&shared.context));
   std::map<const Node *, std::string> valueNames;
 
+  std::vector<std::vector<int64_t>> spec = signatureShapes(state);
+  bool unknownDimensions = llvm::any_of(
+      spec, [](const auto &shape) { return llvm::is_contained(shape, -1); });
   for (size_t k = 0; k < state.concrete.size(); ++k) {
-    StagedTrace staged = stageConcrete(state, k, {}, where);
+    // With unknown dimensions, traced at other sizes too: how each size
+    // follows them.
+    std::optional<SymbolicStaging> symbolic;
+    StagedTrace plain;
+    if (unknownDimensions)
+      symbolic = stageSymbolically(state, k, "save", where);
+    else
+      plain = stageConcrete(state, k, {}, where);
+    const StagedTrace &staged = symbolic ? symbolic->base : plain;
     model::Concrete concrete;
     concrete.entry = state.name + "_" + std::to_string(k);
     concrete.signature = state.concrete[k].signature();
@@ -257,6 +361,10 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
       concrete.inputs.push_back({input.name, input.dtype, input.shape});
     for (const StagedTrace::Value &result : staged.results)
       concrete.results.push_back({result.name, result.dtype, result.shape});
+    import::ImportOptions options;
+    if (symbolic)
+      options.dynamicSizes =
+          followDimensions(*symbolic, spec, concrete, state.name, where);
 
     const Trace &traced = staged.trace;
     for (auto [i, variableName] : llvm::enumerate(staged.capturedVariables)) {
@@ -282,7 +390,7 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
       concrete.captured.push_back(it->second);
     }
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        import::importTrace(traced, shared.context, {}, concrete.entry);
+        import::importTrace(traced, shared.context, options, concrete.entry);
     for (mlir::func::FuncOp function :
          llvm::make_early_inc_range(module->getOps<mlir::func::FuncOp>())) {
       function->remove();
@@ -306,6 +414,8 @@ void detail::saveFunction(const FunctionState &state, const std::string &path,
 namespace lazyc::detail {
 struct LoadedState {
   model::ModelFile file;
+  /// Where the functions run, their values live and their results go.
+  Device device = Device::cpu();
   struct Function {
     const model::Concrete *concrete;
     mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -317,60 +427,89 @@ struct LoadedState {
 };
 } // namespace lazyc::detail
 
-LoadedFunction lazyc::load(const std::string &path, SourceLocation where) {
-  std::string why;
-  std::optional<model::ModelFile> read = model::read(path, why);
-  if (!read)
-    throw Error("load", "'" + path + "' " + why, where);
+/// The functions of `file` compiled for `device`, and its values there.
+/// `source` names the file in errors.
+static std::unique_ptr<detail::LoadedState> prepare(model::ModelFile file,
+                                                    Device device,
+                                                    const std::string &source,
+                                                    SourceLocation where) {
+  engine::checkAvailable(device, "load", where);
   auto state = std::make_unique<detail::LoadedState>();
-  state->file = std::move(*read);
-  const model::ModelFile &file = state->file;
+  state->file = std::move(file);
+  state->device = device;
+  const model::ModelFile &saved = state->file;
+  const jit::Target &target = jit::targetFor(device.kind());
 
   ExportContext &shared = exportContext();
   {
     std::lock_guard<std::mutex> lock(shared.mutex);
     llvm::SourceMgr sources;
     sources.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBuffer(file.module, path,
+        llvm::MemoryBuffer::getMemBuffer(saved.module, source,
                                          /*RequiresNullTerminator=*/false),
         llvm::SMLoc());
     mlir::ParserConfig config(&shared.context);
     mlir::OwningOpRef<mlir::ModuleOp> module =
         mlir::parseSourceFile<mlir::ModuleOp>(sources, config);
     if (!module)
-      throw Error("load", path + ": its MLIR module does not parse", where);
-    for (const model::Concrete &concrete : file.functions) {
+      throw Error("load", "'" + source + "': its MLIR module does not parse",
+                  where);
+    for (const model::Concrete &concrete : saved.functions) {
       auto function = module->lookupSymbol<mlir::func::FuncOp>(concrete.entry);
       if (!function)
         throw Error("load",
-                    path + ": is malformed: no function @" + concrete.entry,
+                    "'" + source + "' is malformed: no function @" +
+                        concrete.entry,
                     where);
       // Compiling lowers a module in place: one module per function.
       detail::LoadedState::Function loaded{&concrete, nullptr, nullptr};
       loaded.module = mlir::ModuleOp::create(function.getLoc());
       loaded.module->push_back(function.clone());
-      auto compiled =
-          jit::CompiledFunction::compile(*loaded.module, concrete.entry);
+      auto compiled = jit::CompiledFunction::compile(
+          *loaded.module, concrete.entry, target, device.index());
       if (!compiled)
         throw Error("load",
-                    path + ": " + concrete.entry + " does not compile: " +
+                    "'" + source + "': " + concrete.entry +
+                        " does not compile for " + device.str() + ": " +
                         llvm::toString(compiled.takeError()),
                     where);
       loaded.compiled = std::move(*compiled);
       state->functions.push_back(std::move(loaded));
     }
   }
-  for (const model::Value &value : file.values) {
+  for (const model::Value &value : saved.values) {
     Tensor tensor = detail::TensorAccess::wrap(engine::newValue(
-        value.dtype, value.shape, value.data.data(), "load", where));
+        value.dtype, value.shape, value.data.data(), "load", where, device));
     if (llvm::StringRef(value.name).starts_with("constant#"))
       state->constants.emplace(value.name, tensor);
     else
       state->variables.emplace(
           value.name, std::make_unique<Variable>(tensor, value.name, where));
   }
-  return LoadedFunction(state.release());
+  return state;
 }
+
+LoadedFunction lazyc::load(const std::string &path, Device device,
+                           SourceLocation where) {
+  std::string why;
+  std::optional<model::ModelFile> read = model::read(path, why);
+  if (!read)
+    throw Error("load", "'" + path + "' " + why, where);
+  return LoadedFunction(
+      prepare(std::move(*read), device, path, where).release());
+}
+
+LoadedFunction LoadedFunction::to(Device device, SourceLocation where) const {
+  std::unique_ptr<detail::LoadedState> moved =
+      prepare(state->file, device, state->file.name, where);
+  // The Variables as calls left them, not as saved.
+  for (const auto &[name, variable] : state->variables)
+    moved->variables.at(name)->assign(variable->read(where).to(device, where),
+                                      where);
+  return LoadedFunction(moved.release());
+}
+
+Device LoadedFunction::device() const { return state->device; }
 
 LoadedFunction::LoadedFunction(LoadedFunction &&other) noexcept
     : state(other.state) {
@@ -424,15 +563,24 @@ std::vector<Tensor>
 LoadedFunction::operator()(const std::vector<Tensor> &inputs,
                            SourceLocation where) {
   const std::string &op = state->file.name;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const Tensor &input : inputs)
+    shapes.push_back(input.defined() ? input.shape() : std::vector<int64_t>{});
   detail::LoadedState::Function *chosen = nullptr;
+  std::vector<int64_t> dimensionSizes;
   for (detail::LoadedState::Function &function : state->functions) {
-    const std::vector<model::TypedName> &wanted = function.concrete->inputs;
-    bool matches = wanted.size() == inputs.size();
+    const model::Concrete &concrete = *function.concrete;
+    bool matches = concrete.inputs.size() == inputs.size();
     for (size_t i = 0; matches && i < inputs.size(); ++i)
-      matches = inputs[i].defined() && inputs[i].dtype() == wanted[i].dtype &&
-                inputs[i].shape() == wanted[i].shape;
-    if (matches) {
+      matches =
+          inputs[i].defined() && inputs[i].dtype() == concrete.inputs[i].dtype;
+    std::string why;
+    std::optional<std::vector<int64_t>> sizes;
+    if (matches)
+      sizes = concrete.dimensionSizes(shapes, why);
+    if (sizes) {
       chosen = &function;
+      dimensionSizes = std::move(*sizes);
       break;
     }
   }
@@ -446,34 +594,48 @@ LoadedFunction::operator()(const std::vector<Tensor> &inputs,
                     "); it was saved for " + llvm::join(signatures(), "; "),
                 where);
   }
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (input.device() != state->device)
+      throw Error(op,
+                  "runs on " + state->device.str() + ", but input " +
+                      std::to_string(i + 1) + " is on " + input.device().str() +
+                      " (move it with .to(), or the function with "
+                      "LoadedFunction::to)",
+                  where);
+  const model::Concrete &concrete = *chosen->concrete;
 
-  // Arguments: the caller's, then the saved values, all computed.
+  // Arguments: the caller's, then the saved values, all computed, then
+  // the sizes the function reads (host memory on every device).
   std::vector<Tensor> arguments = inputs;
-  for (const std::string &name : chosen->concrete->captured) {
+  for (const std::string &name : concrete.captured) {
     auto variable = state->variables.find(name);
     arguments.push_back(variable != state->variables.end()
                             ? variable->second->read(where)
                             : state->constants.at(name));
   }
   lazyc::sync();
-  std::vector<std::vector<uint8_t>> staging(arguments.size());
   std::vector<jit::BufferView> views;
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    const Node &node = *detail::TensorAccess::node(arguments[i]);
-    views.push_back({const_cast<void *>(
-                         engine::hostData(node, staging[i], op.c_str(), where)),
-                     node.shape});
+  for (const Tensor &argument : arguments) {
+    const Node &node = *detail::TensorAccess::node(argument);
+    views.push_back({node.value->data(), node.shape});
+  }
+  std::vector<int64_t> runtimeSizes;
+  int64_t runtimeSizeCount = 0;
+  for (const model::SizeFormula &size : concrete.runtimeSizes)
+    runtimeSizes.push_back(size.evaluate(dimensionSizes));
+  if (!runtimeSizes.empty()) {
+    runtimeSizeCount = static_cast<int64_t>(runtimeSizes.size());
+    views.push_back({runtimeSizes.data(), {&runtimeSizeCount, 1}});
   }
   std::vector<Tensor> outputs;
   std::vector<jit::BufferView> outputViews;
-  for (const model::TypedName &result : chosen->concrete->results) {
-    int64_t elements = 1;
-    for (int64_t dim : result.shape)
-      elements *= dim;
-    std::vector<uint8_t> zeros(static_cast<size_t>(elements) *
-                               sizeOf(result.dtype));
-    outputs.push_back(detail::TensorAccess::wrap(engine::newValue(
-        result.dtype, result.shape, zeros.data(), op.c_str(), where)));
+  for (auto [result, sizes] :
+       llvm::zip(concrete.results, concrete.resultSizes)) {
+    std::vector<int64_t> shape;
+    for (const model::SizeFormula &size : sizes)
+      shape.push_back(size.evaluate(dimensionSizes));
+    outputs.push_back(detail::TensorAccess::wrap(engine::newOutput(
+        result.dtype, std::move(shape), state->device, op.c_str(), where)));
     const Node &node = *detail::TensorAccess::node(outputs.back());
     outputViews.push_back({node.value->data(), node.shape});
   }
@@ -481,7 +643,7 @@ LoadedFunction::operator()(const std::vector<Tensor> &inputs,
     throw Error(op, llvm::toString(std::move(error)), where);
 
   std::vector<Tensor> results;
-  for (auto [result, output] : llvm::zip(chosen->concrete->results, outputs)) {
+  for (auto [result, output] : llvm::zip(concrete.results, outputs)) {
     if (result.name.empty())
       results.push_back(output);
     else

@@ -112,6 +112,12 @@ trace::NodePtr newBufferNode(DType dtype, std::vector<int64_t> shape,
                              Device device, const char *op,
                              SourceLocation where);
 
+/// A computed value of `dtype` and `shape` on `device`, uninitialized: an
+/// output for a call to write; a lazyc::Error about `op` at `where` if the
+/// device is unavailable or out of memory.
+trace::NodePtr newOutput(DType dtype, std::vector<int64_t> shape, Device device,
+                         const char *op, SourceLocation where);
+
 /// A computed value on `device` holding a copy of `host` (row-major,
 /// `shape`'s element count of `dtype`), counted as an op; a lazyc::Error
 /// about `op` at `where` if the device is unavailable or out of memory.

@@ -546,6 +546,14 @@ NodePtr engine::newBufferNode(DType dtype, std::vector<int64_t> shape,
   return node;
 }
 
+NodePtr engine::newOutput(DType dtype, std::vector<int64_t> shape,
+                          Device device, const char *op, SourceLocation where) {
+  NodePtr node = newBufferNode(dtype, std::move(shape), device, op, where);
+  node->value = newBufferFor(*node);
+  countOp();
+  return node;
+}
+
 NodePtr engine::newValue(DType dtype, std::vector<int64_t> shape,
                          const void *host, const char *op, SourceLocation where,
                          Device device) {

@@ -12,6 +12,8 @@
 #include "lazyc/Formats/ModelFile.h"
 #include "lazyc/Formats/Files.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -25,6 +27,46 @@ const Value *ModelFile::value(const std::string &name) const {
     if (value.name == name)
       return &value;
   return nullptr;
+}
+
+std::optional<std::vector<int64_t>>
+Concrete::dimensionSizes(const std::vector<std::vector<int64_t>> &shapes,
+                         std::string &why) const {
+  std::vector<int64_t> sizes(dimensions.size(), -1);
+  if (shapes.size() != inputs.size()) {
+    why = "takes " + std::to_string(inputs.size()) + " inputs, not " +
+          std::to_string(shapes.size());
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::vector<int64_t> &shape = shapes[i];
+    if (shape.size() != inputs[i].shape.size()) {
+      why = "input " + std::to_string(i + 1) + " has rank " +
+            std::to_string(shape.size()) + ", not " +
+            std::to_string(inputs[i].shape.size());
+      return std::nullopt;
+    }
+    for (size_t axis = 0; axis < shape.size(); ++axis) {
+      int32_t dimension = inputDimensions[i][axis];
+      int64_t expected =
+          dimension < 0 ? inputs[i].shape[axis] : sizes[size_t(dimension)];
+      if (dimension >= 0 && expected < 0) {
+        sizes[size_t(dimension)] = shape[axis]; // Its first input.
+        continue;
+      }
+      if (expected != shape[axis]) {
+        why = "input " + std::to_string(i + 1) + " has size " +
+              std::to_string(shape[axis]) + " in dimension " +
+              std::to_string(axis) + ", where " +
+              (dimension < 0
+                   ? std::string("the function takes ")
+                   : "its " + dimensions[size_t(dimension)] + " is already ") +
+              std::to_string(expected);
+        return std::nullopt;
+      }
+    }
+  }
+  return sizes;
 }
 
 namespace {
@@ -43,6 +85,12 @@ public:
   void string(std::string_view text) {
     integer<uint64_t>(text.size());
     out.append(text.begin(), text.end());
+  }
+  void formula(const SizeFormula &size) {
+    integer<int32_t>(size.dimension);
+    integer<int64_t>(size.scale);
+    integer<int64_t>(size.offset);
+    integer<int64_t>(size.divisor);
   }
   void typedName(const TypedName &typed) {
     string(typed.name);
@@ -89,6 +137,12 @@ public:
         return false;
     return true;
   }
+  bool formula(SizeFormula &size, size_t dimensions) {
+    return integer(size.dimension) && integer(size.scale) &&
+           integer(size.offset) && integer(size.divisor) &&
+           size.dimension >= -1 && size.dimension < int64_t(dimensions) &&
+           size.divisor > 0;
+  }
   bool done() const { return offset == bytes.size(); }
 
 private:
@@ -127,6 +181,27 @@ bool model::write(const ModelFile &file, const std::string &path,
     payload.integer<uint64_t>(function.results.size());
     for (const TypedName &result : function.results)
       payload.typedName(result);
+    // Version 2: the unknown dimensions.
+    payload.integer<uint64_t>(function.dimensions.size());
+    for (const std::string &name : function.dimensions)
+      payload.string(name);
+    for (size_t i = 0; i < function.inputs.size(); ++i)
+      for (size_t axis = 0; axis < function.inputs[i].shape.size(); ++axis)
+        payload.integer<int32_t>(i < function.inputDimensions.size() &&
+                                         axis <
+                                             function.inputDimensions[i].size()
+                                     ? function.inputDimensions[i][axis]
+                                     : -1);
+    payload.integer<uint64_t>(function.runtimeSizes.size());
+    for (const SizeFormula &size : function.runtimeSizes)
+      payload.formula(size);
+    for (size_t i = 0; i < function.results.size(); ++i)
+      for (size_t axis = 0; axis < function.results[i].shape.size(); ++axis)
+        payload.formula(
+            i < function.resultSizes.size() &&
+                    axis < function.resultSizes[i].size()
+                ? function.resultSizes[i][axis]
+                : SizeFormula{-1, 0, function.results[i].shape[axis], 1});
   }
   payload.integer<uint64_t>(file.values.size());
   for (const Value &value : file.values) {
@@ -171,9 +246,10 @@ std::optional<ModelFile> model::read(const std::string &path,
     return problem("is truncated");
   uint32_t version = 0;
   Reader(bytes.substr(sizeof(kMagic), 4)).integer(version);
-  if (version != kFormatVersion)
+  if (version < kOldestFormatVersion || version > kFormatVersion)
     return problem("has format version " + std::to_string(version) +
-                   ", but this lazyc reads version " +
+                   ", but this lazyc reads versions " +
+                   std::to_string(kOldestFormatVersion) + " to " +
                    std::to_string(kFormatVersion));
   std::string_view payload =
       bytes.substr(sizeof(kMagic) + 4, bytes.size() - kFixed);
@@ -211,6 +287,37 @@ std::optional<ModelFile> model::read(const std::string &path,
     for (TypedName &result : function.results)
       if (!reader.typedName(result))
         return malformed();
+    function.inputDimensions.resize(function.inputs.size());
+    for (auto [i, input] : llvm::enumerate(function.inputs))
+      function.inputDimensions[i].assign(input.shape.size(), -1);
+    function.resultSizes.resize(function.results.size());
+    for (auto [i, result] : llvm::enumerate(function.results))
+      for (int64_t dim : result.shape)
+        function.resultSizes[i].push_back({-1, 0, dim, 1});
+    if (version < 2)
+      continue;
+    uint64_t dimensions, sizes;
+    if (!reader.integer(dimensions) || dimensions > (uint64_t(1) << 20))
+      return malformed();
+    function.dimensions.resize(dimensions);
+    for (std::string &name : function.dimensions)
+      if (!reader.string(name))
+        return malformed();
+    for (std::vector<int32_t> &axes : function.inputDimensions)
+      for (int32_t &dimension : axes)
+        if (!reader.integer(dimension) || dimension < -1 ||
+            dimension >= int64_t(dimensions))
+          return malformed();
+    if (!reader.integer(sizes) || sizes > (uint64_t(1) << 20))
+      return malformed();
+    function.runtimeSizes.resize(sizes);
+    for (SizeFormula &size : function.runtimeSizes)
+      if (!reader.formula(size, dimensions))
+        return malformed();
+    for (std::vector<SizeFormula> &axes : function.resultSizes)
+      for (SizeFormula &size : axes)
+        if (!reader.formula(size, dimensions))
+          return malformed();
   }
   if (!reader.integer(count) || count > (uint64_t(1) << 20))
     return malformed();

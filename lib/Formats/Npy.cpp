@@ -12,6 +12,7 @@
 
 #include "lazyc/Formats/Npy.h"
 #include "lazyc/Formats/LittleEndian.h"
+#include "lazyc/Runtime/Shape.h"
 
 #include <cstring>
 #include <utility>
@@ -24,13 +25,6 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the .npy code assumes a little-endian host");
 
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 std::optional<DType> fromNpyDescriptor(const std::string &descr) {
   for (DType dtype : kAllDTypes)

@@ -13,6 +13,7 @@
 
 #include "lazyc/Trace/Trace.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
@@ -418,19 +419,40 @@ void trace::specializedSizes(const Trace &trace,
   }
 }
 
-void trace::runtimeSizes(const Trace &trace,
-                         const std::vector<bool> &dynamicSizes, bool allDynamic,
-                         std::vector<int64_t> &sizes) {
-  sizes.clear();
+/// Calls `visit(position, dimension)` for each size runtimeSizes() lists,
+/// in its order.
+template <typename Visit>
+static void forEachRuntimeSize(const Trace &trace,
+                               const std::vector<bool> &dynamicSizes,
+                               bool allDynamic, Visit visit) {
   static thread_local std::vector<bool> stretched;
   stretchedSizes(trace, stretched);
   size_t offset = 0;
-  for (const Node *node : trace.nodes) {
+  for (auto [position, node] : llvm::enumerate(trace.nodes)) {
     bool computed = !node->isMaterialized() && sizesAreData(node->kind);
     for (size_t d = 0; d < node->shape.size(); ++d, ++offset)
       if (computed && !stretched[offset] &&
           (allDynamic ||
            (offset < dynamicSizes.size() && dynamicSizes[offset])))
-        sizes.push_back(node->shape[d]);
+        visit(static_cast<int32_t>(position), d);
   }
+}
+
+void trace::runtimeSizes(const Trace &trace,
+                         const std::vector<bool> &dynamicSizes, bool allDynamic,
+                         std::vector<int64_t> &sizes) {
+  sizes.clear();
+  forEachRuntimeSize(trace, dynamicSizes, allDynamic,
+                     [&](int32_t position, size_t d) {
+                       sizes.push_back(trace.nodes[position]->shape[d]);
+                     });
+}
+
+void trace::runtimeSizePositions(
+    const Trace &trace, const std::vector<bool> &dynamicSizes,
+    std::vector<std::pair<int32_t, size_t>> &positions) {
+  positions.clear();
+  forEachRuntimeSize(
+      trace, dynamicSizes, false,
+      [&](int32_t position, size_t d) { positions.emplace_back(position, d); });
 }

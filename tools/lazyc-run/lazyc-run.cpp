@@ -42,7 +42,9 @@
 #include "lazyc/Runtime/Runtime.h"
 #include "lazyc/Runtime/Shape.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -237,9 +239,10 @@ static std::optional<std::vector<int64_t>> parseShape(llvm::StringRef text) {
 }
 
 /// Checks that `module` is a trace: functions with a body of lazy ops and a
-/// func.return, nothing else. The CPU pipeline is written for those; other
-/// ops (a call, a loop, an upstream op on tensors) get a diagnostic here
-/// instead of whatever the pipeline or the generated code makes of them.
+/// func.return, nothing else (but the reads of run-time sizes). The CPU
+/// pipeline is written for those; other ops (a call, a loop, an upstream op on
+/// tensors) get a diagnostic here instead of whatever the pipeline or the
+/// generated code makes of them.
 static LogicalResult checkIsTrace(ModuleOp module) {
   for (Operation &op : module.getBody()->getOperations()) {
     auto function = dyn_cast<func::FuncOp>(op);
@@ -251,8 +254,14 @@ static LogicalResult checkIsTrace(ModuleOp module) {
     if (!llvm::hasSingleElement(function.getBody()))
       return function.emitOpError("has several blocks");
     for (Operation &inner : function.front()) {
+      // The reads of the sizes a function takes at run time (its last
+      // argument), as the trace importer writes them.
+      auto extract = dyn_cast<tensor::ExtractOp>(inner);
+      bool readsSize = (extract && isa<BlockArgument>(extract.getTensor())) ||
+                       (isa<arith::ConstantOp, arith::IndexCastOp>(inner) &&
+                        inner.getResult(0).getType().isIndex());
       if (!isa<lazy::LazyDialect>(inner.getDialect()) &&
-          !isa<func::ReturnOp>(inner))
+          !isa<func::ReturnOp>(inner) && !readsSize)
         return inner.emitOpError(
             "is not a lazy op: lazyc-run compiles functions of lazy ops");
     }
@@ -444,19 +453,44 @@ int main(int argc, char **argv) {
     llvm::StringRef spec =
         index < inputs.size() ? llvm::StringRef(inputs[index]) : "random";
     npy::Array array;
-    if (concrete && index >= concrete->inputs.size()) {
+    size_t savedValues =
+        concrete ? concrete->inputs.size() + concrete->captured.size() : 0;
+    if (concrete && index == savedValues && !concrete->runtimeSizes.empty()) {
+      // The sizes a saved function with unknown dimensions reads, from the
+      // sizes its inputs give those dimensions.
+      std::vector<std::vector<int64_t>> shapes;
+      for (size_t i = 0; i < concrete->inputs.size(); ++i)
+        shapes.push_back(arguments[i].shape);
+      std::string why;
+      std::optional<std::vector<int64_t>> dimensions =
+          concrete->dimensionSizes(shapes, why);
+      if (!dimensions)
+        return fail("the inputs do not fit " + concrete->entry + ": " + why);
+      array = {DType::Int64,
+               {int64_t(concrete->runtimeSizes.size())},
+               std::vector<uint8_t>(concrete->runtimeSizes.size() * 8)};
+      for (auto [i, size] : llvm::enumerate(concrete->runtimeSizes)) {
+        int64_t value = size.evaluate(*dimensions);
+        std::memcpy(array.bytes.data() + i * 8, &value, 8);
+      }
+    } else if (concrete && index >= concrete->inputs.size()) {
       const model::Value &value =
           *saved->value(concrete->captured[index - concrete->inputs.size()]);
       array = {value.dtype, value.shape, value.data};
     } else if (spec.starts_with("random")) {
-      std::vector<int64_t> shape(tensorType.getShape());
+      // A saved function's input is random at the shape it was saved with,
+      // unless told another (its unknown dimensions take any size).
+      bool saved = concrete && index < concrete->inputs.size();
+      std::vector<int64_t> shape =
+          saved ? concrete->inputs[index].shape
+                : std::vector<int64_t>(tensorType.getShape());
       if (spec.consume_front("random:")) {
         std::optional<std::vector<int64_t>> parsed = parseShape(spec);
         if (!parsed)
           return fail("argument #" + llvm::Twine(index) + ": bad shape '" +
                       spec + "' (expected e.g. random:4x8)");
         shape = *parsed;
-      } else if (!tensorType.hasStaticShape()) {
+      } else if (!saved && !tensorType.hasStaticShape()) {
         return fail("argument #" + llvm::Twine(index) +
                     " has dynamic dimensions: give a .npy file or "
                     "--input=random:AxB");
@@ -486,8 +520,12 @@ int main(int argc, char **argv) {
     return fail("got " + llvm::Twine(inputs.size()) + " inputs for " +
                 llvm::Twine(arguments.size()) + " arguments");
 
-  // Specialize to the actual shapes, so every output shape is known.
-  if (failed(mlir::lazy::refineArgumentTypes(function, argumentTypes)))
+  // Specialize to the actual shapes, so every output shape is known. (A
+  // saved function with unknown dimensions knows its output shapes from
+  // its file, and keeps them dynamic: sizes it reads as data follow them.)
+  bool followsDimensions = concrete && !concrete->dimensions.empty();
+  if (!followsDimensions &&
+      failed(mlir::lazy::refineArgumentTypes(function, argumentTypes)))
     return fail("the inputs' shapes do not fit the function (see above)");
   std::string name = function.getSymName().str();
   // (Read before compiling: the module is lowered in place.)
@@ -509,16 +547,29 @@ int main(int argc, char **argv) {
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()));
 
-  // Outputs, allocated once.
+  // Outputs, allocated once. A saved function's results whose sizes follow
+  // its unknown dimensions get them from the file's formulas.
+  std::optional<std::vector<int64_t>> savedDimensions;
+  if (concrete && !concrete->dimensions.empty()) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (size_t i = 0; i < concrete->inputs.size(); ++i)
+      shapes.push_back(arguments[i].shape);
+    std::string why;
+    savedDimensions = concrete->dimensionSizes(shapes, why);
+    if (!savedDimensions)
+      return fail("the inputs do not fit " + concrete->entry + ": " + why);
+  }
   std::vector<npy::Array> results;
   for (auto [index, spec] : llvm::enumerate((*compiled)->outputs())) {
+    std::vector<int64_t> shape(spec.shape.begin(), spec.shape.end());
+    if (savedDimensions && index < concrete->resultSizes.size())
+      for (auto [axis, size] : llvm::enumerate(concrete->resultSizes[index]))
+        shape[axis] = size.evaluate(*savedDimensions);
     llvm::Expected<size_t> bytes =
-        byteSize(spec.shape, spec.dtype, "result #" + llvm::Twine(index));
+        byteSize(shape, spec.dtype, "result #" + llvm::Twine(index));
     if (!bytes)
       return fail(llvm::toString(bytes.takeError()));
-    results.push_back(
-        {spec.dtype, std::vector<int64_t>(spec.shape.begin(), spec.shape.end()),
-         std::vector<uint8_t>(*bytes)});
+    results.push_back({spec.dtype, shape, std::vector<uint8_t>(*bytes)});
   }
   // Host buffers, or copies on the device.
   DeviceBuffers deviceBuffers(target, *device);

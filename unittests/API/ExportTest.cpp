@@ -210,7 +210,7 @@ TEST(ExportTest, DamagedFilesAreClearErrors) {
   std::string otherVersion = good;
   otherVersion[8] = 7;
   expectLoadError(otherVersion, "has format version 7, but this lazyc reads "
-                                "version 1");
+                                "versions 1 to 2");
   expectLoadError("not a model at all", "is not a lazyc function file");
   std::remove(path.c_str());
   expectLoadError("", "is not a lazyc function file");
@@ -251,6 +251,176 @@ TEST(ExportTest, LazycRunRunsASavedFunctionInAnotherProcess) {
   EXPECT_EQ(got, expected);
   std::remove(model.c_str());
   std::remove(input.c_str());
+}
+
+/// x [B, 4] -> relu(x w + b) [B, 3] flattened to [3B], and its row means
+/// [B]: sizes that follow B as the bias's broadcast, the reshape's target
+/// and the results' shapes.
+struct UnknownBatch {
+  std::vector<float> wv = {0.5f, -1, 2,    0.25f, 1,     -0.5f,
+                           -2,   1,  0.5f, 1.5f,  -1.5f, 0.75f};
+  std::vector<float> bv = {0.1f, -0.2f, 0.3f};
+  Variable w{Tensor::fromVector<float>(wv, {4, 3}), "w"};
+  Variable b{Tensor::fromVector<float>(bv, {3}), "b"};
+
+  auto function() {
+    return lazyc::function("batch",
+                           [this](Tensor x) {
+                             Tensor h = relu(matmul(x, w.read()) + b.read());
+                             return std::vector<Tensor>{reshape(h, {-1}),
+                                                        mean(h, {1})};
+                           },
+                           {TensorSpec({-1, 4}, DType::Float32, "x")});
+  }
+
+  /// The hidden values for `rows` rows of `x`, in double.
+  std::vector<double> hidden(const std::vector<float> &x, int64_t rows) const {
+    std::vector<double> h;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < 3; ++c) {
+        double dot = bv[c];
+        for (int64_t k = 0; k < 4; ++k)
+          dot += double(x[r * 4 + k]) * wv[k * 3 + c];
+        h.push_back(std::max(dot, 0.0));
+      }
+    return h;
+  }
+};
+
+std::vector<float> rowsOf(int64_t batch) {
+  std::vector<float> x;
+  for (int64_t i = 0; i < batch * 4; ++i)
+    x.push_back(float((i * 7) % 11) * 0.25f - 1.0f);
+  return x;
+}
+
+TEST(ExportTest, UnknownDimensionsStayUnknownWhenSaved) {
+  UnknownBatch model;
+  auto f = model.function();
+  (void)f(Tensor::fromVector<float>(rowsOf(5), {5, 4}));
+  std::string path = temporaryPath("batch.lazyc");
+  lazyc::save(f, path);
+
+  LoadedFunction loaded = lazyc::load(path);
+  EXPECT_EQ(loaded.device(), Device::cpu());
+  for (int64_t batch : {1, 5, 7, 33}) {
+    std::vector<float> x = rowsOf(batch);
+    std::vector<Tensor> out = loaded(Tensor::fromVector<float>(x, {batch, 4}));
+    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out[0].shape(), (Shape{3 * batch})) << batch;
+    ASSERT_EQ(out[1].shape(), (Shape{batch})) << batch;
+    std::vector<double> h = model.hidden(x, batch);
+    std::vector<float> flat = out[0].toVector<float>();
+    std::vector<float> means = out[1].toVector<float>();
+    for (int64_t i = 0; i < 3 * batch; ++i)
+      EXPECT_NEAR(flat[i], h[i], 1e-5) << batch << " " << i;
+    for (int64_t r = 0; r < batch; ++r)
+      EXPECT_NEAR(means[r], (h[3 * r] + h[3 * r + 1] + h[3 * r + 2]) / 3, 1e-5)
+          << batch << " " << r;
+  }
+  // The known dimension is still checked.
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        loaded({Tensor::fromVector<float>(rowsOf(2), {4, 2})});
+      },
+      "batch", "no saved concrete function takes (Float32 [4, 2])");
+  std::remove(path.c_str());
+}
+
+TEST(ExportTest, SizesASavedFunctionCannotFollowAreClearErrors) {
+  // A literal computed from the batch size would be baked in at its first
+  // value.
+  auto average = lazyc::function(
+      "average", [](Tensor x) { return sum(x) / float(x.shape()[0]); },
+      {TensorSpec({-1, 2}, DType::Float32, "x")});
+  (void)average(ones({3, 2}));
+  std::string path = temporaryPath("average.lazyc");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        lazyc::save(average, path);
+      },
+      "save",
+      "average cannot be saved with its unknown dimensions: literal "
+      "(recorded at ExportTest.cpp:");
+  // A signature with sizes saves it.
+  auto fixed = lazyc::function(
+      "average", [](Tensor x) { return sum(x) / float(x.shape()[0]); },
+      {TensorSpec({3, 2}, DType::Float32, "x")});
+  (void)fixed(ones({3, 2}));
+  lazyc::save(fixed, path);
+  LoadedFunction loaded = lazyc::load(path);
+  EXPECT_FLOAT_EQ(Tensor(loaded(full({3, 2}, 1.5f))).item<float>(), 3.0f);
+  std::remove(path.c_str());
+}
+
+TEST(ExportTest, LazycRunRunsASavedFunctionAtAnyBatchSize) {
+  UnknownBatch model;
+  auto f = model.function();
+  (void)f(Tensor::fromVector<float>(rowsOf(3), {3, 4}));
+  std::string path = temporaryPath("batch-run.lazyc");
+  std::string input = temporaryPath("batch-x.npy");
+  std::string outputs = temporaryPath("batch-out");
+  lazyc::save(f, path);
+  const int64_t batch = 9;
+  std::vector<float> x = rowsOf(batch);
+  saveNpy(Tensor::fromVector<float>(x, {batch, 4}), input);
+  std::string command = std::string(LAZYC_RUN_PATH) + " " + path +
+                        " --input=" + input + " --output-dir=" + outputs;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::vector<float> flat = loadNpy(outputs + "/out0.npy").toVector<float>();
+  std::vector<double> h = model.hidden(x, batch);
+  ASSERT_EQ(flat.size(), size_t(3 * batch));
+  for (int64_t i = 0; i < 3 * batch; ++i)
+    EXPECT_NEAR(flat[i], h[i], 1e-5) << i;
+  std::remove(path.c_str());
+  std::remove(input.c_str());
+}
+
+TEST(ExportTest, ALoadedFunctionRunsOnTheDeviceItIsLoadedOn) {
+  UnknownBatch model;
+  auto f = model.function();
+  (void)f(Tensor::fromVector<float>(rowsOf(2), {2, 4}));
+  std::string path = temporaryPath("device.lazyc");
+  lazyc::save(f, path);
+  LoadedFunction onCpu = lazyc::load(path, Device::cpu());
+  LoadedFunction again = onCpu.to(Device::cpu());
+  EXPECT_EQ(again.device(), Device::cpu());
+  std::vector<float> x = rowsOf(4);
+  std::vector<Tensor> out = again(Tensor::fromVector<float>(x, {4, 4}));
+  EXPECT_NEAR(out[0].toVector<float>()[0], model.hidden(x, 4)[0], 1e-5);
+  // Its Variables move with it, as calls left them.
+  EXPECT_EQ(again.variable("w").read().toVector<float>(), model.wv);
+
+  std::string whyNot;
+  if (cudaAvailable(0, &whyNot)) {
+    LoadedFunction onGpu = lazyc::load(path, Device::cuda());
+    EXPECT_EQ(onGpu.device(), Device::cuda());
+    std::vector<Tensor> gpuOut =
+        onGpu(Tensor::fromVector<float>(x, {4, 4}).to(Device::cuda()));
+    EXPECT_EQ(gpuOut[0].device(), Device::cuda());
+    std::vector<float> flat = gpuOut[0].toVector<float>();
+    std::vector<double> h = model.hidden(x, 4);
+    for (size_t i = 0; i < flat.size(); ++i)
+      EXPECT_NEAR(flat[i], h[i], 1e-5) << i;
+    // An input elsewhere is an error naming both devices.
+    expectError(
+        [&](unsigned &line) {
+          line = __LINE__ + 1;
+          onGpu({Tensor::fromVector<float>(x, {4, 4})});
+        },
+        "batch", "runs on cuda:0, but input 1 is on cpu");
+  } else {
+    // Without a GPU, loading there says why.
+    expectError(
+        [&](unsigned &line) {
+          line = __LINE__ + 1;
+          (void)lazyc::load(path, Device::cuda());
+        },
+        "load", whyNot);
+  }
+  std::remove(path.c_str());
 }
 
 } // namespace

@@ -484,12 +484,12 @@ TEST(CoreConv2dTest, AsymmetricPaddingMatchesADirectLoop) {
   const std::array<int64_t, 4> padding = {1, 0, 2, 1}; // top bottom left right
   std::vector<double> x = testValues(size_t(n * c * h * w), 5);
   std::vector<double> k = testValues(size_t(f * c * kh * kw), 6);
-  int64_t oh = (h + padding[0] + padding[1] - dilation[0] * (kh - 1) - 1) /
-                   stride[0] +
-               1;
-  int64_t ow = (w + padding[2] + padding[3] - dilation[1] * (kw - 1) - 1) /
-                   stride[1] +
-               1;
+  int64_t oh =
+      (h + padding[0] + padding[1] - dilation[0] * (kh - 1) - 1) / stride[0] +
+      1;
+  int64_t ow =
+      (w + padding[2] + padding[3] - dilation[1] * (kw - 1) - 1) / stride[1] +
+      1;
   std::vector<double> expected(size_t(n * f * oh * ow), 0.0);
   for (int64_t b = 0; b < n; ++b)
     for (int64_t o = 0; o < f; ++o)

@@ -21,6 +21,7 @@
 #ifndef LAZYC_API_EXPORT_H
 #define LAZYC_API_EXPORT_H
 
+#include "lazyc/API/Device.h"
 #include "lazyc/API/Function.h"
 #include "lazyc/API/Variable.h"
 
@@ -94,6 +95,13 @@ public:
     return LoadedResults((*this)(inputs, first.where), name(), first.where);
   }
   const std::string &name() const;
+  /// The device it runs on: its inputs must live there, its results and
+  /// Variables do.
+  Device device() const;
+  /// The function compiled for `device`, its Variables (as calls left
+  /// them) copied there.
+  LoadedFunction to(Device device,
+                    SourceLocation where = SourceLocation::current()) const;
   /// The concrete functions' signatures, as concreteFunctions() gave them.
   std::vector<std::string> signatures() const;
   /// The function's Variables (their saved values, then as calls update
@@ -102,7 +110,8 @@ public:
   std::vector<std::string> variableNames() const;
 
 private:
-  friend LoadedFunction load(const std::string &path, SourceLocation where);
+  friend LoadedFunction load(const std::string &path, Device device,
+                             SourceLocation where);
   explicit LoadedFunction(detail::LoadedState *state) : state(state) {}
   detail::LoadedState *state;
 };
@@ -110,7 +119,10 @@ private:
 /// Reads a `.lazyc` file lazyc::save wrote and compiles its functions. A
 /// missing, truncated or corrupted file, or one of another format version,
 /// is a lazyc::Error naming the file and the problem.
-LoadedFunction load(const std::string &path,
+/// The functions lazyc::save wrote to `path`, compiled for `device` (the
+/// thread's default device unless given), with their saved Variables
+/// there. A dimension the saved signature left unknown (-1) takes any size.
+LoadedFunction load(const std::string &path, Device device = defaultDevice(),
                     SourceLocation where = SourceLocation::current());
 
 } // namespace lazyc

@@ -28,7 +28,24 @@
 namespace lazyc::model {
 
 inline constexpr char kMagic[8] = {'L', 'A', 'Z', 'Y', 'C', 'F', 'N', '\0'};
-inline constexpr uint32_t kFormatVersion = 1;
+/// Version 2 adds the unknown dimensions (Concrete's last four fields);
+/// version 1 files are read with none.
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kOldestFormatVersion = 1;
+
+/// An integer that follows a function's unknown dimensions: (scale * S +
+/// offset) / divisor, exactly, for S the size of unknown dimension
+/// `dimension`, or the constant `offset` (`dimension` -1).
+struct SizeFormula {
+  int32_t dimension = -1;
+  int64_t scale = 0, offset = 0, divisor = 1;
+
+  int64_t evaluate(const std::vector<int64_t> &sizes) const {
+    if (dimension < 0)
+      return offset;
+    return (scale * sizes[size_t(dimension)] + offset) / divisor;
+  }
+};
 
 /// A tensor's type, and a name (a parameter's, a Variable's).
 struct TypedName {
@@ -51,6 +68,25 @@ struct Concrete {
   std::vector<TypedName> inputs;
   std::vector<std::string> captured;
   std::vector<TypedName> results;
+  /// The dimensions the signature leaves unknown ("x_dim0"); the module's
+  /// function leaves them to the call.
+  std::vector<std::string> dimensions;
+  /// Per input, per axis: the unknown dimension it is, or -1 (its size is
+  /// then the input's shape's).
+  std::vector<std::vector<int32_t>> inputDimensions;
+  /// The sizes the function reads as its last argument (a tensor<Nxi64>,
+  /// trace::runtimeSizes), as formulas of the dimensions; none: no such
+  /// argument.
+  std::vector<SizeFormula> runtimeSizes;
+  /// Per result, per axis: its size.
+  std::vector<std::vector<SizeFormula>> resultSizes;
+
+  /// The sizes of the unknown dimensions given the inputs' shapes; none,
+  /// with `why`, if an input does not fit (another rank, a known size
+  /// that differs, two sizes for one dimension).
+  std::optional<std::vector<int64_t>>
+  dimensionSizes(const std::vector<std::vector<int64_t>> &shapes,
+                 std::string &why) const;
 };
 
 struct ModelFile {

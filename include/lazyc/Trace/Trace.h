@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace lazyc::trace {
@@ -131,6 +132,13 @@ void specializedSizes(const Trace &trace, std::vector<bool> &specialized);
 /// Written to `sizes`.
 void runtimeSizes(const Trace &trace, const std::vector<bool> &dynamicSizes,
                   bool allDynamic, std::vector<int64_t> &sizes);
+
+/// Where the sizes runtimeSizes() lists (lazily, for `dynamicSizes`) come
+/// from: (node position, dimension) pairs, in its order. A saved function
+/// records how each follows its unknown dimensions.
+void runtimeSizePositions(const Trace &trace,
+                          const std::vector<bool> &dynamicSizes,
+                          std::vector<std::pair<int32_t, size_t>> &positions);
 
 /// Mixes the words of `signature` into a key (four independent lanes).
 uint64_t hashSignature(const std::vector<uint64_t> &signature);
