@@ -251,13 +251,18 @@ static uint64_t allocateOutputs(const Trace &trace,
 /// Runs `trace` op by op, as eager mode would, while its fused function
 /// compiles in the background.
 static void runOpByOp(const Trace &trace, SourceLocation where) {
-  for (Node *node : trace.nodes)
+  // Copied first: each op's materialization extracts its own trace into
+  // the thread's trace, which `trace` is.
+  std::vector<Node *> nodes = trace.nodes, outputs;
+  for (int32_t index : trace.outputs)
+    outputs.push_back(trace.nodes[index]);
+  for (Node *node : nodes)
     if (!node->value && node->kind != OpKind::Literal)
       materializeOn({node}, Cause::Eager, where);
   // A literal the program reads (`full(...)` on its own) gets its buffer
   // too; the others live on in the ops that read them.
-  for (int32_t index : trace.outputs)
-    if (Node *node = trace.nodes[index]; !node->value)
+  for (Node *node : outputs)
+    if (!node->value)
       materializeOn({node}, Cause::Eager, where);
 }
 
