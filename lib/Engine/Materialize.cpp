@@ -203,15 +203,17 @@ static void materializeInBlocks(const Trace &trace, const BlockCut &cut,
   }
 }
 
-/// A new buffer for `node`'s value on its device; a lazyc::Error at the
-/// node's line if the device is out of memory.
-static std::shared_ptr<Buffer> newBufferFor(const Node &node) {
+/// A new buffer for `node`'s value on its device; a lazyc::Error about
+/// `op` (the node's own unless given) at the node's line if the device is
+/// out of memory.
+static std::shared_ptr<Buffer> newBufferFor(const Node &node,
+                                            const char *op = nullptr) {
   const jit::Target &target = jit::targetFor(node.device.kind());
   try {
     return std::make_shared<Buffer>(DType(node.dtype), node.numel(),
                                     node.device, target.allocator(node.device));
   } catch (const std::bad_alloc &) {
-    throw Error(opName(node.kind),
+    throw Error(op ? op : opName(node.kind),
                 "cannot allocate " + std::to_string(node.numel()) +
                     " elements of " + dtypeName(node.dtype) + " for shape " +
                     shapeText(node.shape) + outOfMemory(node.device),
@@ -554,7 +556,7 @@ NodePtr engine::newBufferNode(DType dtype, std::vector<int64_t> shape,
 NodePtr engine::newOutput(DType dtype, std::vector<int64_t> shape,
                           Device device, const char *op, SourceLocation where) {
   NodePtr node = newBufferNode(dtype, std::move(shape), device, op, where);
-  node->value = newBufferFor(*node);
+  node->value = newBufferFor(*node, op);
   countOp();
   return node;
 }
