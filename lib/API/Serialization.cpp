@@ -63,9 +63,9 @@ void writeFile(const char *op, const std::string &path,
     fail(op, path, why, where);
 }
 
-/// Little-endian hosts only: tensor bytes are copied as they are.
+/// Little-endian hosts only: tensor bytes go into the files as they are.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "the .npy and checkpoint code assumes a little-endian host");
+              "the file formats assume a little-endian host");
 
 /// The computed bytes of each tensor, materialized together in one trace
 /// (as toVector would, one at a time).
@@ -167,7 +167,7 @@ std::map<std::string, Tensor> readNpz(const char *op, const std::string &path,
   std::map<std::string, Tensor> tensors;
   for (formats::ZipMember &member : *members) {
     const std::string &name = member.name;
-    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy") != 0)
+    if (!name.ends_with(".npy"))
       fail(op, path,
            "holds member '" + name +
                "', which is not a .npy array (unsupported member)",

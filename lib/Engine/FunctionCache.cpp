@@ -179,17 +179,10 @@ Selection FunctionCache::select(const Trace &trace,
   if (mode == SelectMode::Lazy)
     if (CacheEntry *exact = find(trace.key);
         !exact || exact->signature != trace.signature)
-      if (CacheEntry *entry = shapeGenericEntry(trace, literals)) {
-        Selection selection;
-        if (auto function = shapeGenericFunction(*entry, trace, literals,
-                                                 request, selection)) {
-          selection.function = std::move(function);
-          selection.promoted = entry->promotedMask;
-          selection.dynamicSizes = entry->dynamicSizes;
-          selection.readsSizes = true;
+      if (CacheEntry *entry = shapeGenericEntry(trace, literals))
+        if (Selection selection;
+            shapeGenericFunction(*entry, trace, literals, request, selection))
           return selection;
-        }
-      }
   return exactFunction(trace, literals, mode, request);
 }
 
@@ -219,17 +212,19 @@ FunctionCache::shapeGenericEntry(const Trace &trace,
   return nullptr;
 }
 
-/// The function of shape-generic `entry` for `trace`: the cached one if it
-/// leaves every size that differs from the entry's first trace to the call
-/// and promotes every literal that differs; otherwise a new one that does
-/// (automatic dynamic dimensions, then constant promotion). Null if such a
-/// function does not compile, or if a size a kernel specializes on changed
-/// (the trace then compiles for its sizes).
-std::shared_ptr<jit::CompiledFunction> FunctionCache::shapeGenericFunction(
-    CacheEntry &entry, const Trace &trace, const std::vector<double> &literals,
-    const Request &request, Selection &selection) {
+/// Selects in `selection` the function of shape-generic `entry` for
+/// `trace`: the cached one if it leaves every size that differs from the
+/// entry's first trace to the call and promotes every literal that differs;
+/// otherwise a new one that does (automatic dynamic dimensions, then
+/// constant promotion). False if such a function does not compile, or if a
+/// size a kernel specializes on changed (the trace then compiles for its
+/// sizes).
+bool FunctionCache::shapeGenericFunction(CacheEntry &entry, const Trace &trace,
+                                         const std::vector<double> &literals,
+                                         const Request &request,
+                                         Selection &selection) {
   if (entry.staticOnly)
-    return nullptr;
+    return false;
   static thread_local std::vector<int64_t> sizes;
   traceSizes(trace, sizes);
   std::vector<bool> dynamicSizes = entry.dynamicSizes;
@@ -251,9 +246,16 @@ std::shared_ptr<jit::CompiledFunction> FunctionCache::shapeGenericFunction(
       covered = false;
     }
   Counters &c = counters();
+  auto select = [&] {
+    selection.function = entry.promoted;
+    selection.promoted = entry.promotedMask;
+    selection.dynamicSizes = entry.dynamicSizes;
+    selection.readsSizes = true;
+    return true;
+  };
   if (covered) {
     ++c.cacheHits;
-    return entry.promoted;
+    return select();
   }
   static thread_local std::vector<bool> specialized;
   specializedSizes(trace, specialized);
@@ -272,9 +274,10 @@ std::shared_ptr<jit::CompiledFunction> FunctionCache::shapeGenericFunction(
     first.sizes = sizes;
     first.bakedLiterals = literals;
     entry = std::move(first);
-    return nullptr;
+    return false;
   }
-  // Nothing new: the first trace of a structure whose sizes were hinted.
+  // With nothing new, this is the first trace of a structure whose sizes a
+  // signature hinted.
   explain::MissReason reason = llvm::is_contained(newSizes, true)
                                    ? explain::MissReason::SizesChanged
                                : llvm::is_contained(newLiterals, true)
@@ -295,7 +298,7 @@ std::shared_ptr<jit::CompiledFunction> FunctionCache::shapeGenericFunction(
       explain::report(trace, request.cause(),
                       std::string("sizes stay static: ") + error.what());
     entry.staticOnly = true;
-    return nullptr;
+    return false;
   }
   selection.miss = reason;
   c.sizesMadeDynamic += std::count(newSizes.begin(), newSizes.end(), true);
@@ -304,7 +307,7 @@ std::shared_ptr<jit::CompiledFunction> FunctionCache::shapeGenericFunction(
   entry.dynamicSizes = std::move(dynamicSizes);
   entry.promotedMask = std::move(promoted);
   entry.bakedLiterals = literals;
-  return entry.promoted;
+  return select();
 }
 
 /// Whether `trace` can run op by op while it compiles: not when it has

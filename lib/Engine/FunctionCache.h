@@ -169,10 +169,9 @@ private:
 
   CacheEntry *shapeGenericEntry(const trace::Trace &trace,
                                 const std::vector<double> &literals);
-  std::shared_ptr<jit::CompiledFunction>
-  shapeGenericFunction(CacheEntry &entry, const trace::Trace &trace,
-                       const std::vector<double> &literals,
-                       const Request &request, Selection &selection);
+  bool shapeGenericFunction(CacheEntry &entry, const trace::Trace &trace,
+                            const std::vector<double> &literals,
+                            const Request &request, Selection &selection);
   Selection exactFunction(const trace::Trace &trace,
                           const std::vector<double> &literals, SelectMode mode,
                           const Request &request);

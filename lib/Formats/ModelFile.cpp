@@ -11,6 +11,8 @@
 
 #include "lazyc/Formats/ModelFile.h"
 #include "lazyc/Formats/Files.h"
+#include "lazyc/Formats/LittleEndian.h"
+#include "lazyc/Formats/Npy.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -71,16 +73,10 @@ Concrete::dimensionSizes(const std::vector<std::vector<int64_t>> &shapes,
 
 namespace {
 
-uint64_t fnv1a(std::string_view bytes) {
-  return formats::fnv1a(bytes.data(), bytes.size());
-}
-
 class Writer {
 public:
   template <typename T> void integer(T value) {
-    for (size_t i = 0; i < sizeof(T); ++i)
-      out.push_back(
-          static_cast<char>((static_cast<uint64_t>(value) >> (8 * i)) & 0xFF));
+    formats::putLittleEndian<T>(out, value);
   }
   void string(std::string_view text) {
     integer<uint64_t>(text.size());
@@ -109,10 +105,7 @@ public:
   template <typename T> bool integer(T &value) {
     if (bytes.size() - offset < sizeof(T))
       return false;
-    uint64_t raw = 0;
-    for (size_t i = 0; i < sizeof(T); ++i)
-      raw |= uint64_t(static_cast<uint8_t>(bytes[offset + i])) << (8 * i);
-    value = static_cast<T>(raw);
+    value = formats::getLittleEndian<T>(bytes.data() + offset);
     offset += sizeof(T);
     return true;
   }
@@ -149,17 +142,6 @@ private:
   std::string_view bytes;
   size_t offset = 0;
 };
-
-/// The bytes a value of `typed` holds, or -1 if they overflow.
-int64_t byteCount(const TypedName &typed) {
-  uint64_t count = sizeOf(typed.dtype);
-  for (int64_t dim : typed.shape) {
-    if (dim != 0 && count > (uint64_t(1) << 62) / uint64_t(dim))
-      return -1;
-    count *= uint64_t(dim);
-  }
-  return static_cast<int64_t>(count);
-}
 
 } // namespace
 
@@ -215,7 +197,8 @@ bool model::write(const ModelFile &file, const std::string &path,
   whole.out.append(kMagic, sizeof(kMagic));
   whole.integer<uint32_t>(kFormatVersion);
   whole.out += payload.out;
-  whole.integer<uint64_t>(fnv1a(payload.out));
+  whole.integer<uint64_t>(
+      formats::fnv1a(payload.out.data(), payload.out.size()));
 
   return formats::writeFileAtomically(path, whole.out, why);
 }
@@ -255,7 +238,7 @@ std::optional<ModelFile> model::read(const std::string &path,
       bytes.substr(sizeof(kMagic) + 4, bytes.size() - kFixed);
   uint64_t checksum = 0;
   Reader(bytes.substr(bytes.size() - 8)).integer(checksum);
-  if (checksum != fnv1a(payload))
+  if (checksum != formats::fnv1a(payload.data(), payload.size()))
     return problem("is corrupted or truncated (checksum mismatch)");
 
   ModelFile file;
@@ -324,8 +307,10 @@ std::optional<ModelFile> model::read(const std::string &path,
   file.values.resize(count);
   for (Value &value : file.values) {
     std::string data;
-    if (!reader.typedName(value) || !reader.string(data) ||
-        byteCount(value) != static_cast<int64_t>(data.size()))
+    if (!reader.typedName(value) || !reader.string(data))
+      return malformed();
+    auto sizes = formats::checkedSizes(value.shape, value.dtype);
+    if (!sizes || sizes->second != static_cast<int64_t>(data.size()))
       return malformed();
     value.data.assign(data.begin(), data.end());
   }

@@ -439,6 +439,7 @@ int main(int argc, char **argv) {
 
   // Inputs: read, or generated from the seed.
   std::mt19937_64 engine(seed);
+  std::optional<std::vector<int64_t>> savedDimensions;
   std::vector<npy::Array> arguments;
   SmallVector<Type> argumentTypes;
   for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
@@ -456,21 +457,13 @@ int main(int argc, char **argv) {
     size_t savedValues =
         concrete ? concrete->inputs.size() + concrete->captured.size() : 0;
     if (concrete && index == savedValues && !concrete->runtimeSizes.empty()) {
-      // The sizes a saved function with unknown dimensions reads, from the
-      // sizes its inputs give those dimensions.
-      std::vector<std::vector<int64_t>> shapes;
-      for (size_t i = 0; i < concrete->inputs.size(); ++i)
-        shapes.push_back(arguments[i].shape);
-      std::string why;
-      std::optional<std::vector<int64_t>> dimensions =
-          concrete->dimensionSizes(shapes, why);
-      if (!dimensions)
-        return fail("the inputs do not fit " + concrete->entry + ": " + why);
+      // The sizes a saved function with unknown dimensions reads (its
+      // inputs, read above, gave the dimensions).
       array = {DType::Int64,
                {int64_t(concrete->runtimeSizes.size())},
                std::vector<uint8_t>(concrete->runtimeSizes.size() * 8)};
       for (auto [i, size] : llvm::enumerate(concrete->runtimeSizes)) {
-        int64_t value = size.evaluate(*dimensions);
+        int64_t value = size.evaluate(*savedDimensions);
         std::memcpy(array.bytes.data() + i * 8, &value, 8);
       }
     } else if (concrete && index >= concrete->inputs.size()) {
@@ -515,6 +508,18 @@ int main(int argc, char **argv) {
     argumentTypes.push_back(
         RankedTensorType::get(array.shape, tensorType.getElementType()));
     arguments.push_back(std::move(array));
+    // The sizes a saved function's inputs give its unknown dimensions, which
+    // its run-time sizes and its results' shapes follow.
+    if (concrete && !concrete->dimensions.empty() &&
+        arguments.size() == concrete->inputs.size()) {
+      std::vector<std::vector<int64_t>> shapes;
+      for (const npy::Array &input : arguments)
+        shapes.push_back(input.shape);
+      std::string why;
+      savedDimensions = concrete->dimensionSizes(shapes, why);
+      if (!savedDimensions)
+        return fail("the inputs do not fit " + concrete->entry + ": " + why);
+    }
   }
   if (inputs.size() > arguments.size())
     return fail("got " + llvm::Twine(inputs.size()) + " inputs for " +
@@ -549,16 +554,6 @@ int main(int argc, char **argv) {
 
   // Outputs, allocated once. A saved function's results whose sizes follow
   // its unknown dimensions get them from the file's formulas.
-  std::optional<std::vector<int64_t>> savedDimensions;
-  if (concrete && !concrete->dimensions.empty()) {
-    std::vector<std::vector<int64_t>> shapes;
-    for (size_t i = 0; i < concrete->inputs.size(); ++i)
-      shapes.push_back(arguments[i].shape);
-    std::string why;
-    savedDimensions = concrete->dimensionSizes(shapes, why);
-    if (!savedDimensions)
-      return fail("the inputs do not fit " + concrete->entry + ": " + why);
-  }
   std::vector<npy::Array> results;
   for (auto [index, spec] : llvm::enumerate((*compiled)->outputs())) {
     std::vector<int64_t> shape(spec.shape.begin(), spec.shape.end());
