@@ -18,9 +18,11 @@
 // random windows of the text.
 //
 // Each step (forward, backward, Adam) is one cached trace (the model's and
-// Adam's initial values are computed before it, in a trace of their own);
-// the program counts the traces compiled after the first step (none) and
-// fails if there are any. Every `--sample-every` steps it prints the mean loss
+// Adam's initial values are computed before it, in a trace of their own),
+// which lazyc cuts at its layers (repeated blocks); `--mark-blocks` cuts
+// there on request instead, each layer in a lazyc::CompileBlock. The program
+// counts the traces compiled after the first step (none) and fails if there
+// are any. Every `--sample-every` steps it prints the mean loss
 // and a continuation of a window of the text, sampled one character at a time:
 // the next character's distribution is softmax(logits / temperature) of
 // the model's last position, and the sample is the number of entries of its
@@ -32,6 +34,7 @@
 //                          [--lr X] [--weight-decay X] [--clip X]
 //                          [--sample-every N] [--sample-length N]
 //                          [--temperature X] [--seed N] [--device cpu|cuda]
+//                          [--mark-blocks]
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +81,9 @@ struct Settings {
   double temperature = 0.8;
   int64_t seed = 1;
   std::string device = "cpu";
+  /// Each layer in a CompileBlock (the repeated-block search finds them
+  /// without one; LAZYC_REPEATED_BLOCKS=0 turns the search off).
+  bool markBlocks = false;
 };
 
 [[noreturn]] void usage(const char *program, const std::string &problem) {
@@ -87,7 +93,7 @@ struct Settings {
                " [--heads N] [--dim N] [--context N] [--lr X]"
                " [--weight-decay X] [--clip X]"
                " [--sample-every N] [--sample-length N] [--temperature X]"
-               " [--seed N] [--device cpu|cuda]\n";
+               " [--seed N] [--device cpu|cuda] [--mark-blocks]\n";
   std::exit(2);
 }
 
@@ -97,6 +103,10 @@ Settings parse(int argc, char **argv) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h")
       usage(argv[0], "trains a character-level transformer on a text");
+    if (flag == "--mark-blocks") {
+      settings.markBlocks = true;
+      continue;
+    }
     if (i + 1 >= argc)
       usage(argv[0], "missing value after " + flag);
     std::string value = argv[++i];
@@ -231,6 +241,7 @@ class CharGpt {
 public:
   CharGpt(int64_t vocabulary, const Settings &settings)
       : context(settings.context), dim(settings.dim),
+        markBlocks(settings.markBlocks),
         tokens(randomNormal({vocabulary, settings.dim}, 0, 0.02, settings.seed),
                "tokens"),
         positions(randomNormal({settings.context, settings.dim}, 0, 0.02,
@@ -253,8 +264,14 @@ public:
     if (length != context)
       placed = slice(placed, {0, 0}, {length, dim});
     Tensor x = nn::embedding(tokens.read(), ids) + placed;
-    for (const Block &block : blocks)
+    for (const Block &block : blocks) {
+      if (!markBlocks) {
+        x = block.forward(x);
+        continue;
+      }
+      CompileBlock marked;
       x = block.forward(x);
+    }
     return head(lnFinal(x));
   }
 
@@ -288,6 +305,7 @@ private:
     return options;
   }
   int64_t context, dim;
+  bool markBlocks;
   Variable tokens, positions;
   std::vector<Block> blocks;
   nn::LayerNorm lnFinal;

@@ -42,8 +42,8 @@ using namespace lazyc::trace;
 
 namespace lazyc::detail {
 struct TapeState {
-  /// A recorded node and its inputs (materializing a node drops its
-  /// inputs; the tape needs them for the backward pass).
+  /// A recorded node and its inputs, or a CompileBlock's bound (no
+  /// `output`).
   struct Entry {
     NodePtr output;
     NodeInputs inputs;
@@ -51,6 +51,7 @@ struct TapeState {
     /// not `output` (a region's node, whose value `output` stands for).
     const Node *op = nullptr;
     const Node &node() const { return op ? *op : *output; }
+    bool isBlockBound() const { return !output; }
   };
   std::vector<Entry> entries;
   /// Watched nodes and every recorded node that depends on one.
@@ -100,6 +101,13 @@ void tape::recorded(const NodePtr &node) {
     state->dependent.insert(node.get());
     state->entries.push_back({node, node->inputs});
   }
+}
+
+void tape::blockBound() {
+  for (TapeState *state : liveTapes)
+    if (state->recording && !tapesPaused &&
+        (state->entries.empty() || !state->entries.back().isBlockBound()))
+      state->entries.push_back({});
 }
 
 void tape::variableRead(uint64_t variable, const NodePtr &node) {
@@ -196,6 +204,11 @@ public:
   /// Runs the tape backward from the gradients seeded so far.
   void propagate() {
     for (auto it = state.entries.rbegin(); it != state.entries.rend(); ++it) {
+      if (it->isBlockBound()) {
+        // Each block's gradient is a block too.
+        trace::markBlockBound();
+        continue;
+      }
       if (hasRegions(it->node().kind)) {
         if (resultGrads.contains(it->output.get()))
           vjpControlFlow(*it);

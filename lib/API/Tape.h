@@ -34,6 +34,10 @@ void recorded(const trace::NodePtr &node);
 /// A variable was read as `node`: every recording tape watches it.
 void variableRead(uint64_t variable, const trace::NodePtr &node);
 
+/// A CompileBlock's bound on every recording tape: the backward pass
+/// materializes its pending gradients there.
+void blockBound();
+
 } // namespace lazyc::tape
 
 #endif // LAZYC_LIB_API_TAPE_H

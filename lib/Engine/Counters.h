@@ -122,7 +122,7 @@ struct Counters {
   std::atomic<uint64_t> opsRecorded{0}, materializations{0}, tracesCompiled{0},
       cacheHits{0}, cacheMisses{0}, kernelsRun{0}, constantsPromoted{0},
       compileMicros{0}, updatedInPlace{0}, sizesMadeDynamic{0},
-      repeatedBlocks{0};
+      repeatedBlocks{0}, compileBlocks{0};
   /// Materializations, indexed by Cause.
   std::atomic<uint64_t> byCause[static_cast<int>(Cause::InitialValues) + 1] =
       {};

@@ -6,13 +6,13 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements materialization, the walk of a requested value down
-// the layers: extract the trace (lib/Trace), cut it at its repeated blocks,
-// ask the function cache which compiled function serves it
-// (FunctionCache::select, which compiles on a miss through
-// CompileService.h: lib/Import, then the target of the trace's device,
-// lib/JIT), allocate the outputs from the device's allocator, bind the
-// arguments, run the function, memoize the outputs and release the graph
-// above them. Also the host's view of buffers on other devices.
+// the layers: extract the trace (lib/Trace), cut it at its CompileBlock
+// bounds and its repeated blocks, ask the function cache which compiled
+// function serves it (FunctionCache::select, which compiles on a miss
+// through CompileService.h: lib/Import, then the target of the trace's
+// device, lib/JIT), allocate the outputs from the device's allocator, bind
+// the arguments, run the function, memoize the outputs and release the
+// graph above them. Also the host's view of buffers on other devices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace lazyc;
 using namespace lazyc::engine;
@@ -128,15 +129,18 @@ static RememberedCut &blockCutOf(const Trace &trace) {
   return entry;
 }
 
-/// Says on stderr (LAZYC_EXPLAIN) how `trace` is cut, once per structure.
-static void explainCut(const Trace &trace, RememberedCut &entry) {
-  if (explain::enabled() && !entry.told) {
-    entry.told = true;
-    std::string line = "lazyc: a trace of " +
-                       std::to_string(trace.nodes.size()) + " nodes runs as " +
-                       std::to_string(entry.cut.segmentStarts.size()) +
-                       " traces, cut at its repeated blocks:";
-    for (const RepeatedBlock &block : entry.cut.blocks)
+/// Says on stderr (LAZYC_EXPLAIN) how `trace` is cut as `cut`, once per
+/// structure (`told`).
+static void explainCut(const Trace &trace, const BlockCut &cut, bool &told) {
+  if (explain::enabled() && !told) {
+    told = true;
+    std::string line =
+        "lazyc: a trace of " + std::to_string(trace.nodes.size()) +
+        " nodes runs as " + std::to_string(cut.segmentStarts.size()) +
+        " traces, cut at " + (cut.atBlockBounds ? "CompileBlock bounds" : "") +
+        (cut.atBlockBounds && !cut.blocks.empty() ? " and " : "") +
+        (cut.blocks.empty() ? "." : "its repeated blocks:");
+    for (const RepeatedBlock &block : cut.blocks)
       line += " " + std::to_string(block.count) + " copies of " +
               std::to_string(block.length) + " nodes from node " +
               std::to_string(block.start) + ";";
@@ -154,16 +158,46 @@ size_t engine::nodesToCompile(const std::vector<Node *> &requested) {
       return SIZE_MAX;
   extractTrace(requested, false, trace);
   size_t nodes = trace.nodes.size();
-  if (!isCuttingRepeatedBlocks() ||
-      nodes < size_t(BlockSearchOptions().minTraceNodes))
-    return nodes;
-  for (const RepeatedBlock &block : blockCutOf(trace).cut.blocks)
-    nodes -= size_t(block.count - 1) * block.length;
+  if (isCuttingRepeatedBlocks() &&
+      nodes >= size_t(BlockSearchOptions().minTraceNodes))
+    for (const RepeatedBlock &block : blockCutOf(trace).cut.blocks)
+      nodes -= size_t(block.count - 1) * block.length;
+  if (hasBlockBounds())
+    if (BlockCut marked = cutAtBlockBounds(trace);
+        !marked.segmentStarts.empty())
+      nodes = std::min(nodes, nodesOfDistinctSegments(trace, marked));
   return nodes;
 }
 
 static void materializeOn(const std::vector<Node *> &requested, Cause cause,
                           SourceLocation where);
+
+/// How `trace` is cut: at the CompileBlock bounds its nodes were recorded
+/// between and at its repeated blocks; null to run it whole.
+static const BlockCut *cutOf(const Trace &trace) {
+  RememberedCut *searched = nullptr;
+  if (isCuttingRepeatedBlocks() &&
+      trace.nodes.size() >= size_t(BlockSearchOptions().minTraceNodes))
+    searched = &blockCutOf(trace);
+  static thread_local BlockCut marked;
+  static thread_local std::unordered_set<uint64_t> toldMarked;
+  if (hasBlockBounds()) {
+    marked = cutAtBlockBounds(trace);
+    if (!marked.segmentStarts.empty()) {
+      if (searched && !searched->cut.segmentStarts.empty())
+        marked = mergeCuts(marked, searched->cut);
+      if (toldMarked.size() >= 64)
+        toldMarked.clear();
+      bool told = !toldMarked.insert(trace.key).second;
+      explainCut(trace, marked, told);
+      return &marked;
+    }
+  }
+  if (!searched || searched->cut.segmentStarts.empty())
+    return nullptr;
+  explainCut(trace, searched->cut, searched->told);
+  return &searched->cut;
+}
 
 /// Whether this thread is running the segments of a cut trace.
 static thread_local bool runningSegments = false;
@@ -196,7 +230,10 @@ static void materializeInBlocks(const Trace &trace, const BlockCut &cut,
   Counters &c = counters();
   for (size_t s = 0; s < segments; ++s) {
     if (!computes[s].empty()) {
+      // Copies of a block the search found, else blocks between
+      // CompileBlock bounds.
       c.repeatedBlocks += isCopy[s];
+      c.compileBlocks += !isCopy[s] && cut.atBlockBounds;
       materializeOn(computes[s], cause, where);
     }
     releaseAfter[s].clear();
@@ -333,12 +370,9 @@ static void materializeOn(const std::vector<Node *> &requested, Cause cause,
   }
   if (trace.outputs.empty())
     return;
-  if (!eager && !runningSegments && isCuttingRepeatedBlocks() &&
-      trace.nodes.size() >= BlockSearchOptions().minTraceNodes)
-    if (RememberedCut &entry = blockCutOf(trace);
-        !entry.cut.segmentStarts.empty()) {
-      explainCut(trace, entry);
-      materializeInBlocks(trace, entry.cut, cause, where);
+  if (!eager && !runningSegments)
+    if (const BlockCut *cut = cutOf(trace)) {
+      materializeInBlocks(trace, *cut, cause, where);
       return;
     }
   std::string traceId;

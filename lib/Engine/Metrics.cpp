@@ -187,6 +187,7 @@ Metrics lazyc::metrics() {
   m.updatedInPlace = c.updatedInPlace;
   m.sizesMadeDynamic = c.sizesMadeDynamic;
   m.repeatedBlocks = c.repeatedBlocks;
+  m.compileBlocks = c.compileBlocks;
   m.diskCacheHits = c.diskCacheHits;
   m.diskCacheWrites = c.diskCacheWrites;
   m.diskCacheRejected = c.diskCacheRejected;
@@ -210,8 +211,8 @@ void lazyc::resetMetrics() {
        {&c.opsRecorded, &c.materializations, &c.tracesCompiled, &c.cacheHits,
         &c.cacheMisses, &c.kernelsRun, &c.constantsPromoted, &c.compileMicros,
         &c.updatedInPlace, &c.sizesMadeDynamic, &c.repeatedBlocks,
-        &c.diskCacheHits, &c.diskCacheWrites, &c.diskCacheRejected,
-        &c.bytesToDevice, &c.bytesToHost})
+        &c.compileBlocks, &c.diskCacheHits, &c.diskCacheWrites,
+        &c.diskCacheRejected, &c.bytesToDevice, &c.bytesToHost})
     *counter = 0;
   for (std::atomic<uint64_t> &counter : c.byCause)
     counter = 0;
@@ -276,6 +277,7 @@ static void printReport(std::ostream &os, const Metrics &m) {
      << "  updated in place    " << m.updatedInPlace << "\n"
      << "  sizes made dynamic  " << m.sizesMadeDynamic << "\n"
      << "  repeated blocks run " << m.repeatedBlocks << "\n"
+     << "  compile blocks run  " << m.compileBlocks << "\n"
      << "  disk cache          " << m.diskCacheHits << " loaded, "
      << m.diskCacheWrites << " written, " << m.diskCacheRejected
      << " rejected\n"

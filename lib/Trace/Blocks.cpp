@@ -20,8 +20,10 @@
 #include "lazyc/Trace/Blocks.h"
 
 #include <algorithm>
+#include <iterator>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace lazyc;
 using namespace lazyc::trace;
@@ -39,16 +41,14 @@ std::vector<char> computedPositions(const Trace &trace) {
   return computed;
 }
 
-/// Each position's token: its node's content hash (an argument's dtype and
-/// shape) mixed with its operands' and, for an operand closer than
-/// `nearDistance`, how far back it is. A far operand (a value saved in the
-/// forward pass, read in the backward) is far in every copy of a block.
-std::vector<uint64_t> tokensOf(const Trace &trace, int32_t nearDistance) {
+/// Each position's own content: its node's content hash, or an argument's
+/// dtype and shape.
+std::vector<uint64_t> contentsOf(const Trace &trace) {
   const size_t size = trace.nodes.size();
   std::vector<char> isArgument(size, 0);
   for (int32_t index : trace.arguments)
     isArgument[index] = 1;
-  std::vector<uint64_t> own(size), tokens(size);
+  std::vector<uint64_t> own(size);
   for (size_t i = 0; i < size; ++i) {
     const Node &node = *trace.nodes[i];
     if (!isArgument[i]) {
@@ -61,6 +61,16 @@ std::vector<uint64_t> tokensOf(const Trace &trace, int32_t nearDistance) {
       mixHash(hash, static_cast<uint64_t>(dim));
     own[i] = hash;
   }
+  return own;
+}
+
+/// Each position's token: its content (contentsOf) mixed with its
+/// operands' and, for an operand closer than `nearDistance`, how far back
+/// it is. A far operand (a value saved in the forward pass, read in the
+/// backward) is far in every copy of a block.
+std::vector<uint64_t> tokensOf(const Trace &trace, int32_t nearDistance) {
+  const size_t size = trace.nodes.size();
+  std::vector<uint64_t> own = contentsOf(trace), tokens(size);
   for (size_t i = 0; i < size; ++i) {
     uint64_t token = own[i];
     for (int32_t operand : trace.operands(i)) {
@@ -277,6 +287,98 @@ BlockCut trace::findRepeatedBlocks(const Trace &trace,
   if (cut.segmentStarts.back() == size)
     cut.segmentStarts.pop_back();
   return cut;
+}
+
+BlockCut trace::cutAtBlockBounds(const Trace &trace) {
+  // The trace's order follows the recording's, but for values that depend
+  // on little (a loss's one-hot targets, emitted before the model) and
+  // values finished late (a weight's gradient, read by an update at the
+  // end): the blocks of the longest run of positions whose blocks never
+  // decrease are the segments, and the others go where they fall.
+  std::vector<char> computed = computedPositions(trace);
+  const size_t size = trace.nodes.size();
+  std::vector<int64_t> block(size, -1);
+  std::vector<int32_t> previous(size, -1);
+  // Patience sorting: ends[k] is the position ending the best run of
+  // length k + 1 found so far (its block the smallest such).
+  std::vector<int32_t> ends;
+  for (size_t i = 0; i < size; ++i) {
+    if (!computed[i] || (block[i] = blockOf(*trace.nodes[i])) < 0)
+      continue;
+    auto at = std::upper_bound(
+        ends.begin(), ends.end(), block[i],
+        [&](int64_t b, int32_t end) { return b < block[end]; });
+    previous[i] = at == ends.begin() ? -1 : *(at - 1);
+    if (at == ends.end())
+      ends.push_back(static_cast<int32_t>(i));
+    else
+      *at = static_cast<int32_t>(i);
+  }
+  std::vector<int32_t> run;
+  for (int32_t i = ends.empty() ? -1 : ends.back(); i >= 0; i = previous[i])
+    run.push_back(i);
+  std::reverse(run.begin(), run.end());
+  // A segment starts where the run's block rises: at the first position
+  // after the run's last of the lower block that is in a later block.
+  BlockCut cut;
+  for (size_t k = 1; k < run.size(); ++k) {
+    int64_t lower = block[run[k - 1]];
+    if (block[run[k]] == lower)
+      continue;
+    int32_t start = run[k - 1] + 1;
+    while (block[start] <= lower)
+      ++start;
+    cut.segmentStarts.push_back(start);
+  }
+  if (!cut.segmentStarts.empty()) {
+    cut.segmentStarts.insert(cut.segmentStarts.begin(), 0);
+    cut.atBlockBounds = true;
+  }
+  return cut;
+}
+
+BlockCut trace::mergeCuts(const BlockCut &a, const BlockCut &b) {
+  BlockCut merged;
+  std::set_union(a.segmentStarts.begin(), a.segmentStarts.end(),
+                 b.segmentStarts.begin(), b.segmentStarts.end(),
+                 std::back_inserter(merged.segmentStarts));
+  std::merge(a.blocks.begin(), a.blocks.end(), b.blocks.begin(), b.blocks.end(),
+             std::back_inserter(merged.blocks),
+             [](const RepeatedBlock &x, const RepeatedBlock &y) {
+               return x.start < y.start;
+             });
+  merged.atBlockBounds = a.atBlockBounds || b.atBlockBounds;
+  return merged;
+}
+
+size_t trace::nodesOfDistinctSegments(const Trace &trace, const BlockCut &cut) {
+  const size_t size = trace.nodes.size();
+  if (cut.segmentStarts.empty())
+    return size;
+  // A segment's structure: its positions' contents, in order, and where
+  // each operand is: how far back within the segment, or before it (what
+  // any segment reads is an argument of its trace).
+  std::vector<uint64_t> own = contentsOf(trace);
+  std::unordered_set<uint64_t> seen;
+  size_t nodes = 0;
+  for (size_t s = 0; s < cut.segmentStarts.size(); ++s) {
+    const int32_t begin = cut.segmentStarts[s];
+    const int32_t end = s + 1 < cut.segmentStarts.size()
+                            ? cut.segmentStarts[s + 1]
+                            : static_cast<int32_t>(size);
+    uint64_t hash = static_cast<uint64_t>(end - begin);
+    for (int32_t i = begin; i < end; ++i) {
+      mixHash(hash, own[i]);
+      for (int32_t operand : trace.operands(i)) {
+        mixHash(hash, own[operand]);
+        mixHash(hash, operand >= begin ? static_cast<uint64_t>(i - operand)
+                                       : ~uint64_t(0));
+      }
+    }
+    if (seen.insert(hash).second)
+      nodes += static_cast<size_t>(end - begin);
+  }
+  return nodes;
 }
 
 std::vector<CutValue> trace::valuesAcrossCuts(const Trace &trace,

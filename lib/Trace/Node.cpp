@@ -80,7 +80,9 @@ std::atomic<int64_t> otherNodes{0};
 struct PendingEntry {
   std::weak_ptr<Node> weak;
   const Node *node;
-  size_t traceNodes;
+  uint32_t traceNodes;
+  /// The block bounds marked before the node was recorded.
+  uint32_t block;
 };
 
 /// What each thread keeps for its nodes: so that recording and releasing a
@@ -92,6 +94,8 @@ struct ThreadState {
   /// The pending list (see addPending).
   std::vector<PendingEntry> pendingNodes;
   size_t pendingTraceNodes = 0;
+  /// Block bounds marked so far (markBlockBound).
+  uint32_t blockBounds = 0;
   bool draining = false;
   /// Shape buffers of dead nodes, handed to new ones.
   std::vector<std::vector<int64_t>> spareShapes;
@@ -326,7 +330,9 @@ void trace::addPending(const NodePtr &node, size_t traceNodes) {
     return; // Thread exit: nothing can sync() any more.
   node->pendingList.store(state, std::memory_order_relaxed);
   node->pendingIndex = static_cast<uint32_t>(state->pendingNodes.size());
-  state->pendingNodes.push_back({node, node.get(), traceNodes});
+  state->pendingNodes.push_back({node, node.get(),
+                                 static_cast<uint32_t>(traceNodes),
+                                 state->blockBounds});
   state->pendingTraceNodes += traceNodes;
 }
 
@@ -353,6 +359,25 @@ void trace::prunePending() {
     state->pendingTraceNodes -= entry.traceNodes;
   }
   entries.resize(kept);
+}
+
+void trace::markBlockBound() {
+  if (ThreadState *state = threadState())
+    ++state->blockBounds;
+}
+
+int64_t trace::blockOf(const Node &node) {
+  ThreadState *state = threadState();
+  if (!state || node.pendingList.load(std::memory_order_relaxed) != state ||
+      node.pendingIndex >= state->pendingNodes.size())
+    return -1;
+  const PendingEntry &entry = state->pendingNodes[node.pendingIndex];
+  return entry.node == &node ? entry.block : -1;
+}
+
+bool trace::hasBlockBounds() {
+  ThreadState *state = threadState();
+  return state && state->blockBounds > 0;
 }
 
 size_t trace::pendingEntries() {

@@ -64,6 +64,40 @@ int numThreads();
 void setRepeatedBlocks(bool enable);
 bool isCuttingRepeatedBlocks();
 
+/// A block compiled on its own, on request (PyTorch's
+/// nested_compile_region; the repeated-block search finds most without
+/// one). The ops this thread records while a CompileBlock lives are cut
+/// from the rest when they materialize: its bounds split their trace, as
+/// the search's cuts do, and a GradientTape recording them splits its
+/// backward pass at the same bounds. Every instance of the same code on
+/// values of the same shapes is then a trace of one structure, compiled
+/// once (and kept on disk). Nothing runs at the bounds themselves: values
+/// crossing them are stored when the trace runs, and fusion stops there.
+/// Nested blocks cut at every bound; a block in a lazyc::function cuts its
+/// calls. In a control-flow body (cond, whileLoop), while a function is
+/// staged for export, and in eager mode, it does nothing.
+///
+///   for (auto &layer : layers) {
+///     lazyc::CompileBlock block;
+///     x = layer(x);
+///   }
+class CompileBlock {
+public:
+  CompileBlock();
+  ~CompileBlock();
+  CompileBlock(const CompileBlock &) = delete;
+  CompileBlock &operator=(const CompileBlock &) = delete;
+
+private:
+  bool active;
+};
+
+/// Calls `body` in a CompileBlock and returns what it returns.
+template <typename F> auto compileBlock(F &&body) {
+  CompileBlock block;
+  return body();
+}
+
 } // namespace lazyc
 
 #endif // LAZYC_API_COMPILE_H

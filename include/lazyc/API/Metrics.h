@@ -58,6 +58,9 @@ struct Metrics {
   /// Traces that were one copy of a repeated block of a larger trace (a
   /// deep model's layer; see setRepeatedBlocks), of `materializations`.
   uint64_t repeatedBlocks = 0;
+  /// Traces that were one block of a larger trace cut at CompileBlock
+  /// bounds (see CompileBlock), of `materializations`.
+  uint64_t compileBlocks = 0;
 
   /// The persistent compile cache: of tracesCompiled (each an in-memory
   /// cache miss that produced a function), those whose code was loaded

@@ -12,6 +12,7 @@
 // function cache compiles the first and serves the others, so a model's
 // compile time stops growing with its depth (PyTorch's regional
 // compilation and JAX's scan over layers, found without annotations).
+// Also the cut at the bounds a program marks (lazyc::CompileBlock).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +42,8 @@ struct BlockCut {
   std::vector<int32_t> segmentStarts;
   /// The repeated blocks the segments come from, in trace order.
   std::vector<RepeatedBlock> blocks;
+  /// Whether some cuts fall at CompileBlock bounds (cutAtBlockBounds).
+  bool atBlockBounds = false;
 };
 
 /// Bounds of the search (the defaults are what materialization uses).
@@ -70,6 +73,20 @@ constexpr bool isViewOp(OpKind kind) {
 /// an empty cut.
 BlockCut findRepeatedBlocks(const Trace &trace,
                             const BlockSearchOptions &options = {});
+
+/// The cut of `trace` at the CompileBlock bounds marked while its nodes
+/// were recorded (blockOf, on this thread): a segment starts at each
+/// computed node of a later block than every computed node before it (the
+/// trace's order follows the recording's but for independent values, which
+/// join the later segment). Empty if the trace lies within one block.
+BlockCut cutAtBlockBounds(const Trace &trace);
+
+/// Both cuts at once: every segment start of either, the blocks of both.
+BlockCut mergeCuts(const BlockCut &a, const BlockCut &b);
+
+/// The nodes a trace cut as `cut` compiles: those of its segments, counting
+/// segments of one structure (the same ops, wired alike) once.
+size_t nodesOfDistinctSegments(const Trace &trace, const BlockCut &cut);
 
 /// A value a segment of a cut trace computes for others.
 struct CutValue {

@@ -216,6 +216,18 @@ size_t pendingTraceNodes();
 /// are not computed, in recording order.
 std::vector<Node *> heldPendingNodes();
 
+/// A CompileBlock's bound on this thread: the nodes it records from now on
+/// are in the next block.
+void markBlockBound();
+
+/// The block `node` was recorded in (the bounds this thread had marked by
+/// then), if it is on this thread's pending list; -1 if not.
+int64_t blockOf(const Node &node);
+
+/// Whether this thread ever marked a block bound (none: no trace needs
+/// blockOf).
+bool hasBlockBounds();
+
 /// How many nodes exist now, in every thread (for tests and diagnostics:
 /// a loop that holds only its latest values must keep this bounded).
 int64_t liveNodeCount();
