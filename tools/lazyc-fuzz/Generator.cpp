@@ -83,7 +83,8 @@ public:
   /// times to pass the repeated-block threshold, each copy with its own
   /// parameters and reading the previous copy's result, as a deep model's
   /// layers do: the engine cuts it into one trace per copy (setRepeatedBlocks)
-  /// and the reference checks what crosses the cuts.
+  /// and the reference checks what crosses the cuts. Some mark each copy
+  /// as a CompileBlock, some take the chain's gradient.
   Program runRepeated();
 
 private:
@@ -326,6 +327,8 @@ bool differentiable(StepKind kind) {
   case StepKind::RandomNormal:
   case StepKind::Collective:
   case StepKind::Read:
+  case StepKind::Gradient:
+  case StepKind::BlockBound:
     return false;
   default:
     return true;
@@ -1107,13 +1110,29 @@ Program Generator::runRepeated() {
   }
   unary(UnaryOp::Tanh); // Bounded, whatever the depth.
 
-  // Copies past the repeated-block threshold (500 nodes).
+  // Copies past the repeated-block threshold (500 nodes). The variant
+  // comes from the seed, not from the random stream (a seed's program stays
+  // what it was): each copy between CompileBlock bounds, and the gradient
+  // of the chain with respect to its input (whose backward passes repeat
+  // too), each every other time.
+  const uint64_t variant =
+      program.seed / std::max<uint64_t>(options.repeatedEvery, 1);
+  const bool bounds = variant % 2 == 1, gradient = variant / 2 % 2 == 1;
+  ProgramTape tape(gradient);
   int copies = std::min<int>(40, 900 / static_cast<int>(block.size()) + 2);
-  if (!record(parameter({rows, width}, 2.0)))
+  Step input = parameter({rows, width}, 2.0);
+  input.watched = gradient;
+  if (!record(std::move(input)))
     return program;
-  int current = static_cast<int>(program.steps.size()) - 1;
+  const int first = static_cast<int>(program.steps.size()) - 1;
+  int current = first;
   int previous = current;
   for (int copy = 0; copy < copies; ++copy) {
+    if (bounds) {
+      Step bound;
+      bound.kind = StepKind::BlockBound;
+      record(std::move(bound));
+    }
     std::vector<int> at(block.size());
     for (size_t k = 0; k < block.size(); ++k) {
       Step step = block[k];
@@ -1136,6 +1155,17 @@ Program Generator::runRepeated() {
     program.steps.back().output = random.chance(0.1);
   }
   program.steps.back().output = true;
+  if (gradient) {
+    Step backward;
+    backward.kind = StepKind::Gradient;
+    backward.operands = {current, first};
+    backward.output = true;
+    if (!record(std::move(backward))) {
+      program.steps.clear();
+      slots.clear();
+      return program;
+    }
+  }
   // One sync first: the whole chain is one trace (reading the outputs one
   // by one would cut it at each), which the engine cuts into blocks. Not
   // recorded: generating runs nothing.

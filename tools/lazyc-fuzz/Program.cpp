@@ -313,6 +313,9 @@ Tensor layer(const Step &step, const Tensor &a, const Tensor &b) {
 
 namespace {
 
+/// This thread's ProgramTape's tape, if any.
+thread_local GradientTape *programTape = nullptr;
+
 /// The step's op (apply without the gradient).
 Tensor applyOp(const Program &program, size_t index,
                const std::vector<Tensor> &slots, int iteration) {
@@ -496,15 +499,43 @@ Tensor applyOp(const Program &program, size_t index,
                  step.operands.size() > 1 ? operand(1) : Tensor());
   case StepKind::Read:
     return Tensor();
+  case StepKind::Gradient:
+    if (!programTape)
+      throw std::logic_error("lazyc-fuzz: a gradient step without a tape");
+    return programTape->gradient(operand(0) * operand(0), operand(1));
+  case StepKind::BlockBound: {
+    CompileBlock bound;
+    return Tensor();
+  }
   }
   throw std::logic_error("lazyc-fuzz: bad step");
 }
 
 } // namespace
 
+ProgramTape::ProgramTape(bool needed) : previous(programTape) {
+  if (!needed)
+    return;
+  tape = std::make_unique<GradientTape>();
+  programTape = tape.get();
+}
+
+ProgramTape::~ProgramTape() { programTape = previous; }
+
+bool ProgramTape::neededBy(const Program &program) {
+  return std::any_of(program.steps.begin(), program.steps.end(),
+                     [](const Step &step) { return step.watched; });
+}
+
 Tensor fuzz::apply(const Program &program, size_t index,
                    const std::vector<Tensor> &slots, int iteration) {
   const Step &step = program.steps[index];
+  if (step.watched) {
+    Tensor result = applyOp(program, index, slots, iteration);
+    if (programTape)
+      programTape->watch(result);
+    return result;
+  }
   if (!step.gradient)
     return applyOp(program, index, slots, iteration);
   const Tensor &a = slots[step.operands[0]];
@@ -861,6 +892,8 @@ std::string fuzz::print(const Program &program, bool eager) {
        << "; ++iteration) {\n";
     indent = "    ";
   }
+  if (ProgramTape::neededBy(program))
+    os << indent << "GradientTape tape;\n";
   // Handles are dropped after their last use, as the fuzzer drops them
   // (held tensors become outputs of a trace).
   std::vector<size_t> lastUse(program.steps.size(), 0);
@@ -1136,13 +1169,21 @@ std::string fuzz::print(const Program &program, bool eager) {
         break;
       }
       break;
+    case StepKind::Gradient:
+      expression = "tape.gradient(" + t(0) + " * " + t(0) + ", " + t(1) + ")";
+      break;
+    case StepKind::BlockBound:
+      os << indent << "{ CompileBlock bound; }\n";
+      break;
     }
     if (step.gradient)
       expression = "[&] { GradientTape tape; tape.watch(" + t(0) +
                    "); Tensor y = " + expression +
                    "; return tape.gradient(y * y, " + t(0) + "); }()";
-    if (step.kind != StepKind::Read)
+    if (step.kind != StepKind::Read && step.kind != StepKind::BlockBound)
       os << indent << "Tensor t" << i << " = " << expression << ";\n";
+    if (step.watched)
+      os << indent << "tape.watch(t" << i << ");\n";
     // Drop handles whose last use this was (once: `t2 / t2` uses t2 twice).
     std::vector<int> dropped;
     for (int operand : step.operands)

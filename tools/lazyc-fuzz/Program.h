@@ -19,6 +19,7 @@
 #include "lazyc/lazyc.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,9 @@ enum class StepKind {
                  ///< allGather (2), reduceScatter (3) of a in the
                  ///< fuzzer's world of one process; `seed` the ReduceOp
   Read,          ///< materializes operand 0 (or everything: sync)
+  Gradient,      ///< d sum(a * a) / d b on the program's tape (ProgramTape),
+                 ///< b a watched step before a
+  BlockBound,    ///< a CompileBlock's bounds: `{ CompileBlock bound; }`
 };
 
 enum class LayerOp {
@@ -181,6 +185,8 @@ struct Step {
   /// result and a its operand 0, under a GradientTape watching a: the
   /// op's backward graph.
   bool gradient = false;
+  /// The program's tape watches the result (for later Gradient steps).
+  bool watched = false;
 };
 
 /// A program: steps, run `iterations` times (the varying scalars change
@@ -219,9 +225,27 @@ std::vector<Index> indexEntries(const Step &step);
 
 Program generate(uint64_t seed, const GeneratorOptions &options);
 
+/// The GradientTape of a program's watched and Gradient steps, on this
+/// thread while it lives (a program's run makes one per iteration); inert
+/// if `needed` is false.
+class ProgramTape {
+public:
+  explicit ProgramTape(bool needed);
+  ~ProgramTape();
+  ProgramTape(const ProgramTape &) = delete;
+  ProgramTape &operator=(const ProgramTape &) = delete;
+
+  /// Whether `program` has a watched step.
+  static bool neededBy(const Program &program);
+
+private:
+  std::unique_ptr<GradientTape> tape;
+  GradientTape *previous = nullptr;
+};
+
 /// Applies step `index` of `program` to earlier results (slots), in the
-/// current mode; returns the new tensor (empty for a read). `iteration`
-/// selects the varying constants.
+/// current mode; returns the new tensor (empty for a read or a bound).
+/// `iteration` selects the varying constants.
 Tensor apply(const Program &program, size_t index,
              const std::vector<Tensor> &slots, int iteration);
 

@@ -58,6 +58,7 @@ std::vector<long> lastUses(const Program &program) {
 std::vector<reference::Value>
 referenceRun(const Program &program, int iteration, bool &usedComputedValues) {
   std::vector<Tensor> slots(program.steps.size());
+  ProgramTape tape(ProgramTape::neededBy(program));
   for (size_t i = 0; i < program.steps.size(); ++i)
     if (program.steps[i].kind != StepKind::Read)
       slots[i] = apply(program, i, slots, iteration);
@@ -139,6 +140,7 @@ void compiledRun(const Program &program, Mode mode, Outcome &outcome) {
     size_t at = 0;
     try {
       std::vector<Tensor> slots(program.steps.size());
+      ProgramTape tape(ProgramTape::neededBy(program));
       for (; at < program.steps.size(); ++at) {
         const Step &step = program.steps[at];
         if (step.kind != StepKind::Read) {
