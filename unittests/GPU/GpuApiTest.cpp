@@ -311,3 +311,47 @@ TEST_F(GpuApiTest, MisalignedDeviceMemoryIsCopied) {
   expectClose((x * 2.0f + 1.0f).toVector<float>(), expected, 1e-6);
   lazyrt_cuda_free(0, block);
 }
+
+TEST_F(GpuApiTest, CompileBlocksCompileOneLayerForwardAndBackward) {
+  // tanh(x @ w_l) for `layers` layers, each in a CompileBlock, and the
+  // gradient of mean(y^2) with respect to every w_l: the traces compiled
+  // do not grow with the depth, and y is the host's loop in double.
+  constexpr int64_t kRows = 4, kWidth = 16;
+  DeviceScope scope(gpu);
+  auto run = [&](int layers, std::vector<double> &expected) {
+    clearCache();
+    resetMetrics();
+    std::vector<float> input = values(kRows * kWidth, 1.0f, 3);
+    std::vector<double> host(input.begin(), input.end());
+    Tensor x = Tensor::fromVector<float>(input, {kRows, kWidth});
+    std::vector<Tensor> weights;
+    GradientTape tape;
+    for (int l = 0; l < layers; ++l) {
+      std::vector<float> w = values(kWidth * kWidth, 0.3f, 11 + l);
+      weights.push_back(Tensor::fromVector<float>(w, {kWidth, kWidth}));
+      tape.watch(weights.back());
+      std::vector<double> next(kRows * kWidth, 0.0);
+      for (int64_t r = 0; r < kRows; ++r)
+        for (int64_t c = 0; c < kWidth; ++c) {
+          for (int64_t k = 0; k < kWidth; ++k)
+            next[r * kWidth + c] += host[r * kWidth + k] * w[k * kWidth + c];
+          next[r * kWidth + c] = std::tanh(next[r * kWidth + c]);
+        }
+      host = std::move(next);
+      CompileBlock block;
+      x = tanh(matmul(x, weights.back()));
+    }
+    std::vector<Tensor> gradients = tape.gradient(mean(x * x), weights);
+    lazyc::sync();
+    expected = host;
+    EXPECT_TRUE(gradients.front().device() == gpu);
+    EXPECT_GE(metrics().compileBlocks, uint64_t(2 * layers));
+    return std::make_pair(x.toVector<float>(), metrics().tracesCompiled);
+  };
+  std::vector<double> expected;
+  auto [shallow, shallowCompiles] = run(4, expected);
+  expectClose(shallow, expected, 1e-5);
+  auto [deep, deepCompiles] = run(12, expected);
+  expectClose(deep, expected, 1e-5);
+  EXPECT_EQ(deepCompiles, shallowCompiles);
+}
