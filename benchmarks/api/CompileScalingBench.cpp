@@ -20,7 +20,14 @@
 // of the whole trace. The persistent compile cache is off. Stage times come
 // from lazyc's own timeline (startProfile/stopProfile).
 //
-//   lazyc-bench-compile-scaling [--ops 1000,10000,100000]
+// With --default-limit the engine's trace-size limit stays (2,000 nodes
+// unless LAZYC_MAX_TRACE_NODES says otherwise), as a user's program gets
+// it: the program is cut into traces of that size as it records, and the
+// timeline covers the recording. The program then holds only its last 16
+// values and the held ones (an operand "from any earlier" is a held one):
+// a value a handle holds is an output of every trace that computes it.
+//
+//   lazyc-bench-compile-scaling [--ops 1000,10000,100000] [--default-limit]
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,8 +52,9 @@ namespace {
 constexpr int64_t kSide = 64;
 
 /// Records a random program of about `ops` ops; returns the values it
-/// holds (its trace's outputs).
-std::vector<Tensor> recordProgram(int64_t ops, unsigned seed) {
+/// holds (its trace's outputs). With `windowOnly`, it drops its handles of
+/// values past the last 16 that it does not hold.
+std::vector<Tensor> recordProgram(int64_t ops, unsigned seed, bool windowOnly) {
   std::mt19937 random(seed);
   auto uniform = [&](size_t count) {
     return std::uniform_int_distribution<size_t>(0, count - 1)(random);
@@ -66,8 +74,12 @@ std::vector<Tensor> recordProgram(int64_t ops, unsigned seed) {
   std::vector<Tensor> held;
   // An operand: one of the last 16 values, or now and then any earlier.
   auto operand = [&]() -> const Tensor & {
-    if (uniform(20) == 0)
-      return values[uniform(values.size())];
+    if (uniform(20) == 0) {
+      if (!windowOnly)
+        return values[uniform(values.size())];
+      if (!held.empty())
+        return held[uniform(held.size())];
+    }
     size_t window = std::min<size_t>(16, values.size());
     return values[values.size() - 1 - uniform(window)];
   };
@@ -128,6 +140,8 @@ std::vector<Tensor> recordProgram(int64_t ops, unsigned seed) {
     values.push_back(y);
     if (op % 100 == 99)
       held.push_back(y);
+    if (windowOnly && values.size() > 16)
+      values[values.size() - 17] = Tensor();
   }
   held.push_back(values.back());
   return held;
@@ -171,6 +185,9 @@ struct Measurement {
 
 int main(int argc, char **argv) {
   std::vector<int64_t> sizes = {1000, 10000, 100000};
+  bool defaultLimit = false;
+  for (int i = 1; i < argc; ++i)
+    defaultLimit = defaultLimit || std::string(argv[i]) == "--default-limit";
   for (int i = 1; i + 1 < argc; ++i)
     if (std::string(argv[i]) == "--ops") {
       sizes.clear();
@@ -181,7 +198,8 @@ int main(int argc, char **argv) {
       }
     }
   // One trace however long, compiled every time.
-  setenv("LAZYC_MAX_TRACE_NODES", "100000000", 0);
+  if (!defaultLimit)
+    setenv("LAZYC_MAX_TRACE_NODES", "100000000", 0);
   setenv("LAZYC_CACHE_DIR", "", 1);
   setRepeatedBlocks(false);
 
@@ -192,9 +210,15 @@ int main(int argc, char **argv) {
   for (int64_t ops : sizes) {
     clearCache();
     resetMetrics();
-    std::vector<Tensor> outputs = recordProgram(ops, 7);
-    startProfile();
+    // Cut by size, the program compiles as it records.
+    if (defaultLimit)
+      startProfile();
     auto start = std::chrono::steady_clock::now();
+    std::vector<Tensor> outputs = recordProgram(ops, 7, defaultLimit);
+    if (!defaultLimit) {
+      startProfile();
+      start = std::chrono::steady_clock::now();
+    }
     lazyc::sync();
     double wall = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - start)
