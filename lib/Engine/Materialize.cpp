@@ -162,7 +162,7 @@ size_t engine::nodesToCompile(const std::vector<Node *> &requested) {
       nodes >= size_t(BlockSearchOptions().minTraceNodes))
     for (const RepeatedBlock &block : blockCutOf(trace).cut.blocks)
       nodes -= size_t(block.count - 1) * block.length;
-  if (hasBlockBounds())
+  if (pendingSpansBlocks())
     if (BlockCut marked = cutAtBlockBounds(trace);
         !marked.segmentStarts.empty())
       nodes = std::min(nodes, nodesOfDistinctSegments(trace, marked));
@@ -181,7 +181,7 @@ static const BlockCut *cutOf(const Trace &trace) {
     searched = &blockCutOf(trace);
   static thread_local BlockCut marked;
   static thread_local std::unordered_set<uint64_t> toldMarked;
-  if (hasBlockBounds()) {
+  if (pendingSpansBlocks()) {
     marked = cutAtBlockBounds(trace);
     if (!marked.segmentStarts.empty()) {
       if (searched && !searched->cut.segmentStarts.empty())

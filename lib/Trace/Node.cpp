@@ -375,9 +375,11 @@ int64_t trace::blockOf(const Node &node) {
   return entry.node == &node ? entry.block : -1;
 }
 
-bool trace::hasBlockBounds() {
+bool trace::pendingSpansBlocks() {
+  // Entries are in recording order, so their blocks never decrease.
   ThreadState *state = threadState();
-  return state && state->blockBounds > 0;
+  return state && !state->pendingNodes.empty() &&
+         state->pendingNodes.front().block != state->pendingNodes.back().block;
 }
 
 size_t trace::pendingEntries() {

@@ -224,9 +224,10 @@ void markBlockBound();
 /// then), if it is on this thread's pending list; -1 if not.
 int64_t blockOf(const Node &node);
 
-/// Whether this thread ever marked a block bound (none: no trace needs
-/// blockOf).
-bool hasBlockBounds();
+/// Whether this thread's pending nodes were recorded in more than one
+/// block (else no trace of them is cut at bounds: a constant-time check,
+/// made at every materialization).
+bool pendingSpansBlocks();
 
 /// How many nodes exist now, in every thread (for tests and diagnostics:
 /// a loop that holds only its latest values must keep this bounded).
