@@ -84,6 +84,9 @@ struct Settings {
   /// Each layer in a CompileBlock (the repeated-block search finds them
   /// without one; LAZYC_REPEATED_BLOCKS=0 turns the search off).
   bool markBlocks = false;
+  /// Mixed precision: the forward pass under AutocastScope(BFloat16 or
+  /// Float16); Float16 adds a GradScaler.
+  std::optional<DType> autocast;
 };
 
 [[noreturn]] void usage(const char *program, const std::string &problem) {
@@ -93,7 +96,8 @@ struct Settings {
                " [--heads N] [--dim N] [--context N] [--lr X]"
                " [--weight-decay X] [--clip X]"
                " [--sample-every N] [--sample-length N] [--temperature X]"
-               " [--seed N] [--device cpu|cuda] [--mark-blocks]\n";
+               " [--seed N] [--device cpu|cuda] [--mark-blocks]"
+               " [--autocast bf16|f16]\n";
   std::exit(2);
 }
 
@@ -149,6 +153,8 @@ Settings parse(int argc, char **argv) {
       settings.seed = integer(0);
     else if (flag == "--device" && (value == "cpu" || value == "cuda"))
       settings.device = value;
+    else if (flag == "--autocast" && (value == "bf16" || value == "f16"))
+      settings.autocast = value == "bf16" ? DType::BFloat16 : DType::Float16;
     else
       usage(argv[0], "unknown option " + flag + " " + value);
   }
@@ -356,6 +362,17 @@ int main(int argc, char **argv) {
     optim::AdamW::Options adamOptions;
     adamOptions.learningRate = settings.learningRate;
     optim::AdamW adam(model.parameterGroups(settings.weightDecay), adamOptions);
+    // Float16 gradients underflow without loss scaling; BFloat16 has f32's
+    // range. (A disabled scaler passes everything through.)
+    optim::GradScaler::Options scalerOptions;
+    scalerOptions.enabled = settings.autocast == DType::Float16;
+    optim::GradScaler scaler(scalerOptions);
+    // The forward pass's precision: the scope autocasts while it lives.
+    auto autocastScope = [&] {
+      return std::make_unique<AutocastScope>(
+          settings.autocast.value_or(DType::BFloat16),
+          settings.autocast.has_value());
+    };
     // In the optimizer's order (its groups'), as step() takes gradients.
     std::vector<Variable *> parameters = adam.parameters();
     int64_t parameterCount = 0;
@@ -368,15 +385,18 @@ int main(int argc, char **argv) {
     std::printf("GPT: %lld layers, %lld heads, d = %lld, context %lld, %lld "
                 "parameters (head tied to the embedding); AdamW (lr %g, "
                 "weight decay %g), clipping at %g, batch %lld x %lld tokens, "
-                "%lld steps on %s\n",
+                "%lld steps on %s%s\n",
                 static_cast<long long>(settings.layers),
                 static_cast<long long>(settings.heads),
                 static_cast<long long>(settings.dim), static_cast<long long>(T),
                 static_cast<long long>(parameterCount), settings.learningRate,
                 settings.weightDecay, settings.clip, static_cast<long long>(B),
                 static_cast<long long>(T),
-                static_cast<long long>(settings.steps),
-                settings.device.c_str());
+                static_cast<long long>(settings.steps), settings.device.c_str(),
+                !settings.autocast ? ""
+                : *settings.autocast == DType::BFloat16
+                    ? ", autocast to BFloat16"
+                    : ", autocast to Float16 with loss scaling");
     std::fflush(stdout);
 
     std::mt19937_64 random(static_cast<uint64_t>(settings.seed));
@@ -393,6 +413,7 @@ int main(int argc, char **argv) {
       for (int64_t i = std::max<int64_t>(0, T - 40); i < T; ++i)
         prompt += alphabet[window[i]];
       NoGradScope noGrad;
+      auto autocast = autocastScope();
       for (int64_t i = 0; i < length; ++i) {
         Tensor logits = model.forward(Tensor::fromVector(window, {1, T}));
         Tensor last = reshape(slice(logits, {0, T - 1, 0}, {1, T, vocabulary}),
@@ -434,13 +455,16 @@ int main(int argc, char **argv) {
       Tensor loss;
       {
         GradientTape tape;
-        loss =
-            nn::crossEntropy(reshape(model.forward(x), {B * T, vocabulary}), y);
-        std::vector<Tensor> gradients =
-            tape.gradient(loss, nn::refs(parameters));
+        {
+          auto autocast = autocastScope();
+          loss = nn::crossEntropy(
+              reshape(model.forward(x), {B * T, vocabulary}), y);
+        }
+        std::vector<Tensor> gradients = scaler.unscale(
+            tape.gradient(scaler.scale(loss), nn::refs(parameters)));
         if (settings.clip > 0)
           optim::clipGradNorm(gradients, settings.clip);
-        adam.step(gradients);
+        scaler.step(adam, gradients);
       }
       lazyc::sync(); // forward, backward, clipping and AdamW: one trace
       double value = loss.item<float>();

@@ -34,8 +34,14 @@
 //    shape (12 layers, 12 heads, d = 768, context 128; 85M parameters),
 //    batch 4 x 128 tokens, Adam: issue 41's 12-layer step.
 //
+// With --autocast, the cnn, gpt and gpt-small tables add each side's step
+// under bf16 autocast (lazyc's AutocastScope around the forward pass and
+// the loss; libtorch's CPU autocast), each on a model of its own from the
+// same initial values.
+//
 //   lazyc-bench-models [--only cnn|gpt|gpt-small|digits|gpt-parts]
 //                      [--rounds N] [--block N] [--threads N] [--epochs N]
+//                      [--autocast]
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +82,9 @@ struct Settings {
   int rounds = 4, block = 5, warmUp = 3, pauseMs = 300;
   int threads = 2;
   int epochs = 15;
+  /// Adds each side's step under bf16 autocast (lazyc's AutocastScope,
+  /// libtorch's CPU autocast) to the cnn and gpt tables.
+  bool autocast = false;
 };
 
 double median(std::vector<double> values) {
@@ -234,24 +243,57 @@ float lazycStep(const std::function<Tensor()> &lossOf,
 }
 
 struct Variant {
-  Variant(std::string name, std::function<float()> step)
-      : name(std::move(name)), step(std::move(step)) {}
+  Variant(std::string name, std::function<float()> step, bool torch = false,
+          bool autocast = false)
+      : name(std::move(name)), step(std::move(step)), torch(torch),
+        autocast(autocast) {}
   std::string name;
   std::function<float()> step;
   std::vector<double> stepMs;
   float firstLoss = NAN, lastLoss = NAN;
+  bool torch = false, autocast = false;
 };
 
-/// The best (lowest) median step of the variants after lazyc's: libtorch's
-/// best configuration; 0 if there are none.
-double bestOther(const std::vector<Variant> &variants) {
+/// The best (lowest) median step of libtorch's variants (in f32, or under
+/// autocast): its best configuration; 0 if there are none.
+double bestTorch(const std::vector<Variant> &variants, bool autocast = false) {
   double best = 0;
-  for (size_t v = 1; v < variants.size(); ++v) {
-    double ms = median(variants[v].stepMs);
-    if (v == 1 || ms < best)
+  for (const Variant &variant : variants) {
+    if (!variant.torch || variant.autocast != autocast)
+      continue;
+    double ms = median(variant.stepMs);
+    if (best == 0 || ms < best)
       best = ms;
   }
   return best;
+}
+double bestOther(const std::vector<Variant> &variants) {
+  return bestTorch(variants);
+}
+
+/// The median step of lazyc's variant under autocast (0 if none).
+double lazycAutocastMs(const std::vector<Variant> &variants) {
+  for (const Variant &variant : variants)
+    if (!variant.torch && variant.autocast)
+      return median(variant.stepMs);
+  return 0;
+}
+
+/// With --autocast: the autocast row of the results.
+void printAutocastResult(const char *name,
+                         const std::vector<Variant> &variants) {
+  double lazyF32 = median(variants[0].stepMs);
+  double lazyBf16 = lazycAutocastMs(variants);
+  double torchBf16 = bestTorch(variants, /*autocast=*/true);
+  std::printf("\nbf16 autocast: lazyc %.2f ms (%.2fx its f32 step's speed), "
+              "libtorch's best %.2f ms (%.2fx its f32 step's speed); "
+              "libtorch autocast / lazyc autocast = %.2fx\n",
+              lazyBf16, lazyF32 / lazyBf16, torchBf16,
+              bestTorch(variants) / torchBf16, torchBf16 / lazyBf16);
+  std::printf("RESULT %s-autocast lazyc=%.4f lazyc_f32=%.4f torch=%.4f "
+              "torch_f32=%.4f ratio=%.3f\n",
+              name, lazyBf16, lazyF32, torchBf16, bestTorch(variants),
+              torchBf16 / lazyBf16);
 }
 
 /// Warm-up, then rounds x block timed steps of each variant, round-robin.
@@ -327,17 +369,19 @@ std::function<float()> withBlasThreads(int threads,
 /// depends on the machine's load; the ratio takes the better.
 template <typename MakeModel, typename Step>
 void addTorchVariants(std::vector<Variant> &variants, const Settings &settings,
-                      MakeModel makeModel, Step step) {
+                      MakeModel makeModel, Step step, bool autocast = false) {
   for (int blasThreads : {settings.threads, 1}) {
     auto model = std::make_shared<bench::TorchModel>(makeModel());
     if (!model->step)
       return;
     auto next = std::make_shared<size_t>(0);
-    variants.emplace_back("libtorch eager, OpenBLAS on " +
-                              std::to_string(blasThreads) + " thread(s)",
-                          withBlasThreads(blasThreads, [model, next, step] {
-                            return step(*model, (*next)++);
-                          }));
+    variants.emplace_back(
+        std::string("libtorch eager") + (autocast ? ", bf16 autocast" : "") +
+            ", OpenBLAS on " + std::to_string(blasThreads) + " thread(s)",
+        withBlasThreads(
+            blasThreads,
+            [model, next, step] { return step(*model, (*next)++); }),
+        /*torch=*/true, autocast);
   }
 }
 
@@ -373,12 +417,41 @@ void benchCnn(const Settings &settings) {
         [&] { return nn::crossEntropy(cnn.net(images[b]), labels[b]); },
         parameters, *optimizer);
   });
+  auto torchStep = [&](bench::TorchModel &torch, size_t step) {
+    size_t b = step % batches;
+    return torch.step(hostImages[b], hostLabels[b], batch);
+  };
   addTorchVariants(
       variants, settings, [&] { return bench::makeTorchCnn(setup); },
-      [&](bench::TorchModel &torch, size_t step) {
-        size_t b = step % batches;
-        return torch.step(hostImages[b], hostLabels[b], batch);
-      });
+      torchStep);
+  // The same step under bf16 autocast: a model of its own from the same
+  // initial values on each side.
+  std::unique_ptr<Cnn> narrowCnn;
+  std::vector<Variable *> narrowParameters;
+  std::unique_ptr<optim::Optimizer> narrowOptimizer;
+  size_t narrowNext = 0;
+  if (settings.autocast) {
+    narrowCnn = std::make_unique<Cnn>(28, /*seed=*/1);
+    narrowParameters = narrowCnn->net.parameters();
+    narrowOptimizer = makeOptimizer(narrowParameters, setup.optimizer);
+    variants.emplace_back(
+        "lazyc lazy, bf16 autocast",
+        [&] {
+          size_t b = narrowNext++ % batches;
+          return lazycStep(
+              [&] {
+                AutocastScope autocast(DType::BFloat16);
+                return nn::crossEntropy(narrowCnn->net(images[b]), labels[b]);
+              },
+              narrowParameters, *narrowOptimizer);
+        },
+        /*torch=*/false, /*autocast=*/true);
+    bench::CnnSetup narrowSetup = setup;
+    narrowSetup.autocast = true;
+    addTorchVariants(
+        variants, settings, [&] { return bench::makeTorchCnn(narrowSetup); },
+        torchStep, /*autocast=*/true);
+  }
   double ratio = timeVariants(
       settings,
       "CNN training step: LeNet, batch 64 x 1 x 28 x 28, SGD (lr 0.01, "
@@ -386,6 +459,8 @@ void benchCnn(const Settings &settings) {
       variants);
   std::printf("RESULT cnn lazyc=%.4f torch=%.4f ratio=%.3f\n",
               median(variants[0].stepMs), bestOther(variants), ratio);
+  if (settings.autocast)
+    printAutocastResult("cnn", variants);
 }
 
 /// A transformer of `layers` layers of width `dim` trained on `batch`
@@ -450,12 +525,41 @@ void benchGpt(const Settings &settings, const GptShape &shape) {
         },
         parameters, *optimizer);
   });
+  auto torchStep = [&](bench::TorchModel &torch, size_t step) {
+    size_t b = step % batches;
+    return torch.step(hostInputs[b], hostTargets[b], batch);
+  };
   addTorchVariants(
       variants, settings, [&] { return bench::makeTorchGpt(setup); },
-      [&](bench::TorchModel &torch, size_t step) {
-        size_t b = step % batches;
-        return torch.step(hostInputs[b], hostTargets[b], batch);
-      });
+      torchStep);
+  std::unique_ptr<Gpt> narrowGpt;
+  std::vector<Variable *> narrowParameters;
+  std::unique_ptr<optim::Optimizer> narrowOptimizer;
+  size_t narrowNext = 0;
+  if (settings.autocast) {
+    narrowGpt = std::make_unique<Gpt>(setup, /*seed=*/1);
+    narrowParameters = narrowGpt->parameters();
+    narrowOptimizer = makeOptimizer(narrowParameters, setup.optimizer);
+    variants.emplace_back(
+        "lazyc lazy, bf16 autocast",
+        [&] {
+          size_t b = narrowNext++ % batches;
+          return lazycStep(
+              [&] {
+                AutocastScope autocast(DType::BFloat16);
+                return nn::crossEntropy(reshape(narrowGpt->forward(inputs[b]),
+                                                {batch * T, setup.vocabulary}),
+                                        targets[b]);
+              },
+              narrowParameters, *narrowOptimizer);
+        },
+        /*torch=*/false, /*autocast=*/true);
+    bench::GptSetup narrowSetup = setup;
+    narrowSetup.autocast = true;
+    addTorchVariants(
+        variants, settings, [&] { return bench::makeTorchGpt(narrowSetup); },
+        torchStep, /*autocast=*/true);
+  }
   std::string title =
       "Transformer training step: " + std::to_string(shape.layers) +
       " layers, " + std::to_string(shape.heads) + " heads, d " +
@@ -465,6 +569,8 @@ void benchGpt(const Settings &settings, const GptShape &shape) {
   double ratio = timeVariants(settings, title, variants);
   std::printf("RESULT %s lazyc=%.4f torch=%.4f ratio=%.3f\n", shape.name,
               median(variants[0].stepMs), bestOther(variants), ratio);
+  if (settings.autocast)
+    printAutocastResult(shape.name, variants);
 }
 
 /// Where the transformer step's time goes (`--only gpt-parts`): the
@@ -743,11 +849,13 @@ int main(int argc, char **argv) {
       settings.threads = std::max(1, std::atoi(value().c_str()));
     else if (flag == "--epochs")
       settings.epochs = std::max(1, std::atoi(value().c_str()));
+    else if (flag == "--autocast")
+      settings.autocast = true;
     else {
       std::fprintf(stderr,
                    "usage: %s [--only cnn|gpt|gpt-small|digits|gpt-parts] "
                    "[--rounds N] "
-                   "[--block N] [--threads N] [--epochs N]\n",
+                   "[--block N] [--threads N] [--epochs N] [--autocast]\n",
                    argv[0]);
       return 2;
     }

@@ -24,6 +24,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
 #include <torch/version.h>
@@ -55,8 +56,11 @@ namespace {
 struct Trained {
   std::vector<at::Tensor> parameters;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
+  bool autocast = false;
 
-  Trained(const std::vector<Parameter> &initial, const OptimizerSetup &setup) {
+  Trained(const std::vector<Parameter> &initial, const OptimizerSetup &setup,
+          bool autocast)
+      : autocast(autocast) {
     for (const Parameter &parameter : initial)
       parameters.push_back(
           at::from_blob(const_cast<float *>(parameter.values.data()),
@@ -78,7 +82,19 @@ struct Trained {
     // gradient buffers over instead of adding into zeroed ones.
     for (at::Tensor &parameter : parameters)
       parameter.mutable_grad() = at::Tensor();
-    at::Tensor value = loss();
+    at::Tensor value;
+    if (autocast) {
+      // torch.autocast("cpu", torch.bfloat16) around the forward pass and
+      // the loss, as its documentation places it; its cast cache cleared
+      // on leaving, as the context manager does.
+      at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+      at::autocast::set_cpu_enabled(true);
+      value = loss();
+      at::autocast::set_cpu_enabled(false);
+      at::autocast::clear_cache();
+    } else {
+      value = loss();
+    }
     value.backward();
     optimizer->step();
     return value.item<float>();
@@ -97,7 +113,8 @@ int64_t countCorrect(const at::Tensor &logits, const at::Tensor &labels) {
 } // namespace
 
 TorchModel lazyc::bench::makeTorchCnn(const CnnSetup &setup) {
-  auto model = std::make_shared<Trained>(setup.parameters, setup.optimizer);
+  auto model = std::make_shared<Trained>(setup.parameters, setup.optimizer,
+                                         setup.autocast);
   int64_t side = setup.side, p1 = setup.padding1, p2 = setup.padding2;
   auto forward = [model, side, p1, p2](const std::vector<float> &inputs,
                                        int64_t n) {
@@ -130,7 +147,8 @@ TorchModel lazyc::bench::makeTorchCnn(const CnnSetup &setup) {
 }
 
 TorchModel lazyc::bench::makeTorchGpt(const GptSetup &setup) {
-  auto model = std::make_shared<Trained>(setup.parameters, setup.optimizer);
+  auto model = std::make_shared<Trained>(setup.parameters, setup.optimizer,
+                                         setup.autocast);
   GptSetup shape = setup;
   shape.parameters.clear();
   auto forward = [model, shape](const std::vector<float> &inputs, int64_t n) {

@@ -44,6 +44,8 @@ struct CnnSetup {
   std::vector<Parameter> parameters;
   int64_t side = 28, padding1 = 2, padding2 = 0;
   OptimizerSetup optimizer;
+  /// The forward pass and loss under CPU autocast to bf16.
+  bool autocast = false;
 };
 
 /// The GPT of examples/char_transformer.cpp. Parameters in lazyc's order:
@@ -55,6 +57,8 @@ struct GptSetup {
   std::vector<Parameter> parameters;
   int64_t vocabulary = 0, dim = 0, heads = 0, layers = 0, context = 0;
   OptimizerSetup optimizer;
+  /// The forward pass and loss under CPU autocast to bf16.
+  bool autocast = false;
 };
 
 /// A model in libtorch eager mode. step() runs one training step

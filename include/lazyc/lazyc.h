@@ -12,6 +12,7 @@
 #ifndef LAZYC_LAZYC_H
 #define LAZYC_LAZYC_H
 
+#include "lazyc/API/Autocast.h"
 #include "lazyc/API/Autodiff.h"
 #include "lazyc/API/Compile.h"
 #include "lazyc/API/ControlFlow.h"

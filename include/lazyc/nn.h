@@ -29,6 +29,7 @@
 #include "lazyc/NN/Modules.h"
 #include "lazyc/NN/Sequential.h"
 #include "lazyc/Optim/Adam.h"
+#include "lazyc/Optim/GradScaler.h"
 #include "lazyc/Optim/SGD.h"
 
 #endif // LAZYC_NN_H

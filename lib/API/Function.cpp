@@ -19,6 +19,7 @@
 #include "FunctionState.h"
 #include "TensorAccess.h"
 #include "VariableState.h"
+#include "lazyc/API/Autocast.h"
 #include "lazyc/API/Compile.h"
 
 #include "lazyc/API/Device.h"
@@ -170,6 +171,9 @@ detail::FunctionCall::FunctionCall(FunctionState &state,
     texts.push_back(std::move(text));
   }
   key += std::string(isEager() ? "eager" : "lazy") + " on " + device.str();
+  std::optional<DType> autocast = autocastDType();
+  if (autocast)
+    key += std::string(", autocast to ") + dtypeName(*autocast);
 
   auto found = llvm::find_if(
       state.concrete, [&](const ConcreteFunction &c) { return c.key == key; });
@@ -182,6 +186,9 @@ detail::FunctionCall::FunctionCall(FunctionState &state,
       created.text += " [eager]";
     if (device != Device::cpu())
       created.text += " on " + device.str();
+    if (autocast)
+      created.text +=
+          std::string(" [autocast to ") + dtypeName(*autocast) + "]";
     concrete = &created;
     // Without a signature, many concrete functions mean an argument keeps
     // changing: say which, once.

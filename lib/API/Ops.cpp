@@ -20,6 +20,7 @@
 #include "ShapeCheck.h"
 #include "Tape.h"
 #include "TensorAccess.h"
+#include "lazyc/API/Autocast.h"
 
 #include "lazyc/Runtime/Collectives.h"
 #include "lazyc/Trace/Node.h"
@@ -431,7 +432,9 @@ Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
               bool keepDims, Where where, const char *userName = nullptr) {
   // The name errors give: the op the user called (any/all reduce by sum).
   const char *name = userName ? userName : opName(kind);
-  NodePtr node = use(x, name, where);
+  bool sums = kind == OpKind::ReduceSum || kind == OpKind::ReduceMean;
+  NodePtr node =
+      use(sums ? detail::autocastToFloat32(x, where) : x, name, where);
   int64_t rank = static_cast<int64_t>(node->shape.size());
   if (axes.empty()) {
     axes.resize(rank);
@@ -475,7 +478,7 @@ Tensor reduce(OpKind kind, const Tensor &x, std::vector<int64_t> axes,
 
 Tensor softmaxLike(OpKind kind, const Tensor &x, int64_t axis, Where where) {
   const char *name = opName(kind);
-  const NodePtr &node = use(x, name, where);
+  NodePtr node = use(detail::autocastToFloat32(x, where), name, where);
   if (!isFloat(node->dtype))
     fail(name,
          std::string("needs a floating-point tensor, got ") +
@@ -1113,6 +1116,7 @@ Tensor lazyc::matmul(const Tensor &lhsTensor, const Tensor &rhsTensor,
   DType dtype = promoteTypes(lhs->dtype, rhs->dtype);
   if (dtype == DType::Bool)
     fail("matmul", "is not defined for Bool tensors (cast first)", where);
+  dtype = detail::autocastProductType(dtype);
   // Vectors become a row (lhs) or a column (rhs), removed again at the end.
   bool lhsVector = lhs->shape.size() == 1, rhsVector = rhs->shape.size() == 1;
   Shape lhsShape = lhs->shape, rhsShape = rhs->shape;
@@ -1497,7 +1501,7 @@ Tensor lazyc::argmin(const Tensor &x, Where where) {
 }
 
 Tensor lazyc::cumsum(const Tensor &x, int64_t axis, bool reverse, Where where) {
-  NodePtr node = use(x, "cumsum", where);
+  NodePtr node = use(detail::autocastToFloat32(x, where), "cumsum", where);
   axis = normalizeAxis(axis, static_cast<int64_t>(node->shape.size()), "cumsum",
                        where);
   if (node->dtype != sumDType(node->dtype))
@@ -1554,7 +1558,8 @@ Tensor detail::conv2d(const Tensor &images, const Tensor &filters,
   const char *op = opName(OpKind::Conv2d);
   NodePtr input = use(images, op, where), filter = use(filters, op, where);
   checkSameDevice(op, {input.get(), filter.get()}, where);
-  DType dtype = promoteTypes(input->dtype, filter->dtype);
+  DType dtype =
+      detail::autocastProductType(promoteTypes(input->dtype, filter->dtype));
   Shape shape = {input->shape[0], filter->shape[0]};
   for (int d = 0; d < 2; ++d) {
     int64_t reach = dilation[d] * (filter->shape[2 + d] - 1) + 1;

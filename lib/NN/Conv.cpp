@@ -24,6 +24,7 @@
 
 #include "LayerChecks.h"
 
+#include "lazyc/API/Autocast.h"
 #include "lazyc/API/Autodiff.h"
 
 #include <algorithm>
@@ -120,6 +121,13 @@ Tensor unbatch(const Tensor &y, bool unbatched, Where where) {
 
 namespace {
 
+/// out [N, C, H, W] + bias [C]; under autocast in the dtype autocast gave
+/// the product.
+Tensor addBias(const Tensor &out, const Tensor &bias, Where where) {
+  Tensor channels = lazyc::detail::autocastBias(bias, out, where);
+  return At(out, where) + reshape(channels, {1, out.shape()[1], 1, 1}, where);
+}
+
 /// Grouped conv2d of the padded images [N, C, Hp, Wp] with im2col as one
 /// indexSelect: columns [N, C, kH kW, OH OW] transposed to
 /// [C, kH kW, N, OH OW], then the product per group, NCHW and the bias.
@@ -152,7 +160,7 @@ Tensor gatheredConv(const Tensor &padded, const Tensor &weight,
       reshape(product, {outChannels, batch, outHeight, outWidth}, where),
       {1, 0, 2, 3}, where);
   if (bias.defined())
-    out = At(out, where) + reshape(bias, {1, outChannels, 1, 1}, where);
+    out = addBias(out, bias, where);
   return out;
 }
 
@@ -224,7 +232,7 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
         {dilation.height, dilation.width},
         {padding.height, padding.height, padding.width, padding.width}, where);
     if (bias.defined())
-      out = At(out, where) + reshape(bias, {1, outChannels, 1, 1}, where);
+      out = addBias(out, bias, where);
     return unbatch(out, unbatched, where);
   }
   // Groups: under a recording GradientTape the columns are one indexSelect of
@@ -273,7 +281,7 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &weight, const Tensor &bias,
       reshape(product, {outChannels, batch, outHeight, outWidth}, where),
       {1, 0, 2, 3}, where);
   if (bias.defined())
-    out = At(out, where) + reshape(bias, {1, outChannels, 1, 1}, where);
+    out = addBias(out, bias, where);
   return unbatch(out, unbatched, where);
 }
 

@@ -7,6 +7,8 @@
 
 #include "lazyc/NN/Linear.h"
 
+#include "lazyc/API/Autocast.h"
+
 using namespace lazyc;
 using namespace lazyc::nn;
 
@@ -62,7 +64,8 @@ Tensor Linear::forward(const Tensor &x, Where where) const {
   Tensor product = matmul(x, weight, where);
   if (!hasBias())
     return product;
-  return At(product, where) + biasVariable.read(where);
+  return At(product, where) +
+         lazyc::detail::autocastBias(biasVariable.read(where), product, where);
 }
 
 std::vector<Variable *> Linear::parameters() {

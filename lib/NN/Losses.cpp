@@ -7,6 +7,8 @@
 
 #include "lazyc/NN/Losses.h"
 
+#include "lazyc/API/Autocast.h"
+
 #include "lazyc/Runtime/Shape.h"
 
 #include <string>
@@ -59,10 +61,11 @@ static void checkLabelRange(const Tensor &labels, int64_t classes,
                   where);
 }
 
-Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets,
+Tensor nn::crossEntropy(const Tensor &input, const Tensor &targets,
                         Where where) {
-  if (!logits.defined() || !targets.defined())
+  if (!input.defined() || !targets.defined())
     throw Error("crossEntropy", "an operand is an empty Tensor", where);
+  Tensor logits = lazyc::detail::autocastToFloat32(input, where);
   if (logits.rank() != 2 || !isFloat(logits.dtype()))
     throw Error("crossEntropy",
                 std::string("needs [batch, classes] floating-point logits, "
@@ -101,10 +104,12 @@ Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets,
   return -At(mean(perExample, {}, false, where), where);
 }
 
-Tensor nn::mseLoss(const Tensor &prediction, const Tensor &target,
+Tensor nn::mseLoss(const Tensor &predicted, const Tensor &expected,
                    Where where) {
-  if (!prediction.defined() || !target.defined())
+  if (!predicted.defined() || !expected.defined())
     throw Error("mseLoss", "an operand is an empty Tensor", where);
+  Tensor prediction = lazyc::detail::autocastToFloat32(predicted, where);
+  Tensor target = lazyc::detail::autocastToFloat32(expected, where);
   if (prediction.shape() != target.shape())
     throw Error("mseLoss",
                 "the prediction " + shapeText(prediction.shape()) +

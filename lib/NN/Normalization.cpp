@@ -16,6 +16,7 @@
 
 #include "LayerChecks.h"
 
+#include "lazyc/API/Autocast.h"
 #include "lazyc/API/Autodiff.h"
 
 using namespace lazyc;
@@ -36,11 +37,12 @@ Tensor affine(Tensor y, const Tensor &weight, const Tensor &bias,
 
 } // namespace
 
-Tensor nn::layerNorm(const Tensor &x, const Shape &normalizedShape,
+Tensor nn::layerNorm(const Tensor &input, const Shape &normalizedShape,
                      const Tensor &weight, const Tensor &bias, double eps,
                      Where where) {
   const char *op = "layerNorm";
-  nn::detail::requireFloat(x, op, "the input", where);
+  nn::detail::requireFloat(input, op, "the input", where);
+  Tensor x = lazyc::detail::autocastToFloat32(input, where);
   int64_t count = static_cast<int64_t>(normalizedShape.size());
   bool fits = count >= 1 && count <= x.rank();
   for (int64_t d = 0; fits && d < count; ++d)
@@ -67,12 +69,13 @@ Tensor nn::layerNorm(const Tensor &x, const Shape &normalizedShape,
   return affine(y, weight, bias, normalizedShape, where);
 }
 
-Tensor nn::batchNorm(const Tensor &x, Variable *runningMean,
+Tensor nn::batchNorm(const Tensor &input, Variable *runningMean,
                      Variable *runningVar, const Tensor &weight,
                      const Tensor &bias, bool training, double momentum,
                      double eps, Where where) {
   const char *op = "batchNorm";
-  nn::detail::requireFloat(x, op, "the input", where);
+  nn::detail::requireFloat(input, op, "the input", where);
+  Tensor x = lazyc::detail::autocastToFloat32(input, where);
   if (x.rank() < 2)
     throw Error(op, "needs an input [N, C, ...], got " + describe(x), where);
   int64_t channels = x.shape()[1];

@@ -6,10 +6,11 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements the GEMM entry points generated code calls for
-// linalg.matmul on f32 and f64. OpenBLAS runs single-threaded here: the
-// generated code has already split the product over OpenMP threads, and two
-// thread pools fighting over the cores is what made libtorch 2-5x slower on
-// small machines.
+// linalg.matmul on f32 and f64, and on bf16 or f16 operands accumulated in
+// f32 (widened to f32 first: Debian's OpenBLAS has no bf16 GEMM). OpenBLAS runs
+// single-threaded here: the generated code has already split the product over
+// OpenMP threads, and two thread pools fighting over the cores is what made
+// libtorch 2-5x slower on small machines.
 //
 // OpenBLAS is loaded at the first product, not linked: its kernels are
 // chosen when it loads, and Debian 12's OpenBLAS (0.3.21) takes a Sapphire
@@ -21,13 +22,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazyc/Runtime/NarrowFloats.h"
 #include "lazyc/Runtime/Runtime.h"
 
 #include <cblas.h>
+#include <cpuid.h>
 #include <dlfcn.h>
+#include <immintrin.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace {
 
@@ -137,7 +142,91 @@ void matmul(Memref *a, Memref *b, Memref *c, int32_t flags, Gemm gemm) {
             elementA(i, p) * elementB(p, j);
 }
 
+/// Widens `count` f16 values with F16C, 8 at a time.
+__attribute__((target("avx,f16c"))) void
+widenFloat16WithF16c(const uint16_t *from, float *to, int64_t count) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8)
+    _mm256_storeu_ps(to + i, _mm256_cvtph_ps(_mm_loadu_si128(
+                                 reinterpret_cast<const __m128i *>(from + i))));
+  for (; i < count; ++i)
+    to[i] = lazyc::float16BitsToFloat(from[i]);
+}
+
+/// `count` 16-bit floats of `format` (bf16 or f16) as f32 (exact).
+void widen(const uint16_t *from, float *to, int64_t count, bool isBFloat16) {
+  if (isBFloat16) {
+    // A shift: vectorized by the compiler.
+    for (int64_t i = 0; i < count; ++i)
+      to[i] = lazyc::bfloat16BitsToFloat(from[i]);
+    return;
+  }
+  static const bool hasF16c = [] {
+    // (clang 14's __builtin_cpu_supports does not know "f16c".)
+    unsigned eax, ebx, ecx, edx;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx") &&
+           __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+  }();
+  if (hasF16c) {
+    widenFloat16WithF16c(from, to, count);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    to[i] = lazyc::float16BitsToFloat(from[i]);
+}
+
+/// `matrix` (as stored, any strides) widened into `buffer` as a row-major
+/// f32 matrix of the same sizes.
+lazyrt_memref2d_f32 widenMatrix(const lazyrt_memref2d_u16 &matrix,
+                                std::vector<float> &buffer, bool isBFloat16) {
+  int64_t rows = matrix.sizes[0], columns = matrix.sizes[1];
+  buffer.resize(static_cast<size_t>(rows * columns));
+  const uint16_t *base = matrix.aligned + matrix.offset;
+  for (int64_t i = 0; i < rows; ++i) {
+    const uint16_t *row = base + i * matrix.strides[0];
+    float *out = buffer.data() + i * columns;
+    if (matrix.strides[1] == 1) {
+      widen(row, out, columns, isBFloat16);
+      continue;
+    }
+    for (int64_t j = 0; j < columns; ++j) {
+      uint16_t bits = row[j * matrix.strides[1]];
+      out[j] = isBFloat16 ? lazyc::bfloat16BitsToFloat(bits)
+                          : lazyc::float16BitsToFloat(bits);
+    }
+  }
+  return {buffer.data(), buffer.data(), 0, {rows, columns}, {columns, 1}};
+}
+
+/// C += A * B for narrow A and B and an f32 C: both widened, then the f32
+/// GEMM. The buffers are per thread (generated code calls this on every
+/// thread of a split product) and kept for the thread's next product.
+void narrowMatmul(lazyrt_memref2d_u16 *a, lazyrt_memref2d_u16 *b,
+                  lazyrt_memref2d_f32 *c, int32_t flags, bool isBFloat16) {
+  if (c->sizes[0] == 0 || c->sizes[1] == 0)
+    return;
+  thread_local std::vector<float> wideA, wideB;
+  lazyrt_memref2d_f32 widenedA = widenMatrix(*a, wideA, isBFloat16);
+  lazyrt_memref2d_f32 widenedB = widenMatrix(*b, wideB, isBFloat16);
+  matmul<float>(&widenedA, &widenedB, c, flags, openBlas().sgemm);
+}
+
 } // namespace
+
+extern "C" void _mlir_ciface_lazyrt_matmul_bf16_f32(lazyrt_memref2d_u16 *a,
+                                                    lazyrt_memref2d_u16 *b,
+                                                    lazyrt_memref2d_f32 *c,
+                                                    int32_t flags) {
+  narrowMatmul(a, b, c, flags, /*isBFloat16=*/true);
+}
+
+extern "C" void _mlir_ciface_lazyrt_matmul_f16_f32(lazyrt_memref2d_u16 *a,
+                                                   lazyrt_memref2d_u16 *b,
+                                                   lazyrt_memref2d_f32 *c,
+                                                   int32_t flags) {
+  narrowMatmul(a, b, c, flags, /*isBFloat16=*/false);
+}
 
 extern "C" void _mlir_ciface_lazyrt_matmul_f32(lazyrt_memref2d_f32 *a,
                                                lazyrt_memref2d_f32 *b,

@@ -5,14 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Calls _mlir_ciface_lazyrt_matmul_f32/f64 (C += A * B; with flags, A or B
-// stored transposed, or C overwritten) on hand-built memref
+// Calls _mlir_ciface_lazyrt_matmul_f32/f64 and the bf16/f16 ones (C += A * B;
+// with flags, A or B stored transposed, or C overwritten) on hand-built memref
 // descriptors: row-major, sub-matrices of larger buffers (leading dimension
 // larger than the row), offsets, and non-unit inner strides (the plain-loop
 // fallback). Every result is compared with a naive triple loop in double.
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazyc/Runtime/NarrowFloats.h"
 #include "lazyc/Runtime/Runtime.h"
 
 #include "gtest/gtest.h"
@@ -304,6 +305,77 @@ TYPED_TEST(BlasTest, OverwriteWithEmptyInnerDimensionZeroesC) {
   else
     _mlir_ciface_lazyrt_matmul_f64(&a, &b, &c, LAZYRT_GEMM_OVERWRITE);
   EXPECT_EQ(sc, (std::vector<T>{0, 0, 0, 0}));
+}
+
+// bf16 and f16 A and B accumulated into f32 C: every flag, unit and
+// non-unit inner strides, rows longer than 8 (F16C converts 8 at a time)
+// with a tail. The operands are random narrow values (and, for f16, some
+// subnormals); the reference multiplies their exact values in double, so the
+// only error allowed is the f32 accumulation's.
+TEST(NarrowBlasTest, BFloat16AndFloat16IntoFloat32) {
+  constexpr int64_t m = 5, k = 19, n = 11;
+  std::mt19937 engine(7);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (bool isBFloat16 : {true, false}) {
+    auto toBits = [&](float x) {
+      return isBFloat16 ? lazyc::toBFloat16Bits(x) : lazyc::toFloat16Bits(x);
+    };
+    auto fromBits = [&](uint16_t bits) {
+      return double(isBFloat16 ? lazyc::bfloat16BitsToFloat(bits)
+                               : lazyc::float16BitsToFloat(bits));
+    };
+    for (int32_t flags = 0; flags < 8; ++flags) {
+      for (int64_t inner : {1, 2}) {
+        bool ta = flags & LAZYRT_GEMM_TRANSPOSE_A;
+        bool tb = flags & LAZYRT_GEMM_TRANSPOSE_B;
+        bool overwrite = flags & LAZYRT_GEMM_OVERWRITE;
+        int64_t aRows = ta ? k : m, aCols = ta ? m : k;
+        int64_t bRows = tb ? n : k, bCols = tb ? k : n;
+        std::vector<uint16_t> sa(aRows * aCols * inner),
+            sb(bRows * bCols * inner);
+        for (uint16_t &bits : sa)
+          bits = toBits(value(engine));
+        for (size_t i = 0; i < sb.size(); ++i)
+          // Every seventh f16 value a subnormal (below 2^-14).
+          sb[i] = toBits(!isBFloat16 && i % 7 == 0 ? value(engine) * 0x1p-16f
+                                                   : value(engine));
+        std::vector<float> sc(m * n);
+        for (float &x : sc)
+          x = value(engine);
+        auto a = [&](int64_t i, int64_t p) {
+          return fromBits(ta ? sa[(p * aCols + i) * inner]
+                             : sa[(i * aCols + p) * inner]);
+        };
+        auto b = [&](int64_t p, int64_t j) {
+          return fromBits(tb ? sb[(j * bCols + p) * inner]
+                             : sb[(p * bCols + j) * inner]);
+        };
+        std::vector<double> expected(m * n);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double sum = overwrite ? 0.0 : double(sc[i * n + j]);
+            for (int64_t p = 0; p < k; ++p)
+              sum += a(i, p) * b(p, j);
+            expected[i * n + j] = sum;
+          }
+        lazyrt_memref2d_u16 ma{
+            sa.data(), sa.data(), 0, {aRows, aCols}, {aCols * inner, inner}};
+        lazyrt_memref2d_u16 mb{
+            sb.data(), sb.data(), 0, {bRows, bCols}, {bCols * inner, inner}};
+        lazyrt_memref2d_f32 mc{sc.data(), sc.data(), 0, {m, n}, {n, 1}};
+        if (isBFloat16)
+          _mlir_ciface_lazyrt_matmul_bf16_f32(&ma, &mb, &mc, flags);
+        else
+          _mlir_ciface_lazyrt_matmul_f16_f32(&ma, &mb, &mc, flags);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            EXPECT_NEAR(double(sc[i * n + j]), expected[i * n + j], 1e-5)
+                << (isBFloat16 ? "bf16" : "f16") << ", flags " << flags
+                << ", inner stride " << inner << ", C[" << i << ", " << j
+                << "]";
+      }
+    }
+  }
 }
 
 // OpenBLAS is loaded with the kernels this CPU can run: Debian 12's

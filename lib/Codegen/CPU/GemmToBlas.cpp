@@ -33,17 +33,29 @@ static MemRefType dynamicMatrixType(Type element) {
                                                 {dynamic, dynamic}));
 }
 
-/// Returns (declaring it if needed) the runtime's GEMM for `element`.
-static func::FuncOp getOrDeclareGemm(ModuleOp module, Type element) {
-  std::string name =
-      element.isF32() ? "lazyrt_matmul_f32" : "lazyrt_matmul_f64";
+/// The runtime's GEMM for a product of `input` operands into an `output`
+/// C ("lazyrt_matmul_f32", "lazyrt_matmul_bf16_f32"), or "" where it has
+/// none: f32 and f64 products, and bf16 or f16 ones accumulated in f32
+/// (lazy-cpu-widen-narrow-products made them so).
+static std::string gemmName(Type input, Type output) {
+  if (input == output && (input.isF32() || input.isF64()))
+    return input.isF32() ? "lazyrt_matmul_f32" : "lazyrt_matmul_f64";
+  if (output.isF32() && (input.isBF16() || input.isF16()))
+    return input.isBF16() ? "lazyrt_matmul_bf16_f32" : "lazyrt_matmul_f16_f32";
+  return "";
+}
+
+/// Returns (declaring it if needed) the runtime's GEMM `name`.
+static func::FuncOp getOrDeclareGemm(ModuleOp module, StringRef name,
+                                     Type input, Type output) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  MemRefType matrix = dynamicMatrixType(element);
+  MemRefType matrix = dynamicMatrixType(input);
   auto function = func::FuncOp::create(
       b, module.getLoc(), name,
-      b.getFunctionType({matrix, matrix, matrix, b.getI32Type()}, {}));
+      b.getFunctionType(
+          {matrix, matrix, dynamicMatrixType(output), b.getI32Type()}, {}));
   function.setPrivate();
   // Pass descriptors by pointer (_mlir_ciface_*), as the runtime expects.
   function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
@@ -81,11 +93,10 @@ struct LazyCpuGemmToBlasPass
       if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
           !op.hasPureBufferSemantics())
         return;
-      Type element = getElementTypeOrSelf(op->getOperand(0).getType());
-      bool sameTypes = llvm::all_of(op->getOperandTypes(), [&](Type type) {
-        return getElementTypeOrSelf(type) == element;
-      });
-      if (sameTypes && (element.isF32() || element.isF64()))
+      Type a = getElementTypeOrSelf(op->getOperand(0).getType());
+      Type b = getElementTypeOrSelf(op->getOperand(1).getType());
+      Type c = getElementTypeOrSelf(op->getOperand(2).getType());
+      if (a == b && !gemmName(a, c).empty())
         products.push_back(op);
     });
     for (linalg::LinalgOp op : products) {
@@ -102,8 +113,10 @@ struct LazyCpuGemmToBlasPass
       OpBuilder b(op);
       Location loc = op.getLoc();
       Value a = op->getOperand(0), bMatrix = op->getOperand(1);
+      Type input = getElementTypeOrSelf(a.getType());
+      Type output = getElementTypeOrSelf(c.getType());
       func::FuncOp gemm =
-          getOrDeclareGemm(module, getElementTypeOrSelf(a.getType()));
+          getOrDeclareGemm(module, gemmName(input, output), input, output);
       Value flagValue = arith::ConstantIntOp::create(b, loc, *flags, 32);
       auto call = [&](OpBuilder &builder, Value batch) {
         func::CallOp::create(

@@ -59,22 +59,28 @@ static Value wideAccumulator(OpBuilder &b, Location loc, Value init) {
 }
 
 /// Rewrites `op`, a product of f16 or bf16 tensors into one of the same
-/// type, to accumulate into f32 and round the result once.
-template <typename Product> static void widen(Product op) {
+/// type, to accumulate into f32 and round the result once. With
+/// `widenInputs` the operands are widened too (convolutions: their
+/// kernels are f32 ones; matmuls read narrow operands, see
+/// lazy-cpu-gemm-to-blas).
+template <typename Product> static void widen(Product op, bool widenInputs) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value init = op.getDpsInits()[0];
   auto narrow = cast<RankedTensorType>(init.getType());
   Value accumulator = wideAccumulator(b, loc, init);
+  SmallVector<Value> inputs = op.getDpsInputs();
+  if (widenInputs)
+    for (Value &input : inputs)
+      input = convertTensor<arith::ExtFOp>(b, loc, input, b.getF32Type());
   // The region is rebuilt for the new types (the inputs extended to f32);
   // other attributes (indexing maps) carry over.
   SmallVector<NamedAttribute> attributes;
   for (NamedAttribute attribute : op->getAttrs())
     if (attribute.getName() != "operandSegmentSizes")
       attributes.push_back(attribute);
-  auto wide =
-      Product::create(b, loc, TypeRange{accumulator.getType()},
-                      op.getDpsInputs(), ValueRange{accumulator}, attributes);
+  auto wide = Product::create(b, loc, TypeRange{accumulator.getType()}, inputs,
+                              ValueRange{accumulator}, attributes);
   Value rounded = convertTensor<arith::TruncFOp>(b, loc, wide.getResult(0),
                                                  narrow.getElementType());
   op.getResult(0).replaceAllUsesWith(rounded);
@@ -98,15 +104,20 @@ struct LazyCpuWidenNarrowProductsPass
     };
     SmallVector<Operation *> products;
     getOperation().walk([&](Operation *op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
+              linalg::Conv2DNhwcHwcfOp>(op) &&
           isNarrowProduct(cast<linalg::LinalgOp>(op)))
         products.push_back(op);
     });
     for (Operation *op : products) {
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
-        widen(matmul);
+        widen(matmul, /*widenInputs=*/false);
+      else if (auto batched = dyn_cast<linalg::BatchMatmulOp>(op))
+        widen(batched, /*widenInputs=*/false);
+      else if (auto nchw = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+        widen(nchw, /*widenInputs=*/true);
       else
-        widen(cast<linalg::BatchMatmulOp>(op));
+        widen(cast<linalg::Conv2DNhwcHwcfOp>(op), /*widenInputs=*/true);
     }
   }
 };

@@ -4,7 +4,8 @@
 // (C += A * B), which takes every operand as a rank-2 memref of any sizes,
 // strides and offset, plus flags (1: A stored transposed, 2: B stored
 // transposed, 4: overwrite C), and is called through its C interface;
-// batched matmuls call it once per batch element. Other element types,
+// batched matmuls call it once per batch element. bf16 and f16 products
+// into f32 call the narrow entry points. Other element types,
 // tensors and other indexing maps stay linalg.
 
 // A static f32 matmul: three casts to the fully dynamic strided type, one
@@ -195,5 +196,40 @@ func.func @fill_then_matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memr
 func.func @batch_matmul_transposed(%at: memref<3x16x8xf32>, %bt: memref<3x4x16xf32>, %c: memref<3x8x4xf32>) {
   linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
       ins(%at, %bt : memref<3x16x8xf32>, memref<3x4x16xf32>) outs(%c : memref<3x8x4xf32>)
+  return
+}
+
+// -----
+
+// bf16 and f16 operands accumulated into f32 (what
+// lazy-cpu-widen-narrow-products makes of a narrow product) call the
+// narrow entry points, which take A and B narrow and C in f32.
+//       CHECK: func.func private @lazyrt_matmul_f16_f32(memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32)
+//  CHECK-SAME:   attributes {llvm.emit_c_interface}
+//       CHECK: func.func private @lazyrt_matmul_bf16_f32(memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32)
+//  CHECK-SAME:   attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @narrow_into_f32
+//       CHECK:   call @lazyrt_matmul_bf16_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32) -> ()
+//       CHECK:   call @lazyrt_matmul_f16_f32(
+//   CHECK-NOT:   linalg.matmul
+func.func @narrow_into_f32(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<8x4xf32>,
+                           %ha: memref<8x16xf16>, %hb: memref<16x4xf16>, %hc: memref<8x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%ha, %hb : memref<8x16xf16>, memref<16x4xf16>) outs(%hc : memref<8x4xf32>)
+  return
+}
+
+// -----
+
+// A bf16 product into bf16 (not widened) and mixed f16/bf16 operands have
+// no entry point: they stay loops.
+// CHECK-LABEL: func.func @narrow_not_widened
+//   CHECK-NOT:   call
+//       CHECK:   linalg.matmul
+//       CHECK:   linalg.matmul
+func.func @narrow_not_widened(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<8x4xbf16>,
+                              %h: memref<16x4xf16>, %d: memref<8x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xbf16>)
+  linalg.matmul ins(%a, %h : memref<8x16xbf16>, memref<16x4xf16>) outs(%d : memref<8x4xf32>)
   return
 }

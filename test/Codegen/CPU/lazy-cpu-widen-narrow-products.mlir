@@ -47,3 +47,27 @@ func.func @left_alone(%a: tensor<4x3xf32>, %b: tensor<3x2xf32>, %c: tensor<4x2xf
   %1 = linalg.matmul ins(%h, %g : tensor<4x3xbf16>, tensor<3x2xbf16>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %0, %1 : tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// A bf16 convolution: both operands are widened to f32 (elementwise extf),
+// the convolution accumulates into an f32 fill, and one truncf rounds the
+// result, so the f32 convolution kernels run it.
+// CHECK-LABEL: func.func @bf16_convolution
+//  CHECK-SAME:   (%[[X:.*]]: tensor<2x3x8x8xbf16>, %[[W:.*]]: tensor<4x3x3x3xbf16>)
+//       CHECK:   %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x6x6xf32>)
+//       CHECK:   %[[WX:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x3x8x8xbf16>) outs(%{{.*}} : tensor<2x3x8x8xf32>)
+//       CHECK:     arith.extf %{{.*}} : bf16 to f32
+//       CHECK:   %[[WW:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<4x3x3x3xbf16>) outs(%{{.*}} : tensor<4x3x3x3xf32>)
+//       CHECK:     arith.extf %{{.*}} : bf16 to f32
+//       CHECK:   %[[WIDE:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[WX]], %[[WW]] : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%[[FILL]] : tensor<2x4x6x6xf32>)
+//       CHECK:   %[[ROUNDED:.*]] = linalg.generic {{.*}} ins(%[[WIDE]] : tensor<2x4x6x6xf32>) outs(%{{.*}} : tensor<2x4x6x6xbf16>)
+//       CHECK:     arith.truncf %{{.*}} : f32 to bf16
+//       CHECK:   return %[[ROUNDED]]
+func.func @bf16_convolution(%x: tensor<2x3x8x8xbf16>, %w: tensor<4x3x3x3xbf16>) -> tensor<2x4x6x6xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %empty = tensor.empty() : tensor<2x4x6x6xbf16>
+  %fill = linalg.fill ins(%zero : bf16) outs(%empty : tensor<2x4x6x6xbf16>) -> tensor<2x4x6x6xbf16>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x3x8x8xbf16>, tensor<4x3x3x3xbf16>) outs(%fill : tensor<2x4x6x6xbf16>) -> tensor<2x4x6x6xbf16>
+  return %0 : tensor<2x4x6x6xbf16>
+}

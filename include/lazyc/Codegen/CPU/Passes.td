@@ -74,12 +74,14 @@ def LazyOutlineLoopNestsPass
 }
 
 def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
-  let summary = "Run f32/f64 matmuls on buffers through the runtime's BLAS";
+  let summary = "Run f32/f64 (and bf16/f16 into f32) matmuls on buffers through the runtime's BLAS";
   let description = [{
     Rewrites `linalg.matmul` and `linalg.batch_matmul` on f32 or f64 memrefs
     (after bufferization) into calls of `lazyrt_matmul_f32` /
     `lazyrt_matmul_f64` (C = A * B, or C += A * B, through OpenBLAS on the
-    calling thread), one per matrix of a batch. A product reading A or B
+    calling thread), one per matrix of a batch. Products of bf16 or f16 A
+    and B into an f32 C (lazy-cpu-widen-narrow-products makes every narrow
+    product so) call `lazyrt_matmul_bf16_f32` / `lazyrt_matmul_f16_f32`. A product reading A or B
     through a transposed map (from lazy-fold-transpose-into-matmul; batched
     products per matrix) passes BLAS the transpose flag; a zero fill of C just before the product
     is dropped and BLAS overwrites C instead of adding to it. The threads come from the surrounding
@@ -119,7 +121,7 @@ def LazyCpuConvolutionLayoutPass
 
 def LazyCpuWidenNarrowProductsPass
     : Pass<"lazy-cpu-widen-narrow-products", "::mlir::func::FuncOp"> {
-  let summary = "Let f16 and bf16 matrix products accumulate in f32";
+  let summary = "Let f16 and bf16 matrix products and convolutions accumulate in f32";
   let description = [{
     A `linalg.matmul` or `linalg.batch_matmul` of f16 or bf16 tensors into
     one of the same type would add each product into a narrow accumulator,
@@ -127,7 +129,10 @@ def LazyCpuWidenNarrowProductsPass
     (norm-wise). It becomes a product into an f32 accumulator (a fill of
     the initial value, or the initial tensor widened), rounded once to the
     narrow type by an elementwise `arith.truncf` that fusion joins with the
-    ops after it: as cuBLASLt and PyTorch compute these products.
+    ops after it: as cuBLASLt and PyTorch compute these products. A 2-D
+    convolution (NCHW/FCHW or NHWC/HWCF) of f16 or bf16 tensors gets f32
+    operands as well (each widened by an elementwise `arith.extf` that
+    fuses with its producer), so it runs on the f32 convolution kernels.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
