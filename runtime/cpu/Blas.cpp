@@ -32,7 +32,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
+#include <memory>
 
 namespace {
 
@@ -176,16 +176,30 @@ void widen(const uint16_t *from, float *to, int64_t count, bool isBFloat16) {
     to[i] = lazyc::float16BitsToFloat(from[i]);
 }
 
+/// A growing scratch buffer whose elements are not initialized (a vector's
+/// resize would fill every new element first: a memset per product).
+struct Scratch {
+  std::unique_ptr<float[]> data;
+  int64_t capacity = 0;
+  float *reserve(int64_t count) {
+    if (count > capacity) {
+      data.reset(new float[static_cast<size_t>(count)]);
+      capacity = count;
+    }
+    return data.get();
+  }
+};
+
 /// `matrix` (as stored, any strides) widened into `buffer` as a row-major
 /// f32 matrix of the same sizes.
 lazyrt_memref2d_f32 widenMatrix(const lazyrt_memref2d_u16 &matrix,
-                                std::vector<float> &buffer, bool isBFloat16) {
+                                Scratch &buffer, bool isBFloat16) {
   int64_t rows = matrix.sizes[0], columns = matrix.sizes[1];
-  buffer.resize(static_cast<size_t>(rows * columns));
+  float *wide = buffer.reserve(rows * columns);
   const uint16_t *base = matrix.aligned + matrix.offset;
   for (int64_t i = 0; i < rows; ++i) {
     const uint16_t *row = base + i * matrix.strides[0];
-    float *out = buffer.data() + i * columns;
+    float *out = wide + i * columns;
     if (matrix.strides[1] == 1) {
       widen(row, out, columns, isBFloat16);
       continue;
@@ -196,7 +210,7 @@ lazyrt_memref2d_f32 widenMatrix(const lazyrt_memref2d_u16 &matrix,
                           : lazyc::float16BitsToFloat(bits);
     }
   }
-  return {buffer.data(), buffer.data(), 0, {rows, columns}, {columns, 1}};
+  return {wide, wide, 0, {rows, columns}, {columns, 1}};
 }
 
 /// C += A * B for narrow A and B and an f32 C: both widened, then the f32
@@ -206,7 +220,7 @@ void narrowMatmul(lazyrt_memref2d_u16 *a, lazyrt_memref2d_u16 *b,
                   lazyrt_memref2d_f32 *c, int32_t flags, bool isBFloat16) {
   if (c->sizes[0] == 0 || c->sizes[1] == 0)
     return;
-  thread_local std::vector<float> wideA, wideB;
+  thread_local Scratch wideA, wideB;
   lazyrt_memref2d_f32 widenedA = widenMatrix(*a, wideA, isBFloat16);
   lazyrt_memref2d_f32 widenedB = widenMatrix(*b, wideB, isBFloat16);
   matmul<float>(&widenedA, &widenedB, c, flags, openBlas().sgemm);

@@ -11,6 +11,7 @@
 
 #include "lazyc/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -21,6 +22,40 @@ namespace mlir::lazy {
 
 using namespace mlir;
 
+/// Rewrites an integer-to-bf16 conversion (a Bool mask cast to bf16, as a
+/// relu's gradient makes) into a conversion to f32, exact for integers of
+/// up to 24 bits, and a truncf to bf16, which the expansion below turns
+/// into integer code; LLVM would call a routine per element. Wider
+/// integers are left alone: going through f32 would round twice.
+static void convertSmallIntegersThroughF32(Operation *root) {
+  SmallVector<Operation *> conversions;
+  root->walk([&](Operation *op) {
+    if (!isa<arith::UIToFPOp, arith::SIToFPOp>(op) ||
+        !getElementTypeOrSelf(op->getResult(0).getType()).isBF16())
+      return;
+    unsigned width =
+        getElementTypeOrSelf(op->getOperand(0).getType()).getIntOrFloatBitWidth();
+    if (width <= (isa<arith::SIToFPOp>(op) ? 25u : 24u))
+      conversions.push_back(op);
+  });
+  for (Operation *op : conversions) {
+    OpBuilder b(op);
+    Type bf16 = op->getResult(0).getType();
+    Type f32 = b.getF32Type();
+    if (auto vector = dyn_cast<VectorType>(bf16))
+      f32 = vector.clone(f32);
+    Value wide =
+        isa<arith::UIToFPOp>(op)
+            ? arith::UIToFPOp::create(b, op->getLoc(), f32, op->getOperand(0))
+                  .getResult()
+            : arith::SIToFPOp::create(b, op->getLoc(), f32, op->getOperand(0))
+                  .getResult();
+    Value narrow = arith::TruncFOp::create(b, op->getLoc(), bf16, wide);
+    op->getResult(0).replaceAllUsesWith(narrow);
+    op->erase();
+  }
+}
+
 namespace {
 struct LazyExpandBFloat16Pass
     : mlir::lazy::impl::LazyExpandBFloat16PassBase<LazyExpandBFloat16Pass> {
@@ -30,6 +65,7 @@ struct LazyExpandBFloat16Pass
     auto isBFloat16 = [](Type type) {
       return getElementTypeOrSelf(type).isBF16();
     };
+    convertSmallIntegersThroughF32(getOperation());
     WalkResult found = getOperation()->walk([&](Operation *op) {
       if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
           (isBFloat16(op->getOperand(0).getType()) ||

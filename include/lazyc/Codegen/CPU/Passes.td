@@ -260,7 +260,10 @@ def LazyExpandBFloat16Pass : Pass<"lazy-expand-bf16"> {
     bit manipulation (round to nearest even, NaN kept). LLVM would otherwise
     use x86's `vcvtneps2bf16`, which flushes subnormal inputs to zero.
     (Upstream's arith-expand does this too, but also rewrites maximumf and
-    minimumf in a way that loses the sign of zero.)
+    minimumf in a way that loses the sign of zero.) Conversions of integers
+    of up to 24 bits to bf16 (`arith.uitofp`, `arith.sitofp`: a Bool mask
+    cast to bf16) go through an exact conversion to f32 and a `truncf`,
+    which is expanded too; LLVM would call `__truncsfbf2` per element.
   }];
 }
 
