@@ -575,6 +575,13 @@ bool Generator::addRandomOp() {
     if (b < 0)
       return false;
     step.operands.push_back(b);
+    // Programs whose seed ends in 6 run their float products under
+    // autocast, BFloat16 and Float16 in turn (from the seed, not the random
+    // stream: the other programs stay as they were drawn).
+    if (program.seed % 10 == 6 && isFloatingPoint(dtype)) {
+      step.flag = true;
+      step.op = static_cast<int>(program.steps.size() % 2);
+    }
     return add(step);
   }
   if (choice < 82) {

@@ -395,8 +395,17 @@ Tensor applyOp(const Program &program, size_t index,
     return where(operand(0), operand(1), operand(2));
   case StepKind::Cast:
     return cast(operand(0), step.dtype);
-  case StepKind::Matmul:
-    return matmul(operand(0), operand(1));
+  case StepKind::Matmul: {
+    if (!step.flag)
+      return matmul(operand(0), operand(1));
+    // Under autocast, cast back to the type the product has without it.
+    Tensor product;
+    {
+      AutocastScope autocast(step.op ? DType::Float16 : DType::BFloat16);
+      product = matmul(operand(0), operand(1));
+    }
+    return cast(product, promoteTypes(operand(0).dtype(), operand(1).dtype()));
+  }
   case StepKind::Reduce:
     return reduce(static_cast<ReduceOp>(step.op), operand(0), step.ints,
                   step.flag);
@@ -993,6 +1002,11 @@ std::string fuzz::print(const Program &program, bool eager) {
       break;
     case StepKind::Matmul:
       expression = "matmul(" + t(0) + ", " + t(1) + ")";
+      if (step.flag)
+        expression = std::string("cast([&] { AutocastScope autocast(DType::") +
+                     (step.op ? "Float16" : "BFloat16") + "); return " +
+                     expression + "; }(), promoteTypes(" + t(0) + ".dtype(), " +
+                     t(1) + ".dtype()))";
       break;
     case StepKind::Reduce:
       expression = std::string(reduceName(static_cast<ReduceOp>(step.op))) +

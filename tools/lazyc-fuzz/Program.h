@@ -43,7 +43,9 @@ enum class StepKind {
                  ///< keepDims), gelu(a), ...
   Where,         ///< where(c, a, b)
   Cast,          ///< cast(a, dtype)
-  Matmul,        ///< matmul(a, b)
+  Matmul,        ///< matmul(a, b); with `flag`, under AutocastScope
+                 ///< (`op` 0: BFloat16, 1: Float16), cast back to the
+                 ///< operands' promoted type
   Reduce,        ///< sum / mean / max / min (a, axes, keepDims)
   Softmax,       ///< softmax / logSoftmax (a, axis)
   Reshape,       ///< reshape(a, shape)

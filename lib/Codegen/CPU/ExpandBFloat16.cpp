@@ -33,8 +33,8 @@ static void convertSmallIntegersThroughF32(Operation *root) {
     if (!isa<arith::UIToFPOp, arith::SIToFPOp>(op) ||
         !getElementTypeOrSelf(op->getResult(0).getType()).isBF16())
       return;
-    unsigned width =
-        getElementTypeOrSelf(op->getOperand(0).getType()).getIntOrFloatBitWidth();
+    unsigned width = getElementTypeOrSelf(op->getOperand(0).getType())
+                         .getIntOrFloatBitWidth();
     if (width <= (isa<arith::SIToFPOp>(op) ? 25u : 24u))
       conversions.push_back(op);
   });
