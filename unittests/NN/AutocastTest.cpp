@@ -17,11 +17,14 @@
 
 #include "lazyc/Runtime/NarrowFloats.h"
 
+#include "../API/ExpectError.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
 
 using namespace lazyc;
+using lazyc::test::expectError;
 
 namespace {
 
@@ -51,16 +54,6 @@ std::vector<float> matrix(int64_t rows, int64_t columns, int salt) {
   for (int64_t i = 0; i < rows * columns; ++i)
     values[i] = 2.0f * std::sin(0.37f * i + salt) * std::cos(0.11f * i);
   return values;
-}
-
-/// The message of the lazyc::Error `run` throws ("" if none).
-template <typename Run> std::string errorOf(Run run) {
-  try {
-    run();
-  } catch (const Error &error) {
-    return error.what();
-  }
-  return "";
 }
 
 class AutocastTest : public ::testing::TestWithParam<DType> {};
@@ -288,10 +281,12 @@ TEST(AutocastScopeTest, ScopesNestAndLeaveWideTypesAlone) {
   EXPECT_EQ(matmul(a, a).dtype(), DType::Float32);
   // Outside autocast a narrow sum stays narrow.
   EXPECT_EQ(sum(cast(a, DType::BFloat16)).dtype(), DType::BFloat16);
-  EXPECT_NE(errorOf([] { AutocastScope wrong(DType::Float32); })
-                .find("[lazyc::AutocastScope] autocasts to BFloat16 or "
-                      "Float16, not Float32"),
-            std::string::npos);
+  expectError(
+      [](unsigned &line) {
+        line = __LINE__ + 1;
+        AutocastScope wrong(DType::Float32);
+      },
+      "AutocastScope", "autocasts to BFloat16 or Float16, not Float32");
 }
 
 // A staged function is staged once per autocast setting it is called

@@ -14,24 +14,17 @@
 
 #include "lazyc/nn.h"
 
+#include "../API/ExpectError.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <limits>
 
 using namespace lazyc;
+using lazyc::test::expectError;
 
 namespace {
-
-/// The message of the lazyc::Error `run` throws ("" if none).
-template <typename Run> std::string errorOf(Run run) {
-  try {
-    run();
-  } catch (const Error &error) {
-    return error.what();
-  }
-  return "";
-}
 
 Tensor vector(std::vector<float> values) {
   int64_t size = static_cast<int64_t>(values.size());
@@ -132,15 +125,20 @@ TEST(GradScalerTest, SkippedStepsLeaveOptimizerStateUnchanged) {
 TEST(GradScalerTest, BadSettingsAreErrors) {
   optim::GradScaler::Options options;
   options.backoffFactor = 1.5;
-  EXPECT_NE(errorOf([&] { optim::GradScaler scaler(options); })
-                .find("[lazyc::GradScaler] needs a positive finite initial "
-                      "scale"),
-            std::string::npos);
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        optim::GradScaler scaler(options);
+      },
+      "GradScaler", "needs a positive finite initial scale");
   optim::GradScaler scaler;
-  EXPECT_NE(errorOf([&] {
-              scaler.scale(Tensor::fromVector(std::vector<int32_t>{1}, {1}));
-            }).find("[lazyc::GradScaler::scale] needs a floating-point loss"),
-            std::string::npos);
+  Tensor integers = Tensor::fromVector(std::vector<int32_t>{1}, {1});
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        scaler.scale(integers);
+      },
+      "GradScaler::scale", "needs a floating-point loss, got Int32");
 }
 
 } // namespace
