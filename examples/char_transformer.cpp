@@ -367,12 +367,9 @@ int main(int argc, char **argv) {
     optim::GradScaler::Options scalerOptions;
     scalerOptions.enabled = settings.autocast == DType::Float16;
     optim::GradScaler scaler(scalerOptions);
-    // The forward pass's precision: the scope autocasts while it lives.
-    auto autocastScope = [&] {
-      return std::make_unique<AutocastScope>(
-          settings.autocast.value_or(DType::BFloat16),
-          settings.autocast.has_value());
-    };
+    // The forward pass's precision (a disabled scope changes nothing).
+    DType narrow = settings.autocast.value_or(DType::BFloat16);
+    bool autocasts = settings.autocast.has_value();
     // In the optimizer's order (its groups'), as step() takes gradients.
     std::vector<Variable *> parameters = adam.parameters();
     int64_t parameterCount = 0;
@@ -413,7 +410,7 @@ int main(int argc, char **argv) {
       for (int64_t i = std::max<int64_t>(0, T - 40); i < T; ++i)
         prompt += alphabet[window[i]];
       NoGradScope noGrad;
-      auto autocast = autocastScope();
+      AutocastScope autocast(narrow, autocasts);
       for (int64_t i = 0; i < length; ++i) {
         Tensor logits = model.forward(Tensor::fromVector(window, {1, T}));
         Tensor last = reshape(slice(logits, {0, T - 1, 0}, {1, T, vocabulary}),
@@ -456,7 +453,7 @@ int main(int argc, char **argv) {
       {
         GradientTape tape;
         {
-          auto autocast = autocastScope();
+          AutocastScope autocast(narrow, autocasts);
           loss = nn::crossEntropy(
               reshape(model.forward(x), {B * T, vocabulary}), y);
         }

@@ -363,6 +363,30 @@ std::function<float()> withBlasThreads(int threads,
   };
 }
 
+/// lazyc's step under bf16 autocast: the loss `lossOf(step)` of a model
+/// of its own (`parameters`, from the same initial values), with an
+/// optimizer of its own.
+void addLazycAutocastVariant(std::vector<Variant> &variants,
+                             std::vector<Variable *> parameters,
+                             const bench::OptimizerSetup &setup,
+                             std::function<Tensor(size_t)> lossOf) {
+  std::shared_ptr<optim::Optimizer> optimizer =
+      makeOptimizer(parameters, setup);
+  auto next = std::make_shared<size_t>(0);
+  variants.emplace_back(
+      "lazyc lazy, bf16 autocast",
+      [=]() mutable {
+        size_t step = (*next)++;
+        return lazycStep(
+            [&] {
+              AutocastScope autocast(DType::BFloat16);
+              return lossOf(step);
+            },
+            parameters, *optimizer);
+      },
+      /*torch=*/false, /*autocast=*/true);
+}
+
 /// libtorch's two configurations, each training its own copy of the model:
 /// OpenBLAS on the threads (its own thread pool beside ATen's OpenMP one),
 /// and OpenBLAS on one thread (ATen's threads only). Which is faster
@@ -427,25 +451,14 @@ void benchCnn(const Settings &settings) {
   // The same step under bf16 autocast: a model of its own from the same
   // initial values on each side.
   std::unique_ptr<Cnn> narrowCnn;
-  std::vector<Variable *> narrowParameters;
-  std::unique_ptr<optim::Optimizer> narrowOptimizer;
-  size_t narrowNext = 0;
   if (settings.autocast) {
     narrowCnn = std::make_unique<Cnn>(28, /*seed=*/1);
-    narrowParameters = narrowCnn->net.parameters();
-    narrowOptimizer = makeOptimizer(narrowParameters, setup.optimizer);
-    variants.emplace_back(
-        "lazyc lazy, bf16 autocast",
-        [&] {
-          size_t b = narrowNext++ % batches;
-          return lazycStep(
-              [&] {
-                AutocastScope autocast(DType::BFloat16);
-                return nn::crossEntropy(narrowCnn->net(images[b]), labels[b]);
-              },
-              narrowParameters, *narrowOptimizer);
-        },
-        /*torch=*/false, /*autocast=*/true);
+    addLazycAutocastVariant(variants, narrowCnn->net.parameters(),
+                            setup.optimizer, [&](size_t step) {
+                              size_t b = step % batches;
+                              return nn::crossEntropy(narrowCnn->net(images[b]),
+                                                      labels[b]);
+                            });
     bench::CnnSetup narrowSetup = setup;
     narrowSetup.autocast = true;
     addTorchVariants(
@@ -533,27 +546,15 @@ void benchGpt(const Settings &settings, const GptShape &shape) {
       variants, settings, [&] { return bench::makeTorchGpt(setup); },
       torchStep);
   std::unique_ptr<Gpt> narrowGpt;
-  std::vector<Variable *> narrowParameters;
-  std::unique_ptr<optim::Optimizer> narrowOptimizer;
-  size_t narrowNext = 0;
   if (settings.autocast) {
     narrowGpt = std::make_unique<Gpt>(setup, /*seed=*/1);
-    narrowParameters = narrowGpt->parameters();
-    narrowOptimizer = makeOptimizer(narrowParameters, setup.optimizer);
-    variants.emplace_back(
-        "lazyc lazy, bf16 autocast",
-        [&] {
-          size_t b = narrowNext++ % batches;
-          return lazycStep(
-              [&] {
-                AutocastScope autocast(DType::BFloat16);
-                return nn::crossEntropy(reshape(narrowGpt->forward(inputs[b]),
-                                                {batch * T, setup.vocabulary}),
-                                        targets[b]);
-              },
-              narrowParameters, *narrowOptimizer);
-        },
-        /*torch=*/false, /*autocast=*/true);
+    addLazycAutocastVariant(
+        variants, narrowGpt->parameters(), setup.optimizer, [&](size_t step) {
+          size_t b = step % batches;
+          return nn::crossEntropy(reshape(narrowGpt->forward(inputs[b]),
+                                          {batch * T, setup.vocabulary}),
+                                  targets[b]);
+        });
     bench::GptSetup narrowSetup = setup;
     narrowSetup.autocast = true;
     addTorchVariants(

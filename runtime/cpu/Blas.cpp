@@ -142,6 +142,12 @@ void matmul(Memref *a, Memref *b, Memref *c, int32_t flags, Gemm gemm) {
             elementA(i, p) * elementB(p, j);
 }
 
+/// The value of bf16 or f16 `bits` (exact).
+float narrowBitsToFloat(uint16_t bits, bool isBFloat16) {
+  return isBFloat16 ? lazyc::bfloat16BitsToFloat(bits)
+                    : lazyc::float16BitsToFloat(bits);
+}
+
 /// Widens `count` f16 values with F16C, 8 at a time.
 __attribute__((target("avx,f16c"))) void
 widenFloat16WithF16c(const uint16_t *from, float *to, int64_t count) {
@@ -153,7 +159,7 @@ widenFloat16WithF16c(const uint16_t *from, float *to, int64_t count) {
     to[i] = lazyc::float16BitsToFloat(from[i]);
 }
 
-/// `count` 16-bit floats of `format` (bf16 or f16) as f32 (exact).
+/// `count` bf16 (or f16) values as f32 (exact).
 void widen(const uint16_t *from, float *to, int64_t count, bool isBFloat16) {
   if (isBFloat16) {
     // A shift: vectorized by the compiler.
@@ -173,7 +179,7 @@ void widen(const uint16_t *from, float *to, int64_t count, bool isBFloat16) {
     return;
   }
   for (int64_t i = 0; i < count; ++i)
-    to[i] = lazyc::float16BitsToFloat(from[i]);
+    to[i] = narrowBitsToFloat(from[i], /*isBFloat16=*/false);
 }
 
 /// A growing scratch buffer whose elements are not initialized (a vector's
@@ -204,11 +210,8 @@ lazyrt_memref2d_f32 widenMatrix(const lazyrt_memref2d_u16 &matrix,
       widen(row, out, columns, isBFloat16);
       continue;
     }
-    for (int64_t j = 0; j < columns; ++j) {
-      uint16_t bits = row[j * matrix.strides[1]];
-      out[j] = isBFloat16 ? lazyc::bfloat16BitsToFloat(bits)
-                          : lazyc::float16BitsToFloat(bits);
-    }
+    for (int64_t j = 0; j < columns; ++j)
+      out[j] = narrowBitsToFloat(row[j * matrix.strides[1]], isBFloat16);
   }
   return {wide, wide, 0, {rows, columns}, {columns, 1}};
 }
