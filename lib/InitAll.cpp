@@ -7,6 +7,7 @@
 
 #include "lazyc/InitAll.h"
 #include "lazyc/Codegen/CPU/Passes.h"
+#include "lazyc/Codegen/Attention.h"
 #include "lazyc/Codegen/Collectives.h"
 #include "lazyc/Codegen/GPU/Passes.h"
 #include "lazyc/Codegen/Passes.h"
@@ -88,6 +89,7 @@ void lazyc::registerAllDialects(mlir::DialectRegistry &registry) {
   // Interfaces the pipelines rely on (bufferization, tiling, value bounds)
   // that upstream attaches from outside the dialects.
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::lazy::registerAttentionBufferizationModel(registry);
   mlir::lazy::registerCollectiveBufferizationModel(registry);
   mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Autodiff.h"
+#include "Attention.h"
 #include "Collectives.h"
 #include "Convolution.h"
 #include "Tape.h"
@@ -550,6 +551,23 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
   case OpKind::Conv2d:
     vjpConv2d(node, in, g);
     return;
+  case OpKind::Attention: {
+    // The statistics column is the gradients' own input: no user reads it.
+    std::vector<int64_t> start(node.shape.size(), 0), limit = node.shape;
+    limit.back() -= 1;
+    Tensor dOut = lazyc::slice(g, std::move(start), std::move(limit), {}, where);
+    auto [dq, dk, dv] = detail::attentionGradients(node, in, out, dOut, where);
+    accumulate(in[0], dq);
+    accumulate(in[1], dk);
+    accumulate(in[2], dv);
+    return;
+  }
+  case OpKind::AttentionGrad:
+    throw Error(opName(node.kind),
+                "has no gradient: tiled attention is differentiable once "
+                "(nn::scaledDotProductAttention with AttentionTiles::Never "
+                "records the materialized form, which is differentiable again)",
+                where);
   case OpKind::Softmax: {
     // dx = y * (g - sum(g * y)) along the axis.
     Tensor dot = lazyc::sum(mul(g, out), {node.integer}, true, where);

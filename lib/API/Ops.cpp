@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/API/Ops.h"
+#include "Attention.h"
 #include "Collectives.h"
 #include "Convolution.h"
 #include "Engine/Convert.h"
@@ -498,6 +499,21 @@ NodePtr reshapeNode(const NodePtr &node, Shape shape, Where where) {
                 [&](Node &n) { n.ints = shape; });
 }
 
+/// The seed of a random op: data, an Int64 literal operand, so a new seed
+/// each step reuses the compiled trace (constant promotion). Literals hold
+/// doubles, exact for integers up to 2^53.
+NodePtr seedOperand(int64_t seed, const char *op, Device device, Where where) {
+  constexpr int64_t kMaxExactSeed = int64_t(1) << 53;
+  if (seed < -kMaxExactSeed || seed > kMaxExactSeed)
+    fail(op,
+         "needs a seed within +-2^53 (seeds are passed as data, exactly), "
+         "got " +
+             std::to_string(seed),
+         where);
+  return operandLiteral(static_cast<double>(seed), DType::Int64, device, where,
+                        Shape());
+}
+
 Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
               DType dtype, Where where) {
   const char *name = opName(kind);
@@ -513,21 +529,10 @@ Tensor random(OpKind kind, Shape shape, double a, double b, int64_t seed,
          where);
   if (kind == OpKind::RandomNormal && !(b >= 0))
     fail(name, "needs stddev >= 0, got " + std::to_string(b), where);
-  // The seed is data, an Int64 literal operand, so a new seed each step
-  // reuses the compiled trace (constant promotion); literals hold doubles,
-  // exact for integers up to 2^53.
-  constexpr int64_t kMaxExactSeed = int64_t(1) << 53;
-  if (seed < -kMaxExactSeed || seed > kMaxExactSeed)
-    fail(name,
-         "needs a seed within +-2^53 (seeds are passed as data, exactly), "
-         "got " +
-             std::to_string(seed),
-         where);
   Device device = defaultDevice();
   engine::checkAvailable(device, name, where);
   NodeInputs inputs;
-  inputs.push_back(operandLiteral(static_cast<double>(seed), DType::Int64,
-                                  device, where, Shape()));
+  inputs.push_back(seedOperand(seed, name, device, where));
   return detail::TensorAccess::wrap(
       record(kind, dtype, shape, std::move(inputs), where, [&](Node &n) {
         n.scalar = a;
@@ -1574,6 +1579,133 @@ Tensor detail::conv2d(const Tensor &images, const Tensor &filters,
                n.ints2 = {dilation[0], dilation[1]};
                n.ints3.assign(padding.begin(), padding.end());
              }));
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The attributes an attention node and its gradients share.
+void setAttentionAttributes(Node &n, double scale, bool causal,
+                            double dropout) {
+  n.scalar = scale;
+  n.scalar2 = dropout;
+  n.flag = causal;
+}
+
+/// `x` without its last column: an attention node's output rows.
+Tensor withoutLastColumns(const Tensor &x, int64_t columns, Where where) {
+  std::vector<int64_t> start(x.shape().size(), 0), limit = x.shape();
+  limit.back() -= columns;
+  return lazyc::slice(x, std::move(start), std::move(limit), {}, where);
+}
+
+} // namespace
+
+Tensor lazyc::tiledAttention(const Tensor &q, const Tensor &k, const Tensor &v,
+                             const Tensor &bias, double scale, bool causal,
+                             double dropout, int64_t seed, Where where) {
+  const char *op = opName(OpKind::Attention);
+  NodePtr query = use(q, op, where), key = use(k, op, where),
+          value = use(v, op, where);
+  checkSameDevice(op, {query.get(), key.get(), value.get()}, where);
+  auto shapes = [&] {
+    return "q " + shapeText(query->shape) + ", k " + shapeText(key->shape) +
+           " and v " + shapeText(value->shape);
+  };
+  DType dtype = query->dtype;
+  if ((dtype != DType::Float32 && dtype != DType::Float64) ||
+      key->dtype != dtype || value->dtype != dtype)
+    fail(op,
+         std::string("computes in tiles in Float32 or Float64, one dtype for "
+                     "q, k and v; got ") +
+             dtypeName(dtype) + ", " + dtypeName(key->dtype) + " and " +
+             dtypeName(value->dtype),
+         where);
+  size_t rank = query->shape.size();
+  if (rank < 2 || rank > 6 || key->shape.size() != rank ||
+      value->shape.size() != rank)
+    fail(op, "computes in tiles over q, k and v of one rank from 2 to 6, got " +
+                 shapes(), where);
+  int64_t depth = query->shape.back(), keys = key->shape[rank - 2];
+  if (!std::equal(query->shape.begin(), query->shape.end() - 2,
+                  key->shape.begin()) ||
+      !std::equal(query->shape.begin(), query->shape.end() - 2,
+                  value->shape.begin()))
+    fail(op, "computes in tiles over identical batch dimensions, got " +
+                 shapes(), where);
+  if (key->shape.back() != depth || value->shape[rank - 2] != keys)
+    fail(op, shapes() + " do not fit: q and k need one depth d, k and v one "
+                        "length Tk",
+         where);
+  if (!std::isfinite(scale))
+    fail(op, "the scale must be finite", where);
+  if (!(dropout >= 0 && dropout <= 1))
+    fail(op, "the dropout must be in [0, 1], got " + std::to_string(dropout),
+         where);
+  if (query->device.kind() != Device::Kind::CPU)
+    fail(op,
+         "computes in tiles on the CPU only (for now), not on " +
+             query->device.str() +
+             "; nn::scaledDotProductAttention materializes the scores there",
+         where);
+  NodeInputs inputs = {query, key, value,
+                       seedOperand(seed, op, query->device, where)};
+  if (bias.defined()) {
+    NodePtr additive = use(bias, op, where);
+    checkSameDevice(op, {query.get(), additive.get()}, where);
+    Shape scores = query->shape;
+    scores.back() = keys;
+    bool fits = additive->shape.size() == rank && additive->dtype == dtype;
+    for (size_t d = 0; fits && d < rank; ++d)
+      fits = additive->shape[d] == 1 || additive->shape[d] == scores[d];
+    if (!fits)
+      fail(op,
+           "the bias " + shapeText(additive->shape) + " (" +
+               dtypeName(additive->dtype) + ") needs q's dtype " +
+               dtypeName(dtype) + " and rank, each dimension 1 or the " +
+               "scores' " + shapeText(scores),
+           where);
+    inputs.push_back(std::move(additive));
+  }
+  Shape shape = query->shape;
+  shape.back() = value->shape.back() + 1;
+  Tensor rows = detail::TensorAccess::wrap(
+      record(OpKind::Attention, dtype, shape, std::move(inputs), where,
+             [&](Node &n) { setAttentionAttributes(n, scale, causal, dropout); }));
+  return withoutLastColumns(rows, 1, where);
+}
+
+std::array<Tensor, 3>
+detail::attentionGradients(const Node &attention, const NodeInputs &in,
+                           const Tensor &out, const Tensor &dOut,
+                           Where where) {
+  NodeInputs inputs = {in[0], in[1], in[2], use(out, "gradient", where),
+                       use(dOut, "gradient", where), in[3]};
+  if (in.size() > 4)
+    inputs.push_back(in[4]);
+  auto gradient = [&](int64_t which, const Shape &shape) {
+    return detail::TensorAccess::wrap(record(
+        OpKind::AttentionGrad, attention.dtype, shape, inputs, where,
+        [&](Node &n) {
+          setAttentionAttributes(n, attention.scalar, attention.flag,
+                                 attention.scalar2);
+          n.integer = which;
+        }));
+  };
+  const Shape &keyShape = in[1]->shape;
+  int64_t depth = keyShape.back(), valueDepth = in[2]->shape.back();
+  Shape both = keyShape;
+  both.back() = depth + valueDepth;
+  Tensor keyValue = gradient(1, both);
+  std::vector<int64_t> start(keyShape.size(), 0);
+  std::vector<int64_t> valueStart = start;
+  valueStart.back() = depth;
+  return {gradient(0, in[0]->shape),
+          withoutLastColumns(keyValue, valueDepth, where),
+          lazyc::slice(keyValue, std::move(valueStart), both, {}, where)};
 }
 
 Tensor detail::collective(const Tensor &x, int kind, int reduction, int root,

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/Collectives.h"
+#include "RuntimeCalls.h"
 #include "lazyc/Codegen/Passes.h"
 #include "lazyc/Dialect/Lazy/IR/LazyOps.h"
 #include "lazyc/Runtime/Collectives.h"
@@ -36,20 +37,6 @@ using namespace mlir::bufferization;
 static constexpr StringLiteral kStart = "lazyrt_collective_start";
 static constexpr StringLiteral kWait = "lazyrt_collective_wait";
 
-/// Returns (declaring it if needed) the runtime function `name`. Addresses
-/// and counts pass as i64 (the C side takes pointers, which the x86-64 ABI
-/// passes the same way).
-static func::FuncOp getOrDeclare(Operation *from, StringRef name,
-                                 FunctionType type) {
-  auto module = from->getParentOfType<ModuleOp>();
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto function = func::FuncOp::create(b, module.getLoc(), name, type);
-  function.setPrivate();
-  return function;
-}
-
 /// The runtime's code for an element type (lazyc::DType). Integer types are
 /// signless after the lowering to linalg; `isUnsigned` says an i8 was ui8
 /// (an i16 ui16, ...).
@@ -71,24 +58,6 @@ static std::optional<lazyc::DType> runtimeDType(Type element, bool isUnsigned) {
   if (element.isInteger(64))
     return isUnsigned ? lazyc::DType::UInt64 : lazyc::DType::Int64;
   return std::nullopt;
-}
-
-/// The buffer's address as an i64 (its offset is 0: identity layout).
-static Value addressOf(OpBuilder &b, Location loc, Value buffer) {
-  Value address =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-}
-
-/// The sizes of `buffer`'s dynamic dimensions.
-static SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
-                                       Value buffer) {
-  SmallVector<Value> sizes;
-  auto type = cast<MemRefType>(buffer.getType());
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(memref::DimOp::create(b, loc, buffer, d));
-  return sizes;
 }
 
 namespace {
@@ -139,15 +108,11 @@ struct CollectiveBufferization
       return op->emitOpError("has no runtime collective for ") << element;
 
     // The runtime takes contiguous buffers.
-    if (!inputType.getLayout().isIdentity()) {
-      auto contiguousType = MemRefType::get(inputType.getShape(), element);
-      FailureOr<Value> contiguous = options.createAlloc(
-          rewriter, loc, contiguousType, dynamicSizes(rewriter, loc, input));
-      if (failed(contiguous) ||
-          failed(options.createMemCpy(rewriter, loc, input, *contiguous)))
-        return failure();
-      input = *contiguous;
-    }
+    FailureOr<Value> contiguous =
+        lazy::contiguousBuffer(rewriter, loc, options, input);
+    if (failed(contiguous))
+      return failure();
+    input = *contiguous;
 
     // The output: the input's sizes, dimension 0 scaled for a gather or
     // scatter.
@@ -187,9 +152,9 @@ struct CollectiveBufferization
     int64_t reduction = collective.getReduction()
                             ? static_cast<int64_t>(*collective.getReduction())
                             : 0;
-    Value inputAddress = addressOf(rewriter, loc, input);
-    Value outputAddress = addressOf(rewriter, loc, *output);
-    func::FuncOp start = getOrDeclare(
+    Value inputAddress = lazy::runtimeAddress(rewriter, loc, input);
+    Value outputAddress = lazy::runtimeAddress(rewriter, loc, *output);
+    func::FuncOp start = lazy::declareRuntimeFunction(
         op, kStart,
         rewriter.getFunctionType({i32, i32, i32, i64, i64, i64, i64}, {i64}));
     Value handle =
@@ -205,7 +170,7 @@ struct CollectiveBufferization
             .getResult(0);
     // The wait takes the addresses too (the runtime checks them);
     // lazy-overlap-collectives takes them anew where it moves the wait.
-    func::FuncOp wait = getOrDeclare(
+    func::FuncOp wait = lazy::declareRuntimeFunction(
         op, kWait, rewriter.getFunctionType({i64, i64, i64}, {i32}));
     func::CallOp::create(rewriter, loc, wait,
                          ValueRange{handle, inputAddress, outputAddress});
@@ -294,7 +259,7 @@ struct LazyOverlapCollectivesPass
     OpBuilder b(stop);
     SmallVector<Value, 3> operands = {wait.getOperand(0)};
     for (Value buffer : buffers)
-      operands.push_back(addressOf(b, wait.getLoc(), buffer));
+      operands.push_back(lazy::runtimeAddress(b, wait.getLoc(), buffer));
     SmallVector<Value, 2> old(wait.getOperands().drop_front());
     wait->setOperands(operands);
     wait->moveBefore(stop);

@@ -217,6 +217,15 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
         b, loc, lazy::CollectiveKindAttr::get(b.getContext(), kind), in[0],
         reduction, root, b.getI64IntegerAttr(node.ints[2]));
   }
+  case OpKind::Attention:
+    return lazy::AttentionOp::create(
+        b, loc, in[0], in[1], in[2], in[3], in.size() > 4 ? in[4] : Value(),
+        llvm::APFloat(node.scalar), llvm::APFloat(node.scalar2), node.flag);
+  case OpKind::AttentionGrad:
+    return lazy::AttentionGradOp::create(
+        b, loc, static_cast<lazy::AttentionGradient>(node.integer), in[0],
+        in[1], in[2], in[3], in[4], in[5], in.size() > 6 ? in[6] : Value(),
+        llvm::APFloat(node.scalar), llvm::APFloat(node.scalar2), node.flag);
   case OpKind::If:
   case OpKind::While:
   case OpKind::Result:

@@ -791,6 +791,11 @@ void GraphWriter::writeNode(int32_t position) {
   case OpKind::Parameter:
     fail(node, "is a value the trace reads that is neither an argument nor "
                "a saved value");
+  case OpKind::Attention:
+  case OpKind::AttentionGrad:
+    fail(node, "is attention computed in tiles, which ONNX before opset 23 "
+               "has no op for; record the materialized form for export "
+               "(nn::scaledDotProductAttention with AttentionTiles::Never)");
   case OpKind::Collective:
     fail(node, "exchanges values between processes, which ONNX cannot");
   case OpKind::If:

@@ -347,6 +347,9 @@ Value evaluateNode(const Node &node, const std::vector<const Value *> &in) {
     return evaluateArgReduce(node, *in[0]);
   case OpKind::Cumsum:
     return evaluateCumsum(node, *in[0]);
+  case OpKind::Attention:
+  case OpKind::AttentionGrad:
+    return evaluateAttention(node, in);
   case OpKind::Collective:
     return evaluateCollective(node, *in[0]);
   case OpKind::IndexRow:

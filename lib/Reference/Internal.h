@@ -69,6 +69,8 @@ Value evaluateScatterAdd(const trace::Node &node, const Value &input,
                          const Value &indices, const Value &updates);
 Value evaluateArgReduce(const trace::Node &node, const Value &input);
 Value evaluateCumsum(const trace::Node &node, const Value &input);
+/// lazy.attention and lazy.attention_grad (operands as the trace's).
+Value evaluateAttention(const trace::Node &node, const Inputs &inputs);
 /// A collective, over the world this process joined.
 Value evaluateCollective(const trace::Node &node, const Value &input);
 

@@ -22,6 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Gemm.h"
+
 #include "lazyc/Runtime/NarrowFloats.h"
 #include "lazyc/Runtime/Runtime.h"
 
@@ -142,6 +144,33 @@ void matmul(Memref *a, Memref *b, Memref *c, int32_t flags, Gemm gemm) {
             elementA(i, p) * elementB(p, j);
 }
 
+/// lazyrt::gemm: OpenBLAS's `gemm`, or plain loops without it.
+template <typename T, typename Gemm>
+void rowMajorGemm(Gemm gemm, bool transposeA, bool transposeB, int64_t m,
+                  int64_t n, int64_t k, T alpha, const T *a, int64_t lda,
+                  const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
+  if (m == 0 || n == 0)
+    return;
+  // (An empty product is beta * C, left to the loops: BLAS rejects the
+  // leading dimension 0 a k = 0 operand may come with.)
+  if (gemm && k > 0) {
+    gemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
+         transposeB ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
+         beta, c, ldc);
+    return;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    T *row = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j)
+      row[j] = beta == T(0) ? T(0) : beta * row[j];
+    for (int64_t p = 0; p < k; ++p) {
+      T factor = alpha * (transposeA ? a[p * lda + i] : a[i * lda + p]);
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += factor * (transposeB ? b[j * ldb + p] : b[p * ldb + j]);
+    }
+  }
+}
+
 /// The value of bf16 or f16 `bits` (exact).
 float narrowBitsToFloat(uint16_t bits, bool isBFloat16) {
   return isBFloat16 ? lazyc::bfloat16BitsToFloat(bits)
@@ -230,6 +259,22 @@ void narrowMatmul(lazyrt_memref2d_u16 *a, lazyrt_memref2d_u16 *b,
 }
 
 } // namespace
+
+void lazyrt::gemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
+                  int64_t k, float alpha, const float *a, int64_t lda,
+                  const float *b, int64_t ldb, float beta, float *c,
+                  int64_t ldc) {
+  rowMajorGemm(openBlas().sgemm, transposeA, transposeB, m, n, k, alpha, a, lda,
+               b, ldb, beta, c, ldc);
+}
+
+void lazyrt::gemm(bool transposeA, bool transposeB, int64_t m, int64_t n,
+                  int64_t k, double alpha, const double *a, int64_t lda,
+                  const double *b, int64_t ldb, double beta, double *c,
+                  int64_t ldc) {
+  rowMajorGemm(openBlas().dgemm, transposeA, transposeB, m, n, k, alpha, a, lda,
+               b, ldb, beta, c, ldc);
+}
 
 extern "C" void _mlir_ciface_lazyrt_matmul_bf16_f32(lazyrt_memref2d_u16 *a,
                                                     lazyrt_memref2d_u16 *b,

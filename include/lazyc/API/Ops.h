@@ -362,6 +362,25 @@ Tensor conv2d(const Tensor &images, const Tensor &filters,
               std::array<int64_t, 4> padding = {0, 0, 0, 0},
               Where where = Where::current());
 
+/// Scaled dot-product attention computed in tiles (the FlashAttention
+/// scheme): dropout(softmax(q k^T * scale + bias)) v, with where `causal`
+/// and key j > query i the lowest finite value added, for q [..., Tq, d],
+/// k [..., Tk, d], v [..., Tk, dv] giving [..., Tq, dv]. No [Tq, Tk]
+/// buffer exists, forward or backward: memory grows with Tq + Tk, not
+/// Tq * Tk. The low-level op behind nn::scaledDotProductAttention (which
+/// picks it or the materialized form and takes Bool masks): q, k and v
+/// share one dtype, Float32 or Float64, and their batch dimensions (at
+/// most four); `bias` (an additive mask; may be empty) has q's rank and
+/// dtype, each dimension 1 or the scores'. Dropout drops the softmax's
+/// element where randomUniform over the scores' shape [..., Tq, Tk] with
+/// `seed` is below `dropout`, as nn::dropout over the materialized
+/// softmax would. Gradients: q, k and v; the bias gets none. CPU only
+/// (lazyc/Runtime/Attention.h).
+Tensor tiledAttention(const Tensor &q, const Tensor &k, const Tensor &v,
+                      const Tensor &bias, double scale, bool causal,
+                      double dropout = 0, int64_t seed = 0,
+                      Where where = Where::current());
+
 /// One entry of Tensor::index (numpy's basic and integer-array indexing):
 /// an integer, a Range (`Range{}` is `:`, `Range{1, -1, 2}` is `1:-1:2`,
 /// negative steps reverse), `newAxis`, `ellipsis`, or an Int32/Int64

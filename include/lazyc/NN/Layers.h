@@ -99,11 +99,49 @@ Tensor dropout(const Tensor &x, double p, int64_t seed, bool training = true,
 Tensor embedding(const Tensor &weight, const Tensor &ids,
                  Where where = Where::current());
 
+/// How scaledDotProductAttention computes.
+enum class AttentionTiles {
+  /// In tiles (lazyc::tiledAttention) on the CPU once the scores would
+  /// have kTiledAttentionScores elements per head, materialized otherwise.
+  Auto,
+  /// In tiles: no [Tq, Tk] buffer, forward or backward (CPU only).
+  Always,
+  /// Materialized: a matmul, a softmax and a matmul, fused with what is
+  /// around them; differentiable any number of times, and exportable.
+  Never,
+};
+
+/// Scores per head (Tq * Tk) from which AttentionTiles::Auto computes in
+/// tiles: below it the materialized form is as fast and its memory small.
+inline constexpr int64_t kTiledAttentionScores = 512 * 512;
+
+struct AttentionOptions {
+  /// Query i sees keys j <= i only (the top-left aligned mask of
+  /// PyTorch's is_causal).
+  bool causal = false;
+  /// Multiplies q k^T; 1 / sqrt(d) by default.
+  std::optional<double> scale;
+  /// Broadcasts to the scores [..., Tq, Tk]: Bool (true: the query sees
+  /// the key) or float (added to the scores). Masks get no gradient.
+  Tensor mask;
+  /// Drops each attention weight with this probability (the mask is
+  /// nn::dropout's, drawn over the weights [..., Tq, Tk] with `seed`),
+  /// scaling the others by 1 / (1 - dropout). Pass 0 outside training.
+  double dropout = 0;
+  int64_t seed = 0;
+  AttentionTiles tiles = AttentionTiles::Auto;
+};
+
 /// softmax(q k^T * scale + mask) v for q [..., Tq, d], k [..., Tk, d],
 /// v [..., Tk, dv] (batch dimensions broadcast as matmul's): [..., Tq, dv].
-/// `scale` defaults to 1 / sqrt(d). `causal` lets query i see keys j <= i
-/// only (the top-left aligned mask of PyTorch's is_causal), masking the
-/// others with the dtype's lowest value before the softmax.
+/// Masked scores (a false Bool mask, a causal mask) get the dtype's lowest
+/// value added before the softmax, so a row with every key masked
+/// attends to all of them evenly. Both forms compute the same values (to
+/// rounding) and draw the same dropout; see AttentionTiles for which runs.
+Tensor scaledDotProductAttention(const Tensor &q, const Tensor &k,
+                                 const Tensor &v,
+                                 const AttentionOptions &options,
+                                 Where where = Where::current());
 Tensor scaledDotProductAttention(const Tensor &q, const Tensor &k,
                                  const Tensor &v, bool causal = false,
                                  std::optional<double> scale = std::nullopt,

@@ -11,6 +11,7 @@
 
 #include "../MatmulMaps.h"
 #include "Launch.h"
+#include "lazyc/Codegen/Attention.h"
 #include "lazyc/Codegen/GPU/Passes.h"
 #include "lazyc/Runtime/Runtime.h"
 
@@ -206,6 +207,18 @@ struct LazyGpuGemmToCublasPass
     : mlir::lazy::impl::LazyGpuGemmToCublasPassBase<LazyGpuGemmToCublasPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The library calls the CPU bufferization made that read host memory.
+    WalkResult hostKernels = module.walk([](func::CallOp call) {
+      if (!lazy::isAttentionKernel(call.getCallee()))
+        return WalkResult::advance();
+      call.emitError("tiled attention (")
+          << call.getCallee()
+          << ") has no GPU kernel yet: nn::scaledDotProductAttention "
+             "records the materialized form on GPUs";
+      return WalkResult::interrupt();
+    });
+    if (hostKernels.wasInterrupted())
+      return signalPassFailure();
     SmallVector<linalg::LinalgOp> products;
     module.walk([&](linalg::LinalgOp op) {
       if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||

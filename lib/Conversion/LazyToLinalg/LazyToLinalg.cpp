@@ -351,8 +351,8 @@ struct ConvertLazyToLinalgPass
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
     target.addIllegalDialect<LazyDialect>();
-    // Collectives stay: they bufferize into runtime calls.
-    target.addLegalOp<CollectiveOp>();
+    // Collectives and attention stay: they bufferize into runtime calls.
+    target.addLegalOp<AttentionOp, AttentionGradOp, CollectiveOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(context);
     populateLazyToLinalgConversionPatterns(patterns);

@@ -1151,3 +1151,66 @@ func.func @collective_of_booleans(%x: tensor<8xi1>) {
   %0 = lazy.collective all_reduce %x reduce max, world_size = 2 : tensor<8xi1> -> tensor<8xi1>
   return
 }
+
+// -----
+
+// Attention's q, k and v share one element type.
+func.func @attention_element_types(%q: tensor<4x8xf32>, %k: tensor<4x8xf64>, %s: tensor<i64>) {
+  // expected-error @+1 {{'lazy.attention' op requires q, k and v of one element type, but got 'tensor<4x8xf32>', 'tensor<4x8xf64>' and 'tensor<4x8xf32>'}}
+  %0 = lazy.attention %q, %k, %q, seed %s, scale = 1.0, dropout = 0.0 : tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+// The runtime's kernels take at most four batch dimensions.
+func.func @attention_rank(%q: tensor<1x1x1x1x1x4x8xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'lazy.attention' op requires q, k and v of one rank, from 2 to 6}}
+  %0 = lazy.attention %q, %q, %q, seed %s, scale = 1.0, dropout = 0.0 : tensor<1x1x1x1x1x4x8xf32>, tensor<1x1x1x1x1x4x8xf32>, tensor<1x1x1x1x1x4x8xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+// Batch dimensions do not broadcast here: the caller broadcasts them.
+func.func @attention_batch(%q: tensor<2x4x8xf32>, %k: tensor<1x4x8xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'lazy.attention' op requires identical batch dimensions}}
+  %0 = lazy.attention %q, %k, %k, seed %s, scale = 1.0, dropout = 0.0 : tensor<2x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+// q and k need one depth, k and v one length.
+func.func @attention_fit(%q: tensor<4x8xf32>, %k: tensor<5x8xf32>, %v: tensor<6x8xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{do not fit: q and k need one depth, k and v one length}}
+  %0 = lazy.attention %q, %k, %v, seed %s, scale = 1.0, dropout = 0.0 : tensor<4x8xf32>, tensor<5x8xf32>, tensor<6x8xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+// The bias broadcasts to the scores [Tq, Tk] = [4, 5].
+func.func @attention_bias(%q: tensor<4x8xf32>, %k: tensor<5x8xf32>, %b: tensor<4x4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'lazy.attention' op the bias 'tensor<4x4xf32>' does not broadcast to the scores of q 'tensor<4x8xf32>' and k 'tensor<5x8xf32>'}}
+  %0 = lazy.attention %q, %k, %k, seed %s bias %b, scale = 1.0, dropout = 0.0 : tensor<4x8xf32>, tensor<5x8xf32>, tensor<5x8xf32>, tensor<i64>, tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// A probability.
+func.func @attention_dropout(%q: tensor<4x8xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'lazy.attention' op requires a dropout in [0, 1], but got 1.5}}
+  %0 = lazy.attention %q, %q, %q, seed %s, scale = 1.0, dropout = 1.5 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+// A gradient reads the forward's result, statistics column included.
+func.func @attention_grad_out(%q: tensor<4x8xf32>, %o: tensor<4x8xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'lazy.attention_grad' op requires the forward's result `out` of shape [4, 9] and element type 'f32', but got 'tensor<4x8xf32>'}}
+  %0 = lazy.attention_grad query %q, %q, %q, %o, %o, seed %s, scale = 1.0, dropout = 0.0 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<i64>
+  return
+}

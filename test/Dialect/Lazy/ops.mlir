@@ -271,3 +271,23 @@ func.func @collectives(%g: tensor<512xf32>, %i: tensor<4x3xi32>, %s: tensor<f32>
   %6 = lazy.collective reduce_scatter %u reduce max, world_size = 4 : tensor<8x2xui8> -> tensor<2x2xui8>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<512xf32>, tensor<4x3xi32>, tensor<f32>, tensor<8xbf16>, tensor<8x8xf32>, tensor<?x8xf64>, tensor<2x2xui8>
 }
+
+// Attention in tiles: the forward's result is the output rows with each
+// row's log-sum-exp after them (dv + 1 columns, dynamic when dv is); the
+// gradients are dq (q's type) and dk, dv side by side (d + dv columns).
+// CHECK-LABEL: func.func @attention
+//  CHECK-SAME:   (%[[Q:.*]]: tensor<2x8x16x4xf32>, %[[K:.*]]: tensor<2x8x32x4xf32>, %[[V:.*]]: tensor<2x8x32x6xf32>, %[[S:.*]]: tensor<i64>, %[[B:.*]]: tensor<2x1x1x32xf32>, %[[D:.*]]: tensor<?x?xf64>)
+func.func @attention(%q: tensor<2x8x16x4xf32>, %k: tensor<2x8x32x4xf32>, %v: tensor<2x8x32x6xf32>, %s: tensor<i64>, %b: tensor<2x1x1x32xf32>, %d: tensor<?x?xf64>) -> (tensor<2x8x16x7xf32>, tensor<2x8x16x7xf32>, tensor<2x8x16x4xf32>, tensor<2x8x32x10xf32>, tensor<?x?xf64>) {
+  // CHECK: %[[O:.*]] = lazy.attention %[[Q]], %[[K]], %[[V]], seed %[[S]], scale = 5.000000e-01, dropout = 0.000000e+00 : tensor<2x8x16x4xf32>, tensor<2x8x32x4xf32>, tensor<2x8x32x6xf32>, tensor<i64>
+  %0 = lazy.attention %q, %k, %v, seed %s, scale = 0.5, dropout = 0.0 : tensor<2x8x16x4xf32>, tensor<2x8x32x4xf32>, tensor<2x8x32x6xf32>, tensor<i64>
+  // CHECK: lazy.attention %[[Q]], %[[K]], %[[V]], seed %[[S]] bias %[[B]], scale = 5.000000e-01, dropout = 1.000000e-01 causal : tensor<2x8x16x4xf32>, tensor<2x8x32x4xf32>, tensor<2x8x32x6xf32>, tensor<i64>, tensor<2x1x1x32xf32>
+  %1 = lazy.attention %q, %k, %v, seed %s bias %b, scale = 0.5, dropout = 0.1 causal : tensor<2x8x16x4xf32>, tensor<2x8x32x4xf32>, tensor<2x8x32x6xf32>, tensor<i64>, tensor<2x1x1x32xf32>
+  %g = lazy.slice %0 [0, 0, 0, 0] to [2, 8, 16, 6] step [1, 1, 1, 1] : tensor<2x8x16x7xf32>
+  // CHECK: lazy.attention_grad query %[[Q]], %[[K]], %[[V]], %[[O]], %{{.*}}, seed %[[S]], scale = 5.000000e-01, dropout = 0.000000e+00 : tensor<2x8x16x4xf32>, tensor<2x8x32x4xf32>, tensor<2x8x32x6xf32>, tensor<2x8x16x7xf32>, tensor<2x8x16x6xf32>, tensor<i64>
+  %2 = lazy.attention_grad query %q, %k, %v, %0, %g, seed %s, scale = 0.5, dropout = 0.0 : tensor<2x8x16x4xf32>, tensor<2x8x32x4xf32>, tensor<2x8x32x6xf32>, tensor<2x8x16x7xf32>, tensor<2x8x16x6xf32>, tensor<i64>
+  // CHECK: lazy.attention_grad key_value
+  %3 = lazy.attention_grad key_value %q, %k, %v, %0, %g, seed %s, scale = 0.5, dropout = 0.0 : tensor<2x8x16x4xf32>, tensor<2x8x32x4xf32>, tensor<2x8x32x6xf32>, tensor<2x8x16x7xf32>, tensor<2x8x16x6xf32>, tensor<i64>
+  // CHECK: lazy.attention %[[D]], %[[D]], %[[D]], seed %[[S]], scale = 1.000000e+00, dropout = 0.000000e+00 causal : tensor<?x?xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<i64>
+  %4 = lazy.attention %d, %d, %d, seed %s, scale = 1.0, dropout = 0.0 causal : tensor<?x?xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<i64>
+  return %0, %1, %2, %3, %4 : tensor<2x8x16x7xf32>, tensor<2x8x16x7xf32>, tensor<2x8x16x4xf32>, tensor<2x8x32x10xf32>, tensor<?x?xf64>
+}

@@ -829,6 +829,144 @@ LogicalResult CollectiveOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// The sizes both attention ops read: q [..., Tq, d], k [..., Tk, d],
+/// v [..., Tk, dv].
+struct AttentionShapes {
+  RankedTensorType q, k, v;
+  int64_t queries() const { return q.getDimSize(q.getRank() - 2); }
+  int64_t keys() const { return k.getDimSize(k.getRank() - 2); }
+  int64_t depth() const { return q.getShape().back(); }
+  int64_t valueDepth() const { return v.getShape().back(); }
+};
+
+/// The most batch dimensions the runtime's kernels take
+/// (lazyc/Runtime/Attention.h).
+static constexpr int64_t kAttentionBatchRank = 4;
+
+/// Checks q, k, v, the bias and the dropout of either attention op.
+static FailureOr<AttentionShapes>
+checkAttention(std::optional<Location> loc, StringRef opName, Value qValue,
+               Value kValue, Value vValue, Value biasValue, double dropout) {
+  auto q = dyn_cast<RankedTensorType>(qValue.getType());
+  auto k = dyn_cast<RankedTensorType>(kValue.getType());
+  auto v = dyn_cast<RankedTensorType>(vValue.getType());
+  if (!q || !k || !v)
+    return emitInferError(loc, opName, "requires ranked q, k and v");
+  if (q.getElementType() != k.getElementType() ||
+      q.getElementType() != v.getElementType())
+    return emitInferError(loc, opName,
+                          "requires q, k and v of one element type, but got ",
+                          q, ", ", k, " and ", v);
+  int64_t rank = q.getRank();
+  if (rank < 2 || rank - 2 > kAttentionBatchRank || k.getRank() != rank ||
+      v.getRank() != rank)
+    return emitInferError(loc, opName,
+                          "requires q, k and v of one rank, from 2 to ",
+                          kAttentionBatchRank + 2, ", but got ", q, ", ", k,
+                          " and ", v);
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (!dimsCompatible(q.getDimSize(d), k.getDimSize(d)) ||
+        !dimsCompatible(q.getDimSize(d), v.getDimSize(d)))
+      return emitInferError(loc, opName,
+                            "requires identical batch dimensions, but got ",
+                            q, ", ", k, " and ", v);
+  AttentionShapes shapes{q, k, v};
+  if (!dimsCompatible(shapes.depth(), k.getShape().back()) ||
+      !dimsCompatible(shapes.keys(), v.getDimSize(rank - 2)))
+    return emitInferError(loc, opName, "q ", q, ", k ", k, " and v ", v,
+                          " do not fit: q and k need one depth, k and v one "
+                          "length");
+  if (biasValue) {
+    auto bias = dyn_cast<RankedTensorType>(biasValue.getType());
+    if (!bias || bias.getRank() != rank ||
+        bias.getElementType() != q.getElementType())
+      return emitInferError(loc, opName, "requires a bias of q's rank and "
+                                         "element type, but got ",
+                            biasValue.getType(), " for q ", q);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t scores = d == rank - 1 ? shapes.keys() : q.getDimSize(d);
+      if (bias.getDimSize(d) != 1 && !dimsCompatible(bias.getDimSize(d), scores))
+        return emitInferError(loc, opName, "the bias ", bias,
+                              " does not broadcast to the scores of q ", q,
+                              " and k ", k);
+    }
+  }
+  if (!(dropout >= 0 && dropout <= 1))
+    return emitInferError(loc, opName, "requires a dropout in [0, 1], but got ",
+                          dropout);
+  return shapes;
+}
+
+/// `a + b` for sizes that may be dynamic.
+static int64_t addSizes(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b)
+             ? ShapedType::kDynamic
+             : a + b;
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  FailureOr<AttentionShapes> shapes = checkAttention(
+      loc, getOperationName(), adaptor.getQ(), adaptor.getK(), adaptor.getV(),
+      adaptor.getBias(), adaptor.getDropout().convertToDouble());
+  if (failed(shapes))
+    return failure();
+  SmallVector<int64_t> shape(shapes->q.getShape());
+  shape.back() = addSizes(shapes->valueDepth(), 1);
+  inferred.push_back(
+      RankedTensorType::get(shape, shapes->q.getElementType()));
+  return success();
+}
+
+LogicalResult
+AttentionGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
+  StringRef opName = getOperationName();
+  FailureOr<AttentionShapes> shapes = checkAttention(
+      loc, opName, adaptor.getQ(), adaptor.getK(), adaptor.getV(),
+      adaptor.getBias(), adaptor.getDropout().convertToDouble());
+  if (failed(shapes))
+    return failure();
+  // `out` is the forward's result, `d_out` its rows' gradient.
+  SmallVector<int64_t> rows(shapes->q.getShape());
+  rows.back() = shapes->valueDepth();
+  SmallVector<int64_t> withStatistics(rows);
+  withStatistics.back() = addSizes(shapes->valueDepth(), 1);
+  Type element = shapes->q.getElementType();
+  auto expect = [&](Value operand, ArrayRef<int64_t> shape,
+                    StringRef what) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (type && type.getElementType() == element &&
+        type.getRank() == static_cast<int64_t>(shape.size()) &&
+        llvm::all_of(llvm::seq<size_t>(0, shape.size()), [&](size_t d) {
+          return dimsCompatible(type.getDimSize(d), shape[d]);
+        }))
+      return success();
+    return emitInferError(loc, opName, "requires ", what, " of shape ",
+                          formatShape(shape), " and element type ", element,
+                          ", but got ", operand.getType());
+  };
+  if (failed(expect(adaptor.getOut(), withStatistics,
+                    "the forward's result `out`")) ||
+      failed(expect(adaptor.getDOut(), rows, "`d_out`")))
+    return failure();
+  if (adaptor.getGradient() == AttentionGradient::query) {
+    inferred.push_back(shapes->q);
+    return success();
+  }
+  SmallVector<int64_t> shape(shapes->k.getShape());
+  shape.back() = addSizes(shapes->depth(), shapes->valueDepth());
+  inferred.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // TableGen'd definitions
 //===----------------------------------------------------------------------===//
 

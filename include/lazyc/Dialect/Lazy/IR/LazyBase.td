@@ -134,4 +134,14 @@ def Lazy_CollectiveReduction : I64EnumAttr<"CollectiveReduction",
   let cppNamespace = "::mlir::lazy";
 }
 
+/// Which gradient a `lazy.attention_grad` computes; the values are the
+/// trace's (Node::integer).
+def Lazy_AttentionGradient : I64EnumAttr<"AttentionGradient",
+    "gradient of an attention", [
+      I64EnumAttrCase<"query", 0>,
+      I64EnumAttrCase<"key_value", 1>
+    ]> {
+  let cppNamespace = "::mlir::lazy";
+}
+
 #endif // LAZYC_DIALECT_LAZY_IR_LAZYBASE_TD

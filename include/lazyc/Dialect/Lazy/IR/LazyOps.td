@@ -841,6 +841,84 @@ def Lazy_RandomNormalOp : Lazy_RandomOp<"random_normal",
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Lazy_AttentionOp : Lazy_InferredOp<"attention"> {
+  let summary = "scaled dot-product attention, computed in tiles";
+  let description = [{
+    With `q [..., Tq, d]`, `k [..., Tk, d]` and `v [..., Tk, dv]` (identical
+    batch dimensions, at most four), the scores are `s = (q k^T) * scale +
+    bias`, plus the lowest finite value where `causal` and key > query
+    (the materialized form's float operations). The result `[..., Tq, dv +
+    1]` holds each row of `dropout(softmax(s)) v`, then that row's
+    log-sum-exp of `s`: what `lazy.attention_grad` reads.
+
+    The optional `bias` (an additive mask) has the scores' rank; each of its
+    dimensions is 1 (broadcast) or the scores'. Dropout with probability
+    `dropout` drops the softmax's elements where `lazy.random_uniform`
+    seeded with `seed` over the scores' shape is below it and scales the
+    others by `1 / (1 - dropout)`.
+
+    No scores buffer exists: the CPU back end calls a kernel that keeps a
+    running maximum and sum over tiles of keys (the FlashAttention scheme),
+    so the memory is linear in the sequence.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.attention %q, %k, %v, seed %s, scale = 0.125, dropout = 0.0 causal
+        : tensor<8x64x16xf32>, tensor<8x64x16xf32>, tensor<8x64x16xf32>, tensor<i64>
+        // tensor<8x64x17xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_FloatTensor:$q, Lazy_FloatTensor:$k,
+                       Lazy_FloatTensor:$v, 0DTensorOf<[I64]>:$seed,
+                       Optional<Lazy_FloatTensor>:$bias, F64Attr:$scale,
+                       F64Attr:$dropout, UnitAttr:$causal);
+  let results = (outs Lazy_FloatTensor:$result);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` `seed` $seed (`bias` $bias^)? `,` `scale` `=` $scale
+    `,` `dropout` `=` $dropout (`causal` $causal^)? attr-dict `:` type($q)
+    `,` type($k) `,` type($v) `,` type($seed) (`,` type($bias)^)?
+  }];
+}
+
+def Lazy_AttentionGradOp : Lazy_InferredOp<"attention_grad"> {
+  let summary = "a gradient of lazy.attention, computed in tiles";
+  let description = [{
+    The gradient of the rows of `lazy.attention`'s result `out` (same
+    operands and attributes) given `d_out [..., Tq, dv]`, the rows'
+    gradient: for `query`, `dq [..., Tq, d]`; for `key_value`, `[..., Tk,
+    d + dv]`, each row dk's then dv's. The scores are recomputed tile by
+    tile from `out`'s log-sum-exp column, as in the forward.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.attention_grad query %q, %k, %v, %out, %dout, seed %s,
+        scale = 0.125, dropout = 0.0 causal
+        : tensor<8x64x16xf32>, tensor<8x64x16xf32>, tensor<8x64x16xf32>,
+          tensor<8x64x17xf32>, tensor<8x64x16xf32>, tensor<i64>
+        // tensor<8x64x16xf32>
+    ```
+  }];
+  let arguments = (ins Lazy_AttentionGradient:$gradient, Lazy_FloatTensor:$q,
+                       Lazy_FloatTensor:$k, Lazy_FloatTensor:$v,
+                       Lazy_FloatTensor:$out, Lazy_FloatTensor:$d_out,
+                       0DTensorOf<[I64]>:$seed,
+                       Optional<Lazy_FloatTensor>:$bias, F64Attr:$scale,
+                       F64Attr:$dropout, UnitAttr:$causal);
+  let results = (outs Lazy_FloatTensor:$result);
+  let assemblyFormat = [{
+    $gradient $q `,` $k `,` $v `,` $out `,` $d_out `,` `seed` $seed
+    (`bias` $bias^)? `,` `scale` `=` $scale `,` `dropout` `=` $dropout
+    (`causal` $causal^)? attr-dict `:` type($q) `,` type($k) `,` type($v)
+    `,` type($out) `,` type($d_out) `,` type($seed) (`,` type($bias)^)?
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,42 @@
+//===- RuntimeCalls.h - Ops that bufferize into runtime calls ---*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to LazycCodegen: what the bufferizations of lazy.collective and
+// lazy.attention share to call the runtime's C functions on buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_LIB_CODEGEN_RUNTIMECALLS_H
+#define LAZYC_LIB_CODEGEN_RUNTIMECALLS_H
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::lazy {
+
+/// The runtime function `name` of the module around `from`, declared (as
+/// private) at its first use. Addresses and counts pass as i64: the C side
+/// takes pointers, which the x86-64 ABI passes the same way.
+func::FuncOp declareRuntimeFunction(Operation *from, StringRef name,
+                                    FunctionType type);
+
+/// The address of `buffer` (offset 0, identity layout) as an i64.
+Value runtimeAddress(OpBuilder &b, Location loc, Value buffer);
+
+/// The sizes of `buffer`'s dynamic dimensions.
+SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value buffer);
+
+/// `buffer`, or a contiguous copy of it when its layout is not the
+/// identity (the runtime takes contiguous, row-major buffers).
+FailureOr<Value>
+contiguousBuffer(RewriterBase &rewriter, Location loc,
+                 const bufferization::BufferizationOptions &options,
+                 Value buffer);
+
+} // namespace mlir::lazy
+
+#endif // LAZYC_LIB_CODEGEN_RUNTIMECALLS_H

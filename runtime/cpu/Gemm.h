@@ -1,0 +1,34 @@
+//===- Gemm.h - Row-major GEMM for the runtime's own kernels ----*- C++ -*-===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file declares the matrix product the runtime's kernels (attention)
+// run their tiles with: OpenBLAS's as Blas.cpp loads it (single-threaded:
+// the kernels split their work over OpenMP threads themselves), or plain
+// loops where OpenBLAS could not be loaded.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LAZYC_RUNTIME_CPU_GEMM_H
+#define LAZYC_RUNTIME_CPU_GEMM_H
+
+#include <cstdint>
+
+namespace lazyrt {
+
+/// C = alpha * op(A) * op(B) + beta * C on row-major matrices, C m x n and
+/// the product's inner size k; op(X) is X or, when its flag is set, X^T.
+/// With beta 0, C is written without being read.
+void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
+          float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+          float beta, float *c, int64_t ldc);
+void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
+          double alpha, const double *a, int64_t lda, const double *b,
+          int64_t ldb, double beta, double *c, int64_t ldc);
+
+} // namespace lazyrt
+
+#endif // LAZYC_RUNTIME_CPU_GEMM_H
