@@ -17,9 +17,9 @@
 //
 // The products run on OpenBLAS (Gemm.h); what lies between them (masks,
 // exp, sums, dropout) is loops the compiler vectorizes. Those are built for
-// AVX-512, AVX2 and baseline x86-64 and picked at the first call, because
-// the runtime is built for baseline x86-64 and SSE2's 4 lanes would make
-// the exps cost as much as the products.
+// AVX-512, AVX2 and baseline x86-64 and picked at the first call: the
+// runtime is built for baseline x86-64, and with SSE2 alone the forward pass
+// took a third longer.
 //
 // Rows with no finite score (no keys, or a bias of -inf everywhere) give
 // rows of 0 with a log-sum-exp of -inf, and no gradient.
@@ -313,10 +313,10 @@ using BackwardTileFn = void (*)(const Tile<T> &, const T *, const T *,
 // The f32 tile functions, once per instruction set (the always-inline
 // bodies take the caller's target).
 #define LAZYRT_TILE_FUNCTIONS(SUFFIX, TARGET)                                  \
-  TARGET void forwardTile##SUFFIX(const Tile<float> &tile, float *rowMax,      \
-                                  float *rowSum, float *acc, int64_t ldAcc,    \
-                                  int64_t valueDepth) {                        \
-    forwardTileImpl<float, FastExp>(tile, rowMax, rowSum, acc, ldAcc,          \
+  TARGET void forwardTile##SUFFIX(const Tile<float> &tile, float *runningMax,  \
+                                  float *runningSum, float *acc,               \
+                                  int64_t ldAcc, int64_t valueDepth) {         \
+    forwardTileImpl<float, FastExp>(tile, runningMax, runningSum, acc, ldAcc,  \
                                     valueDepth);                               \
   }                                                                            \
   TARGET void backwardTile##SUFFIX(                                            \
@@ -330,9 +330,11 @@ LAZYRT_TILE_FUNCTIONS(Avx2, __attribute__((target("avx2,fma"))))
 LAZYRT_TILE_FUNCTIONS(Baseline, )
 #undef LAZYRT_TILE_FUNCTIONS
 
-void forwardTileF64(const Tile<double> &tile, double *rowMax, double *rowSum,
-                    double *acc, int64_t ldAcc, int64_t valueDepth) {
-  forwardTileImpl<double, StdExp>(tile, rowMax, rowSum, acc, ldAcc, valueDepth);
+void forwardTileF64(const Tile<double> &tile, double *runningMax,
+                    double *runningSum, double *acc, int64_t ldAcc,
+                    int64_t valueDepth) {
+  forwardTileImpl<double, StdExp>(tile, runningMax, runningSum, acc, ldAcc,
+                                  valueDepth);
 }
 
 void backwardTileF64(const Tile<double> &tile, const double *shift,
@@ -444,7 +446,7 @@ template <typename T> void forward(const Problem<T> &problem, T *out) {
   {
     std::unique_ptr<T[]> scores(new T[queryBlock * keyBlock]);
     std::unique_ptr<T[]> acc(new T[queryBlock * ldAcc]);
-    T rowMax[tileSize], rowSum[tileSize];
+    T runningMax[tileSize], runningSum[tileSize];
 #pragma omp for schedule(dynamic)
     for (int64_t task = 0; task < tasks; ++task) {
       // The last query blocks first: under a causal mask they see the most
@@ -453,8 +455,8 @@ template <typename T> void forward(const Problem<T> &problem, T *out) {
       int64_t row0 = block * queryBlock;
       int64_t rows = std::min(queryBlock, queries - row0);
       int64_t keyEnd = problem.keyEnd(row0 + rows);
-      fill(rowMax, rows, -std::numeric_limits<T>::infinity());
-      fill(rowSum, rows, T(0));
+      fill(runningMax, rows, -std::numeric_limits<T>::infinity());
+      fill(runningSum, rows, T(0));
       fill(acc.get(), rows * ldAcc, T(0));
       for (int64_t key0 = 0; key0 < keyEnd; key0 += keyBlock) {
         int64_t columns = std::min(keyBlock, keyEnd - key0);
@@ -464,7 +466,7 @@ template <typename T> void forward(const Problem<T> &problem, T *out) {
                      keyBlock);
         Tile<T> tile =
             problem.tile(scores.get(), keyBlock, n, row0, rows, key0, columns);
-        tileFn(tile, rowMax, rowSum, acc.get(), ldAcc, valueDepth);
+        tileFn(tile, runningMax, runningSum, acc.get(), ldAcc, valueDepth);
         lazyrt::gemm(false, false, rows, valueDepth, columns, T(1),
                      scores.get(), keyBlock, problem.valueRows(n, key0),
                      valueDepth, T(1), acc.get(), ldAcc);
@@ -472,10 +474,10 @@ template <typename T> void forward(const Problem<T> &problem, T *out) {
       for (int64_t r = 0; r < rows; ++r) {
         T *outRow = out + (n * queries + row0 + r) * (valueDepth + 1);
         const T *accRow = acc.get() + r * ldAcc;
-        T sum = rowSum[r];
+        T sum = runningSum[r];
         for (int64_t c = 0; c < valueDepth; ++c)
           outRow[c] = sum > 0 ? accRow[c] / sum : T(0);
-        outRow[valueDepth] = sum > 0 ? rowMax[r] + std::log(sum)
+        outRow[valueDepth] = sum > 0 ? runningMax[r] + std::log(sum)
                                      : -std::numeric_limits<T>::infinity();
       }
     }
@@ -526,18 +528,14 @@ RowStatistics<T> rowStatistics(const Problem<T> &problem, const T *out,
       int64_t keyEnd = problem.keyEnd(i + 1);
       if (!scores)
         scores.reset(new T[std::max<int64_t>(shape.keys, 1)]);
-      const T *query = problem.queryRows(n, i);
+      lazyrt::gemm(false, true, 1, keyEnd, shape.depth, problem.scale,
+                   problem.queryRows(n, i), shape.depth, problem.keyRows(n, 0),
+                   shape.depth, T(0), scores.get(), keyEnd);
       T max = -std::numeric_limits<T>::infinity();
       for (int64_t j = 0; j < keyEnd; ++j) {
-        const T *key = problem.keyRows(n, j);
-        T s = 0;
-        for (int64_t c = 0; c < shape.depth; ++c)
-          s += query[c] * key[c];
-        s *= problem.scale;
         if (const T *bias = problem.biasAt(n, i, j))
-          s += *bias;
-        scores[j] = s;
-        max = std::max(max, s);
+          scores[j] += *bias;
+        max = std::max(max, scores[j]);
       }
       double sum = 0;
       if (max != -std::numeric_limits<T>::infinity())
@@ -569,6 +567,7 @@ void backwardQuery(const Problem<T> &problem, const T *out, const T *dOut,
     std::unique_ptr<T[]> grad(new T[queryBlock * keyBlock]);
 #pragma omp for schedule(dynamic)
     for (int64_t task = 0; task < tasks; ++task) {
+      // The last query blocks first, as in the forward pass.
       int64_t n = task % shape.batch, block = blocks - 1 - task / shape.batch;
       int64_t row0 = block * queryBlock;
       int64_t rows = std::min(queryBlock, queries - row0);

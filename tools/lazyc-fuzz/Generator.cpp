@@ -925,6 +925,10 @@ bool Generator::addLayer(int a) {
     if (rank < 2)
       return false;
     step.flag = random.chance(0.5);
+    // nn::AttentionTiles: Auto, Always (up to four batch dimensions), Never.
+    step.ints = {rank <= 6 ? random.between(0, 2) : 2};
+    step.start = random.chance(0.3) ? 0.25 : 0.0;
+    step.seed = random.between(0, 1000);
     break;
   case LayerOp::BatchNorm:
     if (rank < 2)

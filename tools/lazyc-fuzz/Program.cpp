@@ -300,8 +300,14 @@ Tensor layer(const Step &step, const Tensor &a, const Tensor &b) {
   }
   case LayerOp::Dropout:
     return nn::dropout(a, step.start, step.seed);
-  case LayerOp::Attention:
-    return nn::scaledDotProductAttention(a, a, a, step.flag);
+  case LayerOp::Attention: {
+    nn::AttentionOptions options;
+    options.causal = step.flag;
+    options.dropout = step.start;
+    options.seed = step.seed;
+    options.tiles = static_cast<nn::AttentionTiles>(n[0]);
+    return nn::scaledDotProductAttention(a, a, a, options);
+  }
   case LayerOp::BatchNorm:
     return nn::batchNorm(a, nullptr, nullptr, Tensor(), Tensor(),
                          /*training=*/true);
@@ -1124,10 +1130,16 @@ std::string fuzz::print(const Program &program, bool eager) {
         expression = "nn::dropout(" + t(0) + ", " + doubleLiteral(step.start) +
                      ", " + std::to_string(step.seed) + ")";
         break;
-      case LayerOp::Attention:
+      case LayerOp::Attention: {
+        const char *tiles[] = {"Auto", "Always", "Never"};
         expression = "nn::scaledDotProductAttention(" + t(0) + ", " + t(0) +
-                     ", " + t(0) + ", " + (step.flag ? "true" : "false") + ")";
+                     ", " + t(0) + ", nn::AttentionOptions{" +
+                     (step.flag ? "true" : "false") + ", std::nullopt, " +
+                     "Tensor(), " + doubleLiteral(step.start) + ", " +
+                     std::to_string(step.seed) + ", nn::AttentionTiles::" +
+                     tiles[step.ints[0]] + "})";
         break;
+      }
       case LayerOp::BatchNorm:
         expression = "nn::batchNorm(" + t(0) +
                      ", nullptr, nullptr, Tensor(), Tensor(), true)";

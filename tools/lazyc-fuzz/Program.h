@@ -77,7 +77,8 @@ enum class StepKind {
                  ///< maxPool2d / avgPool2d(a, kernel, stride, padding),
                  ///< layerNorm(a, last `ints[0]` dimensions), dropout(a,
                  ///< p = start, seed), scaledDotProductAttention(a, a, a,
-                 ///< causal = flag), batchNorm(a) in training
+                 ///< {causal = flag, dropout = start, seed, tiles =
+                 ///< ints[0]}), batchNorm(a) in training
   Collective,    ///< distributed::allReduce (op 0), broadcast (1),
                  ///< allGather (2), reduceScatter (3) of a in the
                  ///< fuzzer's world of one process; `seed` the ReduceOp

@@ -197,9 +197,8 @@ TEST(TiledAttentionTest, MasksBroadcastAndBoolMasksHideKeys) {
        {nn::AttentionTiles::Always, nn::AttentionTiles::Never}) {
     nn::AttentionOptions options;
     options.tiles = tiles;
-    options.mask = Tensor::fromVector(std::vector<bool>(visible.begin(),
-                                                        visible.end()),
-                                      {2, 1, 1, 12});
+    options.mask = Tensor::fromBools(
+        std::vector<bool>(visible.begin(), visible.end()), {2, 1, 1, 12});
     Tensor out = nn::scaledDotProductAttention(
         padded.tensor<double>(padded.q, {2, 1, 9, 4}),
         padded.tensor<double>(padded.k, {2, 1, 12, 4}),
@@ -210,7 +209,7 @@ TEST(TiledAttentionTest, MasksBroadcastAndBoolMasksHideKeys) {
   // A row whose every key is masked attends to all of them evenly, in
   // both forms: the mean of v's rows.
   nn::AttentionOptions none;
-  none.mask = Tensor::fromVector(std::vector<bool>(6, false), {1, 6});
+  none.mask = Tensor::fromBools(std::vector<bool>(6, false), {1, 6});
   std::vector<double> v = testValues(6 * 2, 3), q = testValues(4, 1);
   for (nn::AttentionTiles tiles :
        {nn::AttentionTiles::Always, nn::AttentionTiles::Never}) {
@@ -395,20 +394,34 @@ TEST(TiledAttentionTest, BadInputsAreErrors) {
   Tensor v = Tensor::fromVector(std::vector<float>(2 * 5 * 2), {2, 5, 2});
   nn::AttentionOptions options;
   options.mask = Tensor::fromVector(std::vector<float>(3 * 5), {3, 5});
-  expectError([&] { nn::scaledDotProductAttention(q, k, v, options); },
-              "scaledDotProductAttention",
-              "the mask [3, 5] does not broadcast to the scores [2, 4, 5]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::scaledDotProductAttention(q, k, v, options);
+      },
+      "scaledDotProductAttention",
+      "the mask [3, 5] does not broadcast to the scores [2, 4, 5]");
   options.mask = Tensor();
   options.dropout = 1.5;
-  expectError([&] { nn::scaledDotProductAttention(q, k, v, options); },
-              "scaledDotProductAttention", "the dropout must be in [0, 1]");
-  expectError([&] { tiledAttention(q, k, cast(v, DType::Float64), {}, 1.0, false); },
-              "scaledDotProductAttention",
-              "one dtype for q, k and v; got Float32, Float32 and Float64");
   expectError(
-      [&] {
-        tiledAttention(q, k, v, Tensor::fromVector(std::vector<float>(4), {4}),
-                       1.0, false);
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        nn::scaledDotProductAttention(q, k, v, options);
+      },
+      "scaledDotProductAttention", "the dropout must be in [0, 1]");
+  Tensor v64 = cast(v, DType::Float64);
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        tiledAttention(q, k, v64, {}, 1.0, false);
+      },
+      "scaledDotProductAttention",
+      "one dtype for q, k and v; got Float32, Float32 and Float64");
+  Tensor row = Tensor::fromVector(std::vector<float>(4), {4});
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        tiledAttention(q, k, v, row, 1.0, false);
       },
       "scaledDotProductAttention", "the bias [4] (Float32) needs");
   // Differentiable once.
@@ -421,8 +434,12 @@ TEST(TiledAttentionTest, BadInputsAreErrors) {
     Tensor out = tiledAttention(q, k, v, {}, 1.0, false);
     dq = inner.gradient(sum(out), q);
   }
-  expectError([&] { outer.gradient(sum(dq), q); },
-              "scaledDotProductAttentionGrad", "has no gradient");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        outer.gradient(sum(dq), q);
+      },
+      "scaledDotProductAttentionGrad", "has no gradient");
 }
 
 } // namespace
