@@ -16,10 +16,11 @@
 //                 matrices of heads x T x T floats above --max-gib).
 //
 // Per length and form: the median forward and forward + backward times,
-// and the step's peak memory: the growth of the process's peak resident
-// set (VmHWM, reset through /proc/self/clear_refs after a warm-up step that
-// compiles) plus the inputs, against the inputs (q, k, v, w) and outputs
-// (out, dq, dk, dv). Where both forms run, the largest difference of their
+// and the step's peak memory: the most bytes lazyc's buffers held at once
+// during the step (the runtime allocator's peak_bytes_in_use, reset before
+// it; the inputs, live throughout, included), against the inputs (q, k, v,
+// w) and outputs (out, dq, dk, dv). The kernels' own scratch (a few
+// 256 x 256 tiles per thread and O(T) row statistics) is not in it. Where both forms run, the largest difference of their
 // outputs and gradients, relative to the largest magnitude.
 //
 //   lazyc-bench-attention [--lengths 64,256,1024,4096,16384] [--heads 8]
@@ -28,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <lazyc/Runtime/Runtime.h>
 #include <lazyc/nn.h>
 
 #include <algorithm>
@@ -36,7 +38,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -52,22 +53,6 @@ struct Settings {
   bool causal = true;
   double maxGiB = 12;
 };
-
-/// The process's resident set now and at its peak (bytes).
-std::pair<double, double> residentMemory() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  double now = 0, peak = 0;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0)
-      now = std::stod(line.substr(6)) * 1024;
-    if (line.rfind("VmHWM:", 0) == 0)
-      peak = std::stod(line.substr(6)) * 1024;
-  }
-  return {now, peak};
-}
-
-void resetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -127,19 +112,18 @@ Result measure(const Settings &settings, int64_t length,
     forwardMs.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - start)
             .count());
-    resetPeak();
-    double before = residentMemory().first;
+    lazyrt_reset_peak_bytes_in_use();
     start = Clock::now();
     step(round == 0);
     stepMs.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - start)
             .count());
-    peak = std::max(peak, residentMemory().second - before);
+    peak = std::max(
+        peak, double(lazyrt_get_allocator_stats().peak_bytes_in_use));
   }
   result.forwardMs = median(forwardMs);
   result.stepMs = median(stepMs);
-  // The inputs were resident before the step.
-  result.peakBytes = peak + 4.0 * count * sizeof(float);
+  result.peakBytes = peak;
   return result;
 }
 
