@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/InitAll.h"
-#include "lazyc/Codegen/CPU/Passes.h"
 #include "lazyc/Codegen/Attention.h"
+#include "lazyc/Codegen/CPU/Passes.h"
 #include "lazyc/Codegen/Collectives.h"
 #include "lazyc/Codegen/GPU/Passes.h"
 #include "lazyc/Codegen/Passes.h"

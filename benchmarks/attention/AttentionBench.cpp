@@ -20,8 +20,9 @@
 // during the step (the runtime allocator's peak_bytes_in_use, reset before
 // it; the inputs, live throughout, included), against the inputs (q, k, v,
 // w) and outputs (out, dq, dk, dv). The kernels' own scratch (a few
-// 256 x 256 tiles per thread and O(T) row statistics) is not in it. Where both forms run, the largest difference of their
-// outputs and gradients, relative to the largest magnitude.
+// 256 x 256 tiles per thread and O(T) row statistics) is not in it. Where both
+// forms run, the largest difference of their outputs and gradients, relative to
+// the largest magnitude.
 //
 //   lazyc-bench-attention [--lengths 64,256,1024,4096,16384] [--heads 8]
 //                         [--depth 64] [--rounds 3] [--causal 0|1]
@@ -118,8 +119,8 @@ Result measure(const Settings &settings, int64_t length,
     stepMs.push_back(
         std::chrono::duration<double, std::milli>(Clock::now() - start)
             .count());
-    peak = std::max(
-        peak, double(lazyrt_get_allocator_stats().peak_bytes_in_use));
+    peak =
+        std::max(peak, double(lazyrt_get_allocator_stats().peak_bytes_in_use));
   }
   result.forwardMs = median(forwardMs);
   result.stepMs = median(stepMs);
@@ -177,9 +178,8 @@ int main(int argc, char **argv) {
     std::vector<std::pair<const char *, Result>> results = {
         {"tiled", std::move(tiled)}};
     if (scoresBytes <= settings.maxGiB * (1ull << 30))
-      results.push_back(
-          {"materialized",
-           measure(settings, length, nn::AttentionTiles::Never)});
+      results.push_back({"materialized",
+                         measure(settings, length, nn::AttentionTiles::Never)});
     for (const auto &[name, result] : results)
       std::printf("%-7lld %-13s %11.2f %11.2f %10.1f %14.1f %11.2f\n",
                   static_cast<long long>(length), name, result.forwardMs,

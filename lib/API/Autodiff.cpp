@@ -555,7 +555,8 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
     // The statistics column is the gradients' own input: no user reads it.
     std::vector<int64_t> start(node.shape.size(), 0), limit = node.shape;
     limit.back() -= 1;
-    Tensor dOut = lazyc::slice(g, std::move(start), std::move(limit), {}, where);
+    Tensor dOut =
+        lazyc::slice(g, std::move(start), std::move(limit), {}, where);
     auto [dq, dk, dv] = detail::attentionGradients(node, in, out, dOut, where);
     accumulate(in[0], dq);
     accumulate(in[1], dk);

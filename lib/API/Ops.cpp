@@ -1627,18 +1627,22 @@ Tensor lazyc::tiledAttention(const Tensor &q, const Tensor &k, const Tensor &v,
   size_t rank = query->shape.size();
   if (rank < 2 || rank > 6 || key->shape.size() != rank ||
       value->shape.size() != rank)
-    fail(op, "computes in tiles over q, k and v of one rank from 2 to 6, got " +
-                 shapes(), where);
+    fail(op,
+         "computes in tiles over q, k and v of one rank from 2 to 6, got " +
+             shapes(),
+         where);
   int64_t depth = query->shape.back(), keys = key->shape[rank - 2];
   if (!std::equal(query->shape.begin(), query->shape.end() - 2,
                   key->shape.begin()) ||
       !std::equal(query->shape.begin(), query->shape.end() - 2,
                   value->shape.begin()))
-    fail(op, "computes in tiles over identical batch dimensions, got " +
-                 shapes(), where);
+    fail(op,
+         "computes in tiles over identical batch dimensions, got " + shapes(),
+         where);
   if (key->shape.back() != depth || value->shape[rank - 2] != keys)
-    fail(op, shapes() + " do not fit: q and k need one depth d, k and v one "
-                        "length Tk",
+    fail(op,
+         shapes() + " do not fit: q and k need one depth d, k and v one "
+                    "length Tk",
          where);
   if (!std::isfinite(scale))
     fail(op, "the scale must be finite", where);
@@ -1672,28 +1676,31 @@ Tensor lazyc::tiledAttention(const Tensor &q, const Tensor &k, const Tensor &v,
   }
   Shape shape = query->shape;
   shape.back() = value->shape.back() + 1;
-  Tensor rows = detail::TensorAccess::wrap(
-      record(OpKind::Attention, dtype, shape, std::move(inputs), where,
-             [&](Node &n) { setAttentionAttributes(n, scale, causal, dropout); }));
+  Tensor rows = detail::TensorAccess::wrap(record(
+      OpKind::Attention, dtype, shape, std::move(inputs), where,
+      [&](Node &n) { setAttentionAttributes(n, scale, causal, dropout); }));
   return withoutLastColumns(rows, 1, where);
 }
 
 std::array<Tensor, 3>
 detail::attentionGradients(const Node &attention, const NodeInputs &in,
-                           const Tensor &out, const Tensor &dOut,
-                           Where where) {
-  NodeInputs inputs = {in[0], in[1], in[2], use(out, "gradient", where),
-                       use(dOut, "gradient", where), in[3]};
+                           const Tensor &out, const Tensor &dOut, Where where) {
+  NodeInputs inputs = {in[0],
+                       in[1],
+                       in[2],
+                       use(out, "gradient", where),
+                       use(dOut, "gradient", where),
+                       in[3]};
   if (in.size() > 4)
     inputs.push_back(in[4]);
   auto gradient = [&](int64_t which, const Shape &shape) {
-    return detail::TensorAccess::wrap(record(
-        OpKind::AttentionGrad, attention.dtype, shape, inputs, where,
-        [&](Node &n) {
-          setAttentionAttributes(n, attention.scalar, attention.flag,
-                                 attention.scalar2);
-          n.integer = which;
-        }));
+    return detail::TensorAccess::wrap(
+        record(OpKind::AttentionGrad, attention.dtype, shape, inputs, where,
+               [&](Node &n) {
+                 setAttentionAttributes(n, attention.scalar, attention.flag,
+                                        attention.scalar2);
+                 n.integer = which;
+               }));
   };
   const Shape &keyShape = in[1]->shape;
   int64_t depth = keyShape.back(), valueDepth = in[2]->shape.back();

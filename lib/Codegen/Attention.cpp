@@ -47,9 +47,8 @@ std::string kernelName(Operation *op, Type element) {
 
 /// Both ops read their operands and write a new buffer.
 template <typename OpTy>
-struct AttentionBufferization
-    : public BufferizableOpInterface::ExternalModel<
-          AttentionBufferization<OpTy>, OpTy> {
+struct AttentionBufferization : public BufferizableOpInterface::ExternalModel<
+                                    AttentionBufferization<OpTy>, OpTy> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -169,7 +168,8 @@ struct AttentionBufferization
       if (!resultType.isDynamicDim(d))
         continue;
       if (d < rank - 1) {
-        outputSizes.push_back(memref::DimOp::create(rewriter, loc, rowsFrom, d));
+        outputSizes.push_back(
+            memref::DimOp::create(rewriter, loc, rowsFrom, d));
         continue;
       }
       // The last: dv + 1 (forward), d (query), d + dv (key_value).

@@ -84,8 +84,8 @@ struct AttentionInputs {
 };
 
 AttentionInputs checkAttention(const Tensor &q, const Tensor &k,
-                               const Tensor &v,
-                               const AttentionOptions &options, Where where) {
+                               const Tensor &v, const AttentionOptions &options,
+                               Where where) {
   const char *op = "scaledDotProductAttention";
   nn::detail::requireFloat(q, op, "the queries", where);
   nn::detail::requireFloat(k, op, "the keys", where);
@@ -184,8 +184,7 @@ Tensor materializedAttention(const AttentionInputs &in,
   if (options.mask.defined())
     scores = At(scores, where) + maskBias(options.mask, scores.dtype(), where);
   if (options.causal) {
-    int64_t queries = in.scores[in.scores.size() - 2],
-            keys = in.scores.back();
+    int64_t queries = in.scores[in.scores.size() - 2], keys = in.scores.back();
     Tensor rows = reshape(arange(0, double(queries), 1, DType::Int32, where),
                           {queries, 1}, where);
     Tensor columns = arange(0, double(keys), 1, DType::Int32, where);
@@ -225,10 +224,9 @@ Tensor tiledAttentionOf(const AttentionInputs &in,
     shape.insert(shape.end(), bias.shape().begin(), bias.shape().end());
     bias = reshape(bias, shape, where);
   }
-  Tensor out =
-      tiledAttention(prepare(in.q), prepare(in.k), prepare(in.v), bias,
-                     in.factor, options.causal, options.dropout, options.seed,
-                     where);
+  Tensor out = tiledAttention(prepare(in.q), prepare(in.k), prepare(in.v), bias,
+                              in.factor, options.causal, options.dropout,
+                              options.seed, where);
   return cast(out, product, where);
 }
 
@@ -245,8 +243,8 @@ Tensor nn::scaledDotProductAttention(const Tensor &q, const Tensor &k,
     auto onCpu = [](const Tensor &t) {
       return t.device().kind() == Device::Kind::CPU;
     };
-    tiled = onCpu(q) && onCpu(k) && onCpu(v) &&
-            in.scores.size() <= 6 && perHead >= kTiledAttentionScores;
+    tiled = onCpu(q) && onCpu(k) && onCpu(v) && in.scores.size() <= 6 &&
+            perHead >= kTiledAttentionScores;
   }
   return tiled ? tiledAttentionOf(in, options, where)
                : materializedAttention(in, options, where);

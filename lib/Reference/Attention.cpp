@@ -171,10 +171,9 @@ Value evaluateForward(const Problem &p) {
         }
         double rounded = numerics::roundTo(value, p.dtype);
         out.floats[base + c] = rounded;
-        out.tolerance[base + c] =
-            settle(rounded,
-                   relative * magnitude + inputError + u * std::fabs(rounded),
-                   p.dtype);
+        out.tolerance[base + c] = settle(
+            rounded, relative * magnitude + inputError + u * std::fabs(rounded),
+            p.dtype);
       }
       double lse = row.max + std::log(sum);
       double rounded = numerics::roundTo(lse, p.dtype);
@@ -231,9 +230,9 @@ Value evaluateGradient(const Problem &p, const Value &out, const Value &dOut) {
         }
         double scoreGrad = weight * (dot * drop - rowDot);
         double scoreGradAbs = weight * (dotAbs * drop + rowDotAbs);
-        double scoreGradError =
-            weightError * (dotAbs * drop + rowDotAbs) +
-            weight * (dotError * drop + rowDotError) + sumU * scoreGradAbs;
+        double scoreGradError = weightError * (dotAbs * drop + rowDotAbs) +
+                                weight * (dotError * drop + rowDotError) +
+                                sumU * scoreGradAbs;
         if (isQuery) {
           for (int64_t c = 0; c < p.depth; ++c) {
             int64_t kj = (n * p.keys + j) * p.depth + c;
@@ -249,9 +248,8 @@ Value evaluateGradient(const Problem &p, const Value &out, const Value &dOut) {
         for (int64_t c = 0; c < p.depth; ++c) {
           int64_t qi = (n * p.queries + i) * p.depth + c;
           add(rowBase + c, p.scale * scoreGrad * p.q.floats[qi],
-              std::fabs(p.scale) *
-                  (scoreGradError * std::fabs(p.q.floats[qi]) +
-                   scoreGradAbs * p.q.tolerance[qi]));
+              std::fabs(p.scale) * (scoreGradError * std::fabs(p.q.floats[qi]) +
+                                    scoreGradAbs * p.q.tolerance[qi]));
         }
         for (int64_t c = 0; c < p.valueDepth; ++c) {
           int64_t g = (n * p.queries + i) * p.valueDepth + c;

@@ -1136,8 +1136,8 @@ std::string fuzz::print(const Program &program, bool eager) {
                      ", " + t(0) + ", nn::AttentionOptions{" +
                      (step.flag ? "true" : "false") + ", std::nullopt, " +
                      "Tensor(), " + doubleLiteral(step.start) + ", " +
-                     std::to_string(step.seed) + ", nn::AttentionTiles::" +
-                     tiles[step.ints[0]] + "})";
+                     std::to_string(step.seed) +
+                     ", nn::AttentionTiles::" + tiles[step.ints[0]] + "})";
         break;
       }
       case LayerOp::BatchNorm:

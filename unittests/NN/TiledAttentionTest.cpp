@@ -89,9 +89,8 @@ struct Problem {
         for (int64_t j = 0; j < tk; ++j) {
           double w = s[j] / sum;
           if (dropout > 0)
-            w = keeps(seed, (b * tq + i) * tk + j, dropout)
-                    ? w / (1 - dropout)
-                    : 0;
+            w = keeps(seed, (b * tq + i) * tk + j, dropout) ? w / (1 - dropout)
+                                                            : 0;
           for (int64_t c = 0; c < dv; ++c)
             out[(b * tq + i) * dv + c] += w * v[(b * tk + j) * dv + c];
         }
@@ -99,14 +98,13 @@ struct Problem {
     return out;
   }
 
-  template <typename T> Tensor tensor(const std::vector<double> &values,
-                                      Shape shape) const {
+  template <typename T>
+  Tensor tensor(const std::vector<double> &values, Shape shape) const {
     return Tensor::fromVector(std::vector<T>(values.begin(), values.end()),
                               shape);
   }
 
-  template <typename T>
-  Tensor run(nn::AttentionTiles tiles) const {
+  template <typename T> Tensor run(nn::AttentionTiles tiles) const {
     nn::AttentionOptions options;
     options.causal = causal;
     options.dropout = dropout;
@@ -242,10 +240,10 @@ TEST(TiledAttentionTest, BothFormsDrawTheSameDropout) {
   options.causal = true;
   auto run = [&](nn::AttentionTiles tiles) {
     options.tiles = tiles;
-    return nn::scaledDotProductAttention(
-               Tensor::fromVector(q, {2, 3, 20, 8}),
-               Tensor::fromVector(k, {2, 1, 30, 8}),
-               Tensor::fromVector(v, {2, 1, 30, 8}), options)
+    return nn::scaledDotProductAttention(Tensor::fromVector(q, {2, 3, 20, 8}),
+                                         Tensor::fromVector(k, {2, 1, 30, 8}),
+                                         Tensor::fromVector(v, {2, 1, 30, 8}),
+                                         options)
         .toVector<double>();
   };
   expectClose(run(nn::AttentionTiles::Always), run(nn::AttentionTiles::Never),
@@ -266,8 +264,7 @@ TEST(TiledAttentionTest, GradientsMatchFiniteDifferences) {
             options.tiles = nn::AttentionTiles::Always;
             // A constant: masks get no gradient.
             options.mask = Tensor::fromVector(testValues(5 * 6, 10), {5, 6});
-            return nn::scaledDotProductAttention(in[0], in[1], in[2],
-                                                 options);
+            return nn::scaledDotProductAttention(in[0], in[1], in[2], options);
           },
           {testValues(2 * 5 * 3, 7), testValues(2 * 6 * 3, 8),
            testValues(2 * 6 * 4, 9)},
@@ -296,9 +293,8 @@ TEST(TiledAttentionTest, Float32GradientsMatchTheMaterializedForm) {
     options.dropout = p.dropout;
     options.seed = p.seed;
     options.tiles = tiles;
-    Tensor loss =
-        sum(nn::scaledDotProductAttention(in[0], in[1], in[2], options) *
-            weights);
+    Tensor loss = sum(
+        nn::scaledDotProductAttention(in[0], in[1], in[2], options) * weights);
     std::vector<std::vector<double>> values;
     for (const Tensor &g : tape.gradient(loss, in))
       values.push_back(g.toVector<double>());
@@ -346,7 +342,7 @@ TEST(TiledAttentionTest, MemoryDoesNotGrowWithTheScores) {
     for (Tensor &g : grads)
       g.toVector<float>();
   };
-  step(); // Compiles.
+  step();                                        // Compiles.
   std::ofstream("/proc/self/clear_refs") << "5"; // Resets the peak.
   auto [before, ignored] = residentMemory();
   step();
@@ -361,8 +357,8 @@ TEST(TiledAttentionTest, MemoryDoesNotGrowWithTheScores) {
 
 TEST(TiledAttentionTest, AutoTilesLongSequencesOnTheCpu) {
   auto made = [](int64_t length) {
-    Tensor x = Tensor::fromVector(std::vector<float>(length * 4, 0.25f),
-                                  {length, 4});
+    Tensor x =
+        Tensor::fromVector(std::vector<float>(length * 4, 0.25f), {length, 4});
     return producer(nn::scaledDotProductAttention(x, x, x));
   };
   EXPECT_EQ(made(64), trace::OpKind::Matmul);

@@ -363,6 +363,51 @@ TEST(ReferenceEvaluator, ReductionsMatmulSoftmax) {
   EXPECT_LT(partial.tolerance[1], 1e-5);
 }
 
+TEST(ReferenceEvaluator, TiledAttentionAndItsGradients) {
+  // q [1, 2] = [1, 0], k = [[1, 0], [0, 1]], v = [[1, 2], [3, 4]], scale 1:
+  // the scores are [1, 0], the weights [e / (e + 1), 1 / (e + 1)] =
+  // [0.7310585786300049, 0.2689414213699951], the output 0.731 [1, 2] +
+  // 0.269 [3, 4] = [1.5378828427399902, 2.5378828427399902] (Python).
+  Tensor q = Tensor::fromVector<double>({1, 0}, {1, 2});
+  Tensor k = Tensor::fromVector<double>({1, 0, 0, 1}, {2, 2});
+  Tensor v = Tensor::fromVector<double>({1, 2, 3, 4}, {2, 2});
+  Value out = evaluate(tiledAttention(q, k, v, Tensor(), 1.0, false));
+  EXPECT_NEAR(out.floats[0], 1.5378828427399902, 1e-15);
+  EXPECT_NEAR(out.floats[1], 2.5378828427399902, 1e-15);
+  // With the causal mask the query sees the first key alone.
+  Value causal = evaluate(tiledAttention(q, k, v, Tensor(), 1.0, true));
+  EXPECT_NEAR(causal.floats[0], 1, 1e-15);
+  EXPECT_NEAR(causal.floats[1], 2, 1e-15);
+
+  // Compiled f32 attention, causal, with a bias and dropout, and its
+  // gradients, each within the reference's bounds.
+  auto values = [](int64_t count, float step) {
+    std::vector<float> data(count);
+    for (int64_t i = 0; i < count; ++i)
+      data[i] = std::sin(step * static_cast<float>(i));
+    return data;
+  };
+  Tensor q2 = Tensor::fromVector(values(2 * 37 * 8, 0.7f), {2, 37, 8});
+  Tensor k2 = Tensor::fromVector(values(2 * 45 * 8, 1.3f), {2, 45, 8});
+  Tensor v2 = Tensor::fromVector(values(2 * 45 * 5, 0.4f), {2, 45, 5});
+  Tensor bias = Tensor::fromVector(values(45, 2.1f), {1, 1, 45});
+  GradientTape tape;
+  for (const Tensor *t : {&q2, &k2, &v2})
+    tape.watch(*t);
+  Tensor rows = tiledAttention(q2, k2, v2, bias, 0.35, true, 0.2, 17);
+  std::vector<Tensor> grads = tape.gradient(sum(rows * rows), {q2, k2, v2});
+  for (const Tensor *t : {&rows, &grads[0], &grads[1], &grads[2]}) {
+    Value reference = evaluate(*t);
+    std::vector<Mismatch> wrong = check(reference, *t);
+    EXPECT_TRUE(wrong.empty())
+        << wrong.size() << " mismatches, the first at " << wrong[0].index
+        << ": " << wrong[0].actual << " against " << wrong[0].expected;
+    // The bounds are useful: a few thousandths at most.
+    for (double tolerance : reference.tolerance)
+      EXPECT_LT(tolerance, 1e-3);
+  }
+}
+
 TEST(ReferenceEvaluator, LongSumsAreExactWithTheBlockedBound) {
   // 2^24 copies of 0.1f = 13421773 * 2^-27 sum to 13421773 * 2^-3 =
   // 1677721.625 exactly, which f32 holds (21 integer bits and 3 fraction

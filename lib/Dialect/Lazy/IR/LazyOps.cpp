@@ -863,16 +863,15 @@ checkAttention(std::optional<Location> loc, StringRef opName, Value qValue,
   int64_t rank = q.getRank();
   if (rank < 2 || rank - 2 > kAttentionBatchRank || k.getRank() != rank ||
       v.getRank() != rank)
-    return emitInferError(loc, opName,
-                          "requires q, k and v of one rank, from 2 to ",
-                          kAttentionBatchRank + 2, ", but got ", q, ", ", k,
-                          " and ", v);
+    return emitInferError(
+        loc, opName, "requires q, k and v of one rank, from 2 to ",
+        kAttentionBatchRank + 2, ", but got ", q, ", ", k, " and ", v);
   for (int64_t d = 0; d < rank - 2; ++d)
     if (!dimsCompatible(q.getDimSize(d), k.getDimSize(d)) ||
         !dimsCompatible(q.getDimSize(d), v.getDimSize(d)))
       return emitInferError(loc, opName,
-                            "requires identical batch dimensions, but got ",
-                            q, ", ", k, " and ", v);
+                            "requires identical batch dimensions, but got ", q,
+                            ", ", k, " and ", v);
   AttentionShapes shapes{q, k, v};
   if (!dimsCompatible(shapes.depth(), k.getShape().back()) ||
       !dimsCompatible(shapes.keys(), v.getDimSize(rank - 2)))
@@ -883,12 +882,14 @@ checkAttention(std::optional<Location> loc, StringRef opName, Value qValue,
     auto bias = dyn_cast<RankedTensorType>(biasValue.getType());
     if (!bias || bias.getRank() != rank ||
         bias.getElementType() != q.getElementType())
-      return emitInferError(loc, opName, "requires a bias of q's rank and "
-                                         "element type, but got ",
+      return emitInferError(loc, opName,
+                            "requires a bias of q's rank and "
+                            "element type, but got ",
                             biasValue.getType(), " for q ", q);
     for (int64_t d = 0; d < rank; ++d) {
       int64_t scores = d == rank - 1 ? shapes.keys() : q.getDimSize(d);
-      if (bias.getDimSize(d) != 1 && !dimsCompatible(bias.getDimSize(d), scores))
+      if (bias.getDimSize(d) != 1 &&
+          !dimsCompatible(bias.getDimSize(d), scores))
         return emitInferError(loc, opName, "the bias ", bias,
                               " does not broadcast to the scores of q ", q,
                               " and k ", k);
@@ -918,8 +919,7 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
     return failure();
   SmallVector<int64_t> shape(shapes->q.getShape());
   shape.back() = addSizes(shapes->valueDepth(), 1);
-  inferred.push_back(
-      RankedTensorType::get(shape, shapes->q.getElementType()));
+  inferred.push_back(RankedTensorType::get(shape, shapes->q.getElementType()));
   return success();
 }
 

@@ -52,10 +52,9 @@ enum { LAZYRT_ATTENTION_SIZES = 14 };
 
 /// out = softmax(s) v, with each row's log-sum-exp after it.
 void lazyrt_attention_forward_f32(const float *q, const float *k,
-                                  const float *v, const float *bias,
-                                  float *out, const int64_t *sizes,
-                                  double scale, double dropout, int64_t seed,
-                                  int32_t causal);
+                                  const float *v, const float *bias, float *out,
+                                  const int64_t *sizes, double scale,
+                                  double dropout, int64_t seed, int32_t causal);
 void lazyrt_attention_forward_f64(const double *q, const double *k,
                                   const double *v, const double *bias,
                                   double *out, const int64_t *sizes,
@@ -65,14 +64,18 @@ void lazyrt_attention_forward_f64(const double *q, const double *k,
 /// The gradient of the forward's rows with respect to q, given `out` (the
 /// forward's result, statistics included) and `dOut` [batch, queries,
 /// valueDepth]: dq [batch, queries, depth].
-void lazyrt_attention_backward_query_f32(
-    const float *q, const float *k, const float *v, const float *bias,
-    const float *out, const float *dOut, float *dq, const int64_t *sizes,
-    double scale, double dropout, int64_t seed, int32_t causal);
-void lazyrt_attention_backward_query_f64(
-    const double *q, const double *k, const double *v, const double *bias,
-    const double *out, const double *dOut, double *dq, const int64_t *sizes,
-    double scale, double dropout, int64_t seed, int32_t causal);
+void lazyrt_attention_backward_query_f32(const float *q, const float *k,
+                                         const float *v, const float *bias,
+                                         const float *out, const float *dOut,
+                                         float *dq, const int64_t *sizes,
+                                         double scale, double dropout,
+                                         int64_t seed, int32_t causal);
+void lazyrt_attention_backward_query_f64(const double *q, const double *k,
+                                         const double *v, const double *bias,
+                                         const double *out, const double *dOut,
+                                         double *dq, const int64_t *sizes,
+                                         double scale, double dropout,
+                                         int64_t seed, int32_t causal);
 
 /// The gradients with respect to k and v, side by side:
 /// dkv [batch, keys, depth + valueDepth], each row dk's then dv's.
