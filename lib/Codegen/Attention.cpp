@@ -49,29 +49,6 @@ std::string kernelName(Operation *op, Type element) {
 template <typename OpTy>
 struct AttentionBufferization : public BufferizableOpInterface::ExternalModel<
                                     AttentionBufferization<OpTy>, OpTy> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-
-  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
-                                          const BufferizationOptions &,
-                                          const BufferizationState &,
-                                          SmallVector<Value> &) const {
-    auto type = cast<RankedTensorType>(value.getType());
-    return cast<BufferLikeType>(
-        MemRefType::get(type.getShape(), type.getElementType()));
-  }
-
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
@@ -89,28 +66,25 @@ struct AttentionBufferization : public BufferizableOpInterface::ExternalModel<
                                   attention.getV()};
     if constexpr (std::is_same_v<OpTy, lazy::AttentionGradOp>)
       tensors.append({attention.getOut(), attention.getDOut()});
-    SmallVector<Value> buffers;
-    for (Value tensor : tensors) {
+    auto contiguousBufferOf = [&](Value tensor) -> FailureOr<Value> {
       FailureOr<Value> buffer = getBuffer(rewriter, tensor, options, state);
       if (failed(buffer))
         return failure();
-      FailureOr<Value> contiguous =
-          lazy::contiguousBuffer(rewriter, loc, options, *buffer);
-      if (failed(contiguous))
+      return lazy::contiguousBuffer(rewriter, loc, options, *buffer);
+    };
+    SmallVector<Value> buffers;
+    for (Value tensor : tensors) {
+      FailureOr<Value> buffer = contiguousBufferOf(tensor);
+      if (failed(buffer))
         return failure();
-      buffers.push_back(*contiguous);
+      buffers.push_back(*buffer);
     }
     Value bias;
     if (attention.getBias()) {
-      FailureOr<Value> buffer =
-          getBuffer(rewriter, attention.getBias(), options, state);
+      FailureOr<Value> buffer = contiguousBufferOf(attention.getBias());
       if (failed(buffer))
         return failure();
-      FailureOr<Value> contiguous =
-          lazy::contiguousBuffer(rewriter, loc, options, *buffer);
-      if (failed(contiguous))
-        return failure();
-      bias = *contiguous;
+      bias = *buffer;
     }
     FailureOr<Value> seedBuffer =
         getBuffer(rewriter, attention.getSeed(), options, state);
