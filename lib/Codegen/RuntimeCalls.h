@@ -6,9 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Internal to LazycCodegen: what the bufferizations of lazy.collective and
-// lazy.attention share to call the runtime's C functions on buffers: the
-// interface model of an op that reads its operands and writes a new
-// buffer, and the calls' operands.
+// lazy.attention share to call the runtime's C functions on buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,38 +36,6 @@ FailureOr<Value>
 contiguousBuffer(RewriterBase &rewriter, Location loc,
                  const bufferization::BufferizationOptions &options,
                  Value buffer);
-
-/// How an op that reads its tensor operands and writes a new buffer
-/// through a runtime call bufferizes: `Derived` adds bufferize().
-template <typename Derived, typename OpTy>
-struct RuntimeCallBufferization
-    : public bufferization::BufferizableOpInterface::ExternalModel<Derived,
-                                                                    OpTy> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const bufferization::AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const bufferization::AnalysisState &) const {
-    return false;
-  }
-  bufferization::AliasingValueList
-  getAliasingValues(Operation *, OpOperand &,
-                    const bufferization::AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-
-  FailureOr<bufferization::BufferLikeType>
-  getBufferType(Operation *, Value value,
-                const bufferization::BufferizationOptions &,
-                const bufferization::BufferizationState &,
-                SmallVector<Value> &) const {
-    auto type = cast<RankedTensorType>(value.getType());
-    return cast<bufferization::BufferLikeType>(
-        MemRefType::get(type.getShape(), type.getElementType()));
-  }
-};
 
 } // namespace mlir::lazy
 
