@@ -153,17 +153,21 @@ Value evaluateForward(const Problem &p) {
   for (int64_t n = 0; n < p.batch; ++n)
     for (int64_t i = 0; i < p.queries; ++i) {
       ScoreRow row = scoreRow(p, n, i);
+      // A row without a finite score (no keys, a mask of -inf everywhere)
+      // is 0, its log-sum-exp -inf (the kernel's rule; softmax would be
+      // NaN).
       double sum = 0;
       std::vector<double> weight(p.keys);
-      for (int64_t j = 0; j < p.keys; ++j)
-        sum += weight[j] = std::exp(row.score[j] - row.max);
+      if (row.max != -INFINITY)
+        for (int64_t j = 0; j < p.keys; ++j)
+          sum += weight[j] = std::exp(row.score[j] - row.max);
       double relative = std::expm1(2 * row.maxError) +
                         p.kernelU * (p.keys + p.valueDepth + 8);
       int64_t base = (n * p.queries + i) * width;
       for (int64_t c = 0; c < p.valueDepth; ++c) {
         double value = 0, magnitude = 0, inputError = 0;
         for (int64_t j = 0; j < p.keys; ++j) {
-          double w = weight[j] / sum * p.dropScale(n, i, j);
+          double w = sum == 0 ? 0 : weight[j] / sum * p.dropScale(n, i, j);
           int64_t vj = (n * p.keys + j) * p.valueDepth + c;
           value += w * p.v.floats[vj];
           magnitude += w * std::fabs(p.v.floats[vj]);
@@ -215,7 +219,8 @@ Value evaluateGradient(const Problem &p, const Value &out, const Value &dOut) {
                        std::fabs(dOut.floats[g]) * out.tolerance[o];
       }
       for (int64_t j = 0; j < p.keys; ++j) {
-        double weight = std::exp(row.score[j] - lse);
+        // No gradient through a row without a finite score.
+        double weight = lse == -INFINITY ? 0 : std::exp(row.score[j] - lse);
         double weightError =
             weight * (std::expm1(row.error[j] + lseError) + sumU);
         double drop = p.dropScale(n, i, j);
