@@ -155,12 +155,10 @@ struct AttentionBufferization : public BufferizableOpInterface::ExternalModel<
 
     // The output: the result type, its dynamic sizes from the operands.
     SmallVector<Value> outputSizes;
-    Value rowsFrom = resultType.getRank() == rank &&
-                             isa<lazy::AttentionGradOp>(op) &&
-                             cast<lazy::AttentionGradOp>(op).getGradient() ==
-                                 lazy::AttentionGradient::key_value
-                         ? k
-                         : q;
+    bool keyValue = false;
+    if constexpr (std::is_same_v<OpTy, lazy::AttentionGradOp>)
+      keyValue = attention.getGradient() == lazy::AttentionGradient::key_value;
+    Value rowsFrom = keyValue ? k : q;
     for (int64_t d = 0; d < rank; ++d) {
       if (!resultType.isDynamicDim(d))
         continue;
@@ -177,7 +175,7 @@ struct AttentionBufferization : public BufferizableOpInterface::ExternalModel<
         last = arith::AddIOp::create(
             rewriter, loc, valueDepth,
             arith::ConstantIndexOp::create(rewriter, loc, 1));
-      else if (rowsFrom == k)
+      else if (keyValue)
         last = arith::AddIOp::create(rewriter, loc, depth, valueDepth);
       outputSizes.push_back(last);
     }
