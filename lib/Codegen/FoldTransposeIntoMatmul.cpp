@@ -78,9 +78,12 @@ namespace {
 /// (b, k, m), and BLAS takes the flags per matrix.
 template <typename MatmulOpTy>
 struct FoldTransposedOperands : OpRewritePattern<MatmulOpTy> {
-  using OpRewritePattern<MatmulOpTy>::OpRewritePattern;
+  FoldTransposedOperands(MLIRContext *context, bool copySharedRightTransposes)
+      : OpRewritePattern<MatmulOpTy>(context),
+        copySharedRightTransposes(copySharedRightTransposes) {}
   static constexpr bool batched =
       std::is_same_v<MatmulOpTy, linalg::BatchMatmulOp>;
+  bool copySharedRightTransposes;
 
   LogicalResult matchAndRewrite(MatmulOpTy matmul,
                                 PatternRewriter &rewriter) const override {
@@ -92,7 +95,11 @@ struct FoldTransposedOperands : OpRewritePattern<MatmulOpTy> {
     };
     Value lhs = matmul.getDpsInputOperand(0)->get();
     Value rhs = matmul.getDpsInputOperand(1)->get();
-    Value lhsSource = sourceOf(lhs), rhsSource = sourceOf(rhs);
+    Value lhsSource = sourceOf(lhs);
+    // A transpose several products read is copied once instead.
+    Value rhsSource = !batched && copySharedRightTransposes && !rhs.hasOneUse()
+                          ? Value()
+                          : sourceOf(rhs);
     if (!lhsSource && !rhsSource)
       return failure();
     SmallVector<AffineMap, 3> maps = lazy::matmulMaps(
@@ -111,10 +118,13 @@ struct FoldTransposedOperands : OpRewritePattern<MatmulOpTy> {
 struct LazyFoldTransposeIntoMatmulPass
     : mlir::lazy::impl::LazyFoldTransposeIntoMatmulPassBase<
           LazyFoldTransposeIntoMatmulPass> {
+  using LazyFoldTransposeIntoMatmulPassBase::
+      LazyFoldTransposeIntoMatmulPassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldTransposedOperands<linalg::MatmulOp>,
-                 FoldTransposedOperands<linalg::BatchMatmulOp>>(&getContext());
+                 FoldTransposedOperands<linalg::BatchMatmulOp>>(
+        &getContext(), copySharedRightTransposes);
     // Transposes left without users disappear with the greedy driver's DCE.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

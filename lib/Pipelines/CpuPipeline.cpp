@@ -58,7 +58,9 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm,
   // fusion joins the transposes with their neighbours.
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyCpuConvolutionLayoutPass());
-  buildFusionPipeline(pm);
+  // The runtime reads a product's right operand in place when it has few
+  // rows: a transposed right operand several products read is copied once.
+  buildFusionPipeline(pm, /*copySharedRightTransposes=*/true);
   // Long sums as trees of short ones, each row block in vector lanes.
   mlir::lazy::LazyBlockReductionsPassOptions blocks;
   blocks.lanes = options.vectorWidth;

@@ -19,11 +19,14 @@
 
 using namespace mlir;
 
-void lazyc::buildFusionPipeline(OpPassManager &pm) {
+void lazyc::buildFusionPipeline(OpPassManager &pm,
+                                bool copySharedRightTransposes) {
   // Before fusion: a transposed GEMM operand that elementwise fusion would
   // recompute into a transposed copy (`relu(x @ w + b)^T` for a weight
   // gradient) is read in place from the stored value instead.
-  pm.addPass(mlir::lazy::createLazyFoldTransposeIntoMatmulPass());
+  mlir::lazy::LazyFoldTransposeIntoMatmulPassOptions fold;
+  fold.copySharedRightTransposes = copySharedRightTransposes;
+  pm.addPass(mlir::lazy::createLazyFoldTransposeIntoMatmulPass(fold));
   pm.addPass(mlir::lazy::createLazyFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

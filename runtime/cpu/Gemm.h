@@ -29,6 +29,18 @@ void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k,
           double alpha, const double *a, int64_t lda, const double *b,
           int64_t ldb, double beta, double *c, int64_t ldc);
 
+/// Whether smallGemm can run here (it needs AVX-512).
+bool smallGemmAvailable();
+
+/// C = A * B (plus C when `accumulate`) for f32, C m x n row-major with
+/// leading dimension ldc, B k x n row-major with ldb, and A's element (i, p)
+/// at a[i * aRowStride + p * aColumnStride] (so A may be stored transposed).
+/// Reads B in place, without packing: for products of few rows, where
+/// packing B costs as much as the product. Needs smallGemmAvailable().
+void smallGemm(int64_t m, int64_t n, int64_t k, const float *a,
+               int64_t aRowStride, int64_t aColumnStride, const float *b,
+               int64_t ldb, float *c, int64_t ldc, bool accumulate);
+
 } // namespace lazyrt
 
 #endif // LAZYC_RUNTIME_CPU_GEMM_H

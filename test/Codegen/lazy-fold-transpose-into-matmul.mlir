@@ -1,4 +1,6 @@
 // RUN: lazyc-opt %s -split-input-file --lazy-fold-transpose-into-matmul | FileCheck %s
+// RUN: lazyc-opt %s -split-input-file --lazy-fold-transpose-into-matmul="copy-shared-right-transposes=true" \
+// RUN:   | FileCheck %s --check-prefix=SHARED
 
 // A matmul operand made by a 2-D transpose is read through a transposed
 // indexing map instead, and the transpose (a copy) goes away.
@@ -140,4 +142,40 @@ func.func @batch_not_a_matrix_transpose(%x: tensor<4x3x8xf32>, %g: tensor<3x8x2x
   %c1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3x4x2xf32>) -> tensor<3x4x2xf32>
   %r = linalg.batch_matmul ins(%xt, %g : tensor<3x4x8xf32>, tensor<3x8x2xf32>) outs(%c1 : tensor<3x4x2xf32>) -> tensor<3x4x2xf32>
   return %r : tensor<3x4x2xf32>
+}
+
+// -----
+
+// A right operand's transpose that two products read: folded into both by
+// default; with copy-shared-right-transposes (the CPU's pipeline) copied
+// once and read untransposed, while a transposed left operand is still
+// folded.
+//   CHECK-LABEL: func.func @shared_right_transpose
+//     CHECK-NOT:   linalg.generic
+//         CHECK:   linalg.matmul indexing_maps
+//         CHECK:   linalg.matmul indexing_maps
+//  SHARED-LABEL: func.func @shared_right_transpose
+//  SHARED-SAME:    (%[[H:.*]]: tensor<16x128xf32>, %[[G:.*]]: tensor<128x16xf32>, %[[W:.*]]: tensor<512x128xf32>)
+//        SHARED:   %[[WT:.*]] = linalg.generic {{.*}} ins(%[[W]]
+//        SHARED:   linalg.matmul ins(%[[H]], %[[WT]] :
+//        SHARED:   linalg.matmul indexing_maps = [{{.*}}] ins(%[[G]], %[[WT]] :
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @shared_right_transpose(%h: tensor<16x128xf32>, %g: tensor<128x16xf32>, %w: tensor<512x128xf32>) -> (tensor<16x512xf32>, tensor<16x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<128x512xf32>
+  %wt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<512x128xf32>) outs(%et : tensor<128x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<128x512xf32>
+  %eg = tensor.empty() : tensor<16x128xf32>
+  %gt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%g : tensor<128x16xf32>) outs(%eg : tensor<16x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x128xf32>
+  %e = tensor.empty() : tensor<16x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %p1 = linalg.matmul ins(%h, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%c : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %p2 = linalg.matmul ins(%gt, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%c : tensor<16x512xf32>) -> tensor<16x512xf32>
+  return %p1, %p2 : tensor<16x512xf32>, tensor<16x512xf32>
 }

@@ -378,6 +378,83 @@ TEST(NarrowBlasTest, BFloat16AndFloat16IntoFloat32) {
   }
 }
 
+// f32 products of up to 256 rows with an untransposed B run the runtime's
+// own kernel (SmallGemm.cpp: blocks of 8 rows by 48 columns, the last
+// vector masked, B read 128 rows at a time) where the CPU has AVX-512, and
+// OpenBLAS elsewhere; from 257 rows on, or with B transposed, OpenBLAS.
+// Sizes on both sides of every block edge, A stored either way, C
+// accumulated or overwritten, leading dimensions longer than the rows. The
+// bound is the classical one for a sum of k + 1 terms in f32:
+// (k + 2) u (|C| + sum |a b|), u = 2^-24.
+TEST(BlasTest, ShapesAroundTheSmallProductKernelsBlocks) {
+  const int64_t rowCounts[] = {1, 7, 8, 9, 17, 256, 257};
+  const int64_t columnCounts[] = {1, 15, 16, 17, 48, 49, 100};
+  const int64_t depths[] = {1, 128, 129, 300};
+  unsigned seed = 100;
+  for (int64_t m : rowCounts)
+    for (int64_t n : columnCounts)
+      for (int64_t k : depths)
+        for (int32_t flags :
+             {0, int(LAZYRT_GEMM_TRANSPOSE_A), int(LAZYRT_GEMM_OVERWRITE),
+              LAZYRT_GEMM_TRANSPOSE_A | LAZYRT_GEMM_OVERWRITE,
+              int(LAZYRT_GEMM_TRANSPOSE_B)}) {
+          bool ta = flags & LAZYRT_GEMM_TRANSPOSE_A;
+          bool tb = flags & LAZYRT_GEMM_TRANSPOSE_B;
+          bool overwrite = flags & LAZYRT_GEMM_OVERWRITE;
+          int64_t aRows = ta ? k : m, aCols = ta ? m : k;
+          int64_t bRows = tb ? n : k, bCols = tb ? k : n;
+          // Leading dimensions 3 longer than the rows.
+          int64_t lda = aCols + 3, ldb = bCols + 3, ldc = n + 3;
+          std::vector<float> sa = randomBuffer<float>(aRows * lda, ++seed),
+                             sb = randomBuffer<float>(bRows * ldb, ++seed),
+                             sc = randomBuffer<float>(m * ldc, ++seed);
+          auto a = [&](int64_t i, int64_t p) {
+            return double(ta ? sa[p * lda + i] : sa[i * lda + p]);
+          };
+          auto b = [&](int64_t p, int64_t j) {
+            return double(tb ? sb[j * ldb + p] : sb[p * ldb + j]);
+          };
+          std::vector<double> expected(m * n), bound(m * n);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double c = overwrite ? 0.0 : double(sc[i * ldc + j]);
+              double sum = c, magnitude = std::fabs(c);
+              for (int64_t p = 0; p < k; ++p) {
+                sum += a(i, p) * b(p, j);
+                magnitude += std::fabs(a(i, p) * b(p, j));
+              }
+              expected[i * n + j] = sum;
+              bound[i * n + j] =
+                  double(k + 2) * std::ldexp(1.0, -24) * magnitude;
+            }
+          std::vector<float> padding(m);
+          for (int64_t i = 0; i < m; ++i)
+            padding[i] = sc[i * ldc + n];
+          lazyrt_memref2d_f32 ma{
+              sa.data(), sa.data(), 0, {aRows, aCols}, {lda, 1}};
+          lazyrt_memref2d_f32 mb{
+              sb.data(), sb.data(), 0, {bRows, bCols}, {ldb, 1}};
+          lazyrt_memref2d_f32 mc{sc.data(), sc.data(), 0, {m, n}, {ldc, 1}};
+          _mlir_ciface_lazyrt_matmul_f32(&ma, &mb, &mc, flags);
+          int failures = 0;
+          for (int64_t i = 0; i < m && failures < 5; ++i) {
+            EXPECT_EQ(sc[i * ldc + n], padding[i])
+                << "written past row " << i << "'s end";
+            for (int64_t j = 0; j < n && failures < 5; ++j) {
+              double got = sc[i * ldc + j];
+              if (std::fabs(got - expected[i * n + j]) > bound[i * n + j]) {
+                ++failures;
+                ADD_FAILURE()
+                    << "m " << m << ", n " << n << ", k " << k << ", flags "
+                    << flags << ": C[" << i << ", " << j << "] = " << got
+                    << ", expected " << expected[i * n + j] << " within "
+                    << bound[i * n + j];
+              }
+            }
+          }
+        }
+}
+
 // OpenBLAS is loaded with the kernels this CPU can run: Debian 12's
 // OpenBLAS detects some AVX-512 Xeons (in VMs) as a Prescott, whose SSE3
 // GEMM ran a GPT-2-small step 4.7x slower; a user's OPENBLAS_CORETYPE

@@ -73,7 +73,20 @@ def LazyFoldTransposeIntoMatmulPass
     `(b, k, m)` or `(b, n, k)` the same way, also through a
     `tensor.collapse_shape` that merges only batch dimensions (attention's
     `q k^T` on `[batch, heads, tokens, d]`).
+
+    With `copy-shared-right-transposes` (the CPU's choice), a 2-D
+    `linalg.matmul`'s right operand is not read in place when its transpose
+    feeds several products (a recurrent step's `h W^T`, once per step): the
+    copy is made once, and the runtime then reads it in place in every
+    product of few rows, where BLAS would repack the transposed operand for
+    each product.
   }];
+  let options = [
+    Option<"copySharedRightTransposes", "copy-shared-right-transposes",
+           "bool", /*default=*/"false",
+           "Keep the copy of a right operand's transpose that several "
+           "products read">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 

@@ -63,8 +63,10 @@ void buildLowerToLinalgPipeline(mlir::OpPassManager &pm);
 /// Fuses linalg on tensors: transposed GEMM operands are read in place, each
 /// elementwise chain (broadcasts and transposes included) becomes one
 /// linalg.generic, results tied to donated arguments are computed over
-/// them. Each target runs it after its own layout choices.
-void buildFusionPipeline(mlir::OpPassManager &pm);
+/// them. Each target runs it after its own layout choices;
+/// `copySharedRightTransposes` is lazy-fold-transpose-into-matmul's option.
+void buildFusionPipeline(mlir::OpPassManager &pm,
+                         bool copySharedRightTransposes = false);
 
 /// Tensors become buffers and function results out-parameters the caller
 /// allocates (appended after the inputs), written in place where possible.

@@ -259,8 +259,9 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   std::optional<llvm::SmallPtrSet<Operation *, 16>> group;
   llvm::SmallDenseMap<Operation *, int, 16> copies;
   int fused = 0;
+  bool rootIsContraction = isContraction(root);
   options.setFusionControlFn(
-      [rootOp, &group, &copies, &fused](
+      [rootOp, rootIsContraction, &group, &copies, &fused](
           tensor::ExtractSliceOp slice, OpResult producer,
           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         if (fused >= kMaxFusedPerTile)
@@ -283,12 +284,21 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         if (++copies[producer.getOwner()] > kMaxCopiesPerTile)
           return std::nullopt;
         bool contraction = isContraction(linalgProducer);
+        Operation *loop = slice->getParentOp();
+        auto readElsewhere = [&] {
+          return llvm::any_of(producer.getUsers(), [&](Operation *user) {
+            return user != rootOp && !loop->isAncestor(user);
+          });
+        };
+        // A GEMM's operand that others read too is computed once: an LSTM's
+        // transposed weight was copied again in each step's product.
+        if (rootIsContraction && readElsewhere())
+          return std::nullopt;
         if (!contraction && linalgProducer.getNumReductionLoops() == 0 &&
             recomputesFromStoredValues(linalgProducer))
           return fuse();
         if (!contraction && !group)
           group = fusionGroup(rootOp);
-        Operation *loop = slice->getParentOp();
         for (Operation *user : producer.getUsers()) {
           // Users inside the new loop are this fusion's own slices.
           if (user == rootOp || loop->isAncestor(user))

@@ -118,3 +118,36 @@ func.func @multi_root_reduction(%x: tensor<512x512xf32>) -> (tensor<512x512xf32>
   } -> tensor<512x512xf32>
   return %a, %b : tensor<512x512xf32>, tensor<512x512xf32>
 }
+
+// -----
+
+// A GEMM operand that other ops read too (a recurrent weight's transpose,
+// read by every step's product) is computed once, as a root of its own,
+// not copied again inside each product's thread tile.
+// CHECK-LABEL: func.func @shared_gemm_operand
+//       CHECK:   %[[WT:.*]] = scf.forall
+//       CHECK:     vector.transfer_read {{.*}}permutation_map
+//       CHECK:   scf.forall
+//   CHECK-NOT:     vector.transfer_read
+//       CHECK:     tensor.extract_slice %[[WT]]
+//   CHECK-NOT:     vector.transfer_read
+//       CHECK:     linalg.matmul
+//       CHECK:   scf.forall
+//   CHECK-NOT:     vector.transfer_read
+//       CHECK:     tensor.extract_slice %[[WT]]
+//   CHECK-NOT:     vector.transfer_read
+//       CHECK:     linalg.matmul
+//       CHECK:   return
+func.func @shared_gemm_operand(%h: tensor<16x128xf32>, %g: tensor<16x128xf32>, %w: tensor<512x128xf32>) -> (tensor<16x512xf32>, tensor<16x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<128x512xf32>
+  %wt = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<512x128xf32>) outs(%et : tensor<128x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<128x512xf32>
+  %e = tensor.empty() : tensor<16x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %p1 = linalg.matmul ins(%h, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%c : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %p2 = linalg.matmul ins(%g, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%c : tensor<16x512xf32>) -> tensor<16x512xf32>
+  return %p1, %p2 : tensor<16x512xf32>, tensor<16x512xf32>
+}
