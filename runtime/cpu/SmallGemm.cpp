@@ -20,6 +20,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -111,19 +112,20 @@ void lazyrt::smallGemm(int64_t m, int64_t n, int64_t k, const float *a,
                        int64_t aRowStride, int64_t aColumnStride,
                        const float *b, int64_t ldb, float *c, int64_t ldc,
                        bool accumulate) {
-  // A panel of B (up to kDepth x 48) stays in L2 while every block of rows
-  // reads it; the depth is bounded so that rows of B a power of two apart
-  // do not evict each other.
+  // A panel of B (up to kDepth x 48) stays in cache while every block of
+  // rows reads it; the depth is bounded so that rows of B a power of two
+  // apart do not evict each other. (With k = 0, one pass of depth 0 still
+  // writes C's zeros or leaves it as it was.)
   for (int64_t p = 0; p < k || p == 0; p += kDepth) {
-    int64_t depth = k - p < kDepth ? k - p : kDepth;
+    int64_t depth = std::min(k - p, kDepth);
     bool add = accumulate || p > 0;
     for (int64_t j = 0; j < n; j += kBlockColumns) {
-      int64_t columns = n - j < kBlockColumns ? n - j : kBlockColumns;
+      int64_t columns = std::min<int64_t>(n - j, kBlockColumns);
       int vectors = int((columns + 15) / 16);
       int lastColumns = int(columns - 16 * (vectors - 1));
       __mmask16 lastMask = __mmask16((1u << lastColumns) - 1);
       for (int64_t i = 0; i < m; i += kBlockRows) {
-        int rows = int(m - i < kBlockRows ? m - i : kBlockRows);
+        int rows = int(std::min<int64_t>(m - i, kBlockRows));
         kBlocks[rows - 1][vectors - 1](
             depth, a + i * aRowStride + p * aColumnStride, aRowStride,
             aColumnStride, b + p * ldb + j, ldb, c + i * ldc + j, ldc, lastMask,
