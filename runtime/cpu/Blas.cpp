@@ -126,8 +126,7 @@ void matmul(Memref *a, Memref *b, Memref *c, int32_t flags, Gemm gemm) {
       int64_t aRowStride = transposeA ? a->strides[1] : a->strides[0];
       int64_t aColumnStride = transposeA ? a->strides[0] : a->strides[1];
       lazyrt::smallGemm(m, n, k, pa, aRowStride, aColumnStride, pb,
-                        b->strides[0], pc, m == 1 ? n : c->strides[0],
-                        !overwrite);
+                        b->strides[0], pc, c->strides[0], !overwrite);
       return;
     }
   }

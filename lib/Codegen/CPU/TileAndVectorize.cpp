@@ -284,28 +284,24 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         if (++copies[producer.getOwner()] > kMaxCopiesPerTile)
           return std::nullopt;
         bool contraction = isContraction(linalgProducer);
+        // Users inside the new loop are this fusion's own slices.
         Operation *loop = slice->getParentOp();
-        auto readElsewhere = [&] {
-          return llvm::any_of(producer.getUsers(), [&](Operation *user) {
-            return user != rootOp && !loop->isAncestor(user);
-          });
-        };
+        auto otherUsers =
+            llvm::make_filter_range(producer.getUsers(), [&](Operation *user) {
+              return user != rootOp && !loop->isAncestor(user);
+            });
         // A GEMM's operand that others read too is computed once: an LSTM's
         // transposed weight was copied again in each step's product.
-        if (rootIsContraction && readElsewhere())
+        if (rootIsContraction && !otherUsers.empty())
           return std::nullopt;
         if (!contraction && linalgProducer.getNumReductionLoops() == 0 &&
             recomputesFromStoredValues(linalgProducer))
           return fuse();
         if (!contraction && !group)
           group = fusionGroup(rootOp);
-        for (Operation *user : producer.getUsers()) {
-          // Users inside the new loop are this fusion's own slices.
-          if (user == rootOp || loop->isAncestor(user))
-            continue;
+        for (Operation *user : otherUsers)
           if (contraction || !group->contains(user))
             return std::nullopt;
-        }
         return fuse();
       });
 
