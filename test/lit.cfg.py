@@ -47,6 +47,15 @@ if test_device != "cpu":
         lit_config.note("the numpy-checked tests cannot run on %s: %s" %
                         (test_device, check.stderr.strip()))
 
+# The JIT computes exp with AVX-512's vscalefps where the CPU has it.
+if test_device == "cpu":
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            if " avx512f" in cpuinfo.read():
+                config.available_features.add("avx512")
+    except OSError:
+        pass
+
 if config.lazyc_have_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
 

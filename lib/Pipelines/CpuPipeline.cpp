@@ -146,8 +146,11 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   // marks as optional.
   pm.addPass(mlir::lazy::createLazyExactNarrowFloatsPass());
   // f32 transcendentals as polynomials, so vectors stay vectors.
-  if (options.approximateMath)
-    pm.addPass(mlir::lazy::createLazyMathApproximationPass());
+  if (options.approximateMath) {
+    mlir::lazy::LazyMathApproximationPassOptions math;
+    math.scaleInHardware = options.scaleInHardware;
+    pm.addPass(mlir::lazy::createLazyMathApproximationPass(math));
+  }
   // Vectors: masks, reductions and transfers to plain vector ops and loops.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(

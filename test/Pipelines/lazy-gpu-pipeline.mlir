@@ -91,8 +91,9 @@ func.func @row_sum(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
 }
 
 // A softmax is one kernel, a block per row: the row's maximum (a block-wide
-// max through shuffles), the exponentials and their sum, the division; a
-// barrier between two steps. The temporary of the row statistics is a
+// max through shuffles; max.f32, which need not propagate NaN: the sum
+// does), the exponentials and their sum, the sum's reciprocal and the
+// products; a barrier between two steps. The temporary of the row statistics is a
 // device buffer, allocated and freed in order on the stream of the kernel.
 // HOST-LABEL: llvm.func @softmax
 //       HOST:   %[[STREAM:.*]] = llvm.call @mgpuStreamCreate()
@@ -104,16 +105,18 @@ func.func @row_sum(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
 //       HOST:   llvm.return
 //
 // CHECK: .visible .entry softmax_kernel(
-// CHECK:   max.NaN.f32
+// CHECK:   max.f32
 // CHECK:   shfl.sync.bfly.b32
-// CHECK:   max.NaN.f32
+// CHECK:   max.f32
 // CHECK:   bar.sync
 // CHECK:   {{ex2.approx|__nv_expf}}
 // CHECK:   bar.sync
 // CHECK:   add.rn.f32
 // CHECK:   shfl.sync.bfly.b32
 // CHECK:   bar.sync
-// CHECK:   div.rn.f32
+// CHECK:   rcp.rn.f32
+// CHECK:   bar.sync
+// CHECK:   mul.rn.f32
 // CHECK:   st.global.b32
 // CHECK:   ret;
 // CHECK-NOT: .entry

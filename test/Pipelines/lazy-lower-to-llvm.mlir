@@ -62,7 +62,8 @@ func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
 // -----
 
 // Row softmax on 4096x1024: rank-2 descriptors for the input and the
-// out-parameter, 64-lane max, exp (polynomial) and sum, no result.
+// out-parameter, 64-lane max, exp (polynomial) and sum, one division per
+// row and a product per element, no result.
 // CHECK-LABEL: llvm.func @softmax(
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64) {
@@ -70,10 +71,11 @@ func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
 //     THREADS:   llvm.return{{$}}
 //     THREADS: llvm.func @softmax_loop0(
 //     THREADS:   omp.parallel {
-//       CHECK:     llvm.intr.maximum(%{{.*}}) : (vector<64xf32>, vector<64xf32>) -> vector<64xf32>
+//       CHECK:     llvm.intr.maxnum(%{{.*}}) : (vector<64xf32>, vector<64xf32>) -> vector<64xf32>
 //       CHECK:     llvm.intr.fma(%{{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
 //       CHECK:     llvm.fadd %{{.*}} : vector<64xf32>
-//       CHECK:     llvm.fdiv %{{.*}} : vector<64xf32>
+//       CHECK:     llvm.fdiv %{{.*}} : vector<1xf32>
+//       CHECK:     llvm.fmul %{{.*}} : vector<64xf32>
 //     THREADS:   omp.terminator
 //   CHECK-NOT:   llvm.return %
 //       CHECK:   llvm.return{{$}}

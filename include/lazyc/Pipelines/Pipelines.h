@@ -93,6 +93,12 @@ struct CpuPipelineOptions : mlir::PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("f32 transcendentals as vectorizable polynomials (else "
                      "LLVM's intrinsics, which call libm per element)"),
       llvm::cl::init(true)};
+  Option<bool> scaleInHardware{
+      *this, "scale-in-hardware",
+      llvm::cl::desc("exp's scaling by 2^n as llvm.ldexp: one instruction "
+                     "with AVX-512 (the JIT sets it on such CPUs), a libm "
+                     "call per element without"),
+      llvm::cl::init(false)};
 };
 
 /// Cleans up and fuses linalg on tensors: after it, every elementwise chain

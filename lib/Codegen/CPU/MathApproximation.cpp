@@ -15,6 +15,8 @@
 #include "lazyc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -89,13 +91,32 @@ static void keepErfSign(Operation *root) {
   }
 }
 
+/// AVX-512's vscalefps on 16 lanes: a * 2^floor(b), rounded once (so
+/// subnormal results are exact to the rounding), +-inf past the range, NaN
+/// for a NaN operand.
+static constexpr int64_t kScalefLanes = 16;
+static constexpr llvm::StringLiteral kScalef =
+    "llvm.x86.avx512.mask.scalef.ps.512";
+
+/// The exps ExpScaledInHardware replaces: f32 scalars and 1-D vectors.
+static bool isScaledInHardware(math::ExpOp op) {
+  Type type = op.getType();
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getRank() == 1 && !vector.isScalable() &&
+           vector.getElementType().isF32();
+  return type.isF32();
+}
+
 /// The exp polynomials convert x * log2(e) to an integer with fptosi,
 /// which is poison for NaN: when LLVM sees the NaN (folded from constants,
 /// as -inf / -inf after an empty max), the whole result is poison and comes
 /// out as garbage. A NaN input selects itself instead.
-static void keepExpNaN(Operation *root) {
+static void keepExpNaN(Operation *root, bool scaleInHardware) {
   SmallVector<Operation *> exps;
   root->walk([&](Operation *op) {
+    auto exp = dyn_cast<math::ExpOp>(op);
+    if (exp && scaleInHardware && isScaledInHardware(exp))
+      return; // vscalefps keeps NaN, and nothing is converted to integers.
     if (isa<math::ExpOp, math::ExpM1Op>(op) &&
         getElementTypeOrSelf(op->getResultTypes().front()).isF32())
       exps.push_back(op);
@@ -177,6 +198,100 @@ static void outlineRepeatedMath(ModuleOp module, unsigned threshold) {
 }
 
 namespace {
+/// exp(x) on f32, scaled by 2^n in hardware: n = round(x log2 e),
+/// r = x - n ln 2 (Cody and Waite's two parts), e^r by a degree-6
+/// polynomial, and vscalefps(e^r, n). Upstream's polynomial moves n into
+/// the exponent bits as an integer, clamps it to the normal range (so
+/// subnormal results flush to 0), and needs a select to keep NaN: softmax's
+/// exp loop went from 112 instructions per 64 lanes to 72.
+struct ExpScaledInHardware : OpRewritePattern<math::ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::ExpOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isScaledInHardware(op))
+      return rewriter.notifyMatchFailure(op, "not an f32 scalar or vector");
+    // Scalars and other lengths are computed in whole zmm registers, so
+    // that every f32 exp rounds the same way.
+    Location loc = op.getLoc();
+    Type original = op.getType();
+    auto originalVector = dyn_cast<VectorType>(original);
+    int64_t length = originalVector ? originalVector.getNumElements() : 1;
+    auto type = VectorType::get({int64_t(llvm::alignTo(length, kScalefLanes))},
+                                rewriter.getF32Type());
+    auto splat = [&](float value) -> Value {
+      return arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(type, rewriter.getF32FloatAttr(value)));
+    };
+    Value x = op.getOperand();
+    if (!originalVector)
+      x = vector::BroadcastOp::create(rewriter, loc, type, x);
+    else if (originalVector != type)
+      x = vector::InsertStridedSliceOp::create(rewriter, loc, x, splat(0.0f),
+                                               ArrayRef<int64_t>{0},
+                                               ArrayRef<int64_t>{1});
+    auto clamp = [&](arith::CmpFPredicate predicate, float bound) {
+      Value limit = splat(bound);
+      Value beyond = arith::CmpFOp::create(rewriter, loc, predicate, limit, x);
+      x = arith::SelectOp::create(rewriter, loc, beyond, limit, x);
+    };
+    clamp(arith::CmpFPredicate::OLT, 89.0f);
+    clamp(arith::CmpFPredicate::OGT, -104.0f);
+    Value n = math::RoundEvenOp::create(
+        rewriter, loc,
+        arith::MulFOp::create(rewriter, loc, x, splat(1.44269504088896341f)));
+    Value r = math::FmaOp::create(rewriter, loc, n, splat(-0.693359375f), x);
+    r = math::FmaOp::create(rewriter, loc, n, splat(2.12194440e-4f), r);
+    // Fitted to e^r on [-ln2/2, ln2/2]: relative error 2e-9 in exact
+    // arithmetic, 0.84 ulp evaluated in f32 (Horner, ending in 1 + r p).
+    static constexpr float kCoefficients[] = {1.38436537e-3f,
+                                              8.37415550e-3f,
+                                              4.16680016e-2f,
+                                              1.66664317e-1f,
+                                              4.99999940e-1f,
+                                              1.0f,
+                                              1.0f};
+    Value p = splat(kCoefficients[0]);
+    for (float coefficient : llvm::drop_begin(kCoefficients))
+      p = math::FmaOp::create(rewriter, loc, p, r, splat(coefficient));
+    // One vscalefps per 16 lanes, all of them (mask -1), in the current
+    // rounding mode (4).
+    auto lanes = VectorType::get({kScalefLanes}, rewriter.getF32Type());
+    Value allLanes = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getIntegerAttr(rewriter.getI16Type(), -1));
+    Value currentRounding =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(4));
+    Value result = splat(0.0f);
+    for (int64_t offset = 0; offset < type.getNumElements();
+         offset += kScalefLanes) {
+      auto part = [&](Value whole) -> Value {
+        return vector::ExtractStridedSliceOp::create(
+            rewriter, loc, whole, ArrayRef<int64_t>{offset},
+            ArrayRef<int64_t>{kScalefLanes}, ArrayRef<int64_t>{1});
+      };
+      Value pPart = part(p);
+      Value scaled =
+          LLVM::CallIntrinsicOp::create(
+              rewriter, loc, lanes, rewriter.getStringAttr(kScalef),
+              ValueRange{pPart, part(n), pPart, allLanes, currentRounding})
+              .getResult(0);
+      result = vector::InsertStridedSliceOp::create(
+          rewriter, loc, scaled, result, ArrayRef<int64_t>{offset},
+          ArrayRef<int64_t>{1});
+    }
+    if (!originalVector)
+      result = vector::ExtractOp::create(rewriter, loc, result,
+                                         ArrayRef<int64_t>{0});
+    else if (originalVector != type)
+      result = vector::ExtractStridedSliceOp::create(
+          rewriter, loc, result, ArrayRef<int64_t>{0},
+          ArrayRef<int64_t>{length}, ArrayRef<int64_t>{1});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct LazyMathApproximationPass
     : mlir::lazy::impl::LazyMathApproximationPassBase<
           LazyMathApproximationPass> {
@@ -192,8 +307,11 @@ struct LazyMathApproximationPass
       outlineRepeatedMath(module, outlineFrom);
     scaleSubnormalLogarithms(getOperation());
     keepErfSign(getOperation());
-    keepExpNaN(getOperation());
+    keepExpNaN(getOperation(), scaleInHardware);
     RewritePatternSet patterns(&getContext());
+    // Ahead of upstream's exp, which expm1's polynomial also calls.
+    if (scaleInHardware)
+      patterns.add<ExpScaledInHardware>(&getContext(), /*benefit=*/2);
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       return llvm::StringSwitch<bool>(name)
           .Cases({"math.exp", "math.expm1", "math.log", "math.log1p",

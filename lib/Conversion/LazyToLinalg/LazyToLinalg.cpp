@@ -181,7 +181,7 @@ TypedAttr mlir::lazy::reductionIdentity(OpBuilder &b, ReductionKind kind,
                                         Type element) {
   if (kind == ReductionKind::Sum)
     return b.getZeroAttr(element);
-  bool isMax = kind == ReductionKind::Max;
+  bool isMax = kind == ReductionKind::Max || kind == ReductionKind::MaxNum;
   if (auto floatType = dyn_cast<FloatType>(element))
     return b.getFloatAttr(
         floatType, APFloat::getInf(floatType.getFloatSemantics(), isMax));
@@ -201,6 +201,9 @@ Value mlir::lazy::combineReduction(OpBuilder &b, Location loc,
   case ReductionKind::Min:
     return isFloat ? arith::MinimumFOp::create(b, loc, lhs, rhs).getResult()
                    : createIntegerMin(b, loc, lhs, rhs);
+  case ReductionKind::MaxNum:
+    return isFloat ? arith::MaxNumFOp::create(b, loc, lhs, rhs).getResult()
+                   : createIntegerMax(b, loc, lhs, rhs);
   }
   llvm_unreachable("unknown reduction kind");
 }

@@ -90,8 +90,9 @@ Value buildParallelGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                            ArrayRef<AffineMap> inputMaps, Value init,
                            ScalarBodyBuilder body);
 
-/// The reductions the lowering emits.
-enum class ReductionKind { Sum, Max, Min };
+/// The reductions the lowering emits. MaxNum is a float max that need not
+/// propagate NaN nor order -0 before +0 (for a softmax's shift).
+enum class ReductionKind { Sum, Max, Min, MaxNum };
 
 /// Reduces `input` over `axes` (dropping them, or keeping them as size 1)
 /// into a fresh accumulator initialized with the reduction's identity.
@@ -103,7 +104,8 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
 /// float infinity / integer limit on the losing side.
 TypedAttr reductionIdentity(OpBuilder &b, ReductionKind kind, Type element);
 
-/// Combines two scalars of a reduction (NaN-propagating for floats).
+/// Combines two scalars of a reduction (NaN-propagating for floats, but
+/// for MaxNum).
 Value combineReduction(OpBuilder &b, Location loc, ReductionKind kind,
                        Value lhs, Value rhs);
 

@@ -114,7 +114,10 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     AffineMap rowMap = dropAxisMap(rewriter, rank, axis);
 
-    Value max = buildReduction(rewriter, loc, x, axis, ReductionKind::Max);
+    // The max only shifts the exponents: a NaN in the row makes the sum,
+    // and so every result, NaN whatever the max is. maxnumf, which need
+    // not order NaNs and signed zeros, is half of maximumf's x86 code.
+    Value max = buildReduction(rewriter, loc, x, axis, ReductionKind::MaxNum);
     Value exp = buildParallelGeneric(
         rewriter, loc, {x, max}, {identity, rowMap},
         createEmptyLike(rewriter, loc, type, x),
@@ -123,16 +126,39 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
           return math::ExpOp::create(b, bodyLoc, shifted).getResult();
         });
     Value sum = buildReduction(rewriter, loc, exp, axis, ReductionKind::Sum);
-    Value result = buildParallelGeneric(
-        rewriter, loc, {IsLog ? x : exp, max, sum}, {identity, rowMap, rowMap},
-        createEmptyLike(rewriter, loc, type, x),
-        [](OpBuilder &b, Location bodyLoc, ValueRange args) -> Value {
-          if (!IsLog)
-            return arith::DivFOp::create(b, bodyLoc, args[0], args[2]);
-          Value shifted = arith::SubFOp::create(b, bodyLoc, args[0], args[1]);
-          Value logSum = math::LogOp::create(b, bodyLoc, args[2]);
-          return arith::SubFOp::create(b, bodyLoc, shifted, logSum);
-        });
+    Value result;
+    if (IsLog) {
+      result = buildParallelGeneric(
+          rewriter, loc, {x, max, sum}, {identity, rowMap, rowMap},
+          createEmptyLike(rewriter, loc, type, x),
+          [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+            Value shifted = arith::SubFOp::create(b, bodyLoc, args[0], args[1]);
+            Value logSum = math::LogOp::create(b, bodyLoc, args[2]);
+            return arith::SubFOp::create(b, bodyLoc, shifted, logSum)
+                .getResult();
+          });
+    } else {
+      // Each row times its sum's reciprocal (as PyTorch and ONNX Runtime
+      // compute it): one division per row rather than per element, whose
+      // vector form is the slowest instruction of the loop.
+      auto rowType = cast<RankedTensorType>(sum.getType());
+      Value reciprocal = buildParallelGeneric(
+          rewriter, loc, {sum},
+          {rewriter.getMultiDimIdentityMap(rowType.getRank())},
+          createEmptyLike(rewriter, loc, rowType, sum),
+          [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+            Value one = arith::ConstantOp::create(
+                b, bodyLoc, b.getFloatAttr(args[0].getType(), 1.0));
+            return arith::DivFOp::create(b, bodyLoc, one, args[0]).getResult();
+          });
+      result = buildParallelGeneric(
+          rewriter, loc, {exp, reciprocal}, {identity, rowMap},
+          createEmptyLike(rewriter, loc, type, x),
+          [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+            return arith::MulFOp::create(b, bodyLoc, args[0], args[1])
+                .getResult();
+          });
+    }
     rewriter.replaceOp(op, result);
     return success();
   }

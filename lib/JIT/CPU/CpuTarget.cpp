@@ -20,6 +20,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/TargetParser/Host.h"
+
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -44,11 +46,18 @@ int jit::cpuThreads() {
 
 void jit::setCpuThreads(int threads) { requestedThreads = threads; }
 
+/// Whether this CPU scales by powers of two in one instruction (vscalefps).
+static bool hasAvx512() {
+  static const bool has = llvm::sys::getHostCPUFeatures().lookup("avx512f");
+  return has;
+}
+
 static llvm::Expected<std::unique_ptr<CompiledFunction>>
 compileForCpu(ModuleOp module, llvm::StringRef name) {
   // The defaults (lazyc-opt takes others), the loops split for the threads.
   auto options = std::make_shared<CpuPipelineOptions>();
   options->numThreads = cpuThreads();
+  options->scaleInHardware = hasAvx512();
   HostLowering lowering;
   lowering.lower = [options](ModuleOp module, CompileStats &stats) {
     return runPipeline(module, cpuPipelineStages(), *options, stats);

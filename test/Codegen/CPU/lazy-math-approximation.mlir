@@ -271,3 +271,71 @@ func.func @tanh_chain(%x: vector<8xf32>, %s: vector<4xf32>) -> (vector<8xf32>, v
   %5 = math.tanh %s : vector<4xf32>
   return %4, %5 : vector<8xf32>, vector<4xf32>
 }
+
+// -----
+
+// RUN: lazyc-opt %s -split-input-file --lazy-math-approximation="scale-in-hardware=true" | FileCheck %s --check-prefix=HW
+
+// With scale-in-hardware (the JIT's choice on AVX-512 CPUs), exp is lazyc's
+// own: x clamped to [-104, 89] (cmp-and-select, which keeps a NaN), n =
+// roundeven(x log2 e), r = x - n ln 2 in two fmas, a degree-6 Horner
+// polynomial, and vscalefps(p, n) on each 16 lanes. No integer conversion
+// and so no NaN select.
+// HW-LABEL: func.func @hw_exp_v64
+//  HW-SAME:   (%[[X:.*]]: vector<64xf32>)
+//       HW:   %[[HI:.*]] = arith.cmpf olt, %{{.*}}, %[[X]] : vector<64xf32>
+//       HW:   %[[CX:.*]] = arith.select %[[HI]], %{{.*}}, %[[X]]
+//       HW:   %[[LO:.*]] = arith.cmpf ogt, %{{.*}}, %[[CX]] : vector<64xf32>
+//       HW:   %[[C:.*]] = arith.select %[[LO]], %{{.*}}, %[[CX]]
+//       HW:   %[[T:.*]] = arith.mulf %[[C]], %{{.*}} : vector<64xf32>
+//       HW:   %[[N:.*]] = math.roundeven %[[T]] : vector<64xf32>
+//       HW:   %[[R1:.*]] = math.fma %[[N]], %{{.*}}, %[[C]] : vector<64xf32>
+//       HW:   %[[R:.*]] = math.fma %[[N]], %{{.*}}, %[[R1]] : vector<64xf32>
+// HW-COUNT-6:   math.fma %{{.*}}, %[[R]], %{{.*}} : vector<64xf32>
+//   HW-NOT:   arith.fptosi
+// HW-COUNT-4:   llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>, i16, i32) -> vector<16xf32>
+//   HW-NOT:   arith.cmpf uno
+//   HW-NOT:   math.exp
+//       HW:   return
+func.func @hw_exp_v64(%x: vector<64xf32>) -> vector<64xf32> {
+  %0 = math.exp %x : vector<64xf32>
+  return %0 : vector<64xf32>
+}
+
+// -----
+
+// A scalar fills one register, so it rounds as the vectors do.
+// HW-LABEL: func.func @hw_exp_scalar
+//       HW:   vector.broadcast %{{.*}} : f32 to vector<16xf32>
+//       HW:   llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"
+//       HW:   %[[E:.*]] = vector.extract %{{.*}}[0] : f32 from vector<16xf32>
+//       HW:   return %[[E]] : f32
+func.func @hw_exp_scalar(%x: f32) -> f32 {
+  %0 = math.exp %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// 21 lanes are padded to 32 (two registers) and cut back.
+// HW-LABEL: func.func @hw_exp_v21
+//       HW:   vector.insert_strided_slice %{{.*}}, %{{.*}} {offsets = [0], strides = [1]} : vector<21xf32> into vector<32xf32>
+// HW-COUNT-2:   llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"
+//       HW:   %[[Y:.*]] = vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [21], strides = [1]} : vector<32xf32> to vector<21xf32>
+//       HW:   return %[[Y]] : vector<21xf32>
+func.func @hw_exp_v21(%x: vector<21xf32>) -> vector<21xf32> {
+  %0 = math.exp %x : vector<21xf32>
+  return %0 : vector<21xf32>
+}
+
+// -----
+
+// f64 keeps LLVM's intrinsic.
+// HW-LABEL: func.func @hw_exp_untouched
+//       HW:   math.exp %{{.*}} : f64
+//   HW-NOT:   llvm.call_intrinsic
+//       HW:   return
+func.func @hw_exp_untouched(%x: f64) -> f64 {
+  %0 = math.exp %x : f64
+  return %0 : f64
+}

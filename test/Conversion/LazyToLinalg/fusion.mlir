@@ -48,34 +48,39 @@ func.func @elementwise_chain(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   return %9 : tensor<1024xf32>
 }
 
-// Row softmax: 4 generics. The two reductions (max, sum) cannot absorb their
-// consumers, and exp(x - max) is used by both the sum and the final division,
+// Row softmax: 5 generics. The two reductions (max, sum) cannot absorb their
+// consumers, and exp(x - max) is used by both the sum and the final product,
 // so it stays materialized (the fusion only fuses single-use producers). The
-// keep_dims reductions produce 64x1 directly (a size-1 loop), and the
-// broadcasts read them through (d0, 0) maps: no reshape separates a
-// reduction from its consumer:
-//   1. max reduction,
-//   2. exp(x - max)      (sub and exp fused, broadcast of the max in a map),
+// reductions produce 64 values, which their consumers read through (d0)
+// maps. The sum's reciprocal is one division per row, not fused into the
+// product (which would divide once per element):
+//   1. max reduction     (maxnumf: a NaN makes the row NaN through the sum),
+//   2. exp(x - max)      (sub and exp fused, the max broadcast in a map),
 //   3. sum reduction,
-//   4. exp / sum         (broadcast of the sum in a map).
+//   4. 1 / sum,
+//   5. exp * (1 / sum)   (broadcast in a map).
 // CHECK-LABEL: func.func @row_softmax
 //  CHECK-SAME:   (%[[X:.*]]: tensor<64x128xf32>)
 //   CHECK-NOT:   tensor.expand_shape
 //       CHECK:   %[[MAX:.*]] = linalg.generic
-//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "reduction"]
-//       CHECK:     arith.maximumf
+//  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
+//       CHECK:     arith.maxnumf
 //       CHECK:   %[[EXP:.*]] = linalg.generic
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel"]
 //  CHECK-SAME:     ins(%[[X]], %[[MAX]] :
 //       CHECK:     arith.subf
 //  CHECK-NEXT:     math.exp
 //       CHECK:   %[[SUM:.*]] = linalg.generic
-//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "reduction"]
+//  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
 //       CHECK:     arith.addf
+//       CHECK:   %[[INV:.*]] = linalg.generic
+//  CHECK-SAME:     iterator_types = ["parallel"]
+//  CHECK-SAME:     ins(%[[SUM]] :
+//       CHECK:     arith.divf
 //       CHECK:   %[[R:.*]] = linalg.generic
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel"]
-//  CHECK-SAME:     ins(%[[EXP]], %[[SUM]] :
-//       CHECK:     arith.divf
+//  CHECK-SAME:     ins(%[[EXP]], %[[INV]] :
+//       CHECK:     arith.mulf
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.

@@ -1200,10 +1200,13 @@ func.func @matmul_empty_batch(%a: tensor<?x0x2x1xi32>, %b: tensor<?x0x1x1xi32>) 
 
 // -----
 
-// softmax (stable form): max reduction, exp(x - max), sum reduction, then
-// exp / sum; the row values are read through the map that drops the axis.
+// softmax (stable form): max reduction (maxnumf: a NaN in the row makes
+// the sum NaN anyway), exp(x - max), sum reduction, its reciprocal per row,
+// then exp * (1 / sum); the row values are read through the map that drops
+// the axis.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[$VEC:.*]] = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @softmax
 //  CHECK-SAME:   (%[[X:.*]]: tensor<4x8xf32>)
 //       CHECK:   %[[NINF:.*]] = arith.constant 0xFF800000 : f32
@@ -1212,7 +1215,7 @@ func.func @matmul_empty_batch(%a: tensor<?x0x2x1xi32>, %b: tensor<?x0x1x1xi32>) 
 //  CHECK-SAME:     indexing_maps = [#[[$ID]], #[[$ROW]]]
 //  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
 //  CHECK-SAME:     ins(%[[X]] : tensor<4x8xf32>) outs(%[[MACC]] : tensor<4xf32>)
-//       CHECK:     arith.maximumf
+//       CHECK:     arith.maxnumf
 //       CHECK:   %[[EXP:.*]] = linalg.generic
 //  CHECK-SAME:     indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]]
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel"]
@@ -1227,11 +1230,16 @@ func.func @matmul_empty_batch(%a: tensor<?x0x2x1xi32>, %b: tensor<?x0x1x1xi32>) 
 //  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
 //  CHECK-SAME:     ins(%[[EXP]] : tensor<4x8xf32>) outs(%[[SACC]] : tensor<4xf32>)
 //       CHECK:     arith.addf
+//       CHECK:   %[[INV:.*]] = linalg.generic
+//  CHECK-SAME:     indexing_maps = [#[[$VEC]], #[[$VEC]]]
+//  CHECK-SAME:     ins(%[[SUM]] : tensor<4xf32>)
+//       CHECK:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+//       CHECK:     arith.divf %[[ONE]], %{{.*}} : f32
 //       CHECK:   %[[R:.*]] = linalg.generic
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel"]
-//  CHECK-SAME:     ins(%[[EXP]], %[[MAX]], %[[SUM]] : tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>)
-//       CHECK:   ^bb0(%[[EV:.*]]: f32, %{{.*}}: f32, %[[SV:.*]]: f32, %{{.*}}: f32):
-//       CHECK:     %[[Q:.*]] = arith.divf %[[EV]], %[[SV]] : f32
+//  CHECK-SAME:     ins(%[[EXP]], %[[INV]] : tensor<4x8xf32>, tensor<4xf32>)
+//       CHECK:   ^bb0(%[[EV:.*]]: f32, %[[IV:.*]]: f32, %{{.*}}: f32):
+//       CHECK:     %[[Q:.*]] = arith.mulf %[[EV]], %[[IV]] : f32
 //       CHECK:     linalg.yield %[[Q]] : f32
 //       CHECK:   return %[[R]]
 //   CHECK-NOT:   lazy.
@@ -1243,7 +1251,7 @@ func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // -----
 
 // log_softmax: (x - max) - log(sum(exp(x - max))), here along axis 0 of a
-// dynamic shape (what lazy-decompose leaves for the lowering).
+// dynamic shape.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @log_softmax
@@ -1253,7 +1261,7 @@ func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 //  CHECK-SAME:     indexing_maps = [#[[$ID]], #[[$COL]]]
 //  CHECK-SAME:     iterator_types = ["reduction", "parallel"]
 //  CHECK-SAME:     ins(%[[X]] : tensor<?x8xf64>)
-//       CHECK:     arith.maximumf
+//       CHECK:     arith.maxnumf
 //       CHECK:   %[[D0:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf64>
 //       CHECK:   %[[E:.*]] = tensor.empty(%[[D0]]) : tensor<?x8xf64>
 //       CHECK:   %[[EXP:.*]] = linalg.generic

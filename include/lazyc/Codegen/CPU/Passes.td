@@ -194,15 +194,26 @@ def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
     of tanh steps would otherwise give LLVM tens of thousands of
     instructions in one loop body. The function is kept out of line
     (`noinline`); a call costs a few cycles against the polynomial's tens.
+
+    With `scale-in-hardware` (the JIT sets it on CPUs with AVX-512), `math.exp`
+    on f32 vectors is lazyc's own: n = round(x log2 e), r = x - n ln 2 in two
+    parts, a degree-6 polynomial for e^r, and `llvm.intr.ldexp` for the
+    scaling by 2^n, one `vscalefps` that also rounds subnormal results and
+    overflows to infinity. 17 instructions a vector against upstream's 24,
+    within 1 ulp, and subnormal results are no longer flushed to zero.
   }];
   let options = [
     Option<"outlineFrom", "outline-from", "unsigned", /*default=*/"8",
            "Share one function among this many equal math ops of a module "
            "(0: never)">,
+    Option<"scaleInHardware", "scale-in-hardware", "bool", /*default=*/"false",
+           "exp on f32 vectors scales by 2^n with llvm.ldexp (one vscalefps "
+           "on AVX-512; elsewhere LLVM calls ldexpf per element)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect",
   ];

@@ -5,8 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// This file implements the `lazy-decompose` pass: softmax, log-softmax and
-// mean become reductions, broadcasts and elementwise ops.
+// This file implements the `lazy-decompose` pass: a mean becomes a sum and a
+// division. Softmax and log-softmax are lowered to linalg whole
+// (convert-lazy-to-linalg), where their row maximum can ignore NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,30 +27,7 @@ using namespace mlir::lazy;
 
 namespace {
 
-/// The pieces softmax and log-softmax share: `shifted = x - max(x)` and
-/// `sum(exp(shifted))` broadcast back to the input shape.
-struct StableExpSum {
-  Value shifted;
-  Value exp;
-  Value sum;
-};
-
-/// Builds the numerically stable exponent sum along `axis` of `input`.
-static StableExpSum buildStableExpSum(PatternRewriter &rewriter, Location loc,
-                                      Value input, int64_t axis) {
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> axes = {axis};
-  Value max = ReduceMaxOp::create(rewriter, loc, input, axes,
-                                  /*keep_dims=*/true);
-  Value maxBroadcast = BroadcastOp::create(rewriter, loc, max, type.getShape());
-  Value shifted = SubOp::create(rewriter, loc, input, maxBroadcast);
-  Value exp = ExpOp::create(rewriter, loc, shifted);
-  Value sum = ReduceSumOp::create(rewriter, loc, exp, axes, /*keep_dims=*/true);
-  Value sumBroadcast = BroadcastOp::create(rewriter, loc, sum, type.getShape());
-  return {shifted, exp, sumBroadcast};
-}
-
-/// Broadcasts need static target shapes.
+/// The divisor must be a static count.
 static LogicalResult requireStaticShape(PatternRewriter &rewriter,
                                         Operation *op, ShapedType type) {
   if (type.hasStaticShape())
@@ -57,37 +35,6 @@ static LogicalResult requireStaticShape(PatternRewriter &rewriter,
   return rewriter.notifyMatchFailure(op, "dynamic shapes are decomposed "
                                          "during lowering");
 }
-
-/// softmax(x) = exp(x - max) / sum(exp(x - max)).
-struct DecomposeSoftmaxPattern : OpRewritePattern<SoftmaxOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(SoftmaxOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op, op.getType())))
-      return failure();
-    StableExpSum parts = buildStableExpSum(rewriter, op.getLoc(), op.getInput(),
-                                           op.getAxisAttr().getInt());
-    rewriter.replaceOpWithNewOp<DivOp>(op, parts.exp, parts.sum);
-    return success();
-  }
-};
-
-/// log_softmax(x) = (x - max) - log(sum(exp(x - max))).
-struct DecomposeLogSoftmaxPattern : OpRewritePattern<LogSoftmaxOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(LogSoftmaxOp op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op, op.getType())))
-      return failure();
-    StableExpSum parts = buildStableExpSum(rewriter, op.getLoc(), op.getInput(),
-                                           op.getAxisAttr().getInt());
-    Value logSum = LogOp::create(rewriter, op.getLoc(), parts.sum);
-    rewriter.replaceOpWithNewOp<SubOp>(op, parts.shifted, logSum);
-    return success();
-  }
-};
 
 /// mean(x) = sum(x) / (number of reduced elements).
 struct DecomposeMeanPattern : OpRewritePattern<ReduceMeanOp> {
@@ -126,6 +73,5 @@ struct LazyDecomposePass
 } // namespace
 
 void mlir::lazy::populateLazyDecomposePatterns(RewritePatternSet &patterns) {
-  patterns.add<DecomposeSoftmaxPattern, DecomposeLogSoftmaxPattern,
-               DecomposeMeanPattern>(patterns.getContext());
+  patterns.add<DecomposeMeanPattern>(patterns.getContext());
 }

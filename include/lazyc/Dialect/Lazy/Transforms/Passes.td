@@ -17,30 +17,26 @@ include "mlir/Pass/PassBase.td"
 def LazyDecomposePass : Pass<"lazy-decompose"> {
   let summary = "Rewrite composite lazy ops into primitive lazy ops";
   let description = [{
-    Rewrites `lazy.softmax`, `lazy.log_softmax` and `lazy.reduce_mean` into
-    primitive `lazy` ops, so lowering only deals with primitives. Softmax uses
-    the numerically stable form (the row maximum is subtracted first):
+    Rewrites `lazy.reduce_mean` into primitive `lazy` ops: a sum divided by
+    the number of reduced elements.
 
     ```mlir
-    %y = lazy.softmax %x, axis = 1 : tensor<4x8xf32>
+    %y = lazy.reduce_mean %x [0, 2] keep_dims : tensor<3x4x5xf16>
     ```
 
     becomes
 
     ```mlir
-    %m = lazy.reduce_max %x [1] keep_dims : tensor<4x8xf32>
-    %mb = lazy.broadcast %m to [4, 8] : tensor<4x1xf32>
-    %d = lazy.sub %x, %mb : tensor<4x8xf32>
-    %e = lazy.exp %d : tensor<4x8xf32>
-    %s = lazy.reduce_sum %e [1] keep_dims : tensor<4x8xf32>
-    %sb = lazy.broadcast %s to [4, 8] : tensor<4x1xf32>
-    %y = lazy.div %e, %sb : tensor<4x8xf32>
+    %s = lazy.reduce_sum %x [0, 2] keep_dims : tensor<3x4x5xf16>
+    %n = lazy.constant dense<1.500000e+01> : tensor<1x4x1xf16>
+    %y = lazy.div %s, %n : tensor<1x4x1xf16>
     ```
 
-    Log-softmax computes `(x - max) - log(sum(exp(x - max)))`, and a mean is a
-    sum divided by the number of reduced elements. Ops whose reduced
-    dimensions are dynamic are left alone (their sizes are only known at run
-    time).
+    Means over dynamic dimensions are left alone (their sizes are only known
+    at run time). Softmax and log-softmax are not decomposed here:
+    `convert-lazy-to-linalg` lowers them whole, with a row maximum that need
+    not propagate NaN (a NaN makes the row's sum NaN anyway), which is a third
+    of the code of a NaN-propagating maximum on x86.
   }];
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
