@@ -23,6 +23,8 @@
 //
 //   lazyc-bench-onnx [--threads N] [--only NAME] [--seconds S]
 //                    [--lazyc-only]   (lazyc's side alone, for profiling)
+//                    [--metrics]      (lazyc's metrics report of each row's
+//                                      timed calls, on stderr)
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +41,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -57,6 +60,7 @@ struct Settings {
   double seconds = 1.0;
   std::string only;
   bool lazycOnly = false; ///< Profiling lazyc: no ONNX Runtime side.
+  bool metrics = false;   ///< Print lazyc's metrics of the timed calls.
 };
 
 double median(std::vector<double> values) {
@@ -92,11 +96,14 @@ struct Row {
 };
 
 /// Times `call` (which must leave its result computed) over about
-/// `seconds`; returns the median and the call count.
+/// `seconds`; returns the median and the call count. `resetMetrics`: the
+/// metrics count the timed calls only.
 std::pair<double, int> timeCalls(const std::function<void()> &call,
-                                 double seconds) {
+                                 double seconds, bool resetMetrics = false) {
   for (int i = 0; i < 3; ++i)
     call();
+  if (resetMetrics)
+    lazyc::resetMetrics();
   auto start = Clock::now();
   call();
   double first =
@@ -182,8 +189,11 @@ Row measure(Row row, const std::function<Tensor()> &call,
         y = call();
         lazyc::sync();
       },
-      settings.seconds);
+      settings.seconds, settings.metrics);
   row.lazycMs = ms;
+  if (settings.metrics)
+    std::cerr << "== " << row.name << ": lazyc's metrics of the timed calls\n"
+              << lazyc::metricsReport() << "\n";
   if (settings.lazycOnly)
     return row;
   std::string model =
@@ -388,12 +398,14 @@ int main(int argc, char **argv) {
       settings.only = value();
     else if (arg == "--lazyc-only")
       settings.lazycOnly = true;
+    else if (arg == "--metrics")
+      settings.metrics = true;
     else if (arg == "--seconds")
       settings.seconds = std::stod(value());
     else {
       std::fprintf(stderr,
                    "usage: lazyc-bench-onnx [--threads N] [--only NAME] "
-                   "[--seconds S] [--lazyc-only]\n");
+                   "[--seconds S] [--lazyc-only] [--metrics]\n");
       return 2;
     }
   }
