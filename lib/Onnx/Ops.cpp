@@ -2641,17 +2641,34 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
     auto g = lstm || gru ? activation(d, 1) : f;
     auto h = lstm ? activation(d, 2) : f;
     // The input's part of every gate at every step: one product, [steps,
-    // batch, gates * hidden], with the input biases.
+    // batch, gates * hidden], with the input biases, and the joint gates'
+    // state biases too (as ONNX Runtime adds them): once, not once a step
+    // in a loop nest of its own. A GRU that is linear before reset
+    // multiplies its candidate's state bias by the reset gate: it keeps
+    // its state biases in the steps.
+    bool stateBiasesFolded = node.has(3) && !linearBeforeReset;
     Tensor inputParts = matmul(reshape(x, {steps * batch, inputs}),
                                block(w, d, 0, gates * hidden));
-    if (node.has(3))
-      inputParts = inputParts + bias(d, 0, gates * hidden);
+    if (node.has(3)) {
+      Tensor biases = bias(d, 0, gates * hidden);
+      if (stateBiasesFolded) {
+        Tensor joined = slice(biases, {0}, {joint * hidden}) +
+                        bias(d, gates * hidden, joint * hidden);
+        biases = joint == gates
+                     ? joined
+                     : concat({joined, slice(biases, {joint * hidden},
+                                             {gates * hidden})},
+                              0);
+      }
+      inputParts = inputParts + biases;
+    }
     inputParts = reshape(inputParts, {steps, batch, gates * hidden});
     // The state's weights: the joint gates' in one matrix, and a GRU's
     // candidate gate's alone.
     Tensor rJoint = block(r, d, 0, joint * hidden);
-    Tensor bJoint =
-        node.has(3) ? bias(d, gates * hidden, joint * hidden) : Tensor();
+    Tensor bJoint = node.has(3) && !stateBiasesFolded
+                        ? bias(d, gates * hidden, joint * hidden)
+                        : Tensor();
     Tensor rLast =
         joint < gates ? block(r, d, joint * hidden, hidden) : Tensor();
     Tensor bLast = joint < gates && node.has(3)
