@@ -370,7 +370,9 @@ static void fuseElementwiseClusters(Operation *scope) {
 namespace {
 /// Fuses an elementwise producer with several uses into an elementwise
 /// consumer when its result must be stored anyway (a function result, the
-/// input of a matmul or a reduction, ...): the fused op computes it once,
+/// input of a matmul or a reduction, of an elementwise op that would not
+/// recompute it: an LSTM's cell state, read by the step's output and by the
+/// next step, ...): the fused op computes it once,
 /// stores it as an extra result, and uses it directly. Its other users read
 /// that result. (Upstream's fusion keeps the producer for them, so the
 /// consumer recomputes it: a training step's new velocity, which is both a
@@ -411,8 +413,10 @@ struct FuseStoredProducer : OpRewritePattern<linalg::GenericOp> {
           deadUsers.insert(user);
           continue;
         }
-        stored |= !isa<linalg::GenericOp>(user) ||
-                  cast<linalg::GenericOp>(user).getNumReductionLoops() > 0;
+        // An elementwise user recomputes it only if that is cheap.
+        auto generic = dyn_cast<linalg::GenericOp>(user);
+        stored |= !generic || generic.getNumReductionLoops() > 0 ||
+                  !isCheapToRecompute(producer, user);
         otherUsers.push_back(user);
       }
       // The order last (most candidates are not stored).

@@ -41,19 +41,20 @@ func.func @layer_norm(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
 
 // -----
 
-// An expensive producer (exp) read by two consumers is not duplicated: it
-// stays one generic that both read. (Two reads by one consumer are one use:
-// that fuses.)
+// An expensive producer (exp) read by two consumers is not duplicated. The
+// first consumer takes it (computing it once and keeping it as an extra
+// result, since the other would not recompute it), and then the second
+// takes that: one loop, one exp, two results, the exponentials never
+// stored. (Two reads by one consumer are one use: that fuses too.)
 // CHECK-LABEL: func.func @shared_exp
-//       CHECK:   %[[E:.*]] = linalg.generic
+//       CHECK:   %[[R:.*]]:2 = linalg.generic
 //       CHECK:     math.exp
-//       CHECK:   linalg.generic
-//  CHECK-SAME:     ins(%[[E]], %{{.*}} :
 //   CHECK-NOT:     math.exp
-//       CHECK:   linalg.generic
-//  CHECK-SAME:     ins(%[[E]], %{{.*}} :
-//   CHECK-NOT:     math.exp
-//       CHECK:   return
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+//       CHECK:     linalg.yield %{{.*}}, %{{.*}} : f32, f32
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[R]]#0, %[[R]]#1
 func.func @shared_exp(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
   %e = lazy.exp %x : tensor<64xf32>
   %s = lazy.mul %e, %x : tensor<64xf32>
