@@ -95,9 +95,9 @@ struct CpuPipelineOptions : mlir::PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> scaleInHardware{
       *this, "scale-in-hardware",
-      llvm::cl::desc("exp's scaling by 2^n as llvm.ldexp: one instruction "
-                     "with AVX-512 (the JIT sets it on such CPUs), a libm "
-                     "call per element without"),
+      llvm::cl::desc("f32 exp scales by 2^n with AVX-512's vscalefps "
+                     "(only for CPUs with AVX-512F; the JIT sets it on "
+                     "them)"),
       llvm::cl::init(false)};
 };
 

@@ -195,20 +195,22 @@ def LazyMathApproximationPass : Pass<"lazy-math-approximation"> {
     instructions in one loop body. The function is kept out of line
     (`noinline`); a call costs a few cycles against the polynomial's tens.
 
-    With `scale-in-hardware` (the JIT sets it on CPUs with AVX-512), `math.exp`
-    on f32 vectors is lazyc's own: n = round(x log2 e), r = x - n ln 2 in two
-    parts, a degree-6 polynomial for e^r, and `llvm.intr.ldexp` for the
-    scaling by 2^n, one `vscalefps` that also rounds subnormal results and
-    overflows to infinity. 17 instructions a vector against upstream's 24,
-    within 1 ulp, and subnormal results are no longer flushed to zero.
+    With `scale-in-hardware` (the JIT sets it on CPUs with AVX-512F; only
+    for those), f32 `math.exp` is lazyc's own: n = round(x log2 e),
+    r = x - n ln 2 in two parts, a degree-6 polynomial for e^r, and the
+    scaling by 2^n with AVX-512's `vscalefps` (`llvm.call_intrinsic`, 16
+    lanes at a time), which rounds subnormal results and overflows to
+    infinity: no integer conversion and no NaN select, within 1 ulp, and
+    subnormal results are no longer flushed to zero. Scalars and vectors of
+    other lengths are computed in whole registers.
   }];
   let options = [
     Option<"outlineFrom", "outline-from", "unsigned", /*default=*/"8",
            "Share one function among this many equal math ops of a module "
            "(0: never)">,
     Option<"scaleInHardware", "scale-in-hardware", "bool", /*default=*/"false",
-           "exp on f32 vectors scales by 2^n with llvm.ldexp (one vscalefps "
-           "on AVX-512; elsewhere LLVM calls ldexpf per element)">,
+           "f32 exp scales by 2^n with AVX-512's vscalefps (only for CPUs "
+           "with AVX-512F)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -35,8 +35,8 @@ def LazyDecomposePass : Pass<"lazy-decompose"> {
     Means over dynamic dimensions are left alone (their sizes are only known
     at run time). Softmax and log-softmax are not decomposed here:
     `convert-lazy-to-linalg` lowers them whole, with a row maximum that need
-    not propagate NaN (a NaN makes the row's sum NaN anyway), which is a third
-    of the code of a NaN-propagating maximum on x86.
+    not propagate NaN (a NaN makes the row's sum NaN anyway), half the code
+    of a NaN-propagating maximum on x86.
   }];
   let dependentDialects = ["::mlir::lazy::LazyDialect"];
 }
