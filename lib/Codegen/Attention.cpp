@@ -47,31 +47,8 @@ std::string kernelName(Operation *op, Type element) {
 
 /// Both ops read their operands and write a new buffer.
 template <typename OpTy>
-struct AttentionBufferization : public BufferizableOpInterface::ExternalModel<
-                                    AttentionBufferization<OpTy>, OpTy> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-
-  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
-                                          const BufferizationOptions &,
-                                          const BufferizationState &,
-                                          SmallVector<Value> &) const {
-    auto type = cast<RankedTensorType>(value.getType());
-    return cast<BufferLikeType>(
-        MemRefType::get(type.getShape(), type.getElementType()));
-  }
-
+struct AttentionBufferization
+    : lazy::RuntimeCallBufferization<AttentionBufferization<OpTy>, OpTy> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {

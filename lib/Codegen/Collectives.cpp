@@ -65,31 +65,8 @@ namespace {
 /// A collective reads its input and writes a new buffer, which the runtime
 /// fills while later ops run (lazy-overlap-collectives).
 struct CollectiveBufferization
-    : public BufferizableOpInterface::ExternalModel<CollectiveBufferization,
-                                                    lazy::CollectiveOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-
-  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
-                                          const BufferizationOptions &,
-                                          const BufferizationState &,
-                                          SmallVector<Value> &) const {
-    auto type = cast<RankedTensorType>(value.getType());
-    return cast<BufferLikeType>(
-        MemRefType::get(type.getShape(), type.getElementType()));
-  }
-
+    : lazy::RuntimeCallBufferization<CollectiveBufferization,
+                                     lazy::CollectiveOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {

@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Internal to LazycCodegen: what the bufferizations of lazy.collective and
-// lazy.attention share to call the runtime's C functions on buffers.
+// lazy.attention share to call the runtime's C functions on buffers, and
+// their bufferization analysis.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +37,37 @@ FailureOr<Value>
 contiguousBuffer(RewriterBase &rewriter, Location loc,
                  const bufferization::BufferizationOptions &options,
                  Value buffer);
+
+/// The bufferization analysis of an op that becomes a runtime call: it
+/// reads its operands, writes none of them, and its results are new
+/// buffers of their tensor types' shapes. `ConcreteModel` adds `bufferize`.
+template <typename ConcreteModel, typename OpTy>
+struct RuntimeCallBufferization
+    : bufferization::BufferizableOpInterface::ExternalModel<ConcreteModel,
+                                                            OpTy> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const bufferization::AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bufferization::AliasingValueList
+  getAliasingValues(Operation *, OpOperand &,
+                    const bufferization::AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  FailureOr<bufferization::BufferLikeType> getBufferType(
+      Operation *, Value value, const bufferization::BufferizationOptions &,
+      const bufferization::BufferizationState &, SmallVector<Value> &) const {
+    auto type = cast<RankedTensorType>(value.getType());
+    return cast<bufferization::BufferLikeType>(
+        MemRefType::get(type.getShape(), type.getElementType()));
+  }
+};
 
 } // namespace mlir::lazy
 

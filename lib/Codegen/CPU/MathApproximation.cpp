@@ -214,8 +214,7 @@ struct ExpScaledInHardware : OpRewritePattern<math::ExpOp> {
     // Scalars and other lengths are computed in whole zmm registers, so
     // that every f32 exp rounds the same way.
     Location loc = op.getLoc();
-    Type original = op.getType();
-    auto originalVector = dyn_cast<VectorType>(original);
+    auto originalVector = dyn_cast<VectorType>(op.getType());
     int64_t length = originalVector ? originalVector.getNumElements() : 1;
     auto type = VectorType::get({int64_t(llvm::alignTo(length, kScalefLanes))},
                                 rewriter.getF32Type());
