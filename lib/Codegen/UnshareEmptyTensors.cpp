@@ -6,13 +6,18 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements lazy-unshare-empty-tensors: every use of a
-// tensor.empty gets an empty of its own, placed where the shared one was.
+// tensor.empty gets an empty of its own, placed where the shared one was,
+// and every destination written into a shared constant fill gets a fill of
+// its own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYUNSHAREEMPTYTENSORSPASS
@@ -21,11 +26,74 @@ namespace mlir::lazy {
 
 using namespace mlir;
 
+/// Whether `op` computes its tensors from constants alone: every operand
+/// and every value its regions read from above is a constant, a poison or
+/// a tensor.empty. A (tiled) fill of a pad's zeros is one.
+static bool isConstantFill(Operation *op) {
+  if (op->getNumResults() == 0 ||
+      !llvm::all_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
+    return false;
+  auto fromConstants = [](Value value) {
+    Operation *producer = value.getDefiningOp();
+    return producer && (producer->hasTrait<OpTrait::ConstantLike>() ||
+                        isa<tensor::EmptyOp, ub::PoisonOp>(producer));
+  };
+  if (!isMemoryEffectFree(op) ||
+      !llvm::all_of(op->getOperands(), fromConstants))
+    return false;
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  return llvm::all_of(above, fromConstants);
+}
+
+/// Whether `use` writes into the tensor it is given (bufferized, a write
+/// into the buffer): a tensor.insert_slice's destination or a
+/// destination-style op's init.
+static bool isDestination(OpOperand &use) {
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner()))
+    return use.get() == insert.getDest();
+  auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+  return dps && dps.isDpsInit(&use);
+}
+
 namespace {
 struct LazyUnshareEmptyTensorsPass
     : mlir::lazy::impl::LazyUnshareEmptyTensorsPassBase<
           LazyUnshareEmptyTensorsPass> {
   void runOnOperation() override {
+    unshareFills();
+    unshareEmpties();
+  }
+
+  /// A fill written into by several destinations (CSE merged the zero pads
+  /// of every convolution) is cloned for each destination but the first:
+  /// each writes in place into a fill of its own, where bufferization would
+  /// copy the shared one for each.
+  void unshareFills() {
+    SmallVector<OpResult> shared;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<tensor::EmptyOp>(op) && op->getNumResults() == 1 &&
+          !op->getResult(0).hasOneUse() && isConstantFill(op))
+        shared.push_back(op->getResult(0));
+    });
+    for (OpResult fill : shared) {
+      SmallVector<OpOperand *> destinations;
+      for (OpOperand &use : fill.getUses())
+        if (isDestination(use))
+          destinations.push_back(&use);
+      // Readers share the original; so does the first destination when
+      // nothing reads it.
+      bool read =
+          destinations.size() != size_t(llvm::range_size(fill.getUses()));
+      if (destinations.empty() || (!read && destinations.size() == 1))
+        continue;
+      OpBuilder builder(fill.getOwner());
+      for (OpOperand *use : llvm::drop_begin(destinations, read ? 0 : 1))
+        use->set(builder.clone(*fill.getOwner())->getResult(0));
+    }
+  }
+
+  void unshareEmpties() {
     SmallVector<tensor::EmptyOp> shared;
     getOperation().walk([&](tensor::EmptyOp empty) {
       if (!empty->hasOneUse() && !empty->use_empty())

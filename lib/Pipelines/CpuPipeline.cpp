@@ -61,6 +61,9 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm,
   // The runtime reads a product's right operand in place when it has few
   // rows: a transposed right operand several products read is copied once.
   buildFusionPipeline(pm, /*copySharedRightTransposes=*/true);
+  // Reductions walk their inputs in the order they are stored.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyCpuInterchangeReductionsPass());
   // Long sums as trees of short ones, each row block in vector lanes.
   mlir::lazy::LazyBlockReductionsPassOptions blocks;
   blocks.lanes = options.vectorWidth;

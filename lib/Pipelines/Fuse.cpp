@@ -30,6 +30,9 @@ void lazyc::buildFusionPipeline(OpPassManager &pm,
   pm.addPass(mlir::lazy::createLazyFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A fused loop's transposed result (a channels-last convolution's output
+  // going back to NCHW) is stored as its readers read it.
+  pm.addPass(mlir::lazy::createLazyStoreInReadLayoutPass());
   // Results tied to donated arguments are computed over them.
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyUpdateInPlacePass());
 }

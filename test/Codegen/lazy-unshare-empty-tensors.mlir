@@ -42,3 +42,56 @@ func.func @dynamic_size(%x: tensor<?xf32>, %y: tensor<2xf32>) -> (tensor<?xf32>,
   %c = linalg.exp ins(%y : tensor<2xf32>) outs(%single : tensor<2xf32>) -> tensor<2xf32>
   return %a, %b, %c : tensor<?xf32>, tensor<?xf32>, tensor<2xf32>
 }
+
+// Two pads share one zero fill (as CSE leaves them): each insert_slice
+// gets a fill of its own, so each writes in place instead of into a copy.
+// CHECK-LABEL: func.func @shared_pad_fill
+//       CHECK:   %[[F0:.*]] = linalg.fill
+//       CHECK:   %[[F1:.*]] = linalg.fill
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   tensor.insert_slice %{{.*}} into %[[F0]]
+//       CHECK:   tensor.insert_slice %{{.*}} into %[[F1]]
+func.func @shared_pad_fill(%x: tensor<2x2xf32>, %y: tensor<2x2xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4x4xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %a = tensor.insert_slice %x into %fill[1, 1] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x4xf32>
+  %b = tensor.insert_slice %y into %fill[1, 1] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x4xf32>
+  return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// A tiled fill (a loop writing constants) is cloned the same way. A reader
+// keeps the original; the one destination gets a clone.
+// CHECK-LABEL: func.func @tiled_fill_read_and_written
+//       CHECK:   %[[F0:.*]] = scf.for
+//       CHECK:   %[[F1:.*]] = scf.for
+//       CHECK:   tensor.insert_slice %{{.*}} into %[[F0]]
+//       CHECK:   linalg.exp ins(%[[F1]]
+func.func @tiled_fill_read_and_written(%x: tensor<2xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4xf32>
+  %fill = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %empty) -> (tensor<4xf32>) {
+    %next = tensor.insert %zero into %acc[%i] : tensor<4xf32>
+    scf.yield %next : tensor<4xf32>
+  }
+  %a = tensor.insert_slice %x into %fill[1] [2] [1] : tensor<2xf32> into tensor<4xf32>
+  %out = tensor.empty() : tensor<4xf32>
+  %b = linalg.exp ins(%fill : tensor<4xf32>) outs(%out : tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+
+// A fill of a value that is not a constant is not cloned: two
+// destinations then share it, and bufferization copies it.
+// CHECK-LABEL: func.func @fill_of_an_argument
+//   CHECK-COUNT-1:   linalg.fill
+//   CHECK-NOT:   linalg.fill
+func.func @fill_of_an_argument(%v: f32, %x: tensor<2xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %empty = tensor.empty() : tensor<4xf32>
+  %fill = linalg.fill ins(%v : f32) outs(%empty : tensor<4xf32>) -> tensor<4xf32>
+  %a = tensor.insert_slice %x into %fill[0] [2] [1] : tensor<2xf32> into tensor<4xf32>
+  %b = tensor.insert_slice %x into %fill[2] [2] [1] : tensor<2xf32> into tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}

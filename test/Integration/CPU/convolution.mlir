@@ -102,3 +102,31 @@ func.func @padded(%x: tensor<2x16x7x9xf32>, %w: tensor<32x16x3x3xf32>, %v: tenso
   %1 = lazy.conv2d %x, %v stride [1, 1] dilation [1, 1] padding [1, 2, 0, 3] : tensor<2x16x7x9xf32>, tensor<6x16x3x3xf32>
   return %0, %1 : tensor<2x32x8x10xf32>, tensor<2x6x8x10xf32>
 }
+
+// -----
+
+// A residual block and a global mean, as the ONNX benchmark's ResNet has
+// them: three padded channels-last convolutions whose zero pads CSE
+// merges (each then gets a fill of its own), a residual sum stored
+// channels last for the mean (lazy-store-in-read-layout), and the mean
+// over H and W run with vectors of channels
+// (lazy-cpu-interchange-reductions). Tolerance: up to 144-term sums of
+// values that grow to ~50 through three layers; a wrong term or a pad
+// border that is not zero changes a mean by > 0.01.
+// ARG: x f32 [2, 16, 6, 6]
+// ARG: w1 f32 [16, 16, 3, 3]
+// ARG: w2 f32 [16, 16, 3, 3]
+// ARG: w3 f32 [16, 16, 3, 3]
+// OUT: (lambda conv, relu: (lambda h: relu(h + conv(h, w3)).mean(axis=(2, 3)))(relu(x + conv(relu(conv(x, w1)), w2))))(lambda a, w: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(np.pad(a.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1))), (3, 3), axis=(2, 3)), w.astype(np.float64)), lambda v: np.maximum(v, 0)) ; rtol=1e-4, atol=1e-3
+func.func @residual_block_mean(%x: tensor<2x16x6x6xf32>, %w1: tensor<16x16x3x3xf32>, %w2: tensor<16x16x3x3xf32>, %w3: tensor<16x16x3x3xf32>) -> tensor<2x16xf32> {
+  %0 = lazy.conv2d %x, %w1 stride [1, 1] dilation [1, 1] padding [1, 1, 1, 1] : tensor<2x16x6x6xf32>, tensor<16x16x3x3xf32>
+  %1 = lazy.relu %0 : tensor<2x16x6x6xf32>
+  %2 = lazy.conv2d %1, %w2 stride [1, 1] dilation [1, 1] padding [1, 1, 1, 1] : tensor<2x16x6x6xf32>, tensor<16x16x3x3xf32>
+  %3 = lazy.add %x, %2 : tensor<2x16x6x6xf32>
+  %4 = lazy.relu %3 : tensor<2x16x6x6xf32>
+  %5 = lazy.conv2d %4, %w3 stride [1, 1] dilation [1, 1] padding [1, 1, 1, 1] : tensor<2x16x6x6xf32>, tensor<16x16x3x3xf32>
+  %6 = lazy.add %4, %5 : tensor<2x16x6x6xf32>
+  %7 = lazy.relu %6 : tensor<2x16x6x6xf32>
+  %8 = lazy.reduce_mean %7 [2, 3] : tensor<2x16x6x6xf32>
+  return %8 : tensor<2x16xf32>
+}

@@ -93,6 +93,22 @@ def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LazyCpuInterchangeReductionsPass
+    : Pass<"lazy-cpu-interchange-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Run a reduction's loops in the order its inputs are stored";
+  let description = [{
+    A `linalg.generic` reduction that reads every input with a dimension per
+    loop through one and the same permutation (a mean over the spatial
+    dimensions of NCHW values that are stored channels last) has its loops
+    interchanged so that those inputs are read through the identity. Tiling
+    vectorizes a reduction along its innermost loop, which then walks memory
+    contiguously: the example's `[N, H, W, C]` mean over `H, W` becomes a
+    column sum with vectors of channels instead of a strided scalar loop.
+    Inputs of lower rank (broadcasts) do not constrain the order.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def LazyCpuConvolutionLayoutPass
     : Pass<"lazy-cpu-convolution-layout", "::mlir::func::FuncOp"> {
   let summary = "Move convolutions that fill vectors of channels to "
