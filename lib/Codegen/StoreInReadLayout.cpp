@@ -13,7 +13,6 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYSTOREINREADLAYOUTPASS
@@ -88,13 +87,9 @@ struct LazyStoreInReadLayoutPass
 
     // The stored tensor's dimension d is loop d.
     rewriter.setInsertionPoint(producer);
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(rewriter, producer.getLoc(), init->get());
-    SmallVector<int64_t> order =
-        llvm::to_vector(llvm::map_range(written.getResults(), [](AffineExpr e) {
-          return int64_t(cast<AffineDimExpr>(e).getPosition());
-        }));
-    applyPermutationToVector(sizes, invertPermutationVector(order));
+    SmallVector<OpFoldResult> sizes = applyPermutationMap<OpFoldResult>(
+        inversePermutation(written),
+        tensor::getMixedSizes(rewriter, producer.getLoc(), init->get()));
     Value stored =
         tensor::EmptyOp::create(rewriter, producer.getLoc(), sizes,
                                 getElementTypeOrSelf(result.getType()));

@@ -26,32 +26,30 @@ namespace mlir::lazy {
 
 using namespace mlir;
 
-/// Whether `op` computes its tensors from constants alone: every operand
-/// and every value its regions read from above is a constant, a poison or
-/// a tensor.empty. A (tiled) fill of a pad's zeros is one.
+/// Whether `op` is a fill of constants: one tensor result computed from
+/// constants alone (every operand and every value its regions read from
+/// above is a constant, a poison or a tensor.empty). A (tiled) fill of a
+/// pad's zeros is one.
 static bool isConstantFill(Operation *op) {
-  if (op->getNumResults() == 0 ||
-      !llvm::all_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
+  if (isa<tensor::EmptyOp>(op) || op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()) ||
+      !isMemoryEffectFree(op))
     return false;
   auto fromConstants = [](Value value) {
     Operation *producer = value.getDefiningOp();
     return producer && (producer->hasTrait<OpTrait::ConstantLike>() ||
                         isa<tensor::EmptyOp, ub::PoisonOp>(producer));
   };
-  if (!isMemoryEffectFree(op) ||
-      !llvm::all_of(op->getOperands(), fromConstants))
+  if (!llvm::all_of(op->getOperands(), fromConstants))
     return false;
   llvm::SetVector<Value> above;
   getUsedValuesDefinedAbove(op->getRegions(), above);
   return llvm::all_of(above, fromConstants);
 }
 
-/// Whether `use` writes into the tensor it is given (bufferized, a write
-/// into the buffer): a tensor.insert_slice's destination or a
-/// destination-style op's init.
+/// Whether `use` is written into once bufferized: a destination-style op's
+/// init (a tensor.insert_slice's destination among them).
 static bool isDestination(OpOperand &use) {
-  if (auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner()))
-    return use.get() == insert.getDest();
   auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
   return dps && dps.isDpsInit(&use);
 }
@@ -72,8 +70,7 @@ struct LazyUnshareEmptyTensorsPass
   void unshareFills() {
     SmallVector<OpResult> shared;
     getOperation().walk([&](Operation *op) {
-      if (!isa<tensor::EmptyOp>(op) && op->getNumResults() == 1 &&
-          !op->getResult(0).hasOneUse() && isConstantFill(op))
+      if (isConstantFill(op) && !op->getResult(0).hasOneUse())
         shared.push_back(op->getResult(0));
     });
     for (OpResult fill : shared) {

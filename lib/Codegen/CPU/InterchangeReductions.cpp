@@ -59,7 +59,6 @@ struct LazyCpuInterchangeReductionsPass
       std::optional<SmallVector<unsigned>> order = sharedInputOrder(op);
       if (!order)
         continue;
-      rewriter.setInsertionPoint(op);
       // New loop i is old loop (*order)[i]: the inputs become identities.
       if (failed(linalg::interchangeGenericOp(rewriter, op, *order)))
         return signalPassFailure();

@@ -106,7 +106,8 @@ def LazyCpuInterchangeReductionsPass
     column sum with vectors of channels instead of a strided scalar loop.
     Inputs of lower rank (broadcasts) do not constrain the order.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def LazyCpuConvolutionLayoutPass
