@@ -437,3 +437,39 @@ Tensor detail::updateRow(const Tensor &x, const Tensor &index,
   return recordRowOp(OpKind::UpdateRow, x, x.shape(),
                      {nodeOf(x), nodeOf(index), nodeOf(value)}, where);
 }
+
+namespace {
+/// `index` as the Int64 row of x's leading axis it names: counted from the
+/// end when negative (the row ops clamp the rest, as every index op does).
+Tensor leadingRow(const char *op, const Tensor &x, const Tensor &index,
+                  SourceLocation where) {
+  if (!x.defined() || !index.defined())
+    throw Error(op, "an operand is an empty Tensor", where);
+  if (x.shape().empty())
+    throw Error(op, "needs a tensor of rank >= 1, got " + typeOf(x), where);
+  if ((index.dtype() != DType::Int32 && index.dtype() != DType::Int64) ||
+      !index.shape().empty())
+    throw Error(
+        op, "the index must be an Int32 or Int64 scalar, got " + typeOf(index),
+        where);
+  Tensor row = cast(index, DType::Int64, where);
+  return lazyc::where(At(row, where) < Scalar(int64_t(0), where),
+                      At(row, where) + Scalar(x.shape()[0], where), row, where);
+}
+} // namespace
+
+Tensor lazyc::rowAt(const Tensor &x, const Tensor &index, Where where) {
+  return detail::indexRow(x, leadingRow("rowAt", x, index, where), where);
+}
+
+Tensor lazyc::replaceRowAt(const Tensor &x, const Tensor &index,
+                           const Tensor &row, Where where) {
+  Tensor at = leadingRow("replaceRowAt", x, index, where);
+  Shape rowShape(x.shape().begin() + 1, x.shape().end());
+  if (!row.defined() || row.shape() != rowShape || row.dtype() != x.dtype())
+    throw Error("replaceRowAt",
+                "the row must be one row of " + typeOf(x) + ", got " +
+                    (row.defined() ? typeOf(row) : "an empty Tensor"),
+                where);
+  return detail::updateRow(x, at, row, where);
+}

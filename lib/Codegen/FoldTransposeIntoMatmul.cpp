@@ -14,6 +14,7 @@
 #include "lazyc/Codegen/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <type_traits>
@@ -96,10 +97,13 @@ struct FoldTransposedOperands : OpRewritePattern<MatmulOpTy> {
     Value lhs = matmul.getDpsInputOperand(0)->get();
     Value rhs = matmul.getDpsInputOperand(1)->get();
     Value lhsSource = sourceOf(lhs);
-    // A transpose several products read is copied once instead.
-    Value rhsSource = !batched && copySharedRightTransposes && !rhs.hasOneUse()
-                          ? Value()
-                          : sourceOf(rhs);
+    // A transpose several products read, or one product in a loop, is
+    // copied once instead.
+    auto loop = matmul->template getParentOfType<LoopLikeOpInterface>();
+    bool copyOnce =
+        !batched && copySharedRightTransposes &&
+        (!rhs.hasOneUse() || (loop && loop.isDefinedOutsideOfLoop(rhs)));
+    Value rhsSource = copyOnce ? Value() : sourceOf(rhs);
     if (!lhsSource && !rhsSource)
       return failure();
     SmallVector<AffineMap, 3> maps = lazy::matmulMaps(

@@ -17,6 +17,8 @@
 
 #include "Graph.h"
 
+#include "lazyc/API/Autodiff.h"
+#include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Ops.h"
 #include "lazyc/NN/Layers.h"
 
@@ -2561,9 +2563,10 @@ Tensors bitShift(const NodeContext &node) {
   return one(direction == "LEFT" ? leftShift(x, y) : rightShift(x, y));
 }
 
-/// RNN, GRU and LSTM, unrolled over the sequence (its length is static):
-/// per step and direction a few matrix products and the gates' activations,
-/// all recorded into the one trace, so the steps fuse and differentiate.
+/// RNN, GRU and LSTM: per step and direction a few matrix products and the
+/// gates' activations. The steps are one whileLoop per direction, recorded
+/// once whatever the sequence's length; under a recording GradientTape they
+/// are unrolled instead (the sequence's length is static).
 Tensors recurrent(const NodeContext &node, int64_t gates) {
   bool lstm = gates == 4, gru = gates == 3;
   int64_t hidden = node.attribute("hidden_size", int64_t(0));
@@ -2685,12 +2688,9 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
         peepholes.push_back(reshape(
             slice(node.input(7), {d, k * hidden}, {d + 1, (k + 1) * hidden}),
             {hidden}));
-    std::vector<Tensor> outputs(steps);
-    for (int64_t s = 0; s < steps; ++s) {
-      int64_t t = backwards ? steps - 1 - s : s;
-      Tensor xs =
-          reshape(slice(inputParts, {t, 0, 0}, {t + 1, batch, gates * hidden}),
-                  {batch, gates * hidden});
+    // One step: the next state from the input's part of every gate, `xs`
+    // [batch, gates * hidden], and the state (ht, ct).
+    auto step = [&](const Tensor &xs, Tensor &ht, Tensor &ct) {
       Tensor hs = stateParts(ht);
       auto pre = [&](int64_t k) { return gate(xs, k) + gate(hs, k); };
       if (lstm) { // Gates in the order i, o, f, c.
@@ -2718,9 +2718,48 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
       } else {
         ht = f(pre(0));
       }
-      outputs[t] = reshape(ht, {1, 1, batch, hidden});
+    };
+    if (GradientTape::anyRecording()) {
+      // Unrolled for a tape: a loop's gradient would keep every iteration's
+      // carried values, the whole output included.
+      std::vector<Tensor> outputs(steps);
+      for (int64_t s = 0; s < steps; ++s) {
+        int64_t t = backwards ? steps - 1 - s : s;
+        step(reshape(
+                 slice(inputParts, {t, 0, 0}, {t + 1, batch, gates * hidden}),
+                 {batch, gates * hidden}),
+             ht, ct);
+        outputs[t] = reshape(ht, {1, 1, batch, hidden});
+      }
+      ys.push_back(concat(outputs, 0));
+    } else {
+      // A loop: the step is recorded and compiled once, whatever the
+      // sequence's length. Carried: the step s, the output, the state.
+      std::vector<Tensor> initial{full({}, int64_t(0), DType::Int64),
+                                  zeros({steps, batch, hidden}, x.dtype()), ht};
+      if (lstm)
+        initial.push_back(ct);
+      std::vector<Tensor> final = whileLoop(
+          [&](const std::vector<Tensor> &carried) {
+            return At(carried[0]) < Scalar(steps);
+          },
+          [&](const std::vector<Tensor> &carried) {
+            const Tensor &s = carried[0];
+            Tensor t = backwards ? full({}, steps - 1, DType::Int64) - s : s;
+            Tensor hNext = carried[2], cNext = lstm ? carried[3] : Tensor();
+            step(rowAt(inputParts, t), hNext, cNext);
+            std::vector<Tensor> next{At(s) + Scalar(int64_t(1)),
+                                     replaceRowAt(carried[1], t, hNext), hNext};
+            if (lstm)
+              next.push_back(cNext);
+            return next;
+          },
+          initial);
+      ht = final[2];
+      if (lstm)
+        ct = final[3];
+      ys.push_back(reshape(final[1], {steps, 1, batch, hidden}));
     }
-    ys.push_back(concat(outputs, 0));
     lastH.push_back(reshape(ht, {1, batch, hidden}));
     if (lstm)
       lastC.push_back(reshape(ct, {1, batch, hidden}));

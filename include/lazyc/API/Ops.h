@@ -325,6 +325,19 @@ Tensor take(const Tensor &x, const Tensor &indices,
 Tensor scatterAdd(const Tensor &x, int64_t axis, const Tensor &indices,
                   const Tensor &updates, Where where = Where::current());
 
+/// x[index] along the leading axis, for an index computed at run time (a
+/// loop's step): `index` is an Int32 or Int64 scalar tensor. The row is
+/// read in place, not gathered. JAX's lax.dynamic_index_in_dim. Gradient:
+/// the row's gradient placed at `index` in zeros.
+Tensor rowAt(const Tensor &x, const Tensor &index,
+             Where where = Where::current());
+/// x with its row `index` along the leading axis replaced by `row` (x's
+/// dtype, and x's shape without the leading axis); `index` as rowAt's.
+/// Inside a whileLoop that carries x, the row is written in place. JAX's
+/// lax.dynamic_update_index_in_dim.
+Tensor replaceRowAt(const Tensor &x, const Tensor &index, const Tensor &row,
+                    Where where = Where::current());
+
 /// The Int64 position of the first maximum (minimum) along `axis`; a NaN
 /// counts as the extreme (numpy). The axis must not be empty.
 Tensor argmax(const Tensor &x, int64_t axis, bool keepDims = false,

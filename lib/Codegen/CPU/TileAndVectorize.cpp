@@ -23,6 +23,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -260,10 +261,11 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   llvm::SmallDenseMap<Operation *, int, 16> copies;
   int fused = 0;
   bool rootIsContraction = isContraction(root);
+  auto rootLoop = rootOp->getParentOfType<LoopLikeOpInterface>();
   options.setFusionControlFn(
-      [rootOp, rootIsContraction, &group, &copies, &fused](
-          tensor::ExtractSliceOp slice, OpResult producer,
-          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+      [rootOp, rootIsContraction, rootLoop, &group, &copies,
+       &fused](tensor::ExtractSliceOp slice, OpResult producer, bool) mutable
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         if (fused >= kMaxFusedPerTile)
           return std::nullopt;
         auto fuse = [&] {
@@ -281,6 +283,10 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
           return std::nullopt;
         if (!linalgProducer || isa<linalg::FillOp>(producer.getOwner()))
           return fuse();
+        // Computed outside the loop the root runs in (a recurrent step's
+        // weight, copied once): fused, it would run once per iteration.
+        if (rootLoop && rootLoop.isDefinedOutsideOfLoop(producer))
+          return std::nullopt;
         if (++copies[producer.getOwner()] > kMaxCopiesPerTile)
           return std::nullopt;
         bool contraction = isContraction(linalgProducer);
