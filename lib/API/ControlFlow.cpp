@@ -445,8 +445,9 @@ Tensor leadingRow(const char *op, const Tensor &x, const Tensor &index,
                   SourceLocation where) {
   if (!x.defined() || !index.defined())
     throw Error(op, "an operand is an empty Tensor", where);
-  if (x.shape().empty())
-    throw Error(op, "needs a tensor of rank >= 1, got " + typeOf(x), where);
+  if (x.shape().empty() || x.shape()[0] == 0)
+    throw Error(op, "needs a tensor of rank >= 1 with rows, got " + typeOf(x),
+                where);
   if ((index.dtype() != DType::Int32 && index.dtype() != DType::Int64) ||
       !index.shape().empty())
     throw Error(

@@ -2623,7 +2623,11 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
   auto state = [&](size_t input, int64_t d) {
     if (!node.has(input))
       return zeros({batch, hidden}, x.dtype());
+    // [directions, batch, hidden], or [batch, directions, hidden] in the
+    // batch-first layout (as Y_h and Y_c are).
     Tensor s = node.input(input);
+    if (batchFirst)
+      s = transpose(s, {1, 0, 2});
     return reshape(slice(s, {d, 0, 0}, {d + 1, batch, hidden}),
                    {batch, hidden});
   };

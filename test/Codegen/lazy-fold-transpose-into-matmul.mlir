@@ -179,3 +179,42 @@ func.func @shared_right_transpose(%h: tensor<16x128xf32>, %g: tensor<128x16xf32>
   %p2 = linalg.matmul ins(%gt, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%c : tensor<16x512xf32>) -> tensor<16x512xf32>
   return %p1, %p2 : tensor<16x512xf32>, tensor<16x512xf32>
 }
+
+// -----
+
+// One product in a loop body reads the transpose of a weight computed
+// before the loop (a recurrent step's h W^T): without the option it is
+// folded; with it the copy stays outside the loop, made once, and every
+// iteration reads it in place.
+//   CHECK-LABEL: func.func @right_transpose_read_in_loop
+//         CHECK:   scf.while
+//         CHECK:     linalg.matmul indexing_maps
+//  SHARED-LABEL: func.func @right_transpose_read_in_loop
+//   SHARED-SAME:   (%[[H:.*]]: tensor<16x128xf32>, %[[W:.*]]: tensor<512x128xf32>
+//        SHARED:   %[[WT:.*]] = linalg.generic {{.*}} ins(%[[W]]
+//        SHARED:   scf.while
+//        SHARED:     linalg.matmul ins(%{{.*}}, %[[WT]] : tensor<16x128xf32>, tensor<128x512xf32>)
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @right_transpose_read_in_loop(%h: tensor<16x128xf32>, %w: tensor<512x128xf32>, %n: i64) -> tensor<16x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %et = tensor.empty() : tensor<128x512xf32>
+  %wt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<512x128xf32>) outs(%et : tensor<128x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<128x512xf32>
+  %e = tensor.empty() : tensor<16x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %r:2 = scf.while (%i = %c0, %acc = %c) : (i64, tensor<16x512xf32>) -> (i64, tensor<16x512xf32>) {
+    %more = arith.cmpi slt, %i, %n : i64
+    scf.condition(%more) %i, %acc : i64, tensor<16x512xf32>
+  } do {
+  ^bb0(%i: i64, %acc: tensor<16x512xf32>):
+    %p = linalg.matmul ins(%h, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%acc : tensor<16x512xf32>) -> tensor<16x512xf32>
+    %next = arith.addi %i, %c1 : i64
+    scf.yield %next, %p : i64, tensor<16x512xf32>
+  }
+  return %r#1 : tensor<16x512xf32>
+}

@@ -525,4 +525,279 @@ TEST(ControlFlowTest, TheGradientOfAnIfIsAnIfReadingExposedIntermediates) {
   EXPECT_NEAR(got[1], std::exp(2.0f) * 3.0f, 1e-4f);
 }
 
+//===----------------------------------------------------------------------===//
+// rowAt and replaceRowAt: a row at an index computed at run time
+//===----------------------------------------------------------------------===//
+
+/// An index as data: an Int64 (or Int32) scalar tensor.
+Tensor index64(int64_t value) {
+  return Tensor::fromVector<int64_t>({value}, {});
+}
+Tensor index32(int32_t value) {
+  return Tensor::fromVector<int32_t>({value}, {});
+}
+
+TEST(ControlFlowTest, RowAtReadsTheRowAnIndexNamesClampedToTheAxis) {
+  inBothModes([] {
+    // x [4, 2]: row k is {2k, 2k + 1}.
+    Tensor x = Tensor::fromVector<float>({0, 1, 2, 3, 4, 5, 6, 7}, {4, 2});
+    // Counted from the end when negative; outside [-4, 4) clamped to the
+    // axis after that (-9 + 4 = -5 -> row 0, 7 -> row 3).
+    for (auto [index, expected] :
+         {std::pair<int64_t, std::vector<float>>{0, {0, 1}},
+          {2, {4, 5}},
+          {3, {6, 7}},
+          {-1, {6, 7}},
+          {-4, {0, 1}},
+          {7, {6, 7}},
+          {-9, {0, 1}}}) {
+      SCOPED_TRACE("index " + std::to_string(index));
+      Tensor row = rowAt(x, index64(index));
+      EXPECT_EQ(row.shape(), (Shape{2}));
+      expectNear(row.toVector<float>(), expected, 0);
+      expectNear(rowAt(x, index32(int32_t(index))).toVector<float>(), expected,
+                 0);
+    }
+    // A vector's row is a scalar; a [2, 2, 2]'s row is [2, 2].
+    Tensor v = vec({1.5f, -2.5f, 3.5f});
+    Tensor scalar = rowAt(v, index32(-2));
+    EXPECT_EQ(scalar.shape(), Shape{});
+    EXPECT_EQ(scalar.item<float>(), -2.5f);
+    Tensor cube =
+        Tensor::fromVector<int32_t>({0, 1, 2, 3, 4, 5, 6, 7}, {2, 2, 2});
+    Tensor plane = rowAt(cube, index64(1));
+    EXPECT_EQ(plane.shape(), (Shape{2, 2}));
+    EXPECT_EQ(plane.toVector<int32_t>(), (std::vector<int32_t>{4, 5, 6, 7}));
+  });
+}
+
+TEST(ControlFlowTest, ReplaceRowAtWritesTheRowAnIndexNamesAndLeavesXAlone) {
+  inBothModes([] {
+    std::vector<float> data = {0, 1, 2, 3, 4, 5, 6, 7};
+    Tensor x = Tensor::fromVector<float>(data, {4, 2});
+    Tensor row = vec({10, 11});
+    for (auto [index, at] : {std::pair<int64_t, int64_t>{1, 1},
+                             {0, 0},
+                             {-1, 3},
+                             {-3, 1},
+                             {9, 3},
+                             {-100, 0}}) {
+      SCOPED_TRACE("index " + std::to_string(index));
+      std::vector<float> expected = data;
+      expected[2 * at] = 10;
+      expected[2 * at + 1] = 11;
+      Tensor y = replaceRowAt(x, index64(index), row);
+      EXPECT_EQ(y.shape(), (Shape{4, 2}));
+      expectNear(y.toVector<float>(), expected, 0);
+      expectNear(
+          replaceRowAt(x, index32(int32_t(index)), row).toVector<float>(),
+          expected, 0);
+    }
+    // x itself is not written.
+    expectNear(x.toVector<float>(), data, 0);
+    // Of a vector: a scalar row.
+    Tensor v = Tensor::fromVector<int64_t>({1, 2, 3}, {3});
+    EXPECT_EQ(replaceRowAt(v, index32(-1), Tensor::fromVector<int64_t>({9}, {}))
+                  .toVector<int64_t>(),
+              (std::vector<int64_t>{1, 2, 9}));
+  });
+}
+
+TEST(ControlFlowTest, TheRowIndexIsDataNotPartOfTheTrace) {
+  // Another index value runs the trace already compiled.
+  Tensor x = Tensor::fromVector<float>({0, 1, 2, 3, 4, 5}, {3, 2});
+  auto run = [&](int64_t index) {
+    return (replaceRowAt(x, index64(index),
+                         rowAt(x, index64(-1 - index)) + 1.0f))
+        .toVector<float>();
+  };
+  expectNear(run(0), {5, 6, 2, 3, 4, 5}, 0); // Warm-up: compiles once.
+  uint64_t compiled = metrics().tracesCompiled;
+  expectNear(run(2), {0, 1, 2, 3, 1, 2}, 0);
+  expectNear(run(-2), {0, 1, 3, 4, 4, 5}, 0);
+  EXPECT_EQ(metrics().tracesCompiled, compiled);
+}
+
+TEST(ControlFlowTest, ALoopWritesAndReadsRowsOfACarriedTensor) {
+  inBothModes([] {
+    // Iteration i writes row i of buf [n, m] with sin(i + j) * (j + 1),
+    // then adds row i and half of row i - 1 (row n - 1, still as it
+    // started, when i = 0) to acc. buf starts as a tensor that stays alive
+    // and must not be written by the loop's in-place row writes.
+    constexpr int64_t n = 5, m = 3;
+    Tensor columns = vec({0, 1, 2}), scales = vec({1, 2, 3});
+    std::vector<float> initial(n * m);
+    for (int64_t e = 0; e < n * m; ++e)
+      initial[e] = -0.25f * float(e + 1);
+    Tensor start = Tensor::fromVector<float>(initial, {n, m});
+    auto [i, buf, acc] = whileLoop(
+        [&](Tensor i, Tensor, Tensor) { return i < n; },
+        [&](Tensor i, Tensor buf, Tensor acc) {
+          Tensor row = sin(cast(i, DType::Float32) + columns) * scales;
+          Tensor written = replaceRowAt(buf, i, row);
+          Tensor sum =
+              acc + rowAt(written, i) + rowAt(written, i - int64_t(1)) * 0.5f;
+          return std::tuple{i + int64_t(1), written, sum};
+        },
+        std::tuple{zeros({}, DType::Int64), start, zeros({m})});
+    EXPECT_EQ(i.item<int64_t>(), n);
+    std::vector<double> rows(initial.begin(), initial.end()), sums(m, 0.0);
+    for (int64_t k = 0; k < n; ++k) {
+      for (int64_t j = 0; j < m; ++j)
+        rows[k * m + j] = std::sin(double(k + j)) * double(j + 1);
+      int64_t previous = k == 0 ? n - 1 : k - 1;
+      for (int64_t j = 0; j < m; ++j)
+        sums[j] += rows[k * m + j] + 0.5 * rows[previous * m + j];
+    }
+    expectNear(buf.toVector<float>(),
+               std::vector<float>(rows.begin(), rows.end()), 1e-5f);
+    expectNear(acc.toVector<float>(),
+               std::vector<float>(sums.begin(), sums.end()), 1e-5f);
+    expectNear(start.toVector<float>(), initial, 0);
+  });
+}
+
+TEST(ControlFlowTest, GradientThroughRowAtAndReplaceRowAt) {
+  inBothModes([] {
+    // loss = sum(rowAt(x, a) * w) + sum(replaceRowAt(x, b, r) * c):
+    // d x = w at row a (clamped), plus c outside row b; d r = c's row b.
+    std::vector<float> xs = {1, 2, 3, 4, 5, 6}, cs = {1, -1, 2, -2, 3, -3};
+    Tensor w = vec({0.5f, -4.0f}), c = Tensor::fromVector<float>(cs, {3, 2});
+    for (auto [a, b, rowA, rowB] :
+         {std::tuple<int64_t, int64_t, int64_t, int64_t>{-1, 1, 2, 1},
+          {0, -3, 0, 0},
+          {5, 2, 2, 2},
+          {1, 1, 1, 1}}) {
+      SCOPED_TRACE("a " + std::to_string(a) + ", b " + std::to_string(b));
+      Tensor x = Tensor::fromVector<float>(xs, {3, 2});
+      Tensor r = vec({7, 8});
+      GradientTape tape;
+      tape.watch(x);
+      tape.watch(r);
+      Tensor loss = sum(rowAt(x, index64(a)) * w) +
+                    sum(replaceRowAt(x, index32(int32_t(b)), r) * c);
+      std::vector<Tensor> g = tape.gradient(loss, {x, r});
+      std::vector<float> dx(6, 0.0f);
+      for (int64_t k = 0; k < 3; ++k)
+        for (int64_t j = 0; j < 2; ++j)
+          dx[k * 2 + j] = (k == rowA ? (j == 0 ? 0.5f : -4.0f) : 0.0f) +
+                          (k == rowB ? 0.0f : cs[k * 2 + j]);
+      expectNear(g[0].toVector<float>(), dx, 0);
+      expectNear(g[1].toVector<float>(), {cs[rowB * 2], cs[rowB * 2 + 1]}, 0);
+    }
+  });
+}
+
+TEST(ControlFlowTest, GradientOfALoopOverRows) {
+  inBothModes([] {
+    // Iteration i: buf[i] = x[i]^2, acc += x[3 - i] * i. loss = sum(buf) +
+    // sum(acc): d x[k][j] = 2 x[k][j] + (3 - k).
+    std::vector<float> xs = {0.5f, -1, 1.5f, 2, -0.25f, 3, 1, -2};
+    Tensor x = Tensor::fromVector<float>(xs, {4, 2});
+    GradientTape tape;
+    tape.watch(x);
+    auto [i, buf, acc] = whileLoop(
+        [](Tensor i, Tensor, Tensor) { return i < 4; },
+        [&](Tensor i, Tensor buf, Tensor acc) {
+          Tensor row = rowAt(x, i);
+          Tensor back = rowAt(x, full({}, int32_t(3), DType::Int32) - i);
+          return std::tuple{i + 1, replaceRowAt(buf, i, row * row),
+                            acc + back * cast(i, DType::Float32)};
+        },
+        std::tuple{zeros({}, DType::Int32), zeros({4, 2}), zeros({2})},
+        LoopOptions{10});
+    Tensor g = tape.gradient(sum(buf) + sum(acc), x);
+    std::vector<float> expected;
+    for (int64_t e = 0; e < 8; ++e)
+      expected.push_back(2 * xs[e] + float(3 - e / 2));
+    expectNear(g.toVector<float>(), expected, 1e-5f);
+  });
+}
+
+TEST(ControlFlowTest, RowOpsCheckTheirOperands) {
+  Tensor x = Tensor::fromVector<float>({0, 1, 2, 3, 4, 5}, {3, 2});
+  Tensor row = vec({1, 2});
+  Tensor vectorIndex = Tensor::fromVector<int64_t>({1}, {1});
+  Tensor floatIndex = Tensor::fromVector<float>({1}, {});
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        rowAt(x, vectorIndex);
+      },
+      "rowAt", "the index must be an Int32 or Int64 scalar, got Int64 [1]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        rowAt(x, floatIndex);
+      },
+      "rowAt", "the index must be an Int32 or Int64 scalar, got Float32 []");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        rowAt(Tensor::fromVector<float>({1}, {}), index64(0));
+      },
+      "rowAt", "needs a tensor of rank >= 1 with rows, got Float32 []");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        rowAt(Tensor(), index64(0));
+      },
+      "rowAt", "an operand is an empty Tensor");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        rowAt(Tensor::fromVector<float>({}, {0, 3}), index64(0));
+      },
+      "rowAt", "needs a tensor of rank >= 1 with rows, got Float32 [0, 3]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        replaceRowAt(x, vectorIndex, row);
+      },
+      "replaceRowAt",
+      "the index must be an Int32 or Int64 scalar, got Int64 [1]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        replaceRowAt(x, floatIndex, row);
+      },
+      "replaceRowAt",
+      "the index must be an Int32 or Int64 scalar, got Float32 []");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        replaceRowAt(Tensor::fromVector<float>({1}, {}), index64(0),
+                     Tensor::fromVector<float>({1}, {}));
+      },
+      "replaceRowAt", "needs a tensor of rank >= 1 with rows, got Float32 []");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        replaceRowAt(x, index64(0), vec({1, 2, 3}));
+      },
+      "replaceRowAt",
+      "the row must be one row of Float32 [3, 2], got Float32 [3]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        replaceRowAt(x, index64(0),
+                     Tensor::fromVector<float>({1, 2, 3, 4, 5, 6}, {3, 2}));
+      },
+      "replaceRowAt",
+      "the row must be one row of Float32 [3, 2], got Float32 [3, 2]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        replaceRowAt(x, index64(0), Tensor::fromVector<int32_t>({1, 2}, {2}));
+      },
+      "replaceRowAt",
+      "the row must be one row of Float32 [3, 2], got Int32 [2]");
+  expectError(
+      [&](unsigned &line) {
+        line = __LINE__ + 1;
+        replaceRowAt(x, index64(0), Tensor());
+      },
+      "replaceRowAt", "got an empty Tensor");
+}
+
 } // namespace

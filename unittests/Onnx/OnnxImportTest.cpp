@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <unistd.h>
 
@@ -537,6 +538,439 @@ TEST_F(OnnxImportTest, ALoopWithoutScanOutputsIsOneWhileLoop) {
     EXPECT_EQ(y.toVector<float>(), expected) << trips << " trips";
   }
   EXPECT_EQ(metrics().tracesCompiled - before, 1u);
+}
+
+//===----------------------------------------------------------------------===//
+// RNN, GRU and LSTM
+//===----------------------------------------------------------------------===//
+
+/// One recurrent node: X [steps, batch, input] (layout 0) or [batch,
+/// steps, input] (layout 1), with W, R, B and (unless !initialStates)
+/// initial_h (and initial_c) as initializers.
+struct RecurrentSpec {
+  std::string op;                // "RNN", "GRU" or "LSTM"
+  std::string direction;         // "forward", "reverse" or "bidirectional"
+  int64_t linearBeforeReset = 0; // GRU only.
+  int64_t layout = 0;
+  bool initialStates = true; // Else zeros, as ONNX's default.
+  int64_t steps = 5, batch = 3;
+  static constexpr int64_t inputs = 4, hidden = 6;
+
+  int64_t gates() const { return op == "LSTM" ? 4 : op == "GRU" ? 3 : 1; }
+  int64_t directions() const { return direction == "bidirectional" ? 2 : 1; }
+  bool lstm() const { return op == "LSTM"; }
+  std::string name() const {
+    return op + " " + direction + " layout " + std::to_string(layout) +
+           (op == "GRU"
+                ? " linear_before_reset " + std::to_string(linearBeforeReset)
+                : "") +
+           (initialStates ? "" : " no initial states") + " steps " +
+           std::to_string(steps) + " batch " + std::to_string(batch);
+  }
+};
+
+/// The node's operands, in ONNX's layout-0 order: x [steps, batch, input],
+/// w [dirs, gates * H, I], r [dirs, gates * H, H], b [dirs, 2 * gates * H]
+/// (the input biases, then the state biases), h0 and c0 [dirs, batch, H].
+struct RecurrentData {
+  std::vector<double> x, w, r, b, h0, c0;
+};
+
+std::vector<double> wave(int64_t count, double scale, double phase) {
+  std::vector<double> values(count);
+  for (int64_t i = 0; i < count; ++i)
+    // Rounded to float: the model holds these very numbers.
+    values[i] = float(scale * std::sin(0.37 * double(i) + phase));
+  return values;
+}
+
+RecurrentData recurrentData(const RecurrentSpec &spec) {
+  int64_t d = spec.directions(), g = spec.gates(), h = spec.hidden;
+  int64_t n = spec.batch, in = spec.inputs;
+  RecurrentData data{
+      wave(spec.steps * n * in, 1.0, 0.1), wave(d * g * h * in, 0.45, 0.7),
+      wave(d * g * h * h, 0.35, 1.3),      wave(d * 2 * g * h, 0.25, 2.1),
+      wave(d * n * h, 0.5, 0.4),           wave(d * n * h, 0.6, 2.9)};
+  if (!spec.initialStates) {
+    data.h0.assign(d * n * h, 0.0);
+    data.c0.assign(d * n * h, 0.0);
+  }
+  return data;
+}
+
+/// `values` of shape `shape` with its axes permuted: result axis k is axis
+/// perm[k] of the input (numpy's transpose).
+std::vector<double> permuted(const std::vector<double> &values,
+                             const std::vector<int64_t> &shape,
+                             const std::vector<int64_t> &perm) {
+  size_t rank = shape.size();
+  std::vector<int64_t> strides(rank, 1), outShape(rank);
+  for (size_t k = rank - 1; k > 0; --k)
+    strides[k - 1] = strides[k] * shape[k];
+  for (size_t k = 0; k < rank; ++k)
+    outShape[k] = shape[perm[k]];
+  std::vector<double> out(values.size());
+  std::vector<int64_t> at(rank, 0); // The output's multi-index.
+  for (size_t e = 0; e < out.size(); ++e) {
+    int64_t from = 0;
+    for (size_t k = 0; k < rank; ++k)
+      from += at[k] * strides[perm[k]];
+    out[e] = values[from];
+    for (size_t k = rank; k-- > 0;) {
+      if (++at[k] < outShape[k])
+        break;
+      at[k] = 0;
+    }
+  }
+  return out;
+}
+
+double sigmoidOf(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+/// ONNX's equations for RNN, GRU and LSTM in double, written from the
+/// operator's specification (default activations, no peepholes, no clip):
+/// y [steps, dirs, batch, H], yh and yc [dirs, batch, H] (layout 0).
+struct RecurrentResult {
+  std::vector<double> y, yh, yc;
+};
+RecurrentResult recurrentReference(const RecurrentSpec &spec,
+                                   const RecurrentData &data) {
+  int64_t steps = spec.steps, dirs = spec.directions(), g = spec.gates();
+  int64_t n = spec.batch, in = spec.inputs, h = spec.hidden;
+  RecurrentResult result;
+  result.y.assign(steps * dirs * n * h, 0.0);
+  for (int64_t d = 0; d < dirs; ++d) {
+    bool backwards = spec.direction == "reverse" || d == 1;
+    const double *w = &data.w[d * g * h * in], *r = &data.r[d * g * h * h];
+    const double *wb = &data.b[d * 2 * g * h], *rb = wb + g * h;
+    std::vector<double> ht(data.h0.begin() + d * n * h,
+                           data.h0.begin() + (d + 1) * n * h);
+    std::vector<double> ct(data.c0.begin() + d * n * h,
+                           data.c0.begin() + (d + 1) * n * h);
+    for (int64_t s = 0; s < steps; ++s) {
+      int64_t t = backwards ? steps - 1 - s : s;
+      std::vector<double> nextH(n * h), nextC(n * h);
+      for (int64_t b = 0; b < n; ++b) {
+        const double *xt = &data.x[(t * n + b) * in];
+        const double *hPrev = &ht[b * h];
+        // Xt W_k^T + Wb_k, and state Ht-1 R_k^T (no bias), of unit j of
+        // gate k; the state part of a given state vector.
+        auto xw = [&](int64_t k, int64_t j) {
+          double total = wb[k * h + j];
+          for (int64_t i = 0; i < in; ++i)
+            total += xt[i] * w[(k * h + j) * in + i];
+          return total;
+        };
+        auto hr = [&](int64_t k, int64_t j, const double *state) {
+          double total = 0;
+          for (int64_t m = 0; m < h; ++m)
+            total += state[m] * r[(k * h + j) * h + m];
+          return total;
+        };
+        auto pre = [&](int64_t k, int64_t j) {
+          return xw(k, j) + hr(k, j, hPrev) + rb[k * h + j];
+        };
+        if (spec.op == "RNN") {
+          for (int64_t j = 0; j < h; ++j)
+            nextH[b * h + j] = std::tanh(pre(0, j));
+        } else if (spec.op == "GRU") { // Gates z, r, h.
+          std::vector<double> z(h), reset(h), resetState(h);
+          for (int64_t j = 0; j < h; ++j) {
+            z[j] = sigmoidOf(pre(0, j));
+            reset[j] = sigmoidOf(pre(1, j));
+            resetState[j] = reset[j] * hPrev[j];
+          }
+          for (int64_t j = 0; j < h; ++j) {
+            double candidate =
+                spec.linearBeforeReset
+                    ? std::tanh(xw(2, j) +
+                                reset[j] * (hr(2, j, hPrev) + rb[2 * h + j]))
+                    : std::tanh(xw(2, j) + hr(2, j, resetState.data()) +
+                                rb[2 * h + j]);
+            nextH[b * h + j] = (1 - z[j]) * candidate + z[j] * hPrev[j];
+          }
+        } else { // LSTM: gates i, o, f, c.
+          for (int64_t j = 0; j < h; ++j) {
+            double i = sigmoidOf(pre(0, j)), o = sigmoidOf(pre(1, j));
+            double f = sigmoidOf(pre(2, j)), c = std::tanh(pre(3, j));
+            double cell = f * ct[b * h + j] + i * c;
+            nextC[b * h + j] = cell;
+            nextH[b * h + j] = o * std::tanh(cell);
+          }
+        }
+      }
+      ht = nextH;
+      if (spec.lstm())
+        ct = nextC;
+      for (int64_t e = 0; e < n * h; ++e)
+        result.y[(t * dirs + d) * n * h + e] = ht[e];
+    }
+    result.yh.insert(result.yh.end(), ht.begin(), ht.end());
+    result.yc.insert(result.yc.end(), ct.begin(), ct.end());
+  }
+  return result;
+}
+
+std::vector<float> asFloats(const std::vector<double> &values) {
+  return std::vector<float>(values.begin(), values.end());
+}
+
+/// The model of one node (opset 14, for `layout`), whose only graph input
+/// is X.
+::onnx::ModelProto recurrentModel(const RecurrentSpec &spec,
+                                  const RecurrentData &data) {
+  int64_t steps = spec.steps, dirs = spec.directions(), g = spec.gates();
+  int64_t n = spec.batch, in = spec.inputs, h = spec.hidden;
+  bool batchFirst = spec.layout == 1;
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  graph.set_name("recurrent");
+  addInitializer(graph, "W", {dirs, g * h, in}, asFloats(data.w));
+  addInitializer(graph, "R", {dirs, g * h, h}, asFloats(data.r));
+  addInitializer(graph, "B", {dirs, 2 * g * h}, asFloats(data.b));
+  // The states are [dirs, batch, H], or [batch, dirs, H] in layout 1.
+  auto state = [&](const std::vector<double> &values) {
+    return asFloats(batchFirst ? permuted(values, {dirs, n, h}, {1, 0, 2})
+                               : values);
+  };
+  std::vector<int64_t> stateShape = batchFirst
+                                        ? std::vector<int64_t>{n, dirs, h}
+                                        : std::vector<int64_t>{dirs, n, h};
+  std::vector<std::string> inputs = {"X", "W", "R", "B"};
+  if (spec.initialStates) {
+    addInitializer(graph, "initial_h", stateShape, state(data.h0));
+    inputs.insert(inputs.end(), {"", "initial_h"});
+    if (spec.lstm()) {
+      addInitializer(graph, "initial_c", stateShape, state(data.c0));
+      inputs.push_back("initial_c");
+    }
+  }
+  declare(graph.add_input(), "X", ::onnx::TensorProto::FLOAT,
+          batchFirst ? std::vector<int64_t>{n, steps, in}
+                     : std::vector<int64_t>{steps, n, in});
+  std::vector<std::string> outputs = {"Y", "Y_h"};
+  if (spec.lstm())
+    outputs.push_back("Y_c");
+  declare(graph.add_output(), "Y", ::onnx::TensorProto::FLOAT,
+          batchFirst ? std::vector<int64_t>{n, steps, dirs, h}
+                     : std::vector<int64_t>{steps, dirs, n, h});
+  for (size_t k = 1; k < outputs.size(); ++k)
+    declare(graph.add_output(), outputs[k], ::onnx::TensorProto::FLOAT,
+            stateShape);
+  ::onnx::NodeProto *node = addNode(graph, spec.op, inputs, outputs, "rnn");
+  auto integer = [&](const std::string &name, int64_t value) {
+    ::onnx::AttributeProto *attribute = node->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(::onnx::AttributeProto::INT);
+    attribute->set_i(value);
+  };
+  integer("hidden_size", h);
+  integer("layout", spec.layout);
+  if (spec.op == "GRU")
+    integer("linear_before_reset", spec.linearBeforeReset);
+  ::onnx::AttributeProto *direction = node->add_attribute();
+  direction->set_name("direction");
+  direction->set_type(::onnx::AttributeProto::STRING);
+  direction->set_s(spec.direction);
+  return model;
+}
+
+/// X as the model takes it.
+Tensor recurrentInput(const RecurrentSpec &spec, const RecurrentData &data) {
+  int64_t steps = spec.steps, n = spec.batch, in = spec.inputs;
+  if (spec.layout == 1)
+    return Tensor::fromVector(
+        asFloats(permuted(data.x, {steps, n, in}, {1, 0, 2})), {n, steps, in});
+  return Tensor::fromVector(asFloats(data.x), {steps, n, in});
+}
+
+/// Compares the model's outputs with the reference's (layout 0), in the
+/// model's layout. Tolerance: the model computes in float32 (epsilon 6e-8)
+/// from the very float values the reference reads in double; an output
+/// goes through 5 steps of dot products of 4 to 6 terms and activations
+/// accurate to a few ulps, a few ulps of error each (2e-7 at most
+/// measured, |h| < 1). 1e-5 relative (absolute below 1) leaves a wide
+/// margin, and is far below what a wrong gate order, bias, direction or
+/// reset placement changes (1e-3 and more).
+void expectRecurrentOutputs(const RecurrentSpec &spec,
+                            const std::vector<Tensor> &outputs,
+                            const RecurrentResult &expected) {
+  int64_t steps = spec.steps, dirs = spec.directions();
+  int64_t n = spec.batch, h = spec.hidden;
+  bool batchFirst = spec.layout == 1;
+  std::vector<std::vector<double>> want = {
+      batchFirst ? permuted(expected.y, {steps, dirs, n, h}, {2, 0, 1, 3})
+                 : expected.y,
+      batchFirst ? permuted(expected.yh, {dirs, n, h}, {1, 0, 2})
+                 : expected.yh};
+  if (spec.lstm())
+    want.push_back(batchFirst ? permuted(expected.yc, {dirs, n, h}, {1, 0, 2})
+                              : expected.yc);
+  ASSERT_EQ(outputs.size(), want.size());
+  std::vector<std::vector<int64_t>> shapes = {
+      batchFirst ? std::vector<int64_t>{n, steps, dirs, h}
+                 : std::vector<int64_t>{steps, dirs, n, h},
+      batchFirst ? std::vector<int64_t>{n, dirs, h}
+                 : std::vector<int64_t>{dirs, n, h}};
+  shapes.push_back(shapes[1]);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    EXPECT_EQ(outputs[k].shape(), shapes[k]) << "output " << k;
+    std::vector<float> got = outputs[k].toVector<float>();
+    ASSERT_EQ(got.size(), want[k].size()) << "output " << k;
+    // One failure per output, naming the first element off and the count.
+    size_t off = 0, first = 0;
+    for (size_t e = 0; e < got.size(); ++e)
+      if (!(std::abs(got[e] - want[k][e]) <=
+            1e-5 * std::max(1.0, std::abs(want[k][e]))) &&
+          off++ == 0)
+        first = e;
+    EXPECT_EQ(off, 0u) << "output " << k << ": first @" << first << ": "
+                       << got[first] << ", expected " << want[k][first];
+  }
+}
+
+std::vector<RecurrentSpec> recurrentSpecs() {
+  std::vector<RecurrentSpec> specs;
+  for (const char *direction : {"forward", "reverse", "bidirectional"}) {
+    specs.push_back({"RNN", direction});
+    specs.push_back({"GRU", direction, 0});
+    specs.push_back({"GRU", direction, 1});
+    specs.push_back({"LSTM", direction});
+  }
+  // Batch first, without initial states (with them:
+  // ABatchFirstLayerReadsItsInitialStatesBatchFirst).
+  specs.push_back({"LSTM", "bidirectional", 0, 1, false});
+  specs.push_back({"GRU", "reverse", 1, 1, false});
+  specs.push_back({"GRU", "forward", 0, 1, false});
+  specs.push_back({"RNN", "bidirectional", 0, 1, false});
+  // Without initial states in layout 0 too.
+  specs.push_back({"LSTM", "reverse", 0, 0, false});
+  return specs;
+}
+
+TEST_F(OnnxImportTest, RecurrentLayersComputeOnnxsEquations) {
+  // Each node three times: plainly (one whileLoop per direction), under a
+  // recording GradientTape (the steps unrolled), and eagerly.
+  for (const RecurrentSpec &spec : recurrentSpecs()) {
+    SCOPED_TRACE(spec.name());
+    RecurrentData data = recurrentData(spec);
+    RecurrentResult expected = recurrentReference(spec, data);
+    lazyc::onnx::Model model =
+        lazyc::onnx::load(write(recurrentModel(spec, data)));
+    Tensor x = recurrentInput(spec, data);
+    {
+      SCOPED_TRACE("loop");
+      ASSERT_FALSE(GradientTape::anyRecording());
+      expectRecurrentOutputs(spec, model(std::vector<Tensor>{x}), expected);
+    }
+    {
+      SCOPED_TRACE("unrolled");
+      GradientTape tape;
+      ASSERT_TRUE(GradientTape::anyRecording());
+      expectRecurrentOutputs(spec, model(std::vector<Tensor>{x}), expected);
+    }
+    {
+      SCOPED_TRACE("eager"); // The loop run as a C++ loop.
+      EagerScope eager;
+      expectRecurrentOutputs(spec, model(std::vector<Tensor>{x}), expected);
+    }
+  }
+}
+
+TEST_F(OnnxImportTest, ABatchFirstLayerReadsItsInitialStatesBatchFirst) {
+  // In layout 1, initial_h and initial_c are [batch, dirs, H] (ONNX's
+  // spec of `layout`), as Y_h and Y_c are. Read as [dirs, batch, H], batch
+  // 3 failed to reshape, and batch 2 with two directions was silently
+  // transposed.
+  for (int64_t batch : {3, 2}) {
+    for (const char *op : {"LSTM", "GRU", "RNN"}) {
+      RecurrentSpec spec{op, "bidirectional", 1, 1};
+      spec.batch = batch;
+      SCOPED_TRACE(spec.name());
+      RecurrentData data = recurrentData(spec);
+      lazyc::onnx::Model model =
+          lazyc::onnx::load(write(recurrentModel(spec, data)));
+      Tensor x = recurrentInput(spec, data);
+      std::vector<Tensor> outputs;
+      try {
+        outputs = model(std::vector<Tensor>{x});
+      } catch (const Error &error) {
+        ADD_FAILURE() << error.what();
+        continue;
+      }
+      expectRecurrentOutputs(spec, outputs, recurrentReference(spec, data));
+    }
+  }
+}
+
+TEST_F(OnnxImportTest, ARecurrentLayerRecordsItsStepOnce) {
+  // The ops one call records do not grow with the sequence's length
+  // (a loop whose body is recorded once), unless a tape records (the steps
+  // unrolled, each recorded).
+  auto opsOfOneCall = [&](int64_t steps, bool taped) {
+    RecurrentSpec spec{"LSTM", "bidirectional"};
+    spec.steps = steps;
+    RecurrentData data = recurrentData(spec);
+    lazyc::onnx::Model model = lazyc::onnx::load(
+        write(recurrentModel(spec, data), "lstm" + std::to_string(steps)));
+    Tensor x = recurrentInput(spec, data);
+    std::unique_ptr<GradientTape> tape;
+    if (taped)
+      tape = std::make_unique<GradientTape>();
+    uint64_t before = metrics().opsRecorded;
+    std::vector<Tensor> outputs = model(std::vector<Tensor>{x});
+    uint64_t recorded = metrics().opsRecorded - before;
+    // And the loop's values are right at either length.
+    expectRecurrentOutputs(spec, outputs, recurrentReference(spec, data));
+    return recorded;
+  };
+  uint64_t loop5 = opsOfOneCall(5, false), loop20 = opsOfOneCall(20, false);
+  uint64_t unrolled5 = opsOfOneCall(5, true),
+           unrolled20 = opsOfOneCall(20, true);
+  EXPECT_EQ(loop5, loop20);
+  EXPECT_GT(unrolled20, unrolled5);
+  EXPECT_LT(loop5, unrolled5);
+}
+
+TEST_F(OnnxImportTest, AnLstmsWeightGradientMatchesFiniteDifferences) {
+  // Fine-tuning: d sum(Y) / d W of a forward LSTM under a tape, against
+  // central differences of the double reference (step 1e-4: truncation
+  // error ~1e-8, rounding ~1e-12). The float32 gradient sums 90 outputs'
+  // chains of 5 steps: 1e-7 off at most measured, 1e-5 leaves a margin.
+  RecurrentSpec spec{"LSTM", "forward"};
+  RecurrentData data = recurrentData(spec);
+  lazyc::onnx::Model model =
+      lazyc::onnx::load(write(recurrentModel(spec, data)));
+  Variable *w = nullptr;
+  for (Variable *parameter : model.parameters())
+    if (parameter->name() == "W")
+      w = parameter;
+  ASSERT_NE(w, nullptr);
+  Tensor x = recurrentInput(spec, data);
+  GradientTape tape;
+  Tensor loss = sum(model(std::vector<Tensor>{x})[0]);
+  std::vector<float> gradient = tape.gradient(loss, {w})[0].toVector<float>();
+  ASSERT_EQ(gradient.size(), data.w.size());
+  auto sumOfY = [&](const RecurrentData &changed) {
+    double total = 0;
+    for (double v : recurrentReference(spec, changed).y)
+      total += v;
+    return total;
+  };
+  EXPECT_NEAR(loss.item<float>(), sumOfY(data), 1e-4);
+  // Entries of every gate (i, o, f, c: rows of H = 6 columns of I = 4).
+  for (size_t e : {size_t(0), size_t(5), size_t(27), size_t(50), size_t(71),
+                   size_t(76), size_t(95)}) {
+    constexpr double step = 1e-4;
+    RecurrentData plus = data, minus = data;
+    plus.w[e] += step;
+    minus.w[e] -= step;
+    double expected = (sumOfY(plus) - sumOfY(minus)) / (2 * step);
+    EXPECT_NEAR(gradient[e], expected, 1e-5 * std::max(1.0, std::abs(expected)))
+        << "W entry " << e;
+  }
 }
 
 TEST_F(OnnxImportTest, TheOpTableIsListed) {

@@ -93,16 +93,17 @@ def LazyFoldTransposeIntoMatmulPass
 
     With `copy-shared-right-transposes` (the CPU's choice), a 2-D
     `linalg.matmul`'s right operand is not read in place when its transpose
-    feeds several products (a recurrent step's `h W^T`, once per step): the
-    copy is made once, and the runtime then reads it in place in every
-    product of few rows, where BLAS would repack the transposed operand for
-    each product.
+    feeds several products (a recurrent step's `h W^T`, once per step), or
+    one product inside a loop that the transpose is computed outside of
+    (the same step in a `scf.while`): the copy is made once, and the
+    runtime then reads it in place in every product of few rows, where BLAS
+    would repack the transposed operand for each product.
   }];
   let options = [
     Option<"copySharedRightTransposes", "copy-shared-right-transposes",
            "bool", /*default=*/"false",
            "Keep the copy of a right operand's transpose that several "
-           "products read">,
+           "products, or a product in a loop, read">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

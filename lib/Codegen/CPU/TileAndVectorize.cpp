@@ -20,6 +20,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -173,13 +174,47 @@ static llvm::SmallPtrSet<Operation *, 16> fusionGroup(Operation *root) {
   return group;
 }
 
+/// The iterations of `root` and of the contractions only it reads (through
+/// slices or not), which its tiles will compute: a GEMM's small epilogue
+/// (an LSTM step's gates) is worth the threads with the GEMM fused in, one
+/// parallel region instead of the GEMM's and a serial epilogue.
+static std::optional<int64_t>
+workWithFusedContractions(linalg::LinalgOp root, bool &fusesContraction) {
+  fusesContraction = false;
+  std::optional<int64_t> work = staticTripCount(root);
+  auto onlyRootReads = [&](Operation *user) {
+    return user == root.getOperation() ||
+           (isa<tensor::ExtractSliceOp>(user) &&
+            llvm::all_of(user->getUsers(), [&](Operation *sliceUser) {
+              return sliceUser == root.getOperation();
+            }));
+  };
+  llvm::SmallPtrSet<Operation *, 4> counted;
+  for (Value input : root.getDpsInputs()) {
+    if (auto slice = input.getDefiningOp<tensor::ExtractSliceOp>())
+      input = slice.getSource();
+    auto producer = input.getDefiningOp<linalg::LinalgOp>();
+    if (!work || !producer || !isContraction(producer) ||
+        !llvm::all_of(producer->getUsers(), onlyRootReads) ||
+        !counted.insert(producer).second)
+      continue;
+    fusesContraction = true;
+    std::optional<int64_t> more = staticTripCount(producer);
+    if (!more || __builtin_add_overflow(*work, *more, &*work))
+      return std::nullopt;
+  }
+  return work;
+}
+
 /// Tiles `root` into an scf.forall with one chunk per thread along its first
 /// parallel dimension that can use them, fusing its producers in.
 static LogicalResult distributeOverThreads(RewriterBase &rewriter,
                                            linalg::LinalgOp root,
                                            int64_t threads,
                                            int64_t vectorWidth) {
-  std::optional<int64_t> trips = staticTripCount(root);
+  bool fusesContraction;
+  std::optional<int64_t> trips =
+      workWithFusedContractions(root, fusesContraction);
   if (threads <= 1 || (trips && *trips < kMinParallelWork))
     return failure();
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
@@ -195,14 +230,18 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
   }
   if (!splitDim)
     return failure();
-  // A product BLAS runs: split its columns when they outnumber its rows.
-  // Each thread's call packs its part of both operands, so splitting the
-  // rows of a [16, 128] x [128, 512] product packs the whole weight twice
-  // (an LSTM step spent more time packing than multiplying).
+  // A product BLAS runs, or a 2-D epilogue that fuses one: split the
+  // columns when they outnumber the rows. Each thread's call packs its part
+  // of both operands, so splitting the rows of a [16, 128] x [128, 512]
+  // product packs the whole weight twice (an LSTM step spent more time
+  // packing than multiplying).
   bool columnsSplit = false;
-  if (isa<linalg::MatmulOp>(root.getOperation()) && *splitDim == 0 &&
-      !ShapedType::isDynamic(ranges[0]) && !ShapedType::isDynamic(ranges[1]) &&
-      ranges[1] > ranges[0] && ranges[1] >= threads * vectorWidth) {
+  bool product = isa<linalg::MatmulOp>(root.getOperation()) ||
+                 (fusesContraction && ranges.size() == 2 &&
+                  iterators[1] == utils::IteratorType::parallel);
+  if (product && *splitDim == 0 && !ShapedType::isDynamic(ranges[0]) &&
+      !ShapedType::isDynamic(ranges[1]) && ranges[1] > ranges[0] &&
+      ranges[1] >= threads * vectorWidth) {
     splitDim = 1;
     columnsSplit = true;
   }
@@ -290,11 +329,18 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         if (++copies[producer.getOwner()] > kMaxCopiesPerTile)
           return std::nullopt;
         bool contraction = isContraction(linalgProducer);
-        // Users inside the new loop are this fusion's own slices.
+        // Users inside the new loop are this fusion's own slices, and the
+        // root's slices of the producer (an LSTM's gates of one product)
+        // are read through them.
         Operation *loop = slice->getParentOp();
+        auto forThisTile = [&](Operation *user) {
+          return user == rootOp || loop->isAncestor(user);
+        };
         auto otherUsers =
             llvm::make_filter_range(producer.getUsers(), [&](Operation *user) {
-              return user != rootOp && !loop->isAncestor(user);
+              return !forThisTile(user) &&
+                     !(isa<tensor::ExtractSliceOp>(user) &&
+                       llvm::all_of(user->getUsers(), forThisTile));
             });
         // A GEMM's operand that others read too is computed once: an LSTM's
         // transposed weight was copied again in each step's product.
@@ -311,6 +357,11 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         return fuse();
       });
 
+  // A slice of a slice is one slice: the root's tiles of a product's
+  // column slices (an LSTM's gates) then reach the product.
+  RewritePatternSet cleanup(rewriter.getContext());
+  tensor::populateMergeConsecutiveInsertExtractSlicePatterns(cleanup);
+  options.cleanupPatterns = FrozenRewritePatternSet(std::move(cleanup));
   FailureOr<scf::SCFTileAndFuseResult> result =
       scf::tileConsumerAndFuseProducersUsingSCF(
           rewriter, cast<TilingInterface>(root.getOperation()), options);

@@ -151,3 +151,85 @@ func.func @shared_gemm_operand(%h: tensor<16x128xf32>, %g: tensor<16x128xf32>, %
   %p2 = linalg.matmul ins(%g, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%c : tensor<16x512xf32>) -> tensor<16x512xf32>
   return %p1, %p2 : tensor<16x512xf32>, tensor<16x512xf32>
 }
+
+// -----
+
+// A product in a loop body reads an operand computed before the loop (a
+// recurrent weight's transpose): the operand is not fused into the
+// product's thread tile, where it would be computed again in every
+// iteration. It is computed once, before the loop.
+// CHECK-LABEL: func.func @operand_from_outside_the_loop
+//       CHECK:   %[[WT:.*]] = scf.forall
+//       CHECK:     vector.transfer_read {{.*}}permutation_map
+//       CHECK:   scf.while
+//   CHECK-NOT:     vector.transfer_read {{.*}}permutation_map
+//       CHECK:     tensor.extract_slice %[[WT]]
+//       CHECK:     linalg.matmul
+//       CHECK:   return
+func.func @operand_from_outside_the_loop(%h: tensor<16x128xf32>, %w: tensor<512x128xf32>, %n: i64) -> tensor<16x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %et = tensor.empty() : tensor<128x512xf32>
+  %wt = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<512x128xf32>) outs(%et : tensor<128x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<128x512xf32>
+  %e = tensor.empty() : tensor<16x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %r:2 = scf.while (%i = %c0, %acc = %c) : (i64, tensor<16x512xf32>) -> (i64, tensor<16x512xf32>) {
+    %more = arith.cmpi slt, %i, %n : i64
+    scf.condition(%more) %i, %acc : i64, tensor<16x512xf32>
+  } do {
+  ^bb0(%i: i64, %acc: tensor<16x512xf32>):
+    %p = linalg.matmul ins(%h, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%c : tensor<16x512xf32>) -> tensor<16x512xf32>
+    %next = arith.addi %i, %c1 : i64
+    scf.yield %next, %p : i64, tensor<16x512xf32>
+  }
+  return %r#1 : tensor<16x512xf32>
+}
+
+// -----
+
+// An LSTM step: the gates ([16, 128], fewer iterations than are worth a
+// parallel region on their own) read four column slices of the step's
+// product. Counting the product they alone read, they are split over the
+// threads, by columns as the product would be, with the product fused in
+// once per slice: one parallel region per step, no serial epilogue.
+// CHECK-LABEL: func.func @gates_of_a_small_product
+//  CHECK-SAME:   (%[[H:.*]]: tensor<16x128xf32>, %[[WT:.*]]: tensor<128x512xf32>
+//   CHECK-NOT:   linalg.matmul
+//       CHECK:   scf.forall (%[[J:.*]]) = (0) to (128) step (64)
+//       CHECK:     tensor.extract_slice %[[WT]][0, %[[J]]] [128, 64]
+//       CHECK:     linalg.matmul
+//       CHECK:     linalg.matmul
+//       CHECK:     linalg.matmul
+//       CHECK:     linalg.matmul
+//   CHECK-NOT:     linalg.matmul
+//       CHECK:     math.tanh
+//       CHECK:   return
+func.func @gates_of_a_small_product(%h: tensor<16x128xf32>, %wt: tensor<128x512xf32>, %c: tensor<16x128xf32>) -> tensor<16x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<16x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %p = linalg.matmul ins(%h, %wt : tensor<16x128xf32>, tensor<128x512xf32>) outs(%f : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %i = tensor.extract_slice %p[0, 0] [16, 128] [1, 1] : tensor<16x512xf32> to tensor<16x128xf32>
+  %o = tensor.extract_slice %p[0, 128] [16, 128] [1, 1] : tensor<16x512xf32> to tensor<16x128xf32>
+  %g = tensor.extract_slice %p[0, 256] [16, 128] [1, 1] : tensor<16x512xf32> to tensor<16x128xf32>
+  %k = tensor.extract_slice %p[0, 384] [16, 128] [1, 1] : tensor<16x512xf32> to tensor<16x128xf32>
+  %eh = tensor.empty() : tensor<16x128xf32>
+  %next = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%i, %o, %g, %k, %c : tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x128xf32>, tensor<16x128xf32>) outs(%eh : tensor<16x128xf32>) {
+  ^bb0(%vi: f32, %vo: f32, %vg: f32, %vk: f32, %vc: f32, %out: f32):
+    %ti = math.tanh %vi : f32
+    %to = math.tanh %vo : f32
+    %tg = math.tanh %vg : f32
+    %c1 = arith.mulf %tg, %vc : f32
+    %c2 = arith.mulf %ti, %vk : f32
+    %cn = arith.addf %c1, %c2 : f32
+    %tc = math.tanh %cn : f32
+    %hn = arith.mulf %to, %tc : f32
+    linalg.yield %hn : f32
+  } -> tensor<16x128xf32>
+  return %next : tensor<16x128xf32>
+}
