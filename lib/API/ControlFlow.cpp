@@ -399,6 +399,18 @@ void checkRowOperands(const char *op, const Tensor &x, const Tensor &index,
   checkDevice(nodeOf(index), nodeOf(x)->device, op, where);
 }
 
+/// Checks that `value` is one row of `x`: its dtype, its shape without the
+/// leading axis.
+void checkRowValue(const char *op, const Tensor &x, const Tensor &value,
+                   SourceLocation where) {
+  Shape row(x.shape().begin() + 1, x.shape().end());
+  if (!value.defined() || value.shape() != row || value.dtype() != x.dtype())
+    throw Error(op,
+                "the row must be one row of " + typeOf(x) + ", got " +
+                    (value.defined() ? typeOf(value) : "an empty Tensor"),
+                where);
+}
+
 Tensor recordRowOp(OpKind kind, const Tensor &like, Shape shape,
                    NodeInputs inputs, SourceLocation where) {
   NodePtr node = makeNode();
@@ -427,12 +439,7 @@ Tensor detail::indexRow(const Tensor &x, const Tensor &index,
 Tensor detail::updateRow(const Tensor &x, const Tensor &index,
                          const Tensor &value, SourceLocation where) {
   checkRowOperands("updateRow", x, index, where);
-  Shape row(x.shape().begin() + 1, x.shape().end());
-  if (!value.defined() || value.shape() != row || value.dtype() != x.dtype())
-    throw Error("updateRow",
-                "the value must be one row of " + typeOf(x) + ", got " +
-                    (value.defined() ? typeOf(value) : "an empty Tensor"),
-                where);
+  checkRowValue("updateRow", x, value, where);
   checkDevice(nodeOf(value), nodeOf(x)->device, "updateRow", where);
   return recordRowOp(OpKind::UpdateRow, x, x.shape(),
                      {nodeOf(x), nodeOf(index), nodeOf(value)}, where);
@@ -466,11 +473,6 @@ Tensor lazyc::rowAt(const Tensor &x, const Tensor &index, Where where) {
 Tensor lazyc::replaceRowAt(const Tensor &x, const Tensor &index,
                            const Tensor &row, Where where) {
   Tensor at = leadingRow("replaceRowAt", x, index, where);
-  Shape rowShape(x.shape().begin() + 1, x.shape().end());
-  if (!row.defined() || row.shape() != rowShape || row.dtype() != x.dtype())
-    throw Error("replaceRowAt",
-                "the row must be one row of " + typeOf(x) + ", got " +
-                    (row.defined() ? typeOf(row) : "an empty Tensor"),
-                where);
+  checkRowValue("replaceRowAt", x, row, where);
   return detail::updateRow(x, at, row, where);
 }
