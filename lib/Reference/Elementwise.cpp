@@ -397,9 +397,10 @@ void storeFloat(Value &out, int64_t i, double exact, double spread,
 //===----------------------------------------------------------------------===//
 
 /// base^exponent as math.ipowi (wrapping), with negative exponents giving
-/// 0, except 1 for base 1 and +-1 for base -1.
+/// 0, except 1 for base 1 and +-1 for base -1. An unsigned exponent is never
+/// negative: a UInt64 one from 2^63 on is held with the sign bit set.
 int64_t integerPower(int64_t base, int64_t exponent, DType dtype) {
-  if (exponent < 0) {
+  if (exponent < 0 && !isUnsignedInteger(dtype)) {
     if (base == 1)
       return 1;
     if (base == -1)

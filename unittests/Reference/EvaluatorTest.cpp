@@ -108,6 +108,14 @@ TEST(ReferenceEvaluator, IntegersWrapAndPowFollowsTheDialect) {
   // 3^4 = 81; 2^31 wraps to -2^31.
   EXPECT_EQ(evaluate(pow(base, exponent)).ints,
             (std::vector<int64_t>{0, 1, -1, 1, 0, 81, -2147483647 - 1}));
+
+  // An unsigned exponent is never negative, from 2^63 on too (lazyc-fuzz
+  // seed 1118): an odd number to a multiple of 2^62 is 1 modulo 2^64,
+  // 3^(2^63 + 1) is 3, and 2^(2^63) wraps to 0.
+  Tensor odd = Tensor::fromVector<uint64_t>({7, 3, 2}, {3});
+  Tensor huge = Tensor::fromVector<uint64_t>(
+      {uint64_t(1) << 63, (uint64_t(1) << 63) + 1, uint64_t(1) << 63}, {3});
+  EXPECT_EQ(evaluate(pow(odd, huge)).ints, (std::vector<int64_t>{1, 3, 0}));
 }
 
 TEST(ReferenceEvaluator, UnspecifiedResultsAcceptAnything) {
