@@ -98,10 +98,15 @@ struct Checker {
   }
 
   void item(size_t step, const Tensor &tensor, const reference::Value &ref) {
+    // 64-bit integers compare exactly; a UInt64 as the bits the reference
+    // holds it in (a double of 2^63 read as signed bits was -2^63: seed 1137).
     std::vector<reference::Mismatch> found =
         ref.dtype == DType::Int64
             ? reference::check(ref,
                                std::vector<int64_t>{tensor.item<int64_t>()})
+        : ref.dtype == DType::UInt64
+            ? reference::check(ref, std::vector<int64_t>{static_cast<int64_t>(
+                                        tensor.item<uint64_t>())})
             : reference::check(ref, std::vector<double>{tensor.item<double>()});
     count(ref, 1);
     if (!found.empty())
