@@ -174,6 +174,15 @@ static llvm::SmallPtrSet<Operation *, 16> fusionGroup(Operation *root) {
   return group;
 }
 
+/// Whether `user` reads a value only for the ops `isFor` accepts: it is one,
+/// or a slice that only they read (an LSTM's gates read their product
+/// through four column slices).
+static bool readsOnlyFor(Operation *user,
+                         llvm::function_ref<bool(Operation *)> isFor) {
+  return isFor(user) || (isa<tensor::ExtractSliceOp>(user) &&
+                         llvm::all_of(user->getUsers(), isFor));
+}
+
 /// The iterations of `root` and of the contractions only it reads (through
 /// slices or not), which its tiles will compute: a GEMM's small epilogue
 /// (an LSTM step's gates) is worth the threads with the GEMM fused in, one
@@ -182,20 +191,16 @@ static std::optional<int64_t>
 workWithFusedContractions(linalg::LinalgOp root, bool &fusesContraction) {
   fusesContraction = false;
   std::optional<int64_t> work = staticTripCount(root);
-  auto onlyRootReads = [&](Operation *user) {
-    return user == root.getOperation() ||
-           (isa<tensor::ExtractSliceOp>(user) &&
-            llvm::all_of(user->getUsers(), [&](Operation *sliceUser) {
-              return sliceUser == root.getOperation();
-            }));
-  };
+  auto isRoot = [&](Operation *op) { return op == root.getOperation(); };
   llvm::SmallPtrSet<Operation *, 4> counted;
   for (Value input : root.getDpsInputs()) {
     if (auto slice = input.getDefiningOp<tensor::ExtractSliceOp>())
       input = slice.getSource();
     auto producer = input.getDefiningOp<linalg::LinalgOp>();
     if (!work || !producer || !isContraction(producer) ||
-        !llvm::all_of(producer->getUsers(), onlyRootReads) ||
+        !llvm::all_of(
+            producer->getUsers(),
+            [&](Operation *user) { return readsOnlyFor(user, isRoot); }) ||
         !counted.insert(producer).second)
       continue;
     fusesContraction = true;
@@ -208,10 +213,12 @@ workWithFusedContractions(linalg::LinalgOp root, bool &fusesContraction) {
 
 /// Tiles `root` into an scf.forall with one chunk per thread along its first
 /// parallel dimension that can use them, fusing its producers in.
-static LogicalResult distributeOverThreads(RewriterBase &rewriter,
-                                           linalg::LinalgOp root,
-                                           int64_t threads,
-                                           int64_t vectorWidth) {
+/// `mergeSlices` makes a slice of a slice one slice, so the root's tiles of
+/// a product's column slices (an LSTM's gates) reach the product.
+static LogicalResult
+distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp root,
+                      int64_t threads, int64_t vectorWidth,
+                      const FrozenRewritePatternSet &mergeSlices) {
   bool fusesContraction;
   std::optional<int64_t> trips =
       workWithFusedContractions(root, fusesContraction);
@@ -338,9 +345,7 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         };
         auto otherUsers =
             llvm::make_filter_range(producer.getUsers(), [&](Operation *user) {
-              return !forThisTile(user) &&
-                     !(isa<tensor::ExtractSliceOp>(user) &&
-                       llvm::all_of(user->getUsers(), forThisTile));
+              return !readsOnlyFor(user, forThisTile);
             });
         // A GEMM's operand that others read too is computed once: an LSTM's
         // transposed weight was copied again in each step's product.
@@ -357,11 +362,7 @@ static LogicalResult distributeOverThreads(RewriterBase &rewriter,
         return fuse();
       });
 
-  // A slice of a slice is one slice: the root's tiles of a product's
-  // column slices (an LSTM's gates) then reach the product.
-  RewritePatternSet cleanup(rewriter.getContext());
-  tensor::populateMergeConsecutiveInsertExtractSlicePatterns(cleanup);
-  options.cleanupPatterns = FrozenRewritePatternSet(std::move(cleanup));
+  options.cleanupPatterns = mergeSlices;
   FailureOr<scf::SCFTileAndFuseResult> result =
       scf::tileConsumerAndFuseProducersUsingSCF(
           rewriter, cast<TilingInterface>(root.getOperation()), options);
@@ -697,6 +698,9 @@ struct LazyCpuTileAndVectorizePass
                           : std::max(1u, std::thread::hardware_concurrency());
     IRRewriter rewriter(&getContext());
 
+    RewritePatternSet mergePatterns(&getContext());
+    tensor::populateMergeConsecutiveInsertExtractSlicePatterns(mergePatterns);
+    FrozenRewritePatternSet mergeSlices(std::move(mergePatterns));
     // Threads: consumers first, so each root fuses the producers it reads.
     SmallVector<linalg::LinalgOp> ops;
     function.walk([&](linalg::LinalgOp op) {
@@ -724,7 +728,8 @@ struct LazyCpuTileAndVectorizePass
       if (feedsUntiledLinalg && !isContraction(op) &&
           op.getNumReductionLoops() == 0)
         continue;
-      (void)distributeOverThreads(rewriter, op, threads, vectorWidth);
+      (void)distributeOverThreads(rewriter, op, threads, vectorWidth,
+                                  mergeSlices);
     }
 
     // Fusing row by row inside a thread's chunk leaves the chunk's copies of
