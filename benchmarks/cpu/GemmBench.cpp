@@ -16,16 +16,26 @@
 // small (above 1: the small kernel is faster), and the largest difference
 // between the two results.
 //
+// Then bf16 products into f32 (lazyrt_matmul_bf16_f32, as autocast's
+// products call it) with each kernel this CPU has: operands widened for
+// sgemm, and AVX512-BF16's dot products (BFloat16Gemm.cpp), on a thread's
+// chunks of the example transformer's and BERT's products, forward and
+// backward.
+//
 //   lazyc-bench-gemm
 //
 //===----------------------------------------------------------------------===//
 
 #include "Gemm.h"
 
+#include "lazyc/Runtime/NarrowFloats.h"
+#include "lazyc/Runtime/Runtime.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace {
@@ -52,6 +62,71 @@ double medianMicroseconds(const auto &call) {
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+/// The bf16 table: each shape with each kernel, C overwritten.
+void benchmarkBFloat16Products() {
+  const Shape shapes[] = {
+      {1024, 384, 128, false, "transformer (d 128) q, k, v; 1024 rows"},
+      {1024, 512, 128, false, "transformer MLP up"},
+      {1024, 128, 512, false, "transformer MLP down"},
+      {128, 512, 1024, true, "transformer weight gradient, A transposed"},
+      {64, 64, 64, false, "attention scores of one head"},
+      {128, 384, 768, false, "BERT projection, half the columns", true},
+      {128, 1536, 768, false, "BERT FFN up, half the columns", true},
+  };
+  std::string chosen = lazyrt_bf16_gemm_kernel();
+  bool hasDotProducts = lazyrt_set_bf16_gemm_kernel("avx512-bf16");
+  std::printf("\nbf16 products into f32 (chosen for this CPU: %s)\n\n",
+              chosen.c_str());
+  std::printf(
+      "| shape (m x n x k) | what | widened us | GFLOP/s | "
+      "avx512-bf16 us | GFLOP/s | widened / avx512-bf16 | max diff |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const Shape &shape : shapes) {
+    const int64_t m = shape.m, n = shape.n, k = shape.k;
+    const bool transposeA = shape.transposeA;
+    const int64_t ld = shape.halfTheColumns ? 2 * n : n;
+    std::vector<uint16_t> a(m * k), b(k * ld);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = lazyc::toBFloat16Bits(float(i % 13) / 13 - 0.5f);
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = lazyc::toBFloat16Bits(float(i % 17) / 17 - 0.5f);
+    std::vector<float> widened(m * ld), dot(m * ld);
+    int64_t aRows = transposeA ? k : m, aColumns = transposeA ? m : k;
+    lazyrt_memref2d_u16 ma{
+        a.data(), a.data(), 0, {aRows, aColumns}, {aColumns, 1}};
+    lazyrt_memref2d_u16 mb{b.data(), b.data(), 0, {k, n}, {ld, 1}};
+    int32_t flags =
+        LAZYRT_GEMM_OVERWRITE | (transposeA ? LAZYRT_GEMM_TRANSPOSE_A : 0);
+    auto timeKernel = [&](const char *kernel, std::vector<float> &c) {
+      lazyrt_set_bf16_gemm_kernel(kernel);
+      lazyrt_memref2d_f32 mc{c.data(), c.data(), 0, {m, n}, {ld, 1}};
+      return medianMicroseconds(
+          [&] { _mlir_ciface_lazyrt_matmul_bf16_f32(&ma, &mb, &mc, flags); });
+    };
+    double widenedUs = timeKernel("widened", widened);
+    double flop = 2.0 * m * n * k;
+    if (!hasDotProducts) {
+      std::printf("| %ld x %ld x %ld%s | %s | %.1f | %.0f | | | | |\n", long(m),
+                  long(n), long(k), transposeA ? " (A^T)" : "", shape.what,
+                  widenedUs, flop / widenedUs / 1e3);
+      continue;
+    }
+    double dotUs = timeKernel("avx512-bf16", dot);
+    double largest = 0, difference = 0;
+    for (size_t i = 0; i < dot.size(); ++i) {
+      largest = std::max(largest, double(std::fabs(widened[i])));
+      difference = std::max(difference, double(std::fabs(dot[i] - widened[i])));
+    }
+    std::printf("| %ld x %ld x %ld%s | %s | %.1f | %.0f | %.1f | %.0f | %.2fx "
+                "| %.1e |\n",
+                long(m), long(n), long(k), transposeA ? " (A^T)" : "",
+                shape.what, widenedUs, flop / widenedUs / 1e3, dotUs,
+                flop / dotUs / 1e3, widenedUs / dotUs,
+                difference / std::max(largest, 1e-30));
+  }
+  lazyrt_set_bf16_gemm_kernel(chosen.c_str());
 }
 
 } // namespace
@@ -110,5 +185,6 @@ int main() {
                 flop / blasUs / 1e3, blasUs / smallUs,
                 difference / std::max(largest, 1e-30));
   }
+  benchmarkBFloat16Products();
   return 0;
 }

@@ -287,9 +287,11 @@ void printAutocastResult(const char *name,
   double torchBf16 = bestTorch(variants, /*autocast=*/true);
   std::printf("\nbf16 autocast: lazyc %.2f ms (%.2fx its f32 step's speed), "
               "libtorch's best %.2f ms (%.2fx its f32 step's speed); "
-              "libtorch autocast / lazyc autocast = %.2fx\n",
+              "libtorch autocast / lazyc autocast = %.2fx; lazyc's bf16 "
+              "products: %s\n",
               lazyBf16, lazyF32 / lazyBf16, torchBf16,
-              bestTorch(variants) / torchBf16, torchBf16 / lazyBf16);
+              bestTorch(variants) / torchBf16, torchBf16 / lazyBf16,
+              lazyrt_bf16_gemm_kernel());
   std::printf("RESULT %s-autocast lazyc=%.4f lazyc_f32=%.4f torch=%.4f "
               "torch_f32=%.4f ratio=%.3f\n",
               name, lazyBf16, lazyF32, torchBf16, bestTorch(variants),

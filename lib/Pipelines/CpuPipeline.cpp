@@ -84,6 +84,10 @@ void lazyc::buildCpuTilePipeline(OpPassManager &pm,
   // Tiles repeat slices, reads and index computations; merged within each
   // nest (a CSE of the whole trace is quadratic in its size).
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazyCSEWithinNestsPass());
+  // A row's vector loops as one where a loop reads what the one before it
+  // wrote in the same step (a softmax's sum with its exponentials).
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyCpuFuseSiblingLoopsPass());
 }
 
 void lazyc::buildCpuBufferizePipeline(OpPassManager &pm,

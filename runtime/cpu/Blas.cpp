@@ -7,7 +7,9 @@
 //
 // This file implements the GEMM entry points generated code calls for
 // linalg.matmul on f32 and f64, and on bf16 or f16 operands accumulated in
-// f32 (widened to f32 first: Debian's OpenBLAS has no bf16 GEMM). OpenBLAS runs
+// f32 (bf16 with AVX512-BF16's dot products where they are faster,
+// BFloat16Gemm.cpp; otherwise widened to f32 first: Debian's OpenBLAS has no
+// bf16 GEMM). OpenBLAS runs
 // single-threaded here: the generated code has already split the product over
 // OpenMP threads, and two thread pools fighting over the cores is what made
 // libtorch 2-5x slower on small machines.
@@ -32,9 +34,12 @@
 #include <dlfcn.h>
 #include <immintrin.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <type_traits>
 
 namespace {
@@ -262,13 +267,65 @@ lazyrt_memref2d_f32 widenMatrix(const lazyrt_memref2d_u16 &matrix,
   return {wide, wide, 0, {rows, columns}, {columns, 1}};
 }
 
-/// C += A * B for narrow A and B and an f32 C: both widened, then the f32
-/// GEMM. The buffers are per thread (generated code calls this on every
-/// thread of a split product) and kept for the thread's next product.
+/// The kernel bf16 products run.
+enum class BFloat16Kernel { DotProducts, Widened };
+
+const char *kernelName(BFloat16Kernel kernel) {
+  return kernel == BFloat16Kernel::DotProducts ? "avx512-bf16" : "widened";
+}
+
+std::optional<BFloat16Kernel> kernelNamed(std::string_view name) {
+  for (BFloat16Kernel kernel :
+       {BFloat16Kernel::DotProducts, BFloat16Kernel::Widened})
+    if (name == kernelName(kernel))
+      return kernel;
+  return std::nullopt;
+}
+
+/// The bf16 kernel: LAZYC_BF16_GEMM's if it names one this CPU runs, else
+/// the dot products where they measured faster than the f32 FMA.
+std::atomic<BFloat16Kernel> &bfloat16Kernel() {
+  static std::atomic<BFloat16Kernel> kernel = [] {
+    if (const char *name = std::getenv("LAZYC_BF16_GEMM")) {
+      std::optional<BFloat16Kernel> chosen = kernelNamed(name);
+      if (chosen && (*chosen == BFloat16Kernel::Widened ||
+                     lazyrt::bfloat16DotProductsAvailable()))
+        return *chosen;
+      std::fprintf(stderr,
+                   "lazyc: LAZYC_BF16_GEMM=%s: %s; bf16 products choose "
+                   "their kernel as without it\n",
+                   name,
+                   chosen ? "this CPU has no AVX512-BF16"
+                          : "not a kernel (avx512-bf16 or widened)");
+    }
+    return lazyrt::bfloat16DotProductsFaster() ? BFloat16Kernel::DotProducts
+                                               : BFloat16Kernel::Widened;
+  }();
+  return kernel;
+}
+
+/// C += A * B for narrow A and B and an f32 C: with AVX512-BF16's dot
+/// products (bf16, where chosen), or both widened, then the f32 GEMM. The
+/// buffers are per thread (generated code calls this on every thread of a
+/// split product) and kept for the thread's next product.
 void narrowMatmul(lazyrt_memref2d_u16 *a, lazyrt_memref2d_u16 *b,
                   lazyrt_memref2d_f32 *c, int32_t flags, bool isBFloat16) {
   if (c->sizes[0] == 0 || c->sizes[1] == 0)
     return;
+  if (isBFloat16 && (c->strides[1] == 1 || c->sizes[1] == 1) &&
+      bfloat16Kernel().load(std::memory_order_relaxed) ==
+          BFloat16Kernel::DotProducts) {
+    bool transposeA = flags & LAZYRT_GEMM_TRANSPOSE_A;
+    bool transposeB = flags & LAZYRT_GEMM_TRANSPOSE_B;
+    int64_t k = transposeA ? a->sizes[0] : a->sizes[1];
+    lazyrt::bfloat16Gemm(c->sizes[0], c->sizes[1], k, a->aligned + a->offset,
+                         a->strides[transposeA ? 1 : 0],
+                         a->strides[transposeA ? 0 : 1], b->aligned + b->offset,
+                         b->strides[transposeB ? 1 : 0],
+                         b->strides[transposeB ? 0 : 1], c->aligned + c->offset,
+                         c->strides[0], !(flags & LAZYRT_GEMM_OVERWRITE));
+    return;
+  }
   thread_local Scratch wideA, wideB;
   lazyrt_memref2d_f32 widenedA = widenMatrix(*a, wideA, isBFloat16);
   lazyrt_memref2d_f32 widenedB = widenMatrix(*b, wideB, isBFloat16);
@@ -319,6 +376,20 @@ extern "C" void _mlir_ciface_lazyrt_matmul_f64(lazyrt_memref2d_f64 *a,
                                                lazyrt_memref2d_f64 *c,
                                                int32_t flags) {
   matmul<double>(a, b, c, flags, openBlas().dgemm);
+}
+
+extern "C" const char *lazyrt_bf16_gemm_kernel(void) {
+  return kernelName(bfloat16Kernel().load());
+}
+
+extern "C" int lazyrt_set_bf16_gemm_kernel(const char *name) {
+  std::optional<BFloat16Kernel> kernel =
+      name ? kernelNamed(name) : std::nullopt;
+  if (!kernel || (*kernel == BFloat16Kernel::DotProducts &&
+                  !lazyrt::bfloat16DotProductsAvailable()))
+    return 0;
+  bfloat16Kernel().store(*kernel);
+  return 1;
 }
 
 extern "C" const char *lazyrt_blas_kernels(void) {

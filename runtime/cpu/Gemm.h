@@ -8,7 +8,8 @@
 // This file declares the matrix product the runtime's kernels (attention)
 // run their tiles with: OpenBLAS's as Blas.cpp loads it (single-threaded:
 // the kernels split their work over OpenMP threads themselves), or plain
-// loops where OpenBLAS could not be loaded.
+// loops where OpenBLAS could not be loaded; and the runtime's own GEMM
+// kernels (few rows in f32, bf16 with dot products).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,26 @@ bool smallGemmAvailable();
 void smallGemm(int64_t m, int64_t n, int64_t k, const float *a,
                int64_t aRowStride, int64_t aColumnStride, const float *b,
                int64_t ldb, float *c, int64_t ldc, bool accumulate);
+
+/// Whether the CPU has AVX512-BF16 (with AVX-512 BW and VL), which
+/// bfloat16Gemm needs.
+bool bfloat16DotProductsAvailable();
+/// Whether AVX512-BF16's dot products, timed once against the f32 FMA, do
+/// more work per second here: then bf16 products run bfloat16Gemm rather
+/// than widening their operands for the f32 GEMM.
+bool bfloat16DotProductsFaster();
+
+/// C = A * B (plus C when `accumulate`) for bf16 A and B (their bits) and
+/// an f32 C, C m x n row-major with leading dimension ldc, A's element
+/// (i, p) at a[i * aRowStride + p * aColumnStride] and B's (p, j) at
+/// b[p * bRowStride + j * bColumnStride] (any layout of either). Products
+/// are exact and sums rounded to f32 (`vdpbf16ps` adds two products to each
+/// lane), but subnormal inputs and results are zeros. Needs
+/// bfloat16DotProductsAvailable().
+void bfloat16Gemm(int64_t m, int64_t n, int64_t k, const uint16_t *a,
+                  int64_t aRowStride, int64_t aColumnStride, const uint16_t *b,
+                  int64_t bRowStride, int64_t bColumnStride, float *c,
+                  int64_t ldc, bool accumulate);
 
 } // namespace lazyrt
 

@@ -307,16 +307,27 @@ TYPED_TEST(BlasTest, OverwriteWithEmptyInnerDimensionZeroesC) {
   EXPECT_EQ(sc, (std::vector<T>{0, 0, 0, 0}));
 }
 
+/// Restores the bf16 kernel a test chose.
+struct BFloat16KernelScope {
+  std::string kernel = lazyrt_bf16_gemm_kernel();
+  ~BFloat16KernelScope() { lazyrt_set_bf16_gemm_kernel(kernel.c_str()); }
+};
+
 // bf16 and f16 A and B accumulated into f32 C: every flag, unit and
 // non-unit inner strides, rows longer than 8 (F16C converts 8 at a time)
 // with a tail. The operands are random narrow values (and, for f16, some
 // subnormals); the reference multiplies their exact values in double, so the
 // only error allowed is the f32 accumulation's.
+// bf16 runs once with each kernel this CPU has.
 TEST(NarrowBlasTest, BFloat16AndFloat16IntoFloat32) {
   constexpr int64_t m = 5, k = 19, n = 11;
   std::mt19937 engine(7);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  for (bool isBFloat16 : {true, false}) {
+  BFloat16KernelScope scope;
+  for (const char *kernel : {"widened", "avx512-bf16", "f16"}) {
+    bool isBFloat16 = std::string(kernel) != "f16";
+    if (isBFloat16 && !lazyrt_set_bf16_gemm_kernel(kernel))
+      continue;
     auto toBits = [&](float x) {
       return isBFloat16 ? lazyc::toBFloat16Bits(x) : lazyc::toFloat16Bits(x);
     };
@@ -370,9 +381,8 @@ TEST(NarrowBlasTest, BFloat16AndFloat16IntoFloat32) {
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < n; ++j)
             EXPECT_NEAR(double(sc[i * n + j]), expected[i * n + j], 1e-5)
-                << (isBFloat16 ? "bf16" : "f16") << ", flags " << flags
-                << ", inner stride " << inner << ", C[" << i << ", " << j
-                << "]";
+                << kernel << ", flags " << flags << ", inner stride " << inner
+                << ", C[" << i << ", " << j << "]";
       }
     }
   }
@@ -453,6 +463,115 @@ TEST(BlasTest, ShapesAroundTheSmallProductKernelsBlocks) {
             }
           }
         }
+}
+
+// bf16 products with AVX512-BF16's dot products (BFloat16Gemm.cpp: register
+// blocks of 6 rows by 64 columns, A packed 96 rows and B 512 columns at a
+// time, both 256 deep, as pairs along the depth): sizes on both sides of
+// every edge, an odd depth (the last pair padded), each operand stored
+// either way (B row-major is packed with vectors, the rest element by
+// element), leading dimensions longer than the rows, C accumulated or
+// overwritten. The operands are random bf16 values in [-1, 1], never
+// subnormal, multiplied exactly in double; the bound is the one for f32
+// sums of k + 1 terms, (k + 2) u (|C| + sum |a b|), u = 2^-24.
+TEST(BFloat16GemmTest, DotProductsAroundTheBlocks) {
+  BFloat16KernelScope scope;
+  if (!lazyrt_set_bf16_gemm_kernel("avx512-bf16"))
+    GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  const int64_t rowCounts[] = {1, 6, 7, 97};
+  const int64_t columnCounts[] = {1, 17, 64, 65, 513};
+  const int64_t depths[] = {1, 3, 256, 257, 600};
+  std::mt19937 engine(11);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (int64_t m : rowCounts)
+    for (int64_t n : columnCounts)
+      for (int64_t k : depths)
+        for (int32_t flags :
+             {0, int(LAZYRT_GEMM_TRANSPOSE_A), int(LAZYRT_GEMM_TRANSPOSE_B),
+              LAZYRT_GEMM_TRANSPOSE_A | LAZYRT_GEMM_TRANSPOSE_B |
+                  LAZYRT_GEMM_OVERWRITE}) {
+          bool ta = flags & LAZYRT_GEMM_TRANSPOSE_A;
+          bool tb = flags & LAZYRT_GEMM_TRANSPOSE_B;
+          bool overwrite = flags & LAZYRT_GEMM_OVERWRITE;
+          int64_t aRows = ta ? k : m, aCols = ta ? m : k;
+          int64_t bRows = tb ? n : k, bCols = tb ? k : n;
+          int64_t lda = aCols + 3, ldb = bCols + 3, ldc = n + 3;
+          std::vector<uint16_t> sa(aRows * lda), sb(bRows * ldb);
+          for (uint16_t &bits : sa)
+            bits = lazyc::toBFloat16Bits(value(engine));
+          for (uint16_t &bits : sb)
+            bits = lazyc::toBFloat16Bits(value(engine));
+          std::vector<float> sc(m * ldc);
+          for (float &x : sc)
+            x = value(engine);
+          auto a = [&](int64_t i, int64_t p) {
+            return double(lazyc::bfloat16BitsToFloat(ta ? sa[p * lda + i]
+                                                        : sa[i * lda + p]));
+          };
+          auto b = [&](int64_t p, int64_t j) {
+            return double(lazyc::bfloat16BitsToFloat(tb ? sb[j * ldb + p]
+                                                        : sb[p * ldb + j]));
+          };
+          std::vector<double> expected(m * n), bound(m * n);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double c = overwrite ? 0.0 : double(sc[i * ldc + j]);
+              double sum = c, magnitude = std::fabs(c);
+              for (int64_t p = 0; p < k; ++p) {
+                sum += a(i, p) * b(p, j);
+                magnitude += std::fabs(a(i, p) * b(p, j));
+              }
+              expected[i * n + j] = sum;
+              bound[i * n + j] =
+                  double(k + 2) * std::ldexp(1.0, -24) * magnitude;
+            }
+          std::vector<float> padding(m);
+          for (int64_t i = 0; i < m; ++i)
+            padding[i] = sc[i * ldc + n];
+          lazyrt_memref2d_u16 ma{
+              sa.data(), sa.data(), 0, {aRows, aCols}, {lda, 1}};
+          lazyrt_memref2d_u16 mb{
+              sb.data(), sb.data(), 0, {bRows, bCols}, {ldb, 1}};
+          lazyrt_memref2d_f32 mc{sc.data(), sc.data(), 0, {m, n}, {ldc, 1}};
+          _mlir_ciface_lazyrt_matmul_bf16_f32(&ma, &mb, &mc, flags);
+          int failures = 0;
+          for (int64_t i = 0; i < m && failures < 5; ++i) {
+            EXPECT_EQ(sc[i * ldc + n], padding[i])
+                << "written past row " << i << "'s end";
+            for (int64_t j = 0; j < n && failures < 5; ++j) {
+              double got = sc[i * ldc + j];
+              if (std::fabs(got - expected[i * n + j]) > bound[i * n + j]) {
+                ++failures;
+                ADD_FAILURE()
+                    << "m " << m << ", n " << n << ", k " << k << ", flags "
+                    << flags << ": C[" << i << ", " << j << "] = " << got
+                    << ", expected " << expected[i * n + j] << " within "
+                    << bound[i * n + j];
+              }
+            }
+          }
+        }
+}
+
+// The kernel is chosen once per process and can be changed by name; an
+// unknown name, or the dot products on a CPU without them, change nothing.
+TEST(BFloat16GemmTest, KernelChoice) {
+  BFloat16KernelScope scope;
+  std::string chosen = lazyrt_bf16_gemm_kernel();
+  EXPECT_TRUE(chosen == "avx512-bf16" || chosen == "widened") << chosen;
+  EXPECT_EQ(lazyrt_set_bf16_gemm_kernel("amx"), 0);
+  EXPECT_EQ(lazyrt_set_bf16_gemm_kernel(nullptr), 0);
+  EXPECT_EQ(std::string(lazyrt_bf16_gemm_kernel()), chosen);
+  EXPECT_EQ(lazyrt_set_bf16_gemm_kernel("widened"), 1);
+  EXPECT_EQ(std::string(lazyrt_bf16_gemm_kernel()), "widened");
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  __asm__("cpuid"
+          : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx)
+          : "a"(7), "c"(1));
+  __builtin_cpu_init();
+  bool hasDotProducts = __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512vl") && (eax & 32u);
+  EXPECT_EQ(lazyrt_set_bf16_gemm_kernel("avx512-bf16"), hasDotProducts ? 1 : 0);
 }
 
 // OpenBLAS is loaded with the kernels this CPU can run: Debian 12's

@@ -110,6 +110,32 @@ def LazyCpuInterchangeReductionsPass
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def LazyCpuFuseSiblingLoopsPass
+    : Pass<"lazy-cpu-fuse-sibling-loops", "::mlir::func::FuncOp"> {
+  let summary = "Fuse a loop with the sibling loop before it that computes "
+                "what it reads, slice by slice";
+  let description = [{
+    Tiling vectorizes each op of a fused row on its own: a softmax row is a
+    loop of exponentials writing a row temporary, then a loop summing it.
+    The second loop reads each step's slice of the first loop's result, the
+    slice the first wrote in the same step, so the two loops run as one
+    (the sum then adds each vector of exponentials while it is still in a
+    register; one pass over the row fewer).
+
+    `scf.for` loops on tensors of one block fuse when both are free of
+    memory effects, they have the same bounds and step, no op between them
+    uses the first's results, and the second uses them only through
+    `tensor.extract_slice`s equal to the `tensor.insert_slice` the first
+    yields for that result: its offsets are the induction variable in one
+    dimension (where the size is the step) and loop invariants elsewhere,
+    so no later step overwrites the slice. The fused loop carries both
+    loops' values; the second's slice reads become the values the first
+    inserted. Loops fuse pairwise until none is left to fuse.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LazyCpuConvolutionLayoutPass
     : Pass<"lazy-cpu-convolution-layout", "::mlir::func::FuncOp"> {
   let summary = "Move convolutions that fill vectors of channels to "

@@ -141,17 +141,30 @@ void _mlir_ciface_lazyrt_matmul_f64(lazyrt_memref2d_f64 *a,
                                     lazyrt_memref2d_f64 *b,
                                     lazyrt_memref2d_f64 *c, int32_t flags);
 
-/// The same for bf16 (or f16) A and B accumulated into an f32 C: A and B
-/// are widened to f32 (exactly) into per-thread buffers and multiplied by
-/// the f32 GEMM. (On the AVX512-BF16 Xeons lazyc was measured on, the bf16
-/// dot-product instruction ran at half the f32 FMA rate: widening is the
-/// faster of the two.)
+/// The same for bf16 (or f16) A and B accumulated into an f32 C. f16, and
+/// bf16 unless lazyrt_bf16_gemm_kernel() says "avx512-bf16": A and B are
+/// widened to f32 (exactly) into per-thread buffers and multiplied by the
+/// f32 GEMM. bf16 with "avx512-bf16": AVX512-BF16's dot products on packed
+/// pairs of bf16 values (exact products, f32 sums; subnormal inputs and
+/// results are zeros, as the instruction has them).
 void _mlir_ciface_lazyrt_matmul_bf16_f32(lazyrt_memref2d_u16 *a,
                                          lazyrt_memref2d_u16 *b,
                                          lazyrt_memref2d_f32 *c, int32_t flags);
 void _mlir_ciface_lazyrt_matmul_f16_f32(lazyrt_memref2d_u16 *a,
                                         lazyrt_memref2d_u16 *b,
                                         lazyrt_memref2d_f32 *c, int32_t flags);
+
+/// The kernel bf16 products run: "avx512-bf16" (AVX512-BF16's dot
+/// products) or "widened" (both operands widened for the f32 GEMM). The
+/// dot products run where the CPU has them and, timed once per process,
+/// they do more work per second than the f32 FMA (on Zen 4 twice as much;
+/// on the Sapphire Rapids Xeons measured, half), unless the environment
+/// variable LAZYC_BF16_GEMM names the other kernel.
+const char *lazyrt_bf16_gemm_kernel(void);
+/// Runs bf16 products with `kernel` ("avx512-bf16" or "widened") from now
+/// on, on every thread. Returns 0, changing nothing, for another name or a
+/// kernel this CPU cannot run.
+int lazyrt_set_bf16_gemm_kernel(const char *kernel);
 
 /// The OpenBLAS kernel set the GEMM entry points use ("SkylakeX",
 /// "Haswell", ...: OpenBLAS's name), loading OpenBLAS if it is not loaded
