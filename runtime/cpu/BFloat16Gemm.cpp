@@ -113,19 +113,48 @@ packPairsOfColumns(const Matrix &b, int64_t p0, int64_t depth, int64_t first,
   }
 }
 
+/// packPairs for a `b` whose rows are contiguous: 16 columns of two rows
+/// interleaved at a time, row pair by row pair across every panel (each
+/// row read in one stream).
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+packPairsOfRows(const Matrix &b, int64_t p0, int64_t depth, int64_t j0,
+                int64_t columns, int64_t width, uint32_t *packed) {
+  int64_t pairs = (depth + 1) / 2;
+  int64_t panels = (columns + width - 1) / width;
+  for (int64_t q = 0; q < pairs; ++q) {
+    int64_t p = p0 + 2 * q;
+    bool hasSecond = p + 1 < p0 + depth;
+    const uint16_t *low = b.data + p * b.rowStride + j0;
+    const uint16_t *high = low + b.rowStride;
+    for (int64_t t = 0; t < panels * width; t += 16) {
+      int64_t count = std::clamp<int64_t>(columns - t, 0, 16);
+      auto mask = __mmask16((1u << count) - 1);
+      __m512i lows = _mm512_cvtepu16_epi32(
+          _mm256_maskz_loadu_epi16(mask, count ? low + t : nullptr));
+      __m512i highs = _mm512_setzero_si512();
+      if (hasSecond)
+        highs = _mm512_cvtepu16_epi32(
+            _mm256_maskz_loadu_epi16(mask, count ? high + t : nullptr));
+      uint32_t *out = packed + ((t / width) * pairs + q) * width + t % width;
+      _mm512_storeu_si512(out,
+                          _mm512_or_si512(lows, _mm512_slli_epi32(highs, 16)));
+    }
+  }
+}
+
 /// Packs depth [p0, p0 + depth) and columns [j0, j0 + columns) of `b` in
 /// panels `width` columns wide (a multiple of 16): panel c's pair q of
 /// column t at packed[(c * pairs + q) * width + t], zeros past the ends.
-/// Rows stored contiguously interleave 16 columns of two rows at a time.
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void
-packPairs(const Matrix &b, int64_t p0, int64_t depth, int64_t j0,
-          int64_t columns, int64_t width, uint32_t *packed) {
+void packPairs(const Matrix &b, int64_t p0, int64_t depth, int64_t j0,
+               int64_t columns, int64_t width, uint32_t *packed) {
+  if (b.columnStride == 1)
+    return packPairsOfRows(b, p0, depth, j0, columns, width, packed);
   int64_t pairs = (depth + 1) / 2;
   for (int64_t c = 0; c * width < columns; ++c) {
     uint32_t *panel = packed + c * pairs * width;
     int64_t first = j0 + c * width;
     int64_t panelColumns = std::min(columns - c * width, width);
-    if (b.rowStride == 1 && b.columnStride != 1) {
+    if (b.rowStride == 1) {
       packPairsOfColumns(b, p0, depth, first, panelColumns, width, panel);
       continue;
     }
@@ -133,23 +162,6 @@ packPairs(const Matrix &b, int64_t p0, int64_t depth, int64_t j0,
       int64_t p = p0 + 2 * q;
       bool hasSecond = p + 1 < p0 + depth;
       uint32_t *out = panel + q * width;
-      if (b.columnStride == 1) {
-        const uint16_t *low = b.data + p * b.rowStride + first;
-        const uint16_t *high = low + b.rowStride;
-        for (int64_t t = 0; t < width; t += 16) {
-          int64_t count = std::clamp<int64_t>(panelColumns - t, 0, 16);
-          auto mask = __mmask16((1u << count) - 1);
-          __m512i lows = _mm512_cvtepu16_epi32(
-              _mm256_maskz_loadu_epi16(mask, count ? low + t : nullptr));
-          __m512i highs = _mm512_setzero_si512();
-          if (hasSecond)
-            highs = _mm512_cvtepu16_epi32(
-                _mm256_maskz_loadu_epi16(mask, count ? high + t : nullptr));
-          _mm512_storeu_si512(
-              out + t, _mm512_or_si512(lows, _mm512_slli_epi32(highs, 16)));
-        }
-        continue;
-      }
       for (int64_t t = 0; t < width; ++t)
         out[t] = t < panelColumns ? pair(b.at(p, first + t),
                                          hasSecond ? b.at(p + 1, first + t) : 0)
