@@ -27,10 +27,8 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <memory>
-#include <utility>
 
 namespace {
 
@@ -219,38 +217,17 @@ multiplyBlock(int64_t depth, Pairs a, const uint32_t *b, float *c, int64_t ldc,
         sums[r][v] = _mm512_dpbf16_ps(sums[r][v], element, columns[v]);
     }
   }
-#pragma clang loop unroll(full)
-  for (int r = 0; r < Rows; ++r)
-#pragma clang loop unroll(full)
-    for (int v = 0; v < Vectors; ++v) {
-      float *out = c + r * ldc + 16 * v;
-      __mmask16 mask = v == Vectors - 1 ? lastMask : __mmask16(0xFFFF);
-      __m512 sum = sums[r][v];
-      if (accumulate)
-        sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, out));
-      _mm512_mask_storeu_ps(out, mask, sum);
-    }
+  lazyrt::storeBlock(sums, c, ldc, lastMask, accumulate);
 }
 
 using BlockFunction = void (*)(int64_t, Pairs, const uint32_t *, float *,
                                int64_t, __mmask16, bool);
 
-template <int Rows, int... VectorCounts>
-constexpr auto blockRow(std::integer_sequence<int, VectorCounts...>) {
-  return std::array<BlockFunction, sizeof...(VectorCounts)>{
-      &multiplyBlock<Rows, VectorCounts + 1>...};
-}
-
-template <int... RowCounts>
-constexpr auto blockTable(std::integer_sequence<int, RowCounts...>) {
-  return std::array<std::array<BlockFunction, kBlockVectors>,
-                    sizeof...(RowCounts)>{blockRow<RowCounts + 1>(
-      std::make_integer_sequence<int, kBlockVectors>())...};
-}
-
-/// kBlocks[rows - 1][vectors - 1]: the block function of that size.
-constexpr auto kBlocks =
-    blockTable(std::make_integer_sequence<int, kBlockRows>());
+template <int Rows, int Vectors> struct Block {
+  static constexpr BlockFunction function = &multiplyBlock<Rows, Vectors>;
+};
+using Blocks =
+    lazyrt::KernelTable<BlockFunction, Block, kBlockRows, kBlockVectors>;
 
 /// Seconds for `rounds` rounds of 24 independent chains of the f32 FMA
 /// (`dotProducts` false) or of `vdpbf16ps`, the best of three.
@@ -365,9 +342,9 @@ void lazyrt::bfloat16Gemm(int64_t m, int64_t n, int64_t k, const uint16_t *a,
             int blockRows = int(std::min<int64_t>(rows - i, kBlockRows));
             Pairs block{left.data + i * left.rowStride, left.rowStride,
                         left.pairStride};
-            kBlocks[blockRows - 1][vectors - 1](depth, block, bPanel,
-                                                c + (i0 + i) * ldc + j0 + j,
-                                                ldc, lastMask, add);
+            Blocks::at(blockRows, vectors)(depth, block, bPanel,
+                                           c + (i0 + i) * ldc + j0 + j, ldc,
+                                           lastMask, add);
           }
         }
       }

@@ -16,9 +16,53 @@
 #ifndef LAZYC_RUNTIME_CPU_GEMM_H
 #define LAZYC_RUNTIME_CPU_GEMM_H
 
+#include <immintrin.h>
+
+#include <array>
 #include <cstdint>
+#include <utility>
 
 namespace lazyrt {
+
+/// The register-block kernels of every size up to Rows x Vectors, for a
+/// kernel chosen at run time by a block's size: at(rows, vectors) is
+/// Kernel<rows, vectors>::function.
+template <typename Function, template <int, int> class Kernel, int Rows,
+          int Vectors>
+class KernelTable {
+  template <int... Index>
+  static constexpr std::array<Function, Rows * Vectors>
+  make(std::integer_sequence<int, Index...>) {
+    return {Kernel<Index / Vectors + 1, Index % Vectors + 1>::function...};
+  }
+  static constexpr std::array<Function, Rows * Vectors> table =
+      make(std::make_integer_sequence<int, Rows * Vectors>());
+
+public:
+  static Function at(int rows, int vectors) {
+    return table[(rows - 1) * Vectors + vectors - 1];
+  }
+};
+
+/// Stores a register block's sums into C at `c` (adding C's values when
+/// `accumulate`): row r's vector v at c + r * ldc + 16 * v, the last
+/// vector's columns limited by `lastMask`.
+template <int Rows, int Vectors>
+__attribute__((target("avx512f"), always_inline)) inline void
+storeBlock(const __m512 (&sums)[Rows][Vectors], float *c, int64_t ldc,
+           __mmask16 lastMask, bool accumulate) {
+#pragma clang loop unroll(full)
+  for (int r = 0; r < Rows; ++r)
+#pragma clang loop unroll(full)
+    for (int v = 0; v < Vectors; ++v) {
+      float *out = c + r * ldc + 16 * v;
+      __mmask16 mask = v == Vectors - 1 ? lastMask : __mmask16(0xFFFF);
+      __m512 sum = sums[r][v];
+      if (accumulate)
+        sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, out));
+      _mm512_mask_storeu_ps(out, mask, sum);
+    }
+}
 
 /// C = alpha * op(A) * op(B) + beta * C on row-major matrices, C m x n and
 /// the product's inner size k; op(X) is X or, when its flag is set, X^T.

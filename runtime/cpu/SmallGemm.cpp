@@ -21,8 +21,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <array>
-#include <utility>
 
 namespace {
 
@@ -64,39 +62,18 @@ multiplyBlock(int64_t k, const float *a, int64_t aRowStride,
         sums[r][v] = _mm512_fmadd_ps(element, columns[v], sums[r][v]);
     }
   }
-#pragma clang loop unroll(full)
-  for (int r = 0; r < Rows; ++r)
-#pragma clang loop unroll(full)
-    for (int v = 0; v < Vectors; ++v) {
-      float *out = c + r * ldc + 16 * v;
-      __mmask16 mask = v == Vectors - 1 ? lastMask : __mmask16(0xFFFF);
-      __m512 sum = sums[r][v];
-      if (accumulate)
-        sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(mask, out));
-      _mm512_mask_storeu_ps(out, mask, sum);
-    }
+  lazyrt::storeBlock(sums, c, ldc, lastMask, accumulate);
 }
 
 using BlockFunction = void (*)(int64_t, const float *, int64_t, int64_t,
                                const float *, int64_t, float *, int64_t,
                                __mmask16, bool);
 
-template <int Rows, int... VectorCounts>
-constexpr auto blockRow(std::integer_sequence<int, VectorCounts...>) {
-  return std::array<BlockFunction, sizeof...(VectorCounts)>{
-      &multiplyBlock<Rows, VectorCounts + 1>...};
-}
-
-template <int... RowCounts>
-constexpr auto blockTable(std::integer_sequence<int, RowCounts...>) {
-  return std::array<std::array<BlockFunction, kBlockVectors>,
-                    sizeof...(RowCounts)>{blockRow<RowCounts + 1>(
-      std::make_integer_sequence<int, kBlockVectors>())...};
-}
-
-/// kBlocks[rows - 1][vectors - 1]: the block function of that size.
-constexpr auto kBlocks =
-    blockTable(std::make_integer_sequence<int, kBlockRows>());
+template <int Rows, int Vectors> struct Block {
+  static constexpr BlockFunction function = &multiplyBlock<Rows, Vectors>;
+};
+using Blocks =
+    lazyrt::KernelTable<BlockFunction, Block, kBlockRows, kBlockVectors>;
 
 } // namespace
 
@@ -126,10 +103,9 @@ void lazyrt::smallGemm(int64_t m, int64_t n, int64_t k, const float *a,
       __mmask16 lastMask = __mmask16((1u << lastColumns) - 1);
       for (int64_t i = 0; i < m; i += kBlockRows) {
         int rows = int(std::min<int64_t>(m - i, kBlockRows));
-        kBlocks[rows - 1][vectors - 1](
-            depth, a + i * aRowStride + p * aColumnStride, aRowStride,
-            aColumnStride, b + p * ldb + j, ldb, c + i * ldc + j, ldc, lastMask,
-            add);
+        Blocks::at(rows, vectors)(depth, a + i * aRowStride + p * aColumnStride,
+                                  aRowStride, aColumnStride, b + p * ldb + j,
+                                  ldb, c + i * ldc + j, ldc, lastMask, add);
       }
     }
   }

@@ -388,6 +388,48 @@ TEST(NarrowBlasTest, BFloat16AndFloat16IntoFloat32) {
   }
 }
 
+/// Runs `multiply` on C (m x n, leading dimension ldc) and checks it against
+/// C + A * B computed in double (C zero when `overwrite`), within the bound
+/// for f32 sums of k + 1 terms, (k + 2) u (|C| + sum |a b|), u = 2^-24; and
+/// that the element past each row's end is untouched. `a(i, p)` and
+/// `b(p, j)` give the operands' exact values. At most 5 failures each.
+template <typename A, typename B, typename Multiply>
+void checkFloat32Product(int64_t m, int64_t n, int64_t k, bool overwrite,
+                         const A &a, const B &b, std::vector<float> &sc,
+                         int64_t ldc, const std::string &what,
+                         const Multiply &multiply) {
+  std::vector<double> expected(m * n), bound(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double c = overwrite ? 0.0 : double(sc[i * ldc + j]);
+      double sum = c, magnitude = std::fabs(c);
+      for (int64_t p = 0; p < k; ++p) {
+        sum += a(i, p) * b(p, j);
+        magnitude += std::fabs(a(i, p) * b(p, j));
+      }
+      expected[i * n + j] = sum;
+      bound[i * n + j] = double(k + 2) * std::ldexp(1.0, -24) * magnitude;
+    }
+  std::vector<float> padding(m);
+  for (int64_t i = 0; i < m; ++i)
+    padding[i] = sc[i * ldc + n];
+  multiply();
+  int failures = 0;
+  for (int64_t i = 0; i < m && failures < 5; ++i) {
+    EXPECT_EQ(sc[i * ldc + n], padding[i])
+        << what << ": written past row " << i << "'s end";
+    for (int64_t j = 0; j < n && failures < 5; ++j) {
+      double got = sc[i * ldc + j];
+      if (std::fabs(got - expected[i * n + j]) > bound[i * n + j]) {
+        ++failures;
+        ADD_FAILURE() << what << ": C[" << i << ", " << j << "] = " << got
+                      << ", expected " << expected[i * n + j] << " within "
+                      << bound[i * n + j];
+      }
+    }
+  }
+}
+
 // f32 products of up to 256 rows with an untransposed B run the runtime's
 // own kernel (SmallGemm.cpp: blocks of 8 rows by 48 columns, the last
 // vector masked, B read 128 rows at a time) where the CPU has AVX-512, and
@@ -424,44 +466,16 @@ TEST(BlasTest, ShapesAroundTheSmallProductKernelsBlocks) {
           auto b = [&](int64_t p, int64_t j) {
             return double(tb ? sb[j * ldb + p] : sb[p * ldb + j]);
           };
-          std::vector<double> expected(m * n), bound(m * n);
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j) {
-              double c = overwrite ? 0.0 : double(sc[i * ldc + j]);
-              double sum = c, magnitude = std::fabs(c);
-              for (int64_t p = 0; p < k; ++p) {
-                sum += a(i, p) * b(p, j);
-                magnitude += std::fabs(a(i, p) * b(p, j));
-              }
-              expected[i * n + j] = sum;
-              bound[i * n + j] =
-                  double(k + 2) * std::ldexp(1.0, -24) * magnitude;
-            }
-          std::vector<float> padding(m);
-          for (int64_t i = 0; i < m; ++i)
-            padding[i] = sc[i * ldc + n];
           lazyrt_memref2d_f32 ma{
               sa.data(), sa.data(), 0, {aRows, aCols}, {lda, 1}};
           lazyrt_memref2d_f32 mb{
               sb.data(), sb.data(), 0, {bRows, bCols}, {ldb, 1}};
           lazyrt_memref2d_f32 mc{sc.data(), sc.data(), 0, {m, n}, {ldc, 1}};
-          _mlir_ciface_lazyrt_matmul_f32(&ma, &mb, &mc, flags);
-          int failures = 0;
-          for (int64_t i = 0; i < m && failures < 5; ++i) {
-            EXPECT_EQ(sc[i * ldc + n], padding[i])
-                << "written past row " << i << "'s end";
-            for (int64_t j = 0; j < n && failures < 5; ++j) {
-              double got = sc[i * ldc + j];
-              if (std::fabs(got - expected[i * n + j]) > bound[i * n + j]) {
-                ++failures;
-                ADD_FAILURE()
-                    << "m " << m << ", n " << n << ", k " << k << ", flags "
-                    << flags << ": C[" << i << ", " << j << "] = " << got
-                    << ", expected " << expected[i * n + j] << " within "
-                    << bound[i * n + j];
-              }
-            }
-          }
+          checkFloat32Product(
+              m, n, k, overwrite, a, b, sc, ldc,
+              "m " + std::to_string(m) + ", n " + std::to_string(n) + ", k " +
+                  std::to_string(k) + ", flags " + std::to_string(flags),
+              [&] { _mlir_ciface_lazyrt_matmul_f32(&ma, &mb, &mc, flags); });
         }
 }
 
@@ -512,44 +526,18 @@ TEST(BFloat16GemmTest, DotProductsAroundTheBlocks) {
             return double(lazyc::bfloat16BitsToFloat(tb ? sb[j * ldb + p]
                                                         : sb[p * ldb + j]));
           };
-          std::vector<double> expected(m * n), bound(m * n);
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j) {
-              double c = overwrite ? 0.0 : double(sc[i * ldc + j]);
-              double sum = c, magnitude = std::fabs(c);
-              for (int64_t p = 0; p < k; ++p) {
-                sum += a(i, p) * b(p, j);
-                magnitude += std::fabs(a(i, p) * b(p, j));
-              }
-              expected[i * n + j] = sum;
-              bound[i * n + j] =
-                  double(k + 2) * std::ldexp(1.0, -24) * magnitude;
-            }
-          std::vector<float> padding(m);
-          for (int64_t i = 0; i < m; ++i)
-            padding[i] = sc[i * ldc + n];
           lazyrt_memref2d_u16 ma{
               sa.data(), sa.data(), 0, {aRows, aCols}, {lda, 1}};
           lazyrt_memref2d_u16 mb{
               sb.data(), sb.data(), 0, {bRows, bCols}, {ldb, 1}};
           lazyrt_memref2d_f32 mc{sc.data(), sc.data(), 0, {m, n}, {ldc, 1}};
-          _mlir_ciface_lazyrt_matmul_bf16_f32(&ma, &mb, &mc, flags);
-          int failures = 0;
-          for (int64_t i = 0; i < m && failures < 5; ++i) {
-            EXPECT_EQ(sc[i * ldc + n], padding[i])
-                << "written past row " << i << "'s end";
-            for (int64_t j = 0; j < n && failures < 5; ++j) {
-              double got = sc[i * ldc + j];
-              if (std::fabs(got - expected[i * n + j]) > bound[i * n + j]) {
-                ++failures;
-                ADD_FAILURE()
-                    << "m " << m << ", n " << n << ", k " << k << ", flags "
-                    << flags << ": C[" << i << ", " << j << "] = " << got
-                    << ", expected " << expected[i * n + j] << " within "
-                    << bound[i * n + j];
-              }
-            }
-          }
+          checkFloat32Product(
+              m, n, k, overwrite, a, b, sc, ldc,
+              "m " + std::to_string(m) + ", n " + std::to_string(n) + ", k " +
+                  std::to_string(k) + ", flags " + std::to_string(flags),
+              [&] {
+                _mlir_ciface_lazyrt_matmul_bf16_f32(&ma, &mb, &mc, flags);
+              });
         }
 }
 
