@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::lazy {
@@ -56,6 +58,110 @@ static void convertSmallIntegersThroughF32(Operation *root) {
   }
 }
 
+/// The same type with i16 elements for bf16 ones.
+static Type asInt16(Type type) {
+  Type i16 = IntegerType::get(type.getContext(), 16);
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.clone(i16);
+  return i16;
+}
+
+/// Rewrites the insertion of a bf16 scalar into a bf16 vector, and the
+/// extraction of one, as the same on i16 vectors between bitcasts (no code:
+/// the bits stay where they are). A strided vector read builds its vector
+/// element by element; LLVM's x86 backend (without bf16 instructions)
+/// moves a bf16 element into a vector through f32 and back, a
+/// `__truncsfbf2` call per element.
+static void insertAndExtractAsInt16(Operation *root) {
+  SmallVector<Operation *> moves;
+  root->walk([&](Operation *op) {
+    if (auto insert = dyn_cast<vector::InsertOp>(op)) {
+      if (insert.getValueToStoreType().isBF16())
+        moves.push_back(op);
+    } else if (auto extract = dyn_cast<vector::ExtractOp>(op)) {
+      if (extract.getType().isBF16())
+        moves.push_back(op);
+    }
+  });
+  for (Operation *op : moves) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto bitcast = [&](Value value, Type type) {
+      return arith::BitcastOp::create(b, loc, type, value).getResult();
+    };
+    if (auto insert = dyn_cast<vector::InsertOp>(op)) {
+      Type vector = insert.getDestVectorType();
+      Value moved = vector::InsertOp::create(
+          b, loc, bitcast(insert.getValueToStore(), b.getI16Type()),
+          bitcast(insert.getDest(), asInt16(vector)),
+          insert.getMixedPosition());
+      insert.getResult().replaceAllUsesWith(bitcast(moved, vector));
+    } else {
+      auto extract = cast<vector::ExtractOp>(op);
+      Value moved = vector::ExtractOp::create(
+          b, loc,
+          bitcast(extract.getSource(), asInt16(extract.getSourceVectorType())),
+          extract.getMixedPosition());
+      extract.getResult().replaceAllUsesWith(bitcast(moved, extract.getType()));
+    }
+    op->erase();
+  }
+}
+
+/// Carries bf16 vectors between blocks (the vector a loop builds element by
+/// element) as i16 vectors, bitcast where they are passed and where they are
+/// used: LLVM's x86 backend (without bf16 instructions) takes a bf16 vector
+/// that lives across blocks apart into f32 elements and rounds each back
+/// with a `__truncsfbf2` call.
+static void carryVectorsAsInt16(Operation *root) {
+  SmallVector<BlockArgument> arguments;
+  root->walk([&](Block *block) {
+    if (block->isEntryBlock())
+      return;
+    for (BlockArgument argument : block->getArguments())
+      if (auto vector = dyn_cast<VectorType>(argument.getType());
+          vector && vector.getElementType().isBF16())
+        arguments.push_back(argument);
+  });
+  for (BlockArgument argument : arguments) {
+    Block *block = argument.getOwner();
+    SetVector<Operation *> branches;
+    for (Block *predecessor : block->getPredecessors())
+      branches.insert(predecessor->getTerminator());
+    if (!llvm::all_of(branches, [](Operation *branch) {
+          return isa<BranchOpInterface>(branch);
+        }))
+      continue;
+    Type vector = argument.getType();
+    Type int16 = asInt16(vector);
+    for (Operation *op : branches) {
+      auto branch = cast<BranchOpInterface>(op);
+      for (unsigned i = 0; i < op->getNumSuccessors(); ++i) {
+        if (op->getSuccessor(i) != block)
+          continue;
+        SuccessorOperands operands = branch.getSuccessorOperands(i);
+        unsigned index = argument.getArgNumber();
+        OpBuilder b(op);
+        Value bits =
+            arith::BitcastOp::create(b, op->getLoc(), int16, operands[index]);
+        operands.getMutableForwardedOperands()
+            .slice(index - operands.getProducedOperandCount(), 1)
+            .assign(bits);
+      }
+    }
+    // Back to bf16 right before each user: a bf16 vector live across
+    // blocks would be taken apart as well.
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        argument.getUses(), [](OpOperand &use) { return &use; });
+    argument.setType(int16);
+    for (OpOperand *use : uses) {
+      OpBuilder b(use->getOwner());
+      use->set(
+          arith::BitcastOp::create(b, argument.getLoc(), vector, argument));
+    }
+  }
+}
+
 namespace {
 struct LazyExpandBFloat16Pass
     : mlir::lazy::impl::LazyExpandBFloat16PassBase<LazyExpandBFloat16Pass> {
@@ -66,6 +172,8 @@ struct LazyExpandBFloat16Pass
       return getElementTypeOrSelf(type).isBF16();
     };
     convertSmallIntegersThroughF32(getOperation());
+    insertAndExtractAsInt16(getOperation());
+    carryVectorsAsInt16(getOperation());
     WalkResult found = getOperation()->walk([&](Operation *op) {
       if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
           (isBFloat16(op->getOperand(0).getType()) ||

@@ -106,3 +106,60 @@ func.func @small_integers_to_bf16(%mask: vector<8xi1>, %byte: i8, %short: i16, %
   %3 = arith.sitofp %word : i32 to bf16
   return %0, %1, %2, %3 : vector<8xbf16>, bf16, bf16, bf16
 }
+
+// -----
+
+// A vector built element by element (a strided read, as convert-vector-to-scf
+// lowers it) and carried around a loop moves i16 bits: the element goes in
+// as i16, the loop carries an i16 vector, and each use of the carried value
+// bitcasts it back right where it is used (LLVM's x86 backend would take a
+// bf16 vector live across blocks apart, and move a bf16 element through f32,
+// with a __truncsfbf2 call per element).
+// CHECK-LABEL: func.func @vector_built_in_a_loop
+//       CHECK:   %[[START:.*]] = arith.bitcast %{{.*}} : vector<4xbf16> to vector<4xi16>
+//       CHECK:   cf.br ^bb1(%{{.*}}, %[[START]] : index, vector<4xi16>)
+//       CHECK: ^bb1(%{{.*}}: index, %[[CARRIED:.*]]: vector<4xi16>):
+//       CHECK: ^bb2:
+//       CHECK:   %[[ELEMENT:.*]] = memref.load
+//       CHECK:   %[[BITS:.*]] = arith.bitcast %[[ELEMENT]] : bf16 to i16
+//       CHECK:   %[[VECTOR:.*]] = arith.bitcast %[[CARRIED]] : vector<4xi16> to vector<4xbf16>
+//       CHECK:   %[[VBITS:.*]] = arith.bitcast %[[VECTOR]] : vector<4xbf16> to vector<4xi16>
+//       CHECK:   %[[INSERTED:.*]] = vector.insert %[[BITS]], %[[VBITS]] [%{{.*}}] : i16 into vector<4xi16>
+//       CHECK:   %[[BACK:.*]] = arith.bitcast %[[INSERTED]] : vector<4xi16> to vector<4xbf16>
+//       CHECK:   %[[NEXT:.*]] = arith.bitcast %[[BACK]] : vector<4xbf16> to vector<4xi16>
+//       CHECK:   cf.br ^bb1(%{{.*}}, %[[NEXT]] : index, vector<4xi16>)
+//       CHECK: ^bb3:
+//       CHECK:   %[[DONE:.*]] = arith.bitcast %[[CARRIED]] : vector<4xi16> to vector<4xbf16>
+//       CHECK:   vector.store %[[DONE]]
+func.func @vector_built_in_a_loop(%from: memref<4x4xbf16>, %to: memref<4xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %start = ub.poison : vector<4xbf16>
+  cf.br ^bb1(%c0, %start : index, vector<4xbf16>)
+^bb1(%i: index, %v: vector<4xbf16>):
+  %more = arith.cmpi slt, %i, %c4 : index
+  cf.cond_br %more, ^bb2, ^bb3
+^bb2:
+  %x = memref.load %from[%i, %c0] : memref<4x4xbf16>
+  %w = vector.insert %x, %v [%i] : bf16 into vector<4xbf16>
+  %next = arith.addi %i, %c1 : index
+  cf.br ^bb1(%next, %w : index, vector<4xbf16>)
+^bb3:
+  vector.store %v, %to[%c0] : memref<4xbf16>, vector<4xbf16>
+  return
+}
+
+// -----
+
+// A bf16 element taken out of a vector comes out of the i16 bits.
+// CHECK-LABEL: func.func @element_out_of_a_vector
+//  CHECK-SAME:   (%[[V:.*]]: vector<4xbf16>, %[[I:.*]]: index)
+//       CHECK:   %[[BITS:.*]] = arith.bitcast %[[V]] : vector<4xbf16> to vector<4xi16>
+//       CHECK:   %[[E:.*]] = vector.extract %[[BITS]][%[[I]]] : i16 from vector<4xi16>
+//       CHECK:   %[[R:.*]] = arith.bitcast %[[E]] : i16 to bf16
+//       CHECK:   return %[[R]] : bf16
+func.func @element_out_of_a_vector(%v: vector<4xbf16>, %i: index) -> bf16 {
+  %e = vector.extract %v[%i] : bf16 from vector<4xbf16>
+  return %e : bf16
+}
