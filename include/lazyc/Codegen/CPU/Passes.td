@@ -341,6 +341,13 @@ def LazyExactNarrowFloatsPass : Pass<"lazy-exact-narrow-floats"> {
     in f16 would then round once instead of twice. lazyc's ops round their
     result to the result type, so the pipeline runs this pass right after
     the emulation.
+
+    A rounding that cannot change its value goes: the result of a
+    negation, an absolute value, a min or max, or a select of values that
+    are f16 (or bf16) values already (widened ones, or such results again)
+    is used without the `truncf`/`extf` pair. Rounding is most of a fused
+    bf16 loop's instructions (seven per vector on x86); a NaN keeps its sign
+    and payload where the rounding would have made it the quiet NaN.
   }];
 }
 
