@@ -47,6 +47,8 @@ struct Shape {
   /// The chunk is half the columns of B and C (their rows 2n long), as a
   /// product split over two threads by columns hands each thread.
   bool halfTheColumns = false;
+  /// B stored n x k (bf16 table only; not with halfTheColumns).
+  bool transposeB = false;
 };
 
 double medianMicroseconds(const auto &call) {
@@ -70,6 +72,8 @@ void benchmarkBFloat16Products() {
       {1024, 384, 128, false, "transformer (d 128) q, k, v; 1024 rows"},
       {1024, 512, 128, false, "transformer MLP up"},
       {1024, 128, 512, false, "transformer MLP down"},
+      {1024, 128, 512, false, "transformer input gradient, B transposed", false,
+       true},
       {128, 512, 1024, true, "transformer weight gradient, A transposed"},
       {64, 64, 64, false, "attention scores of one head"},
       {128, 384, 768, false, "BERT projection, half the columns", true},
@@ -96,9 +100,14 @@ void benchmarkBFloat16Products() {
     int64_t aRows = transposeA ? k : m, aColumns = transposeA ? m : k;
     lazyrt_memref2d_u16 ma{
         a.data(), a.data(), 0, {aRows, aColumns}, {aColumns, 1}};
-    lazyrt_memref2d_u16 mb{b.data(), b.data(), 0, {k, n}, {ld, 1}};
-    int32_t flags =
-        LAZYRT_GEMM_OVERWRITE | (transposeA ? LAZYRT_GEMM_TRANSPOSE_A : 0);
+    const bool transposeB = shape.transposeB;
+    // B stored k x n (rows ld apart), or n x k.
+    int64_t bRows = transposeB ? n : k, bColumns = transposeB ? k : n;
+    lazyrt_memref2d_u16 mb{
+        b.data(), b.data(), 0, {bRows, bColumns}, {transposeB ? k : ld, 1}};
+    int32_t flags = LAZYRT_GEMM_OVERWRITE |
+                    (transposeA ? LAZYRT_GEMM_TRANSPOSE_A : 0) |
+                    (transposeB ? LAZYRT_GEMM_TRANSPOSE_B : 0);
     auto timeKernel = [&](const char *kernel, std::vector<float> &c) {
       lazyrt_set_bf16_gemm_kernel(kernel);
       lazyrt_memref2d_f32 mc{c.data(), c.data(), 0, {m, n}, {ld, 1}};
@@ -109,8 +118,9 @@ void benchmarkBFloat16Products() {
     double flop = 2.0 * m * n * k;
     if (!hasDotProducts) {
       std::printf("| %ld x %ld x %ld%s | %s | %.1f | %.0f | | | | |\n", long(m),
-                  long(n), long(k), transposeA ? " (A^T)" : "", shape.what,
-                  widenedUs, flop / widenedUs / 1e3);
+                  long(n), long(k),
+                  transposeA ? " (A^T)" : (transposeB ? " (B^T)" : ""),
+                  shape.what, widenedUs, flop / widenedUs / 1e3);
       continue;
     }
     double dotUs = timeKernel("avx512-bf16", dot);
@@ -121,7 +131,8 @@ void benchmarkBFloat16Products() {
     }
     std::printf("| %ld x %ld x %ld%s | %s | %.1f | %.0f | %.1f | %.0f | %.2fx "
                 "| %.1e |\n",
-                long(m), long(n), long(k), transposeA ? " (A^T)" : "",
+                long(m), long(n), long(k),
+                transposeA ? " (A^T)" : (transposeB ? " (B^T)" : ""),
                 shape.what, widenedUs, flop / widenedUs / 1e3, dotUs,
                 flop / dotUs / 1e3, widenedUs / dotUs,
                 difference / std::max(largest, 1e-30));
