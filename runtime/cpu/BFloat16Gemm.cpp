@@ -9,8 +9,8 @@
 // `vdpbf16ps`, which adds two bf16 products to each of 16 f32 lanes: twice
 // the f32 FMA's work per instruction. Whether that is faster depends on the
 // core: on Zen 4 it issues as often as an FMA (232 against 116 GFLOP/s on one
-// core), on the Sapphire Rapids Xeons lazyc was first measured on at a
-// quarter of the rate (83 against 170), where widening the operands for
+// core), on the Sapphire Rapids Xeons lazyc was first measured on a quarter
+// as often (83 against 170 GFLOP/s), where widening the operands for
 // the f32 GEMM wins. So the kernel is chosen by timing both instructions
 // once per process.
 //
