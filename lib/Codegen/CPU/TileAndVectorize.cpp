@@ -56,6 +56,20 @@ static bool goesToConvolutionKernel(linalg::LinalgOp op) {
   return isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(op);
 }
 
+/// Whether `op` is a convolution for the register kernels with one output
+/// channel: its kernel would fill vectors of one lane.
+static bool isSingleFilterConvolution(linalg::LinalgOp op) {
+  if (!goesToConvolutionKernel(op))
+    return false;
+  FailureOr<linalg::ConvolutionDimensions> dims =
+      linalg::inferConvolutionDims(op);
+  if (failed(dims) || dims->outputChannel.empty())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  return llvm::all_of(dims->outputChannel,
+                      [&](unsigned d) { return ranges[d] == 1; });
+}
+
 /// Contractions and convolutions are split over threads like any root.
 static bool isContraction(linalg::LinalgOp op) {
   return goesToBlas(op) || goesToConvolutionKernel(op) ||
@@ -444,6 +458,22 @@ distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp root,
           rowOptions);
   if (failed(rows))
     return success();
+  // A convolution the rows slice down to one filter (a filter gradient
+  // whose chunk holds some filters, read by an optimizer's update row by
+  // row) keeps the chunk whole: its register kernel would run one lane wide.
+  bool slicesFilters = llvm::any_of(rows->tiledAndFusedOps, [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && isSingleFilterConvolution(linalgOp);
+  });
+  bool hadFilters = llvm::any_of(result->tiledAndFusedOps, [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && goesToConvolutionKernel(linalgOp) &&
+           !isSingleFilterConvolution(linalgOp);
+  });
+  if (slicesFilters && hadFilters) {
+    rewriter.eraseOp(rows->loops.front());
+    return success();
+  }
   for (OpResult value : tiledRoot->getResults())
     rewriter.replaceAllUsesWith(value, rows->replacements.lookup(value));
   rewriter.eraseOp(tiledRoot);

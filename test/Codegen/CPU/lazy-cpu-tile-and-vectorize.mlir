@@ -332,6 +332,26 @@ func.func @one_image_convolution(%x: tensor<1x64x32x32xf32>, %w: tensor<6x64x28x
 
 // -----
 
+// A filter gradient (input channels as its images, the batch as its
+// channels) read by an optimizer's update: the update is split over the
+// threads by filters, and each chunk's convolution computes all the chunk's
+// 16 filters at once. Going on row by row, as other fused reductions do,
+// would slice it to one filter per row, one lane of the register kernel.
+// CHECK-LABEL: func.func @filter_gradient_into_an_update
+//       CHECK:   scf.forall (%{{.*}}) = (0) to (32) step (16)
+//   CHECK-NOT:     tensor<4x4x64x1xf32>
+//       CHECK:     linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x6x6x64xf32>, tensor<4x4x64x16xf32>) outs(%{{.*}} : tensor<16x3x3x16xf32>)
+func.func @filter_gradient_into_an_update(%x: tensor<16x64x6x6xf32>, %g: tensor<32x64x4x4xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<32x16x3x3xf32> {
+  %lr = lazy.constant dense<0.1> : tensor<32x16x3x3xf32>
+  %dw = lazy.conv2d %x, %g stride [1, 1] dilation [1, 1] : tensor<16x64x6x6xf32>, tensor<32x64x4x4xf32>
+  %t = lazy.transpose %dw [1, 0, 2, 3] : tensor<16x32x3x3xf32>
+  %s = lazy.mul %t, %lr : tensor<32x16x3x3xf32>
+  %u = lazy.sub %w, %s : tensor<32x16x3x3xf32>
+  return %u : tensor<32x16x3x3xf32>
+}
+
+// -----
+
 // A 2x2 max-pool (the reduction of a [.., 14, 2, 14, 2] view): each window
 // is 4 elements, so a row of 14 windows is one vector read, reduced to 14
 // results at once, not one 2x2 vector per result.
