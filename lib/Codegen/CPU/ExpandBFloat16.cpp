@@ -27,8 +27,9 @@ using namespace mlir;
 /// Rewrites an integer-to-bf16 conversion (a Bool mask cast to bf16, as a
 /// relu's gradient makes) into a conversion to f32, exact for integers of
 /// up to 24 bits, and a truncf to bf16, which the expansion below turns
-/// into integer code; LLVM would call a routine per element. Wider
-/// integers are left alone: going through f32 would round twice.
+/// into integer code; LLVM would call a routine per element. Integers of up
+/// to 8 bits (9 signed) need no rounding: the f32's high half is the bf16.
+/// Wider integers are left alone: going through f32 would round twice.
 static void convertSmallIntegersThroughF32(Operation *root) {
   SmallVector<Operation *> conversions;
   root->walk([&](Operation *op) {
@@ -52,7 +53,29 @@ static void convertSmallIntegersThroughF32(Operation *root) {
                   .getResult()
             : arith::SIToFPOp::create(b, op->getLoc(), f32, op->getOperand(0))
                   .getResult();
-    Value narrow = arith::TruncFOp::create(b, op->getLoc(), bf16, wide);
+    // Integers of up to 8 bits (9 signed) are bf16 values: the f32's low
+    // 16 bits are zeros, and its high half is the bf16, with no rounding.
+    unsigned width = getElementTypeOrSelf(op->getOperand(0).getType())
+                         .getIntOrFloatBitWidth();
+    Value narrow;
+    if (width <= (isa<arith::SIToFPOp>(op) ? 9u : 8u)) {
+      Location loc = op->getLoc();
+      Type i32 = b.getI32Type(), i16 = b.getI16Type();
+      if (auto vector = dyn_cast<VectorType>(bf16)) {
+        i32 = vector.clone(i32);
+        i16 = vector.clone(i16);
+      }
+      Value bits = arith::BitcastOp::create(b, loc, i32, wide);
+      TypedAttr shift = b.getI32IntegerAttr(16);
+      if (auto vector = dyn_cast<VectorType>(i32))
+        shift = DenseElementsAttr::get(vector, shift);
+      Value sixteen = arith::ConstantOp::create(b, loc, shift);
+      Value high = arith::ShRUIOp::create(b, loc, bits, sixteen);
+      narrow = arith::BitcastOp::create(
+          b, loc, bf16, arith::TruncIOp::create(b, loc, i16, high));
+    } else {
+      narrow = arith::TruncFOp::create(b, op->getLoc(), bf16, wide);
+    }
     op->getResult(0).replaceAllUsesWith(narrow);
     op->erase();
   }

@@ -88,17 +88,26 @@ func.func @untouched(%a: f32, %b: f32, %h: f16) -> (f32, f32, f16, f32) {
 // -----
 
 // Small integers (a Bool mask, i8, signed i16) converted to bf16 go through
-// an exact conversion to f32 and the expanded truncf; an i32 (not exact in
-// f32: two roundings) is left as it is.
+// an exact conversion to f32; an i32 (not exact in f32: two roundings) is
+// left as it is. A mask and an i8 are bf16 values: the f32's high half,
+// with no rounding; an i16 may not be, and is rounded by the expanded
+// truncf.
 // CHECK-LABEL: func.func @small_integers_to_bf16
 //  CHECK-SAME:   (%[[MASK:.*]]: vector<8xi1>, %[[BYTE:.*]]: i8, %[[SHORT:.*]]: i16, %[[WORD:.*]]: i32)
 //       CHECK:   %[[M:.*]] = arith.uitofp %[[MASK]] : vector<8xi1> to vector<8xf32>
-//       CHECK:   arith.bitcast %[[M]] : vector<8xf32> to vector<8xi32>
-//       CHECK:   arith.uitofp %[[BYTE]] : i8 to f32
-//       CHECK:   arith.sitofp %[[SHORT]] : i16 to f32
+//       CHECK:   %[[MB:.*]] = arith.bitcast %[[M]] : vector<8xf32> to vector<8xi32>
+//       CHECK:   %[[MH:.*]] = arith.shrui %[[MB]], %{{.*}} : vector<8xi32>
+//       CHECK:   %[[MT:.*]] = arith.trunci %[[MH]] : vector<8xi32> to vector<8xi16>
+//       CHECK:   %[[R0:.*]] = arith.bitcast %[[MT]] : vector<8xi16> to vector<8xbf16>
+//       CHECK:   %[[B:.*]] = arith.uitofp %[[BYTE]] : i8 to f32
+//   CHECK-NOT:   arith.cmpf
+//       CHECK:   %[[R1:.*]] = arith.bitcast %{{.*}} : i16 to bf16
+//       CHECK:   %[[S:.*]] = arith.sitofp %[[SHORT]] : i16 to f32
+//       CHECK:   arith.cmpf une, %[[S]], %[[S]]
+//       CHECK:   %[[R2:.*]] = arith.bitcast %{{.*}} : i16 to bf16
 //       CHECK:   %[[W:.*]] = arith.sitofp %[[WORD]] : i32 to bf16
 //   CHECK-NOT:   arith.truncf
-//       CHECK:   return {{.*}}, %[[W]]
+//       CHECK:   return %[[R0]], %[[R1]], %[[R2]], %[[W]]
 func.func @small_integers_to_bf16(%mask: vector<8xi1>, %byte: i8, %short: i16, %word: i32) -> (vector<8xbf16>, bf16, bf16, bf16) {
   %0 = arith.uitofp %mask : vector<8xi1> to vector<8xbf16>
   %1 = arith.uitofp %byte : i8 to bf16

@@ -320,6 +320,8 @@ def LazyExpandBFloat16Pass : Pass<"lazy-expand-bf16"> {
     of up to 24 bits to bf16 (`arith.uitofp`, `arith.sitofp`: a Bool mask
     cast to bf16) go through an exact conversion to f32 and a `truncf`,
     which is expanded too; LLVM would call `__truncsfbf2` per element.
+    Integers of up to 8 bits (9 signed), masks among them, are bf16 values:
+    their f32's high half is taken as is, without the rounding code.
 
     A vector built element by element (a strided or transposing read, as
     `convert-vector-to-scf` lowers it into a loop) moves i16 bits: bf16
