@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -23,6 +24,13 @@ namespace mlir::lazy {
 } // namespace mlir::lazy
 
 using namespace mlir;
+
+/// A scalar of type `element`, or a vector of them shaped like `like`.
+static Type shapedLike(Type like, Type element) {
+  if (auto vector = dyn_cast<VectorType>(like))
+    return vector.clone(element);
+  return element;
+}
 
 /// Rewrites an integer-to-bf16 conversion (a Bool mask cast to bf16, as a
 /// relu's gradient makes) into a conversion to f32, exact for integers of
@@ -44,9 +52,7 @@ static void convertSmallIntegersThroughF32(Operation *root) {
   for (Operation *op : conversions) {
     OpBuilder b(op);
     Type bf16 = op->getResult(0).getType();
-    Type f32 = b.getF32Type();
-    if (auto vector = dyn_cast<VectorType>(bf16))
-      f32 = vector.clone(f32);
+    Type f32 = shapedLike(bf16, b.getF32Type());
     Value wide =
         isa<arith::UIToFPOp>(op)
             ? arith::UIToFPOp::create(b, op->getLoc(), f32, op->getOperand(0))
@@ -60,17 +66,11 @@ static void convertSmallIntegersThroughF32(Operation *root) {
     Value narrow;
     if (width <= (isa<arith::SIToFPOp>(op) ? 9u : 8u)) {
       Location loc = op->getLoc();
-      Type i32 = b.getI32Type(), i16 = b.getI16Type();
-      if (auto vector = dyn_cast<VectorType>(bf16)) {
-        i32 = vector.clone(i32);
-        i16 = vector.clone(i16);
-      }
+      Type i32 = shapedLike(bf16, b.getI32Type());
+      Type i16 = shapedLike(bf16, b.getI16Type());
       Value bits = arith::BitcastOp::create(b, loc, i32, wide);
-      TypedAttr shift = b.getI32IntegerAttr(16);
-      if (auto vector = dyn_cast<VectorType>(i32))
-        shift = DenseElementsAttr::get(vector, shift);
-      Value sixteen = arith::ConstantOp::create(b, loc, shift);
-      Value high = arith::ShRUIOp::create(b, loc, bits, sixteen);
+      Value high = arith::ShRUIOp::create(
+          b, loc, bits, createScalarOrSplatConstant(b, loc, i32, 16));
       narrow = arith::BitcastOp::create(
           b, loc, bf16, arith::TruncIOp::create(b, loc, i16, high));
     } else {
@@ -79,14 +79,6 @@ static void convertSmallIntegersThroughF32(Operation *root) {
     op->getResult(0).replaceAllUsesWith(narrow);
     op->erase();
   }
-}
-
-/// The same type with i16 elements for bf16 ones.
-static Type asInt16(Type type) {
-  Type i16 = IntegerType::get(type.getContext(), 16);
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.clone(i16);
-  return i16;
 }
 
 /// Rewrites the insertion of a bf16 scalar into a bf16 vector, and the
@@ -116,14 +108,15 @@ static void insertAndExtractAsInt16(Operation *root) {
       Type vector = insert.getDestVectorType();
       Value moved = vector::InsertOp::create(
           b, loc, bitcast(insert.getValueToStore(), b.getI16Type()),
-          bitcast(insert.getDest(), asInt16(vector)),
+          bitcast(insert.getDest(), shapedLike(vector, b.getI16Type())),
           insert.getMixedPosition());
       insert.getResult().replaceAllUsesWith(bitcast(moved, vector));
     } else {
       auto extract = cast<vector::ExtractOp>(op);
       Value moved = vector::ExtractOp::create(
           b, loc,
-          bitcast(extract.getSource(), asInt16(extract.getSourceVectorType())),
+          bitcast(extract.getSource(),
+                  shapedLike(extract.getSourceVectorType(), b.getI16Type())),
           extract.getMixedPosition());
       extract.getResult().replaceAllUsesWith(bitcast(moved, extract.getType()));
     }
@@ -156,7 +149,7 @@ static void carryVectorsAsInt16(Operation *root) {
         }))
       continue;
     Type vector = argument.getType();
-    Type int16 = asInt16(vector);
+    Type int16 = shapedLike(vector, IntegerType::get(vector.getContext(), 16));
     for (Operation *op : branches) {
       auto branch = cast<BranchOpInterface>(op);
       for (unsigned i = 0; i < op->getNumSuccessors(); ++i) {

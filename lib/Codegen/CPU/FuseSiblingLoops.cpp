@@ -82,7 +82,9 @@ static FailureOr<scf::ForOp> fuseSiblings(RewriterBase &rewriter,
   for (auto [i, result] : llvm::enumerate(first.getResults())) {
     for (OpOperand &use : result.getUses()) {
       Operation *user = use.getOwner();
-      // Users after `second` read the fused loop's results.
+      // Users after `second` read the fused loop's results; any other
+      // user but `second`'s slices (an op between the loops) stops the
+      // fusion.
       Operation *inBlock = second->getBlock()->findAncestorOpInBlock(*user);
       if (inBlock && second->isBeforeInBlock(inBlock))
         continue;
@@ -135,17 +137,6 @@ static FailureOr<scf::ForOp> fuseSiblings(RewriterBase &rewriter,
   return fused;
 }
 
-/// Whether `op` or an op nested in it uses a result of `loop`.
-static bool usesResultOf(Operation *op, scf::ForOp loop) {
-  WalkResult walk = op->walk([&](Operation *nested) {
-    for (Value operand : nested->getOperands())
-      if (operand.getDefiningOp() == loop)
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return walk.wasInterrupted();
-}
-
 namespace {
 struct LazyCpuFuseSiblingLoopsPass
     : mlir::lazy::impl::LazyCpuFuseSiblingLoopsPassBase<
@@ -155,9 +146,9 @@ struct LazyCpuFuseSiblingLoopsPass
     getOperation().walk([&](Block *block) { blocks.push_back(block); });
     IRRewriter rewriter(&getContext());
     for (Block *block : blocks) {
-      // Each loop with the next loop of its block, if no op between them
-      // reads the first (moving it down past them is then legal: it has no
-      // memory effects); a fused loop tries the loop after it in turn.
+      // Each loop with the next loop of its block (fuseSiblings refuses
+      // when an op between them reads the first, which then cannot move
+      // down past it); a fused loop tries the loop after it in turn.
       for (auto it = block->begin(); it != block->end();) {
         auto first = dyn_cast<scf::ForOp>(&*it);
         if (!first) {
@@ -166,12 +157,8 @@ struct LazyCpuFuseSiblingLoopsPass
         }
         scf::ForOp second;
         for (Operation *op = first->getNextNode(); op && !second;
-             op = op->getNextNode()) {
-          if (auto loop = dyn_cast<scf::ForOp>(op))
-            second = loop;
-          else if (usesResultOf(op, first))
-            break;
-        }
+             op = op->getNextNode())
+          second = dyn_cast<scf::ForOp>(op);
         FailureOr<scf::ForOp> fused = failure();
         if (second)
           fused = fuseSiblings(rewriter, first, second);
