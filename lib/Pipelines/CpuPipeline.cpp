@@ -201,6 +201,9 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // bf16 values move to and from memory as i16 bits: LLVM's x86 backend
+  // (without bf16 instructions) takes bf16 vector selects apart.
+  pm.addPass(mlir::lazy::createLazyBFloat16BitsInLLVMPass());
 }
 
 llvm::ArrayRef<PipelineStage<CpuPipelineOptions>> lazyc::cpuPipelineStages() {

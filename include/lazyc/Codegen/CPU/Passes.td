@@ -333,6 +333,26 @@ def LazyExpandBFloat16Pass : Pass<"lazy-expand-bf16"> {
   }];
 }
 
+def LazyBFloat16BitsInLLVMPass : Pass<"lazy-bf16-bits-in-llvm"> {
+  let summary = "Load, store and select bf16 values as i16 bits";
+  let description = [{
+    Works on the LLVM dialect, after the conversion. Loads and stores of
+    bf16 scalars and vectors (plain and masked) move i16 values, and selects
+    of bf16 values choose between i16 ones, with `llvm.bitcast`s where the
+    other side is bf16 (folded away where a bitcast meets its inverse).
+    After `lazy-expand-bf16` every bf16 value is integer code on its way to
+    memory, so no bf16 vector is left in registers.
+
+    Why: LLVM's x86 backend without bf16 instructions (the JIT leaves them
+    off) has no legal bf16 vector type and takes a bf16 vector select apart
+    element by element, and InstCombine turns the rounding's i16 NaN select
+    followed by a bitcast into exactly such a select. A 64-lane rounding
+    then became about 300 scalar instructions: basic blocks of 6,000
+    instructions, most of the bf16 transformer step's LLVM time.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def LazyExactNarrowFloatsPass : Pass<"lazy-exact-narrow-floats"> {
   let summary = "Keep the rounding of every emulated f16/bf16 op";
   let description = [{
