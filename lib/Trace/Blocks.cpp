@@ -198,6 +198,34 @@ std::vector<int32_t> liveAcross(const Trace &trace,
   return live;
 }
 
+/// Whether no copy of `block` reads a value of more than `maxElements`
+/// elements that an earlier copy computes (views looked through: the
+/// reader recomputes them from their input).
+bool copiesCarryLittle(const Trace &trace, const std::vector<char> &computed,
+                       const RepeatedBlock &block, int64_t maxElements) {
+  for (int32_t copy = 1; copy < block.count; ++copy) {
+    int32_t copyStart = block.start + copy * block.length;
+    for (int32_t i = copyStart; i < copyStart + block.length; ++i)
+      for (int32_t operand : trace.operands(i)) {
+        int32_t source = storedSource(trace, computed, operand);
+        if (computed[source] && source >= block.start && source < copyStart &&
+            trace.nodes[source]->numel() > maxElements)
+          return false;
+      }
+  }
+  return true;
+}
+
+/// The elements the first copy of `block` computes (views aside).
+int64_t elementsOfACopy(const Trace &trace, const std::vector<char> &computed,
+                        const RepeatedBlock &block) {
+  int64_t elements = 0;
+  for (int32_t i = block.start; i < block.start + block.length; ++i)
+    if (computed[i] && !isViewOp(trace.nodes[i]->kind))
+      elements += trace.nodes[i]->numel();
+  return elements;
+}
+
 /// The copies of the block of `run` (clipped to free space) cut at the
 /// phase with the fewest live values per cut, more copies on a tie.
 RepeatedBlock placeCopies(const Run &run, const std::vector<int32_t> &live) {
@@ -235,12 +263,16 @@ BlockCut trace::findRepeatedBlocks(const Trace &trace,
 
   std::vector<uint64_t> tokens = tokensOf(trace, options.minBlockLength);
   std::priority_queue<Run> queue;
-  for (const Run &run : candidateRuns(tokens, options.minBlockLength))
+  const int32_t minLength =
+      std::min(options.minBlockLength, options.minIndependentBlockLength);
+  for (const Run &run : candidateRuns(tokens, minLength))
     queue.push(run);
 
-  // A block is worth its cuts when it saves a twentieth of the trace; the
-  // cut is worth making when the blocks save a quarter of it.
-  const int64_t minSaving = std::max<int64_t>(size / 20, 1);
+  // A block is worth its cuts when it saves a twentieth of the trace (or
+  // enoughSaving nodes); the cut is worth making when the blocks save a
+  // quarter of it.
+  const int64_t minSaving = std::clamp<int64_t>(
+      size / 20, 1, std::max<int64_t>(options.enoughSaving, 1));
   std::vector<char> computed = computedPositions(trace);
   std::vector<int32_t> live = liveAcross(trace, computed);
   std::vector<std::pair<int32_t, int32_t>> taken;
@@ -259,6 +291,12 @@ BlockCut trace::findRepeatedBlocks(const Trace &trace,
     }
     RepeatedBlock block = placeCopies(clipped, live);
     if (block.count < 2)
+      continue;
+    if (block.length < options.minBlockLength &&
+        (block.count < options.minIndependentCopies ||
+         elementsOfACopy(trace, computed, block) < options.minCopyElements ||
+         !copiesCarryLittle(trace, computed, block,
+                            options.maxCarriedElements)))
       continue;
     int32_t blockEnd = block.start + block.count * block.length;
     taken.insert(std::upper_bound(taken.begin(), taken.end(),

@@ -8,7 +8,8 @@
 // Tests trace::findRepeatedBlocks (lib/Trace/Blocks.cpp) on hand-built
 // graphs: a stack of identical layers is cut into one segment per layer,
 // at the layers' boundaries (where only the running value crosses); small
-// traces, stretches without repeats and short repeated patterns stay whole.
+// traces, stretches without repeats and short repeated patterns stay whole,
+// but for short copies that share only a scalar and do enough work.
 //
 //===----------------------------------------------------------------------===//
 
@@ -160,6 +161,84 @@ TEST(BlocksTest, ShortRepeatsStayWhole) {
   Trace trace = extractTrace({x.get()});
   BlockCut cut = findRepeatedBlocks(trace);
   EXPECT_TRUE(cut.segmentStarts.empty());
+}
+
+/// `copies` copies of a short stretch over [rows, 64] values, as a model's
+/// weight gradients after its backward pass: each copy computes a value
+/// from two inputs of its own and adds the sum of its squares to a running
+/// scalar (gradient clipping's norm). With `carryTensor`, each copy also
+/// reads the previous copy's value (a recurrence over a tensor). The
+/// trace, and the nodes it points to.
+struct Copies {
+  std::vector<NodePtr> held;
+  Trace trace;
+};
+
+Copies shortCopies(int copies, int64_t rows, bool carryTensor) {
+  constexpr OpKind kOps[] = {
+      OpKind::Mul, OpKind::Exp, OpKind::Add, OpKind::Tanh, OpKind::Sub,
+      OpKind::Neg, OpKind::Mul, OpKind::Exp, OpKind::Add,  OpKind::Tanh};
+  NodePtr total = computed(DType::Float32, {});
+  NodePtr previous = computed(DType::Float32, {rows, 64});
+  std::vector<NodePtr> values;
+  for (int c = 0; c < copies; ++c) {
+    NodePtr a = computed(DType::Float32, {rows, 64});
+    NodePtr b = computed(DType::Float32, {rows, 64});
+    NodePtr value = carryTensor ? elementwise(OpKind::Add, {a, previous}) : a;
+    for (OpKind kind : kOps)
+      value = isBinary(kind) ? elementwise(kind, {value, b})
+                             : elementwise(kind, {value});
+    NodePtr squares =
+        pending(OpKind::ReduceSum, DType::Float32, {},
+                {elementwise(OpKind::Mul, {value, value})}, [](Node &node) {
+                  node.ints = {0, 1};
+                  node.flag = false;
+                });
+    total = elementwise(OpKind::Add, {total, squares});
+    values.push_back(value);
+    previous = value;
+  }
+  Copies result;
+  result.held = values;
+  result.held.push_back(total);
+  std::vector<Node *> requested;
+  for (const NodePtr &node : result.held)
+    requested.push_back(node.get());
+  result.trace = extractTrace(requested);
+  return result;
+}
+
+TEST(BlocksTest, CutsShortCopiesThatCarryAScalar) {
+  // Each copy is 13 ops: shorter than minBlockLength, but the copies share
+  // only the running scalar, and each computes 11 x 8192 elements.
+  Copies copies = shortCopies(40, 128, /*carryTensor=*/false);
+  const Trace &trace = copies.trace;
+  ASSERT_GE(trace.nodes.size(), size_t(BlockSearchOptions().minTraceNodes));
+  BlockCut cut = findRepeatedBlocks(trace);
+  ASSERT_EQ(cut.blocks.size(), 1u);
+  const RepeatedBlock &block = cut.blocks.front();
+  EXPECT_LT(block.length, BlockSearchOptions().minBlockLength);
+  EXPECT_GE(block.length, BlockSearchOptions().minIndependentBlockLength);
+  EXPECT_GE(block.count, 38);
+  EXPECT_GE(cut.segmentStarts.size(), size_t(block.count));
+}
+
+TEST(BlocksTest, ShortCopiesThatCarryATensorStayWhole) {
+  // The same copies, each also reading the previous copy's [128, 64]
+  // value: a recurrence, which fuses better whole.
+  Copies copies = shortCopies(40, 128, /*carryTensor=*/true);
+  const Trace &trace = copies.trace;
+  ASSERT_GE(trace.nodes.size(), size_t(BlockSearchOptions().minTraceNodes));
+  EXPECT_TRUE(findRepeatedBlocks(trace).segmentStarts.empty());
+}
+
+TEST(BlocksTest, ShortCopiesOfLittleWorkStayWhole) {
+  // Independent copies over [4, 64] values: a call per copy would cost
+  // more than its work.
+  Copies copies = shortCopies(40, 4, /*carryTensor=*/false);
+  const Trace &trace = copies.trace;
+  ASSERT_GE(trace.nodes.size(), size_t(BlockSearchOptions().minTraceNodes));
+  EXPECT_TRUE(findRepeatedBlocks(trace).segmentStarts.empty());
 }
 
 TEST(BlocksTest, TracesWithoutRepeatsStayWhole) {

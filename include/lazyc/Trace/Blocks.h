@@ -52,8 +52,22 @@ struct BlockSearchOptions {
   /// every boundary.
   int32_t minTraceNodes = 500;
   /// Shorter stretches are not blocks: a short repeated pattern (an
-  /// elementwise recurrence, one optimizer update) fuses better whole.
+  /// elementwise recurrence, one optimizer update) fuses better whole...
   int32_t minBlockLength = 32;
+  /// ... unless its copies are nearly independent (no copy reads a value
+  /// of more than maxCarriedElements elements that an earlier copy
+  /// computes: a model's weight gradients after its backward pass, with
+  /// the running sum of their squares for clipping), at least this long
+  /// and this many, and each computes at least minCopyElements elements
+  /// (so that a call per copy costs little beside its work): cut apart,
+  /// they lose no fusion.
+  int32_t minIndependentBlockLength = 8;
+  int32_t minIndependentCopies = 8;
+  int64_t maxCarriedElements = 64;
+  int64_t minCopyElements = int64_t(1) << 16;
+  /// A block is worth its cuts when it saves a twentieth of the trace, or
+  /// this many nodes (the compile time of a few hundred nodes).
+  int64_t enoughSaving = 128;
 };
 
 /// Whether an op of `kind` only re-indexes its input (a reshape, transpose,
