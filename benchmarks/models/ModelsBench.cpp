@@ -39,9 +39,14 @@
 // the loss; libtorch's CPU autocast), each on a model of its own from the
 // same initial values.
 //
+// --layers N sets gpt-small's depth (24: issue 41's deeper model). --side
+// lazyc|libtorch runs one side of the transformer tables alone, so that the
+// peak resident memory each table ends with is that side's (libtorch alone
+// draws its initial values on the host, and lazyc compiles nothing).
+//
 //   lazyc-bench-models [--only cnn|gpt|gpt-small|digits|gpt-parts]
 //                      [--rounds N] [--block N] [--threads N] [--epochs N]
-//                      [--autocast]
+//                      [--autocast] [--layers N] [--side lazyc|libtorch|both]
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,7 +90,29 @@ struct Settings {
   /// Adds each side's step under bf16 autocast (lazyc's AutocastScope,
   /// libtorch's CPU autocast) to the cnn and gpt tables.
   bool autocast = false;
+  /// gpt-small's depth (GPT-2 small's 12 unless set).
+  int64_t layers = 0;
+  /// The transformer tables' sides: "both", or only "lazyc" or "libtorch",
+  /// so that a process's peak memory is one side's.
+  std::string side = "both";
+  bool runsLazyc() const { return side != "libtorch"; }
+  bool runsTorch() const { return side != "lazyc"; }
 };
+
+/// The process's peak resident memory so far (VmHWM), in MiB; 0 where
+/// /proc is not there.
+double peakResidentMiB() {
+  std::FILE *status = std::fopen("/proc/self/status", "r");
+  if (!status)
+    return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, status))
+    if (std::sscanf(line, "VmHWM: %lf kB", &kib) == 1)
+      break;
+  std::fclose(status);
+  return kib / 1024;
+}
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -249,6 +276,8 @@ struct Variant {
         autocast(autocast) {}
   std::string name;
   std::function<float()> step;
+  /// The first (warm-up) step, its compiles included, and the timed ones.
+  double firstMs = NAN;
   std::vector<double> stepMs;
   float firstLoss = NAN, lastLoss = NAN;
   bool torch = false, autocast = false;
@@ -298,15 +327,27 @@ void printAutocastResult(const char *name,
               torchBf16 / lazyBf16);
 }
 
+/// `ratio` as the tables print it ("1.25x").
+std::string formatRatio(double ratio) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", ratio);
+  return text;
+}
+
 /// Warm-up, then rounds x block timed steps of each variant, round-robin.
 /// Prints the table; returns libtorch / lazyc of the medians.
 double timeVariants(const Settings &settings, const std::string &title,
                     std::vector<Variant> &variants) {
   for (Variant &variant : variants)
     for (int i = 0; i < settings.warmUp; ++i) {
+      auto start = Clock::now();
       variant.lastLoss = variant.step();
-      if (i == 0)
+      if (i == 0) {
         variant.firstLoss = variant.lastLoss;
+        variant.firstMs =
+            std::chrono::duration<double, std::milli>(Clock::now() - start)
+                .count();
+      }
     }
   Metrics before = metrics();
   uint64_t bytesBefore = lazyrt_get_allocator_stats().bytes_in_use;
@@ -324,31 +365,45 @@ double timeVariants(const Settings &settings, const std::string &title,
     }
   Metrics after = metrics();
   std::printf("\n### %s\n\n| variant | median step | min | max | vs lazyc "
-              "| loss at step 1 | loss at step %d |\n| --- | --- | --- | --- "
-              "| --- | --- | --- |\n",
+              "| first step | loss at step 1 | loss at step %d |\n| --- | --- "
+              "| --- | --- | --- | --- | --- | --- |\n",
               title.c_str(),
               settings.warmUp + settings.rounds * settings.block);
-  double lazyMs = median(variants[0].stepMs);
+  // lazyc's f32 variant is the reference, where this run has it.
+  auto lazyc = std::find_if(variants.begin(), variants.end(),
+                            [](const Variant &variant) {
+                              return !variant.torch && !variant.autocast;
+                            });
+  double lazyMs = lazyc == variants.end() ? NAN : median(lazyc->stepMs);
   for (Variant &variant : variants) {
     double ms = median(variant.stepMs);
     auto [low, high] =
         std::minmax_element(variant.stepMs.begin(), variant.stepMs.end());
-    std::printf("| %s | %.2f ms | %.2f | %.2f | %.2fx | %.4f | %.4f |\n",
-                variant.name.c_str(), ms, *low, *high, ms / lazyMs,
-                variant.firstLoss, variant.lastLoss);
+    std::string versus =
+        lazyc == variants.end() ? "-" : formatRatio(ms / lazyMs);
+    std::printf("| %s | %.2f ms | %.2f | %.2f | %s | %.2f ms | %.4f | "
+                "%.4f |\n",
+                variant.name.c_str(), ms, *low, *high, versus.c_str(),
+                variant.firstMs, variant.firstLoss, variant.lastLoss);
   }
   double ratio = bestOther(variants) / lazyMs;
-  std::printf(
-      "\nlibtorch's best / lazyc = %.2fx (target >= 1.3x: %s). During the "
-      "%d timed lazyc steps: %llu traces compiled, %llu cache hits; "
-      "runtime bytes in use %+.2f MB.\n",
-      ratio, ratio >= 1.3 ? "met" : "missed", settings.rounds * settings.block,
-      static_cast<unsigned long long>(after.tracesCompiled -
-                                      before.tracesCompiled),
-      static_cast<unsigned long long>(after.cacheHits - before.cacheHits),
-      (double(lazyrt_get_allocator_stats().bytes_in_use) -
-       double(bytesBefore)) /
-          1e6);
+  std::printf("\n");
+  if (lazyc != variants.end() && bestOther(variants) > 0)
+    std::printf("libtorch's best / lazyc = %.2fx (target >= 1.3x: %s). ", ratio,
+                ratio >= 1.3 ? "met" : "missed");
+  if (lazyc != variants.end())
+    std::printf(
+        "During the %d timed lazyc steps: %llu traces compiled, %llu cache "
+        "hits; runtime bytes in use %+.2f MB. ",
+        settings.rounds * settings.block,
+        static_cast<unsigned long long>(after.tracesCompiled -
+                                        before.tracesCompiled),
+        static_cast<unsigned long long>(after.cacheHits - before.cacheHits),
+        (double(lazyrt_get_allocator_stats().bytes_in_use) -
+         double(bytesBefore)) /
+            1e6);
+  std::printf("Peak resident memory of this process so far: %.0f MiB.\n",
+              peakResidentMiB());
   std::fflush(stdout);
   return ratio;
 }
@@ -392,11 +447,15 @@ void addLazycAutocastVariant(std::vector<Variant> &variants,
 /// libtorch's two configurations, each training its own copy of the model:
 /// OpenBLAS on the threads (its own thread pool beside ATen's OpenMP one),
 /// and OpenBLAS on one thread (ATen's threads only). Which is faster
-/// depends on the machine's load; the ratio takes the better.
+/// depends on the machine's load; the ratio takes the better. libtorch
+/// alone (--side libtorch) runs the first only: one model in memory.
 template <typename MakeModel, typename Step>
 void addTorchVariants(std::vector<Variant> &variants, const Settings &settings,
                       MakeModel makeModel, Step step, bool autocast = false) {
-  for (int blasThreads : {settings.threads, 1}) {
+  std::vector<int> configurations = {settings.threads};
+  if (settings.runsLazyc())
+    configurations.push_back(1);
+  for (int blasThreads : configurations) {
     auto model = std::make_shared<bench::TorchModel>(makeModel());
     if (!model->step)
       return;
@@ -490,7 +549,46 @@ struct GptShape {
 constexpr GptShape kCharTransformer = {"gpt", 2, 4, 128, 64, 32};
 constexpr GptShape kGpt2Small = {"gpt-small", 12, 12, 768, 128, 4};
 
-void benchGpt(const Settings &settings, const GptShape &shape) {
+/// Values of the parameters' shapes drawn on the host (layer norms' scales
+/// 1, biases 0, the rest normal with deviation 0.02), for libtorch alone:
+/// lazyc then compiles nothing, and the process's memory is libtorch's.
+std::vector<bench::Parameter>
+hostInitialValues(const std::vector<Variable *> &ps) {
+  SplitMix random{5};
+  std::vector<bench::Parameter> values;
+  for (Variable *parameter : ps) {
+    std::vector<int64_t> shape = parameter->read().shape();
+    int64_t count = 1;
+    for (int64_t size : shape)
+      count *= size;
+    const std::string &name = parameter->name();
+    auto endsWith = [&](const char *suffix) {
+      size_t n = std::strlen(suffix);
+      return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+    };
+    bool norm = name.find("ln") != std::string::npos;
+    std::vector<float> data(count);
+    for (float &value : data) {
+      if (endsWith("bias"))
+        value = 0;
+      else if (norm)
+        value = 1;
+      else {
+        // Box-Muller on two uniforms in (0, 1].
+        double u = (double(random.next() >> 11) + 1) * 0x1p-53;
+        double v = double(random.next() >> 11) * 0x1p-53;
+        value =
+            float(0.02 * std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v));
+      }
+    }
+    values.push_back({std::move(data), shape});
+  }
+  return values;
+}
+
+void benchGpt(const Settings &settings, GptShape shape) {
+  if (settings.layers > 0)
+    shape.layers = settings.layers;
   bench::GptSetup setup;
   setup.vocabulary = 86; // the common licenses' (char_transformer.cpp)
   setup.dim = shape.dim;
@@ -523,32 +621,37 @@ void benchGpt(const Settings &settings, const GptShape &shape) {
     hostInputs.emplace_back(x.begin(), x.end());
     hostTargets.push_back(y);
   }
+  // The parameters are recorded, not computed, until a step or
+  // initialValues reads them.
   Gpt gpt(setup, /*seed=*/1);
   std::vector<Variable *> parameters = gpt.parameters();
-  setup.parameters = initialValues(parameters);
+  setup.parameters = settings.runsLazyc() ? initialValues(parameters)
+                                          : hostInitialValues(parameters);
   std::unique_ptr<optim::Optimizer> optimizer =
       makeOptimizer(parameters, setup.optimizer);
   std::vector<Variant> variants;
   size_t lazyNext = 0;
-  variants.emplace_back("lazyc lazy", [&] {
-    size_t b = lazyNext++ % batches;
-    return lazycStep(
-        [&] {
-          return nn::crossEntropy(
-              reshape(gpt.forward(inputs[b]), {batch * T, setup.vocabulary}),
-              targets[b]);
-        },
-        parameters, *optimizer);
-  });
+  if (settings.runsLazyc())
+    variants.emplace_back("lazyc lazy", [&] {
+      size_t b = lazyNext++ % batches;
+      return lazycStep(
+          [&] {
+            return nn::crossEntropy(
+                reshape(gpt.forward(inputs[b]), {batch * T, setup.vocabulary}),
+                targets[b]);
+          },
+          parameters, *optimizer);
+    });
   auto torchStep = [&](bench::TorchModel &torch, size_t step) {
     size_t b = step % batches;
     return torch.step(hostInputs[b], hostTargets[b], batch);
   };
-  addTorchVariants(
-      variants, settings, [&] { return bench::makeTorchGpt(setup); },
-      torchStep);
+  if (settings.runsTorch())
+    addTorchVariants(
+        variants, settings, [&] { return bench::makeTorchGpt(setup); },
+        torchStep);
   std::unique_ptr<Gpt> narrowGpt;
-  if (settings.autocast) {
+  if (settings.autocast && settings.runsLazyc()) {
     narrowGpt = std::make_unique<Gpt>(setup, /*seed=*/1);
     addLazycAutocastVariant(
         variants, narrowGpt->parameters(), setup.optimizer, [&](size_t step) {
@@ -557,12 +660,17 @@ void benchGpt(const Settings &settings, const GptShape &shape) {
                                           {batch * T, setup.vocabulary}),
                                   targets[b]);
         });
+  }
+  if (settings.autocast && settings.runsTorch()) {
     bench::GptSetup narrowSetup = setup;
     narrowSetup.autocast = true;
     addTorchVariants(
         variants, settings, [&] { return bench::makeTorchGpt(narrowSetup); },
         torchStep, /*autocast=*/true);
   }
+  if (!settings.runsLazyc())
+    std::printf("\n(libtorch alone: its initial values are drawn on the host, "
+                "not lazyc's, so its losses differ from a run of both.)\n");
   std::string title =
       "Transformer training step: " + std::to_string(shape.layers) +
       " layers, " + std::to_string(shape.heads) + " heads, d " +
@@ -570,6 +678,8 @@ void benchGpt(const Settings &settings, const GptShape &shape) {
       std::to_string(batch) + " x " + std::to_string(T) +
       " tokens, Adam (lr 2e-3)";
   double ratio = timeVariants(settings, title, variants);
+  if (settings.side != "both")
+    return;
   std::printf("RESULT %s lazyc=%.4f torch=%.4f ratio=%.3f\n", shape.name,
               median(variants[0].stepMs), bestOther(variants), ratio);
   if (settings.autocast)
@@ -854,11 +964,21 @@ int main(int argc, char **argv) {
       settings.epochs = std::max(1, std::atoi(value().c_str()));
     else if (flag == "--autocast")
       settings.autocast = true;
-    else {
+    else if (flag == "--layers")
+      settings.layers = std::max(1, std::atoi(value().c_str()));
+    else if (flag == "--side") {
+      settings.side = value();
+      if (settings.side != "both" && settings.side != "lazyc" &&
+          settings.side != "libtorch") {
+        std::fprintf(stderr, "%s: --side takes lazyc, libtorch or both\n",
+                     argv[0]);
+        return 2;
+      }
+    } else {
       std::fprintf(stderr,
                    "usage: %s [--only cnn|gpt|gpt-small|digits|gpt-parts] "
-                   "[--rounds N] "
-                   "[--block N] [--threads N] [--epochs N] [--autocast]\n",
+                   "[--rounds N] [--block N] [--threads N] [--epochs N] "
+                   "[--autocast] [--layers N] [--side lazyc|libtorch|both]\n",
                    argv[0]);
       return 2;
     }
