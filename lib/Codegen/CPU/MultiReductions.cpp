@@ -24,7 +24,7 @@ using namespace mlir;
 /// Whether `reduction` reduces exactly its innermost dimensions, the lanes
 /// of a row.
 static bool reducesInnermostDims(vector::MultiDimReductionOp reduction) {
-  ArrayRef<bool> reduced = reduction.getReductionMask();
+  SmallVector<bool> reduced = reduction.getReductionMask();
   auto firstReduced = llvm::find(reduced, true);
   return firstReduced != reduced.end() &&
          std::all_of(firstReduced, reduced.end(),
