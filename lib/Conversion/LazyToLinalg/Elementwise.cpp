@@ -460,6 +460,56 @@ static Value roundToOddF32(OpBuilder &b, Location loc, Value x) {
                                   arith::OrIOp::create(b, loc, bits, sticky));
 }
 
+/// Converts a 64-bit integer to f32 "to odd" from the integer itself:
+/// through f64 (53 bits), a value beyond 2^53 would round first
+/// (2332864606977916916, 12 below the midpoint of two bf16 values, became
+/// that midpoint in f64, and bf16's tie then went to the even value above:
+/// lazyc-fuzz seed 55762). The magnitude converts to nearest, is stepped
+/// back toward zero if that went up, and gets the sticky bit if inexact.
+static Value integerToOddF32(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type(), intType = x.getType();
+  Value negative, magnitude = x;
+  if (!isUnsignedInteger(intType)) {
+    Value zero = constantLike(b, loc, x, 0);
+    negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+    // The minimum's negation is itself: read unsigned, it is 2^63.
+    magnitude = arith::SelectOp::create(
+        b, loc, negative, arith::SubIOp::create(b, loc, zero, x), x);
+  }
+  Value nearest = arith::UIToFPOp::create(b, loc, f32, magnitude);
+  // 2^64 (the nearest f32 of magnitudes near it) does not convert back.
+  Value overflows = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGE, nearest,
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0x1p64f)));
+  Value back = arith::FPToUIOp::create(
+      b, loc, intType,
+      arith::SelectOp::create(
+          b, loc, overflows,
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)), nearest));
+  Value roundedUp = arith::OrIOp::create(
+      b, loc, overflows,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, back,
+                            magnitude));
+  Value inexact = arith::OrIOp::create(
+      b, loc, overflows,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, back, magnitude));
+  // The bits of a positive float order its magnitude: one step back is the
+  // float below.
+  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
+  bits = arith::SubIOp::create(b, loc, bits,
+                               arith::ExtUIOp::create(b, loc, i32, roundedUp));
+  bits = arith::OrIOp::create(b, loc, bits,
+                              arith::ExtUIOp::create(b, loc, i32, inexact));
+  if (negative)
+    bits = arith::OrIOp::create(
+        b, loc, bits,
+        arith::ShLIOp::create(
+            b, loc, arith::ExtUIOp::create(b, loc, i32, negative),
+            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(31))));
+  return arith::BitcastOp::create(b, loc, f32, bits);
+}
+
 static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
   Type from = x.getType();
@@ -489,10 +539,12 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
   // Every float holds i1, i8 and ui8 exactly: one conversion.
   if (toFloat && from.getIntOrFloatBitWidth() > 8 &&
       to.getIntOrFloatBitWidth() == 16) {
-    // To f16/bf16 through f64 (exact for i32) and f32 rounded to odd: one
-    // rounding. A direct sitofp is computed as sitofp to f32 then truncf,
-    // two roundings: 2^24 + 2^16 + 1 became bf16 2^24, not 2^24 + 2^17.
-    // (i64 beyond 2^53 still rounds once more in sitofp to f64.)
+    // To f16/bf16 through f32 rounded to odd: one rounding. A direct sitofp
+    // is computed as sitofp to f32 then truncf, two roundings: 2^24 + 2^16
+    // + 1 became bf16 2^24, not 2^24 + 2^17. Up to 32 bits through f64,
+    // which holds them exactly; 64-bit integers from the integer.
+    if (from.getIntOrFloatBitWidth() == 64)
+      return arith::TruncFOp::create(b, loc, to, integerToOddF32(b, loc, x));
     Value wide = createIntegerToFloat(b, loc, b.getF64Type(), x);
     return arith::TruncFOp::create(b, loc, to, roundToOddF32(b, loc, wide));
   }

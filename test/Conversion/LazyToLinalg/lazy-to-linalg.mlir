@@ -1467,8 +1467,8 @@ func.func @matmul_rank4_mixed_batch(%a: tensor<2x?x8x16xf32>, %b: tensor<?x3x16x
 
 // -----
 
-// Integer to f16/bf16 converts exactly to f64, rounds to odd in f32 and then
-// to nearest in the narrow type: one correct rounding. Regression (found by
+// Integer to f16/bf16 (up to 32 bits) converts exactly to f64, rounds to odd
+// in f32 and then to nearest in the narrow type: one correct rounding. Regression (found by
 // lazyc-fuzz): sitofp straight to bf16 was emulated as sitofp to f32 then
 // truncf, so 2^24 + 2^16 + 1 gave 2^24 instead of 2^24 + 2^17.
 // CHECK-LABEL: func.func @cast_i32_to_bf16
@@ -1481,6 +1481,33 @@ func.func @matmul_rank4_mixed_batch(%a: tensor<2x?x8x16xf32>, %b: tensor<?x3x16x
 //  CHECK-NEXT:     linalg.yield %[[R]] : bf16
 func.func @cast_i32_to_bf16(%x: tensor<4xi32>) -> tensor<4xbf16> {
   %0 = lazy.cast %x : tensor<4xi32> to tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+// A 64-bit integer to bf16 rounds to odd in f32 from the integer itself (f64
+// would round first beyond 2^53: lazyc-fuzz seed 55762): the magnitude's
+// nearest f32, stepped back if it went up, the sticky bit if it is not
+// exact, then the sign, and one rounding to nearest in bf16.
+// CHECK-LABEL: func.func @cast_i64_to_bf16
+//       CHECK:   ^bb0(%[[X:.*]]: i64, %{{.*}}: bf16):
+//       CHECK:     %[[NEG:.*]] = arith.cmpi slt, %[[X]]
+//       CHECK:     %[[MAG:.*]] = arith.select %[[NEG]]
+//       CHECK:     %[[NEAR:.*]] = arith.uitofp %[[MAG]] : i64 to f32
+//       CHECK:     %[[BACK:.*]] = arith.fptoui %{{.*}} : f32 to i64
+//       CHECK:     arith.cmpi ugt, %[[BACK]], %[[MAG]] : i64
+//       CHECK:     arith.cmpi ne, %[[BACK]], %[[MAG]] : i64
+//       CHECK:     arith.bitcast %[[NEAR]] : f32 to i32
+//       CHECK:     arith.subi
+//       CHECK:     arith.ori
+//       CHECK:     arith.shli
+//       CHECK:     %[[ODD:.*]] = arith.bitcast %{{.*}} : i32 to f32
+//  CHECK-NEXT:     %[[R:.*]] = arith.truncf %[[ODD]] : f32 to bf16
+//  CHECK-NEXT:     linalg.yield %[[R]] : bf16
+//   CHECK-NOT:   f64
+func.func @cast_i64_to_bf16(%x: tensor<4xi64>) -> tensor<4xbf16> {
+  %0 = lazy.cast %x : tensor<4xi64> to tensor<4xbf16>
   return %0 : tensor<4xbf16>
 }
 

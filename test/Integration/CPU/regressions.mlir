@@ -125,6 +125,24 @@ func.func @cast_i32_to_bf16_rounds_once(%a: tensor<8xi32>) -> tensor<8xbf16> {
 }
 // -----
 
+// Was a bug (found by lazyc-fuzz, seed 55762): a 64-bit integer to bf16 went through f64 first, which rounds beyond 2^53: 2332864606977916916, 12 below the midpoint of the bf16 values 129 * 2^54 and 130 * 2^54, became that midpoint, and the tie went to 130 * 2^54. Expected values by exact rational rounding (Python fractions, ties to even); bf16 outputs are read back as f32.
+// ARG: a i64 [12] values([2332864606977916916, 2332864606977916928, 2332864606977916940, -2332864606977916916, 9223372036854775807, -9223372036854775808, 9007199254740993, -1, 0, 16842753, 18014398509481983, 72057594037927935])
+// OUT: np.array([2.323857407723176e+18, 2.341871806232658e+18, 2.341871806232658e+18, -2.323857407723176e+18, 9.223372036854776e+18, -9.223372036854776e+18, 9007199254740992.0, -1.0, 0.0, 16908288.0, 1.8014398509481984e+16, 7.205759403792794e+16], dtype=np.float32) ; rtol=0, atol=0
+func.func @cast_i64_to_bf16_rounds_once(%a: tensor<12xi64>) -> tensor<12xbf16> {
+  %0 = lazy.cast %a : tensor<12xi64> to tensor<12xbf16>
+  return %0 : tensor<12xbf16>
+}
+// -----
+
+// The same for unsigned 64-bit integers, up to 2^64 - 1 (whose nearest f32, 2^64, does not convert back to an integer).
+// ARG: a ui64 [8] values([18446744073709551615, 2332864606977916916, 9223372036854775808, 13835058055282163711, 0, 1, 16842753, 18302628885633695743])
+// OUT: np.array([1.8446744073709552e+19, 2.323857407723176e+18, 9.223372036854776e+18, 1.3835058055282164e+19, 0.0, 1.0, 16908288.0, 1.8302628885633696e+19], dtype=np.float32) ; rtol=0, atol=0
+func.func @cast_ui64_to_bf16_rounds_once(%a: tensor<8xui64>) -> tensor<8xbf16> {
+  %0 = lazy.cast %a : tensor<8xui64> to tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+// -----
+
 // Was a bug (found by lazyc-fuzz): the exp polynomial turns x * log2(e) into an integer with fptosi, poison for NaN; with the NaN visible to LLVM (-inf / -inf after a max over an empty axis, all constant) sigmoid's exp returned garbage: 0, 1.4e-42, -0.11 from run to run instead of NaN.
 // ARG: x f32 [16, 0]
 // OUT: np.full(7, np.nan, dtype=np.float32) ; rtol=0, atol=0
