@@ -443,6 +443,51 @@ private:
   OpOrder &order;
 };
 
+/// linalg's RemoveOutsDependency (an init the payload does not read becomes
+/// tensor.empty) for ops without reductions only: a reduction over an empty
+/// domain returns its init, whatever the payload reads. (The minimum of an
+/// empty UInt8 tensor's `x ^ x` folds to a payload yielding 0; with its
+/// init gone, the result was uninitialized memory: lazyc-fuzz seed 58788.)
+struct RemoveParallelOutsDependency : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumReductionLoops() > 0)
+      return failure();
+    bool modified = false;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto type = dyn_cast<RankedTensorType>(init.get().getType());
+      if (!type || op.payloadUsesValueFromOperand(&init) ||
+          init.get().getDefiningOp<tensor::EmptyOp>())
+        continue;
+      Value empty = tensor::EmptyOp::create(
+          rewriter, op.getLoc(),
+          tensor::getMixedSizes(rewriter, op.getLoc(), init.get()),
+          type.getElementType());
+      rewriter.modifyOpInPlace(op, [&] { init.set(empty); });
+      modified = true;
+    }
+    return success(modified);
+  }
+};
+
+/// linalg's elementwise fusion patterns, with RemoveParallelOutsDependency
+/// in place of RemoveOutsDependency.
+void populateElementwiseFusionPatterns(RewritePatternSet &patterns) {
+  linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *fused) {
+    return fusesWithoutRecomputation(fused);
+  });
+  auto &native = patterns.getNativePatterns();
+  size_t before = native.size();
+  llvm::erase_if(native, [](const std::unique_ptr<RewritePattern> &pattern) {
+    return pattern->getDebugName().ends_with("RemoveOutsDependency");
+  });
+  assert(native.size() + 1 == before &&
+         "linalg's RemoveOutsDependency was not found to replace");
+  (void)before;
+  patterns.add<RemoveParallelOutsDependency>(patterns.getContext());
+}
+
 struct LazyFuseElementwisePass
     : mlir::lazy::impl::LazyFuseElementwisePassBase<LazyFuseElementwisePass> {
   void runOnOperation() override {
@@ -451,9 +496,7 @@ struct LazyFuseElementwisePass
     OpOrder order(getOperation());
     RewritePatternSet patterns(context);
     patterns.add<FuseStoredProducer>(context, order, /*benefit=*/2);
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns,
-        [](OpOperand *fused) { return fusesWithoutRecomputation(fused); });
+    populateElementwiseFusionPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(
         patterns,
         [](OpOperand *fused) { return fusesWithoutRecomputation(fused); });

@@ -355,3 +355,23 @@ func.func @residual_stream(%x0: tensor<8x64xf32>, %a1: tensor<8x64xf32>, %a2: te
   %s3 = lazy.reduce_sum %x3 [1] keep_dims : tensor<8x64xf32>
   return %s1, %s2, %s3, %x3 : tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x1xf32>, tensor<8x64xf32>
 }
+
+// -----
+
+// A reduction whose payload, once fused, does not read its accumulator (the
+// minimum of `x ^ x`, folded to min(acc, 0) = 0 for unsigned values) keeps
+// its init: over an empty domain the init is the result. linalg's
+// RemoveOutsDependency would have made it tensor.empty, and the minimum of
+// an empty UInt8 tensor read uninitialized memory (lazyc-fuzz seed 58788).
+// An elementwise op whose payload ignores its init still drops it.
+// CHECK-LABEL: func.func @empty_minimum_keeps_its_init
+//       CHECK:   %[[MAX:.*]] = arith.constant -1 : i8
+//       CHECK:   %[[INIT:.*]] = linalg.fill ins(%[[MAX]] : i8)
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     iterator_types = ["parallel", "reduction", "parallel", "reduction", "parallel", "reduction"]
+//  CHECK-SAME:     outs(%[[INIT]] : tensor<1x1x1xi8>)
+func.func @empty_minimum_keeps_its_init(%x: tensor<1x0x3xui8>) -> tensor<1x1x1xui8> {
+  %0 = lazy.bit_xor %x, %x : tensor<1x0x3xui8>
+  %1 = lazy.reduce_min %0 [0, 1, 2] keep_dims : tensor<1x0x3xui8>
+  return %1 : tensor<1x1x1xui8>
+}

@@ -125,6 +125,16 @@ func.func @cast_i32_to_bf16_rounds_once(%a: tensor<8xi32>) -> tensor<8xbf16> {
 }
 // -----
 
+// Was a bug (found by lazyc-fuzz, seed 58788): the minimum of an empty UInt8 tensor's x ^ x (the payload folds to min(acc, 0) = 0) lost its init of 255 in fusion and returned uninitialized memory. Over an empty domain the result is the init: 255, UInt8's largest value (the identity of the minimum).
+// ARG: a ui8 [1, 0, 3]
+// OUT: np.full((1, 1, 1), 255, dtype=np.uint8)
+func.func @minimum_of_empty_keeps_its_init(%a: tensor<1x0x3xui8>) -> tensor<1x1x1xui8> {
+  %0 = lazy.bit_xor %a, %a : tensor<1x0x3xui8>
+  %1 = lazy.reduce_min %0 [0, 1, 2] keep_dims : tensor<1x0x3xui8>
+  return %1 : tensor<1x1x1xui8>
+}
+// -----
+
 // Was a bug (found by lazyc-fuzz, seed 55762): a 64-bit integer to bf16 went through f64 first, which rounds beyond 2^53: 2332864606977916916, 12 below the midpoint of the bf16 values 129 * 2^54 and 130 * 2^54, became that midpoint, and the tie went to 130 * 2^54. Expected values by exact rational rounding (Python fractions, ties to even); bf16 outputs are read back as f32.
 // ARG: a i64 [12] values([2332864606977916916, 2332864606977916928, 2332864606977916940, -2332864606977916916, 9223372036854775807, -9223372036854775808, 9007199254740993, -1, 0, 16842753, 18014398509481983, 72057594037927935])
 // OUT: np.array([2.323857407723176e+18, 2.341871806232658e+18, 2.341871806232658e+18, -2.323857407723176e+18, 9.223372036854776e+18, -9.223372036854776e+18, 9007199254740992.0, -1.0, 0.0, 16908288.0, 1.8014398509481984e+16, 7.205759403792794e+16], dtype=np.float32) ; rtol=0, atol=0
