@@ -557,17 +557,13 @@ hostInitialValues(const std::vector<Variable *> &ps) {
   SplitMix random{5};
   std::vector<bench::Parameter> values;
   for (Variable *parameter : ps) {
-    std::vector<int64_t> shape = parameter->read().shape();
-    int64_t count = 1;
-    for (int64_t size : shape)
-      count *= size;
     const std::string &name = parameter->name();
     auto endsWith = [&](const char *suffix) {
       size_t n = std::strlen(suffix);
       return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
     };
     bool norm = name.find("ln") != std::string::npos;
-    std::vector<float> data(count);
+    std::vector<float> data(parameter->numel());
     for (float &value : data) {
       if (endsWith("bias"))
         value = 0;
@@ -581,14 +577,12 @@ hostInitialValues(const std::vector<Variable *> &ps) {
             float(0.02 * std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v));
       }
     }
-    values.push_back({std::move(data), shape});
+    values.push_back({std::move(data), parameter->read().shape()});
   }
   return values;
 }
 
-void benchGpt(const Settings &settings, GptShape shape) {
-  if (settings.layers > 0)
-    shape.layers = settings.layers;
+void benchGpt(const Settings &settings, const GptShape &shape) {
   bench::GptSetup setup;
   setup.vocabulary = 86; // the common licenses' (char_transformer.cpp)
   setup.dim = shape.dim;
@@ -1000,8 +994,12 @@ int main(int argc, char **argv) {
     benchCnn(settings);
   if (settings.only.empty() || settings.only == "gpt")
     benchGpt(settings, kCharTransformer);
-  if (settings.only == "gpt-small")
-    benchGpt(settings, kGpt2Small);
+  if (settings.only == "gpt-small") {
+    GptShape shape = kGpt2Small;
+    if (settings.layers > 0)
+      shape.layers = settings.layers;
+    benchGpt(settings, shape);
+  }
   if (settings.only.empty() || settings.only == "digits")
     benchDigits(settings);
   if (settings.only == "gpt-parts")

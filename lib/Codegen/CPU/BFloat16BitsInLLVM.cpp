@@ -40,16 +40,15 @@ static Value bitcastTo(OpBuilder &b, Value value, Type type) {
   return LLVM::BitcastOp::create(b, value.getLoc(), type, value);
 }
 
-/// Replaces `op`, whose result `result` is bf16, by a clone that yields the
-/// i16 bits, bitcast back for the users.
-static void yieldBits(Operation *op, unsigned result, Type bits) {
+/// Replaces `op`, whose one result is bf16, by a clone that yields the i16
+/// `bits`, bitcast back for the users.
+static void yieldBits(Operation *op, Type bits) {
   OpBuilder b(op);
   Operation *clone = b.clone(*op);
-  clone->getResult(result).setType(bits);
+  clone->getResult(0).setType(bits);
   b.setInsertionPointAfter(clone);
-  Type bf16 = op->getResult(result).getType();
-  op->getResult(result).replaceAllUsesWith(
-      bitcastTo(b, clone->getResult(result), bf16));
+  op->getResult(0).replaceAllUsesWith(
+      bitcastTo(b, clone->getResult(0), op->getResult(0).getType()));
   op->erase();
 }
 
@@ -76,18 +75,18 @@ struct LazyBFloat16BitsInLLVMPass
         operandAsBits(store.getValueMutable());
       } else if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
         if (Type bits = bitsTypeOf(load.getType()))
-          yieldBits(op, 0, bits);
+          yieldBits(op, bits);
       } else if (auto load = dyn_cast<LLVM::MaskedLoadOp>(op)) {
         if (Type bits = bitsTypeOf(load.getType())) {
           for (OpOperand &passThrough : load.getPassThruMutable())
             operandAsBits(passThrough);
-          yieldBits(op, 0, bits);
+          yieldBits(op, bits);
         }
       } else if (auto select = cast<LLVM::SelectOp>(op);
                  Type bits = bitsTypeOf(select.getType())) {
         operandAsBits(select.getTrueValueMutable());
         operandAsBits(select.getFalseValueMutable());
-        yieldBits(op, 0, bits);
+        yieldBits(op, bits);
       }
     }
     // A bitcast of a bitcast back to where it started is its source (the
