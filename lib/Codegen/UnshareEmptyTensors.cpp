@@ -6,9 +6,9 @@
 //===----------------------------------------------------------------------===//
 //
 // This file implements lazy-unshare-empty-tensors: every use of a
-// tensor.empty gets an empty of its own, placed where the shared one was,
-// and every destination written into a shared constant fill gets a fill of
-// its own.
+// tensor.empty gets an empty of its own, placed just before the op that
+// uses it, and every destination written into a shared constant fill gets a
+// fill of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,21 +90,30 @@ struct LazyUnshareEmptyTensorsPass
     }
   }
 
+  /// Each use of an empty gets one of its own, placed just before the op
+  /// that uses it.
   void unshareEmpties() {
-    SmallVector<tensor::EmptyOp> shared;
-    getOperation().walk([&](tensor::EmptyOp empty) {
-      if (!empty->hasOneUse() && !empty->use_empty())
-        shared.push_back(empty);
-    });
-    for (tensor::EmptyOp empty : shared) {
-      OpBuilder builder(empty);
-      // The first use keeps the original; uses are collected first because
-      // setting an operand unlinks it from the list being walked.
-      SmallVector<OpOperand *> uses =
-          llvm::map_to_vector(llvm::drop_begin(empty->getUses()),
-                              [](OpOperand &use) { return &use; });
-      for (OpOperand *use : uses)
-        use->set(builder.clone(*empty)->getResult(0));
+    SmallVector<tensor::EmptyOp> empties;
+    getOperation().walk(
+        [&](tensor::EmptyOp empty) { empties.push_back(empty); });
+    for (tensor::EmptyOp empty : empties) {
+      // Uses are collected first: setting an operand unlinks it from the
+      // list being walked. The last use keeps the original.
+      SmallVector<OpOperand *> uses = llvm::map_to_vector(
+          empty->getUses(), [](OpOperand &use) { return &use; });
+      if (uses.empty())
+        continue;
+      Block *block = empty->getBlock();
+      auto placeBefore = [&](Operation *op, OpOperand *use) {
+        if (Operation *user = block->findAncestorOpInBlock(*use->getOwner()))
+          op->moveBefore(user);
+      };
+      for (OpOperand *use : ArrayRef(uses).drop_back()) {
+        Operation *copy = OpBuilder(empty).clone(*empty);
+        use->set(copy->getResult(0));
+        placeBefore(copy, use);
+      }
+      placeBefore(empty, uses.back());
     }
   }
 };

@@ -219,8 +219,12 @@ def LazyUnshareEmptyTensorsPass
     nest. One-shot bufferization then puts all those destinations in one
     alias set and checks each in-place decision against the whole set:
     its time grows with the square of the trace (2x the ops, 4x the time).
-    Each use gets a clone of the empty, placed where the shared one was,
-    so each destination starts an alias set of its own. What is lost: the
+    Each use gets a clone of the empty, so each destination starts an
+    alias set of its own. Every empty moves to just before the op that
+    uses it (its ancestor in the empty's block): the buffer is allocated
+    where it is first written, not where CSE left the first empty, at the
+    start of the trace (a 20,000-op trace held 2,500 temporaries from its
+    start to their last reads). What is lost: the
     shared empty let a destination reuse the buffer of an earlier one whose
     value was dead; now each has its own allocation, freed after its last
     read (a GPT-2-small training step: same time, peak memory +0.5%).
