@@ -190,11 +190,12 @@ engine::compile(const Trace &trace, const std::vector<bool> &promoted,
   options.dynamicSizes = dynamicSizes;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       import::importTrace(trace, compileContext(), options);
-  dump(trace, *module,
-       !promoted.empty()                        ? "-promoted"
-       : llvm::is_contained(dynamicSizes, true) ? "-dynamic"
-                                                : "",
-       promoted);
+  const char *variant = !promoted.empty()                        ? "-promoted"
+                        : llvm::is_contained(dynamicSizes, true) ? "-dynamic"
+                                                                 : "";
+  dump(trace, *module, variant, promoted);
+  // LAZYC_PERF_MAP names the code by the dump file's name.
+  jit::PerfMapLabel label("trace-" + llvm::utohexstr(trace.key) + variant);
 
   const jit::Target &target = jit::targetFor(trace.device.kind());
   double lowering = profile::enabled() ? profile::now() : 0;

@@ -697,7 +697,8 @@ TEST_F(CompiledFunctionTest, CachedPartsLoadTogether) {
 
 // With LAZYC_PERF_MAP=1, the functions of a compiled trace, the outlined
 // body of its thread loop included, are listed in /tmp/perf-<pid>.map with
-// their addresses and sizes; the code at the entry's address runs. (A child
+// their addresses and sizes, under the thread's PerfMapLabel if it has
+// one; the code at the entry's address runs. (A child
 // process: the variable is read once per process.)
 TEST_F(CompiledFunctionTest, PerfMapNamesTheCompiledFunctions) {
   // The exit code says what went wrong: 2 the run, 3 a malformed line, 4 a
@@ -720,9 +721,25 @@ func.func @big(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
              .empty() ||
         out.front() != 1.0f || out.back() != 1.0f)
       return 2;
+    {
+      // Compiled under a label (the engine's: the trace's dump file name).
+      lazyc::jit::PerfMapLabel label("trace-0123ABCD");
+      auto small = compile(R"mlir(
+func.func @small(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %0 = lazy.tanh %x : tensor<1048576xf32>
+  return %0 : tensor<1048576xf32>
+}
+)mlir",
+                           "small");
+      if (!small ||
+          !messageOf(small->call({{x.data(), shape}}, {{out.data(), shape}}))
+               .empty() ||
+          out.front() != 0.0f)
+        return 2;
+    }
     std::ifstream lines(map);
     std::string line;
-    bool entry = false, threadLoop = false;
+    bool entry = false, threadLoop = false, labeled = false;
     while (std::getline(lines, line)) {
       std::istringstream fields(line);
       std::string address, size, name;
@@ -732,9 +749,10 @@ func.func @big(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
         return 3;
       entry |= name == "lazyc:big:big";
       threadLoop |= name.rfind("lazyc:big:big_loop0..omp_par", 0) == 0;
+      labeled |= name == "lazyc:trace-0123ABCD:small";
     }
     std::remove(map.c_str());
-    return entry && threadLoop ? 0 : 4;
+    return entry && threadLoop && labeled ? 0 : 4;
   };
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(std::exit(compileRunAndReadMap()), ::testing::ExitedWithCode(0),

@@ -99,6 +99,22 @@ public:
 /// Sets this thread's stage observer (null: none); returns the previous one.
 StageObserver *observeStages(StageObserver *observer);
 
+/// While it lives, the functions this thread compiles or loads are listed
+/// in LAZYC_PERF_MAP's file as `lazyc:<label>:<symbol>` rather than
+/// `lazyc:<function>:<symbol>`. The engine passes the name of the trace's
+/// LAZYC_DUMP_TRACES file (`trace-<key>`), so a kernel in a profile leads
+/// to the trace it came from.
+class PerfMapLabel {
+public:
+  explicit PerfMapLabel(std::string label);
+  ~PerfMapLabel();
+  PerfMapLabel(const PerfMapLabel &) = delete;
+  PerfMapLabel &operator=(const PerfMapLabel &) = delete;
+
+private:
+  std::string previous;
+};
+
 /// Tells this thread's stage observer, if any, that `stage` starts.
 void stageStarted(llvm::StringRef stage);
 

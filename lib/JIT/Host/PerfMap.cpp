@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PerfMap.h"
+#include "lazyc/JIT/CompiledFunction.h"
 
 #include "llvm/ExecutionEngine/JITLink/JITLink.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <mutex>
 #include <unistd.h>
+#include <utility>
 
 using namespace llvm;
 using namespace llvm::orc;
@@ -29,13 +31,23 @@ bool lazyc::jit::perfMapRequested() {
   return requested;
 }
 
+/// This thread's PerfMapLabel (empty: none).
+static thread_local std::string perfMapLabel;
+
+lazyc::jit::PerfMapLabel::PerfMapLabel(std::string label)
+    : previous(std::exchange(perfMapLabel, std::move(label))) {}
+
+lazyc::jit::PerfMapLabel::~PerfMapLabel() {
+  perfMapLabel = std::move(previous);
+}
+
 namespace {
 /// Appends each linked graph's code symbols (local ones included: a thread
 /// loop's outlined body) to /tmp/perf-<pid>.map.
 class PerfMapPlugin final : public ObjectLinkingLayer::Plugin {
 public:
-  PerfMapPlugin(StringRef function, StringRef entry)
-      : function(function.str()), entry(entry.str()) {}
+  PerfMapPlugin(StringRef label, StringRef function, StringRef entry)
+      : label(label.str()), function(function.str()), entry(entry.str()) {}
 
   void modifyPassConfig(MaterializationResponsibility &, jitlink::LinkGraph &,
                         jitlink::PassConfiguration &config) override {
@@ -77,7 +89,7 @@ private:
         continue;
       StringRef name = *symbol->getName();
       os << format_hex_no_prefix(symbol->getAddress().getValue(), 1) << " "
-         << format_hex_no_prefix(symbol->getSize(), 1) << " lazyc:" << function
+         << format_hex_no_prefix(symbol->getSize(), 1) << " lazyc:" << label
          << ":" << (name == entry ? StringRef(function) : name) << "\n";
     }
     std::lock_guard<std::mutex> lock(fileMutex);
@@ -88,17 +100,20 @@ private:
       file << lines;
   }
 
-  std::string function, entry;
+  /// The names' prefix: this thread's PerfMapLabel, else `function`.
+  std::string label, function, entry;
 };
 } // namespace
 
 void lazyc::jit::writePerfMapEntries(LLJITBuilder &builder, StringRef function,
                                      StringRef entry) {
   builder.setObjectLinkingLayerCreator(
-      [function = function.str(), entry = entry.str()](
+      [label = perfMapLabel.empty() ? function.str() : perfMapLabel,
+       function = function.str(), entry = entry.str()](
           ExecutionSession &session) -> Expected<std::unique_ptr<ObjectLayer>> {
         auto linker = std::make_unique<ObjectLinkingLayer>(session);
-        linker->addPlugin(std::make_unique<PerfMapPlugin>(function, entry));
+        linker->addPlugin(
+            std::make_unique<PerfMapPlugin>(label, function, entry));
         return std::move(linker);
       });
 }

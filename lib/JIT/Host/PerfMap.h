@@ -8,7 +8,8 @@
 // With LAZYC_PERF_MAP=1, every function the CPU JIT links is written to
 // /tmp/perf-<pid>.map, the file `perf report` reads to name code that has
 // no object file on disk: a trace's kernels then show up by name
-// (`lazyc:<function>:<symbol>`, e.g. a loop nest's outlined body).
+// (`lazyc:<label>:<symbol>`, e.g. a loop nest's outlined body; the label is
+// the trace's LAZYC_DUMP_TRACES file name when the engine compiles it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +30,9 @@ namespace lazyc::jit {
 bool perfMapRequested();
 
 /// Makes the JIT `builder` creates list the functions of every object it
-/// links in the process's perf map, under `function`'s name. The entry
-/// symbol, into which the trace's own function is inlined, is listed as
-/// `function` itself.
+/// links in the process's perf map, under this thread's PerfMapLabel, or
+/// `function`'s name without one. The entry symbol, into which the trace's
+/// own function is inlined, is listed as `function` itself.
 void writePerfMapEntries(llvm::orc::LLJITBuilder &builder,
                          llvm::StringRef function, llvm::StringRef entry);
 
