@@ -707,34 +707,30 @@ TEST_F(CompiledFunctionTest, PerfMapNamesTheCompiledFunctions) {
     setenv("LAZYC_PERF_MAP", "1", 1);
     std::string map = "/tmp/perf-" + std::to_string(getpid()) + ".map";
     std::remove(map.c_str());
-    auto big = compile(R"mlir(
-func.func @big(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
-  %0 = lazy.exp %x : tensor<1048576xf32>
-  return %0 : tensor<1048576xf32>
-}
-)mlir",
-                       "big");
-    std::vector<float> x(1 << 20, 0.0f), out(1 << 20, NAN);
-    const int64_t shape[] = {1 << 20};
-    if (!big ||
-        !messageOf(big->call({{x.data(), shape}}, {{out.data(), shape}}))
-             .empty() ||
-        out.front() != 1.0f || out.back() != 1.0f)
+    // @name computes `op` of 2^20 zeros; whether it ran and gave `at0`.
+    auto compilesAndRuns = [&](const std::string &name, const std::string &op,
+                               float at0) {
+      auto function = compile("func.func @" + name +
+                                  "(%x: tensor<1048576xf32>) -> "
+                                  "tensor<1048576xf32> {\n  %0 = lazy." +
+                                  op +
+                                  " %x : tensor<1048576xf32>\n  return %0 : "
+                                  "tensor<1048576xf32>\n}\n",
+                              name);
+      std::vector<float> x(1 << 20, 0.0f), out(1 << 20, NAN);
+      const int64_t shape[] = {1 << 20};
+      return function &&
+             messageOf(
+                 function->call({{x.data(), shape}}, {{out.data(), shape}}))
+                 .empty() &&
+             out.front() == at0 && out.back() == at0;
+    };
+    if (!compilesAndRuns("big", "exp", 1.0f))
       return 2;
     {
       // Compiled under a label (the engine's: the trace's dump file name).
       lazyc::jit::PerfMapLabel label("trace-0123ABCD");
-      auto small = compile(R"mlir(
-func.func @small(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
-  %0 = lazy.tanh %x : tensor<1048576xf32>
-  return %0 : tensor<1048576xf32>
-}
-)mlir",
-                           "small");
-      if (!small ||
-          !messageOf(small->call({{x.data(), shape}}, {{out.data(), shape}}))
-               .empty() ||
-          out.front() != 0.0f)
+      if (!compilesAndRuns("small", "tanh", 0.0f))
         return 2;
     }
     std::ifstream lines(map);
