@@ -60,7 +60,8 @@ struct LazyBFloat16BitsInLLVMPass
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::MaskedLoadOp,
-              LLVM::MaskedStoreOp, LLVM::SelectOp>(op))
+              LLVM::MaskedStoreOp, LLVM::SelectOp, LLVM::InsertElementOp,
+              LLVM::ExtractElementOp, LLVM::ShuffleVectorOp>(op))
         ops.push_back(op);
     });
     for (Operation *op : ops) {
@@ -82,10 +83,19 @@ struct LazyBFloat16BitsInLLVMPass
             operandAsBits(passThrough);
           yieldBits(op, bits);
         }
-      } else if (auto select = cast<LLVM::SelectOp>(op);
-                 Type bits = bitsTypeOf(select.getType())) {
-        operandAsBits(select.getTrueValueMutable());
-        operandAsBits(select.getFalseValueMutable());
+      } else if (auto select = dyn_cast<LLVM::SelectOp>(op)) {
+        if (Type bits = bitsTypeOf(select.getType())) {
+          operandAsBits(select.getTrueValueMutable());
+          operandAsBits(select.getFalseValueMutable());
+          yieldBits(op, bits);
+        }
+      } else if (Type bits = bitsTypeOf(op->getResult(0).getType())) {
+        // Moving elements: a broadcast of a loaded scalar (insertelement
+        // and a splat shuffle) or one element taken out. As bf16, x86
+        // passes the scalar through the stack and reads it back wider,
+        // a store-forwarding stall per broadcast (the max-pool gradient).
+        for (OpOperand &operand : op->getOpOperands())
+          operandAsBits(operand);
         yieldBits(op, bits);
       }
     }

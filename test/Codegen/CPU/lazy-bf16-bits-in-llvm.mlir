@@ -68,6 +68,35 @@ llvm.func @masked_select(%p: !llvm.ptr, %q: !llvm.ptr, %mask: vector<4xi1>, %c: 
 
 // -----
 
+// A loaded scalar broadcast to a vector (a max-pool gradient's maximum,
+// read once per window) and an element taken out: the insertelement, the
+// splat shuffle and the extractelement move i16 bits. As bf16, x86 stored
+// the scalar to the stack and read it back wider: a store-forwarding stall
+// per broadcast.
+// CHECK-LABEL: llvm.func @broadcast_scalar
+//       CHECK:   %[[S:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> i16
+//       CHECK:   %[[INS:.*]] = llvm.insertelement %[[S]], %{{.*}}[%{{.*}} : i64] : vector<2xi16>
+//       CHECK:   %[[SPLAT:.*]] = llvm.shufflevector %[[INS]], %{{.*}} [0, 0] : vector<2xi16>
+//       CHECK:   llvm.zext %[[SPLAT]] : vector<2xi16> to vector<2xi32>
+//       CHECK:   %[[E:.*]] = llvm.extractelement %[[SPLAT]][%{{.*}} : i64] : vector<2xi16>
+//       CHECK:   llvm.store %[[E]], %{{.*}} : i16, !llvm.ptr
+//   CHECK-NOT:   bf16
+//       CHECK:   llvm.return
+llvm.func @broadcast_scalar(%p: !llvm.ptr, %q: !llvm.ptr) -> vector<2xi32> {
+  %s = llvm.load %p {alignment = 2 : i64} : !llvm.ptr -> bf16
+  %poison = llvm.mlir.poison : vector<2xbf16>
+  %c0 = llvm.mlir.constant(0 : i64) : i64
+  %ins = llvm.insertelement %s, %poison[%c0 : i64] : vector<2xbf16>
+  %splat = llvm.shufflevector %ins, %poison [0, 0] : vector<2xbf16>
+  %bits = llvm.bitcast %splat : vector<2xbf16> to vector<2xi16>
+  %wide = llvm.zext %bits : vector<2xi16> to vector<2xi32>
+  %e = llvm.extractelement %splat[%c0 : i64] : vector<2xbf16>
+  llvm.store %e, %q : bf16, !llvm.ptr
+  llvm.return %wide : vector<2xi32>
+}
+
+// -----
+
 // Other types are untouched: f16 keeps its loads, selects and stores.
 // CHECK-LABEL: llvm.func @half_untouched
 //       CHECK:   llvm.load %{{.*}} : !llvm.ptr -> vector<4xf16>
