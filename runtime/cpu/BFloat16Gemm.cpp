@@ -96,7 +96,7 @@ packPairsOfColumns(const Matrix &b, int64_t p0, int64_t depth, int64_t first,
     int64_t values = std::min<int64_t>(depth - 2 * q0, 32);
     auto mask = __mmask32(values == 32 ? ~0u : (1u << values) - 1);
     int64_t count = std::min<int64_t>(pairs - q0, 16);
-    for (int64_t t0 = 0; t0 < width; t0 += 16) {
+    for (int64_t t0 = 0; t0 < panelColumns; t0 += 16) {
       __m512i rows[16];
       for (int r = 0; r < 16; ++r)
         rows[r] = t0 + r < panelColumns
@@ -113,26 +113,26 @@ packPairsOfColumns(const Matrix &b, int64_t p0, int64_t depth, int64_t first,
 
 /// packPairs for a `b` whose rows are contiguous: 16 columns of two rows
 /// interleaved at a time, row pair by row pair across every panel (each
-/// row read in one stream).
+/// row read in one stream). A last panel narrower than `width` is packed
+/// to its last 16 columns only: the kernel reads no further (a head's 32
+/// columns in 64-column panels packed twice the pairs it read).
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void
 packPairsOfRows(const Matrix &b, int64_t p0, int64_t depth, int64_t j0,
                 int64_t columns, int64_t width, uint32_t *packed) {
   int64_t pairs = (depth + 1) / 2;
-  int64_t panels = (columns + width - 1) / width;
   for (int64_t q = 0; q < pairs; ++q) {
     int64_t p = p0 + 2 * q;
     bool hasSecond = p + 1 < p0 + depth;
     const uint16_t *low = b.data + p * b.rowStride + j0;
     const uint16_t *high = low + b.rowStride;
-    for (int64_t t = 0; t < panels * width; t += 16) {
-      int64_t count = std::clamp<int64_t>(columns - t, 0, 16);
+    for (int64_t t = 0; t < columns; t += 16) {
+      int64_t count = std::min<int64_t>(columns - t, 16);
       auto mask = __mmask16((1u << count) - 1);
-      __m512i lows = _mm512_cvtepu16_epi32(
-          _mm256_maskz_loadu_epi16(mask, count ? low + t : nullptr));
+      __m512i lows =
+          _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, low + t));
       __m512i highs = _mm512_setzero_si512();
       if (hasSecond)
-        highs = _mm512_cvtepu16_epi32(
-            _mm256_maskz_loadu_epi16(mask, count ? high + t : nullptr));
+        highs = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, high + t));
       uint32_t *out = packed + ((t / width) * pairs + q) * width + t % width;
       _mm512_storeu_si512(out,
                           _mm512_or_si512(lows, _mm512_slli_epi32(highs, 16)));
@@ -142,7 +142,9 @@ packPairsOfRows(const Matrix &b, int64_t p0, int64_t depth, int64_t j0,
 
 /// Packs depth [p0, p0 + depth) and columns [j0, j0 + columns) of `b` in
 /// panels `width` columns wide (a multiple of 16): panel c's pair q of
-/// column t at packed[(c * pairs + q) * width + t], zeros past the ends.
+/// column t at packed[(c * pairs + q) * width + t], zeros past the ends
+/// up to the next multiple of 16 columns (the last vector the kernel
+/// reads).
 void packPairs(const Matrix &b, int64_t p0, int64_t depth, int64_t j0,
                int64_t columns, int64_t width, uint32_t *packed) {
   if (b.columnStride == 1)
@@ -160,7 +162,7 @@ void packPairs(const Matrix &b, int64_t p0, int64_t depth, int64_t j0,
       int64_t p = p0 + 2 * q;
       bool hasSecond = p + 1 < p0 + depth;
       uint32_t *out = panel + q * width;
-      for (int64_t t = 0; t < width; ++t)
+      for (int64_t t = 0; t < (panelColumns + 15) / 16 * 16; ++t)
         out[t] = t < panelColumns ? pair(b.at(p, first + t),
                                          hasSecond ? b.at(p + 1, first + t) : 0)
                                   : 0;
