@@ -195,8 +195,8 @@ broadcastPair(const uint16_t *at, bool single) {
 /// last vector's columns limited by `lastMask`.
 template <int Rows, int Vectors>
 __attribute__((target("avx512f,avx512bf16"))) void
-multiplyBlock(int64_t depth, Pairs a, const uint32_t *b, float *c, int64_t ldc,
-              __mmask16 lastMask, bool accumulate) {
+multiplyBlock(int64_t depth, const Pairs &a, const uint32_t *b, float *c,
+              int64_t ldc, __mmask16 lastMask, bool accumulate) {
   __m512 sums[Rows][Vectors];
 #pragma clang loop unroll(full)
   for (int r = 0; r < Rows; ++r)
@@ -222,8 +222,8 @@ multiplyBlock(int64_t depth, Pairs a, const uint32_t *b, float *c, int64_t ldc,
   lazyrt::storeBlock(sums, c, ldc, lastMask, accumulate);
 }
 
-using BlockFunction = void (*)(int64_t, Pairs, const uint32_t *, float *,
-                               int64_t, __mmask16, bool);
+using BlockFunction = void (*)(int64_t, const Pairs &, const uint32_t *,
+                               float *, int64_t, __mmask16, bool);
 
 template <int Rows, int Vectors> struct Block {
   static constexpr BlockFunction function = &multiplyBlock<Rows, Vectors>;
