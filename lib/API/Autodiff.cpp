@@ -644,11 +644,20 @@ void Backward::vjpReduction(const Node &node, const NodeInputs &in,
   }
   case OpKind::ReduceMax:
   case OpKind::ReduceMin: {
-    // The elements equal to the extreme share its gradient evenly.
+    // The elements equal to the extreme share its gradient evenly: the
+    // share is computed once per reduced element and selected where the
+    // input hits, so the full-size work is a compare and a select (no
+    // arithmetic, nothing to round in bf16), and an element that missed
+    // gets 0 whatever the gradient (0 * inf would be NaN).
     Tensor x = wrap(in[0]);
-    Tensor hits = indicator(At(x, where) == unreduce(out, input, node), x);
-    Tensor count = lazyc::sum(hits, node.ints, true, where);
-    accumulate(in[0], div(mul(hits, spread), count));
+    Tensor hits = At(x, where) == unreduce(out, input, node);
+    Tensor count = lazyc::sum(indicator(hits, x), node.ints, true, where);
+    Shape kept = input.shape;
+    for (int64_t axis : node.ints)
+      kept[axis] = 1;
+    Tensor share = div(lazyc::reshape(g, kept, where), count);
+    accumulate(in[0], lazyc::where(hits, share,
+                                   lazyc::zeros({}, x.dtype(), where), where));
     return;
   }
   // Not reductions (vjp() sends only reductions here).

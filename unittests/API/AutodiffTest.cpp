@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -212,6 +213,28 @@ TEST(AutodiffTest, MaxSharesTiesEvenly) {
   tape.watch(x);
   Tensor g = tape.gradient(max(x), x);
   EXPECT_EQ(g.toVector<double>(), (std::vector<double>{0, 0.5, 0.5}));
+}
+
+TEST(AutodiffTest, MaxGivesMissedElementsZeroWhateverTheGradient) {
+  // The rows' maxima take an infinite and a NaN gradient; the elements that
+  // are not a maximum get 0, not 0 * inf = NaN (as PyTorch's max-pool
+  // gradient), and a tie still splits the gradient.
+  Tensor x = Tensor::fromVector<float>({1, 5, 2, 4, 4, 0}, {2, 3});
+  Tensor up =
+      Tensor::fromVector<float>({std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::quiet_NaN()},
+                                {2});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor g = tape.gradient(sum(max(x, {1}) * up), x);
+  std::vector<float> values = g.toVector<float>();
+  float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(values[0], 0.0f);
+  EXPECT_EQ(values[1], inf);
+  EXPECT_EQ(values[2], 0.0f);
+  EXPECT_TRUE(std::isnan(values[3]));
+  EXPECT_TRUE(std::isnan(values[4]));
+  EXPECT_EQ(values[5], 0.0f);
 }
 
 TEST(AutodiffTest, SoftmaxAndLogSoftmax) {
