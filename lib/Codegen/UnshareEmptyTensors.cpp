@@ -14,6 +14,9 @@
 
 #include "lazyc/Codegen/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -54,13 +57,52 @@ static bool isDestination(OpOperand &use) {
   return dps && dps.isDpsInit(&use);
 }
 
+/// Whether `use` is a loop's initial value of a value it carries, which
+/// bufferization writes into when the loop updates it in place.
+static bool isLoopInit(OpOperand &use) {
+  if (auto loop = dyn_cast<scf::ForOp>(use.getOwner()))
+    return use.getOperandNumber() >= loop.getNumControlOperands();
+  return isa<scf::WhileOp>(use.getOwner());
+}
+
 namespace {
 struct LazyUnshareEmptyTensorsPass
     : mlir::lazy::impl::LazyUnshareEmptyTensorsPassBase<
           LazyUnshareEmptyTensorsPass> {
   void runOnOperation() override {
+    fillSplatDestinations();
     unshareFills();
     unshareEmpties();
+  }
+
+  /// A splat constant written into (a loop's zeros that each step writes a
+  /// row of, an accumulator) becomes a fill of an empty tensor for each
+  /// destination: bufferization would copy the constant's read-only global
+  /// into a new buffer (an ONNX LSTM's output: 256 KB read and written per
+  /// call), where a fill only writes.
+  void fillSplatDestinations() {
+    SmallVector<OpOperand *> destinations;
+    getOperation().walk([&](arith::ConstantOp constant) {
+      auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+      auto type = dyn_cast<RankedTensorType>(constant.getType());
+      if (!splat || !type || !type.hasStaticShape())
+        return;
+      for (OpOperand &use : constant->getUses())
+        if (isDestination(use) || isLoopInit(use))
+          destinations.push_back(&use);
+    });
+    for (OpOperand *use : destinations) {
+      auto constant = use->get().getDefiningOp<arith::ConstantOp>();
+      auto splat = cast<SplatElementsAttr>(constant.getValue());
+      auto type = cast<RankedTensorType>(constant.getType());
+      OpBuilder builder(use->getOwner());
+      Location loc = constant.getLoc();
+      Value value = arith::ConstantOp::create(
+          builder, loc, cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                            type.getElementType());
+      use->set(linalg::FillOp::create(builder, loc, value, empty).getResult(0));
+    }
   }
 
   /// A fill written into by several destinations (CSE merged the zero pads

@@ -51,6 +51,9 @@ void lazyc::buildBufferizePipeline(OpPassManager &pm) {
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // ... and so are reshapes of allocations.
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyReshapedResultsInPlacePass());
   pm.addPass(mlir::lazy::createLazyCheckOutputShapesPass());
   pm.addNestedPass<func::FuncOp>(mlir::lazy::createLazySkipSelfCopiesPass());
   pm.addPass(createCanonicalizerPass());

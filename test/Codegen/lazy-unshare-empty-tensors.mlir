@@ -99,3 +99,34 @@ func.func @fill_of_an_argument(%v: f32, %x: tensor<2xf32>) -> (tensor<4xf32>, te
   %b = tensor.insert_slice %x into %fill[2] [2] [1] : tensor<2xf32> into tensor<4xf32>
   return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
+
+// A splat constant that a loop carries and one that a product accumulates
+// into become fills of empties of their own (bufferized, a fill writes; the
+// constant's global would be copied). A reader keeps the constant.
+// CHECK-LABEL: func.func @splat_destinations
+//  CHECK-SAME:   (%[[X:.*]]: tensor<4xf32>, %[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x4xf32>)
+//   CHECK-DAG:   %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : tensor<4xf32>
+//       CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+//  CHECK-NEXT:   %[[E0:.*]] = tensor.empty() : tensor<4xf32>
+//  CHECK-NEXT:   %[[F0:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E0]] : tensor<4xf32>)
+//  CHECK-NEXT:   %[[LOOP:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[F0]])
+//       CHECK:   %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+//  CHECK-NEXT:   %[[E1:.*]] = tensor.empty() : tensor<4x4xf32>
+//  CHECK-NEXT:   %[[F1:.*]] = linalg.fill ins(%[[ONE]] : f32) outs(%[[E1]] : tensor<4x4xf32>)
+//  CHECK-NEXT:   linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x4xf32>) outs(%[[F1]] : tensor<4x4xf32>)
+//       CHECK:   arith.addf %[[X]], %[[ZEROS]] : tensor<4xf32>
+func.func @splat_destinations(%x: tensor<4xf32>, %a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> (tensor<4xf32>, tensor<4x4xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zeros = arith.constant dense<0.0> : tensor<4xf32>
+  %ones = arith.constant dense<1.0> : tensor<4x4xf32>
+  %loop = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zeros) -> (tensor<4xf32>) {
+    %v = tensor.extract %x[%i] : tensor<4xf32>
+    %next = tensor.insert %v into %acc[%i] : tensor<4xf32>
+    scf.yield %next : tensor<4xf32>
+  }
+  %product = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%ones : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %sum = arith.addf %x, %zeros : tensor<4xf32>
+  return %loop, %product, %sum : tensor<4xf32>, tensor<4x4xf32>, tensor<4xf32>
+}
