@@ -177,6 +177,8 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   // Threads: scf.parallel (from scf.forall, at bufferization) -> OpenMP.
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(mlir::lazy::createLazySerialSingleChunkParallelPass());
+  // ... each thread's chunks a plain loop: no worksharing calls, one barrier.
+  pm.addPass(mlir::lazy::createLazyStaticThreadChunksPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToFuncs());

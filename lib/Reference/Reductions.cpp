@@ -311,13 +311,16 @@ Value impl::evaluateReduction(const Node &node, const Value &input) {
 //===----------------------------------------------------------------------===//
 
 /// Adds lhs[a] * rhs[b] to `sum`, with the product's tolerance from its
-/// inputs': |x| ty + |y| tx + tx ty.
+/// inputs': |x| ty + |y| tx + tx ty; with `flushes`, a factor below
+/// Float32's smallest normal may be read as zero (the whole product).
 static void addProduct(FloatSum &sum, const Value &lhs, int64_t a,
-                       const Value &rhs, int64_t b) {
+                       const Value &rhs, int64_t b, bool flushes) {
   double x = lhs.floats[a], y = rhs.floats[b];
   double tx = lhs.tolerance[a], ty = rhs.tolerance[b];
   double tolerance =
       tx == 0 && ty == 0 ? 0 : std::fabs(x) * ty + std::fabs(y) * tx + tx * ty;
+  if (flushes && (std::fabs(x) < FLT_MIN || std::fabs(y) < FLT_MIN))
+    tolerance += std::fabs(x * y);
   sum.add(x * y, std::fabs(x * y), tolerance);
 }
 
@@ -330,6 +333,11 @@ Value impl::evaluateMatmul(const Node &node, const Value &lhs,
   int64_t batches = 1;
   for (size_t d = 0; d + 2 < rank; ++d)
     batches *= lhs.shape[d];
+  // A bf16 product may run on AVX512-BF16's vdpbf16ps (docs/API.md, "Mixed
+  // precision"), which reads subnormal inputs as zero and flushes each
+  // instruction's subnormal sum (k / 2 of them per element) to zero.
+  bool flushes = lhs.dtype == DType::BFloat16 && rhs.dtype == DType::BFloat16;
+  double flushed = flushes ? double(k / 2 + 1) * FLT_MIN : 0.0;
   for (int64_t b = 0; b < batches; ++b) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
@@ -350,7 +358,7 @@ Value impl::evaluateMatmul(const Node &node, const Value &lhs,
         FloatSum sum;
         for (int64_t p = 0; p < k; ++p) {
           int64_t a = (b * m + i) * k + p, c = (b * k + p) * n + j;
-          addProduct(sum, lhs, a, rhs, c);
+          addProduct(sum, lhs, a, rhs, c, flushes);
         }
         // Each product is rounded once more than a plain sum's terms.
         double value, tolerance;
@@ -358,7 +366,7 @@ Value impl::evaluateMatmul(const Node &node, const Value &lhs,
         if (k == 1 && sum.sumTolerance == 0 && !sum.nonFinite)
           tolerance = 0; // 0 + x * y: one correctly rounded product.
         out.floats[o] = value;
-        out.tolerance[o] = tolerance;
+        out.tolerance[o] = tolerance + flushed;
       }
     }
   }
@@ -406,7 +414,7 @@ Value impl::evaluateConv2d(const Node &node, const Value &input,
                 }
                 int64_t a =
                     ((n * channels + c) * height + row) * width + column;
-                addProduct(sum, input, a, filter, b);
+                addProduct(sum, input, a, filter, b, /*flushes=*/false);
               }
           double value, tolerance;
           sum.result(out.dtype, 1, value, tolerance);

@@ -24,8 +24,9 @@
 // on 2^20 f32: one function with the input's descriptor (allocated and aligned
 // pointer, offset, size, stride) followed by the output's, and no result; the
 // body is vector<64xf32> code (exp and tanh as fma polynomials) inside the
-// OpenMP loop, stored to the output (masked stores when the thread count does
-// not divide 2^20).
+// OpenMP region, over the calling thread's chunks (lazy-static-thread-chunks:
+// no worksharing loop), stored to the output (masked stores when the thread
+// count does not divide 2^20).
 // CHECK-LABEL: llvm.func @chain(
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64) {
@@ -34,7 +35,9 @@
 //     THREADS: llvm.func @chain_loop0(
 //  THREADS-SAME:   attributes {passthrough = ["noinline"]
 //     THREADS:   omp.parallel {
-//     THREADS:     omp.wsloop {
+//     THREADS:     llvm.call @omp_get_thread_num() : () -> i32
+//     THREADS:     llvm.call @omp_get_num_threads() : () -> i32
+//   THREADS-NOT:   omp.wsloop
 //       CHECK:     llvm.intr.fma(%{{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
 //       CHECK:     llvm.fdiv %{{.*}} : vector<64xf32>
 //       CHECK:     {{llvm.store|llvm.intr.masked.store}} %{{.*}} : vector<64xf32>, {{.*}}!llvm.ptr

@@ -371,6 +371,26 @@ TEST(ReferenceEvaluator, ReductionsMatmulSoftmax) {
   EXPECT_LT(partial.tolerance[1], 1e-5);
 }
 
+TEST(ReferenceEvaluator, BFloat16ProductsMayFlushSubnormals) {
+  // AVX512-BF16's vdpbf16ps reads a subnormal input as zero and flushes a
+  // subnormal sum: a bf16 product [1e-39] @ [2.5] may be 0 (lazyc-fuzz seed
+  // 66042), while a normal product keeps a tight tolerance.
+  Tensor tiny = cast(Tensor::fromVector<float>({1e-39f}, {1, 1}),
+                     DType::BFloat16);
+  Tensor weight =
+      cast(Tensor::fromVector<float>({2.5f}, {1, 1}), DType::BFloat16);
+  Value flushed = evaluate(matmul(tiny, weight));
+  EXPECT_NE(flushed.floats[0], 0.0);
+  EXPECT_GE(flushed.tolerance[0], std::fabs(flushed.floats[0]));
+  Value normal = evaluate(matmul(weight, weight));
+  EXPECT_EQ(normal.floats[0], 6.25);
+  EXPECT_LT(normal.tolerance[0], 1e-37);
+  // Float32 products do not flush: exact, one product.
+  Value exact = evaluate(matmul(Tensor::fromVector<float>({1e-39f}, {1, 1}),
+                                Tensor::fromVector<float>({2.5f}, {1, 1})));
+  EXPECT_EQ(exact.tolerance[0], 0.0);
+}
+
 TEST(ReferenceEvaluator, TiledAttentionAndItsGradients) {
   // q [1, 2] = [1, 0], k = [[1, 0], [0, 1]], v = [[1, 2], [3, 4]], scale 1:
   // the scores are [1, 0], the weights [e / (e + 1), 1 / (e + 1)] =
