@@ -43,7 +43,7 @@ static omp::LoopNestOp plainWorkshareLoop(omp::ParallelOp parallel) {
     return nullptr;
   auto nest = dyn_cast<omp::LoopNestOp>(wsloop.getWrappedLoop());
   if (!nest || nest.getLoopInclusive() || nest.getIVs().size() != 1 ||
-      !nest.getRegion().hasOneBlock())
+      !nest.getIVs()[0].getType().isIndex())
     return nullptr;
   return nest;
 }
