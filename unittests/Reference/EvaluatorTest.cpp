@@ -375,8 +375,8 @@ TEST(ReferenceEvaluator, BFloat16ProductsMayFlushSubnormals) {
   // AVX512-BF16's vdpbf16ps reads a subnormal input as zero and flushes a
   // subnormal sum: a bf16 product [1e-39] @ [2.5] may be 0 (lazyc-fuzz seed
   // 66042), while a normal product keeps a tight tolerance.
-  Tensor tiny = cast(Tensor::fromVector<float>({1e-39f}, {1, 1}),
-                     DType::BFloat16);
+  Tensor tiny =
+      cast(Tensor::fromVector<float>({1e-39f}, {1, 1}), DType::BFloat16);
   Tensor weight =
       cast(Tensor::fromVector<float>({2.5f}, {1, 1}), DType::BFloat16);
   Value flushed = evaluate(matmul(tiny, weight));
