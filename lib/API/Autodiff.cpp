@@ -253,11 +253,18 @@ private:
   /// `g` (shaped like the reduction's result) spread back over `input`'s
   /// shape: the reduced axes become 1 and broadcast.
   Tensor unreduce(const Tensor &g, const Node &input, const Node &reduction) {
+    return lazyc::broadcastTo(keepReduced(g, input, reduction), input.shape,
+                              where);
+  }
+
+  /// `g` (shaped like the reduction's result) with the reduced axes of
+  /// `input`'s shape kept as 1.
+  Tensor keepReduced(const Tensor &g, const Node &input,
+                     const Node &reduction) {
     Shape kept = input.shape;
     for (int64_t axis : reduction.ints)
       kept[axis] = 1;
-    return lazyc::broadcastTo(lazyc::reshape(g, kept, where), input.shape,
-                              where);
+    return lazyc::reshape(g, kept, where);
   }
 
   void vjp(const TapeState::Entry &entry, const Tensor &g);
@@ -652,10 +659,7 @@ void Backward::vjpReduction(const Node &node, const NodeInputs &in,
     Tensor x = wrap(in[0]);
     Tensor hits = At(x, where) == unreduce(out, input, node);
     Tensor count = lazyc::sum(indicator(hits, x), node.ints, true, where);
-    Shape kept = input.shape;
-    for (int64_t axis : node.ints)
-      kept[axis] = 1;
-    Tensor share = div(lazyc::reshape(g, kept, where), count);
+    Tensor share = div(keepReduced(g, input, node), count);
     accumulate(in[0], lazyc::where(hits, share,
                                    lazyc::zeros({}, x.dtype(), where), where));
     return;

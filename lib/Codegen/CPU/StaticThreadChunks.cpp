@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Utils/Utils.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 
 namespace mlir::lazy {
@@ -30,12 +31,10 @@ using namespace mlir;
 /// without reductions: an omp.wsloop with no clauses, then the terminator.
 static omp::LoopNestOp plainWorkshareLoop(omp::ParallelOp parallel) {
   Region &region = parallel.getRegion();
-  if (!region.hasOneBlock())
+  if (!region.hasOneBlock() || region.front().getOperations().size() != 2)
     return nullptr;
-  Block &block = region.front();
-  auto wsloop = dyn_cast<omp::WsloopOp>(block.front());
-  if (!wsloop || &block.front() != &*std::prev(block.end(), 2) ||
-      !isa<omp::TerminatorOp>(block.back()))
+  auto wsloop = dyn_cast<omp::WsloopOp>(region.front().front());
+  if (!wsloop)
     return nullptr;
   if (!wsloop.getReductionVars().empty() || !wsloop.getPrivateVars().empty() ||
       !wsloop.getLinearVars().empty() || wsloop.getScheduleKind() ||
@@ -46,18 +45,6 @@ static omp::LoopNestOp plainWorkshareLoop(omp::ParallelOp parallel) {
       !nest.getIVs()[0].getType().isIndex())
     return nullptr;
   return nest;
-}
-
-/// A declaration of the OpenMP runtime's `name`, returning an i32.
-static func::FuncOp runtimeFunction(ModuleOp module, StringRef name) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b(module.getBodyRegion());
-  b.setInsertionPointToStart(module.getBody());
-  auto function = func::FuncOp::create(
-      b, module.getLoc(), name, b.getFunctionType(TypeRange{}, b.getI32Type()));
-  function.setPrivate();
-  return function;
 }
 
 namespace {
@@ -73,8 +60,14 @@ struct LazyStaticThreadChunksPass
     });
     if (loops.empty())
       return;
-    func::FuncOp threadNumber = runtimeFunction(module, "omp_get_thread_num");
-    func::FuncOp teamSize = runtimeFunction(module, "omp_get_num_threads");
+    // The OpenMP runtime's functions, declared once.
+    OpBuilder declarations(module.getBodyRegion());
+    auto runtimeFunction = [&](StringRef name) {
+      return *func::lookupOrCreateFnDecl(declarations, module, name, {},
+                                         nullptr, declarations.getI32Type());
+    };
+    func::FuncOp threadNumber = runtimeFunction("omp_get_thread_num");
+    func::FuncOp teamSize = runtimeFunction("omp_get_num_threads");
     for (auto [parallel, nest] : loops) {
       auto wsloop = cast<omp::WsloopOp>(nest->getParentOp());
       OpBuilder b(wsloop);
