@@ -192,6 +192,8 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   // bf16 conversions as integer code: x86's vcvtneps2bf16 flushes
   // subnormals to zero.
   pm.addPass(mlir::lazy::createLazyExpandBFloat16Pass());
+  // A softmax's max as one vmaxps: its NaN results do not matter.
+  pm.addPass(mlir::lazy::createLazyNanFreeMinMaxPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (erf on f64, ...) becomes a libm call.

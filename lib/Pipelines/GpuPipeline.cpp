@@ -128,6 +128,11 @@ void lazyc::buildGpuToLLVMPipeline(OpPassManager &pm,
   // not passed in: the NVPTX back end folds them (a delinearization by a
   // known shape is shifts and multiplications, not 64-bit divisions).
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  // max.f32 already ignores NaN: a softmax's max only loses its `nnan`,
+  // which LLVM could fold with a NaN identity to poison.
+  mlir::lazy::LazyNanFreeMinMaxPassOptions nanFree;
+  nanFree.selects = false;
+  pm.addPass(mlir::lazy::createLazyNanFreeMinMaxPass(nanFree));
   pm.addPass(createGpuKernelOutliningPass());
   // One module of kernels, compiled to PTX (and linked with libdevice) once.
   pm.addPass(mlir::lazy::createLazyGpuMergeKernelModulesPass());

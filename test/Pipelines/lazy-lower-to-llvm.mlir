@@ -65,8 +65,9 @@ func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
 // -----
 
 // Row softmax on 4096x1024: rank-2 descriptors for the input and the
-// out-parameter, 64-lane max, exp (polynomial) and sum, one division per
-// row and a product per element, no result.
+// out-parameter, 64-lane max (a compare and a select: its NaN results do
+// not matter), exp (polynomial) and sum, one division per row and a product
+// per element, no result.
 // CHECK-LABEL: llvm.func @softmax(
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64,
 //  CHECK-SAME:     %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64) {
@@ -74,7 +75,8 @@ func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
 //     THREADS:   llvm.return{{$}}
 //     THREADS: llvm.func @softmax_loop0(
 //     THREADS:   omp.parallel {
-//       CHECK:     llvm.intr.maxnum(%{{.*}}) : (vector<64xf32>, vector<64xf32>) -> vector<64xf32>
+//       CHECK:     %[[WINS:.+]] = llvm.fcmp "ogt" %[[ACC:.+]], %[[X:.+]] : vector<64xf32>
+//  CHECK-NEXT:     llvm.select %[[WINS]], %[[ACC]], %[[X]] : vector<64xi1>, vector<64xf32>
 //       CHECK:     llvm.intr.fma(%{{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
 //       CHECK:     llvm.fadd %{{.*}} : vector<64xf32>
 //       CHECK:     llvm.fdiv %{{.*}} : vector<1xf32>

@@ -218,4 +218,57 @@ TEST_F(BadInputTest, NaNAndInfinityPropagateAsInNumpy) {
   EXPECT_TRUE(std::isnan(sqrt(full({1}, -1.0f)).item<float>()));
 }
 
+TEST_F(BadInputTest, SoftmaxRowsWithSpecialValuesAsInNumpy) {
+  // Rows of 1024: the compiled max accumulates 64 lanes (vectorized as a
+  // compare and a select, whose NaN results the sum overrides). The
+  // reference is numpy's formula in double: exp(x - max) / sum, where a NaN
+  // max or a NaN sum makes the row NaN.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const int64_t rows = 10, columns = 1024;
+  std::vector<float> values(rows * columns);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < columns; ++c)
+      values[r * columns + c] = float(std::sin(0.37 * double(c + 7 * r))) * 4;
+  auto at = [&](int64_t r, int64_t c) -> float & {
+    return values[r * columns + c];
+  };
+  at(0, 0) = nan;    // NaN first: the lane's accumulator starts with it
+  at(1, 700) = nan;  // NaN in the middle of a lane
+  at(2, 1023) = nan; // NaN last
+  for (int64_t c = 0; c < columns; ++c)
+    at(3, c) = -inf; // all -inf: -inf - -inf is NaN
+  for (int64_t c = 0; c < columns; c += 3)
+    at(4, c) = -inf; // masked out: exactly 0
+  at(5, 500) = inf;  // inf - inf is NaN, and so is the sum
+  at(6, 64) = 1e30f; // one value dominates: 1 there, 0 elsewhere
+  for (int64_t c = 0; c < columns; ++c)
+    at(7, c) = -1000.0f - float(c % 5); // all far below 0
+  for (int64_t c = 0; c < columns; ++c)
+    at(8, c) = c % 2 ? 0.0f : -0.0f; // signed zeros: uniform
+  // Row 9 stays ordinary.
+
+  std::vector<float> y =
+      softmax(Tensor::fromVector<float>(values, {rows, columns}), 1)
+          .toVector<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    double max = -INFINITY, sum = 0;
+    for (int64_t c = 0; c < columns; ++c)
+      max = std::isnan(max) || std::isnan(at(r, c))
+                ? NAN
+                : std::max(max, double(at(r, c)));
+    for (int64_t c = 0; c < columns; ++c)
+      sum += std::exp(double(at(r, c)) - max);
+    for (int64_t c = 0; c < columns; ++c) {
+      double expected = std::exp(double(at(r, c)) - max) / sum;
+      float got = y[r * columns + c];
+      if (std::isnan(expected))
+        EXPECT_TRUE(std::isnan(got)) << "row " << r << ", column " << c;
+      else
+        EXPECT_NEAR(got, expected, 1e-6 * expected + 1e-37)
+            << "row " << r << ", column " << c;
+    }
+  }
+}
+
 } // namespace

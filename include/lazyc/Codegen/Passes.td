@@ -309,6 +309,34 @@ def LazyFlattenBroadcastSourcesPass
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def LazyNanFreeMinMaxPass : Pass<"lazy-nan-free-min-max"> {
+  let summary = "Lower a float min/max marked `nnan` before LLVM sees the "
+                "flag";
+  let description = [{
+    `arith.maxnumf` / `arith.minnumf` with `fastmath<nnan>` (a softmax's
+    max: a NaN in the row makes the sum NaN whatever the max is) may give
+    any result for a NaN operand. LLVM's maxnum must order NaN, which on
+    x86 costs a compare and a masked move besides the vmaxps, and with
+    `nnan` it may fold an operand that is the NaN identity of a partial
+    reduction to poison. So the flag never reaches LLVM:
+
+    - with `selects` (the CPU), the op becomes `select(lhs > rhs, lhs,
+      rhs)` (`<` for the min): one vmaxps, which returns the right-hand
+      operand when either is NaN, so an accumulator on the left that starts
+      at NaN takes the first value;
+    - without (the GPU, where max.f32 already ignores NaN in one
+      instruction), the flag is dropped.
+
+    Softmax's 4096 x 1024 rows on one thread: 1.50 -> 1.32 ms (its max
+    loop was 3 instructions per vector, now 1).
+  }];
+  let options = [
+    Option<"selects", "selects", "bool", /*default=*/"true",
+           "A compare and a select (else: the op without the flag)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def LazyOverlapCollectivesPass
     : Pass<"lazy-overlap-collectives", "::mlir::func::FuncOp"> {
   let summary = "Wait for each collective only where its buffers are used";

@@ -13,6 +13,7 @@
 
 #include "lazyc/Codegen/CPU/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -528,6 +529,38 @@ static linalg::LinalgOp tileWithFor(RewriterBase &rewriter, linalg::LinalgOp op,
   return cast<linalg::LinalgOp>(result->tiledOps.back());
 }
 
+/// Partial reduction tiling starts the partials of a maxnumf (minnumf) at
+/// its identity, NaN. One marked `nnan` becomes a compare and a select
+/// (lazy-nan-free-min-max), which would keep a NaN on its right: its
+/// partials start at -inf (+inf) instead, as much an identity for every
+/// other value.
+static void startNanFreePartialsAtInfinity(RewriterBase &rewriter,
+                                           linalg::LinalgOp partial,
+                                           ArrayRef<Value> initialValues) {
+  for (auto [index, init] : llvm::enumerate(initialValues)) {
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    SmallVector<Operation *> combiners;
+    if (!fill ||
+        !matchReduction(partial.getRegionOutputArgs(), index, combiners) ||
+        combiners.size() != 1 ||
+        !isa<arith::MaxNumFOp, arith::MinNumFOp>(combiners.front()))
+      continue;
+    auto fastMath = cast<arith::ArithFastMathInterface>(combiners.front());
+    if (!arith::bitEnumContainsAll(fastMath.getFastMathFlagsAttr().getValue(),
+                                   arith::FastMathFlags::nnan))
+      continue;
+    auto type = cast<FloatType>(fill.value().getType());
+    bool isMax = isa<arith::MaxNumFOp>(combiners.front());
+    rewriter.setInsertionPoint(fill);
+    Value infinity = arith::ConstantOp::create(
+        rewriter, fill.getLoc(),
+        rewriter.getFloatAttr(
+            type, APFloat::getInf(type.getFloatSemantics(), isMax)));
+    rewriter.modifyOpInPlace(fill,
+                             [&] { fill.getInputsMutable()[0].set(infinity); });
+  }
+}
+
 /// A reduction over an innermost dimension of a multiple of `vectorWidth`:
 /// one row at a time, accumulated in `vectorWidth` partial results (plain
 /// vertical vector ops), which are combined once at the end of the row.
@@ -579,6 +612,10 @@ static bool tileReductionByPartials(RewriterBase &rewriter, linalg::LinalgOp op,
         offsets[inner] = loop.getInductionVar();
         linalg::offsetIndices(rewriter, linalgOp, offsets);
       }
+
+  for (Operation *tiled : result->tiledOps)
+    if (auto partial = dyn_cast<linalg::LinalgOp>(tiled))
+      startNanFreePartialsAtInfinity(rewriter, partial, result->initialValues);
 
   SmallVector<linalg::LinalgOp> pieces;
   for (Value init : result->initialValues)

@@ -202,7 +202,9 @@ Value mlir::lazy::combineReduction(OpBuilder &b, Location loc,
     return isFloat ? arith::MinimumFOp::create(b, loc, lhs, rhs).getResult()
                    : createIntegerMin(b, loc, lhs, rhs);
   case ReductionKind::MaxNum:
-    return isFloat ? arith::MaxNumFOp::create(b, loc, lhs, rhs).getResult()
+    return isFloat ? arith::MaxNumFOp::create(b, loc, lhs, rhs,
+                                              arith::FastMathFlags::nnan)
+                         .getResult()
                    : createIntegerMax(b, loc, lhs, rhs);
   }
   llvm_unreachable("unknown reduction kind");

@@ -90,8 +90,10 @@ Value buildParallelGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                            ArrayRef<AffineMap> inputMaps, Value init,
                            ScalarBodyBuilder body);
 
-/// The reductions the lowering emits. MaxNum is a float max that need not
-/// propagate NaN nor order -0 before +0 (for a softmax's shift).
+/// The reductions the lowering emits. MaxNum is a float max whose result
+/// for a NaN operand does not matter (`fastmath<nnan>`) and that need not
+/// order -0 before +0: a softmax's shift, where a NaN in the row makes the
+/// sum NaN whatever the max is.
 enum class ReductionKind { Sum, Max, Min, MaxNum };
 
 /// Reduces `input` over `axes` (dropping them, or keeping them as size 1)
@@ -105,7 +107,7 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
 TypedAttr reductionIdentity(OpBuilder &b, ReductionKind kind, Type element);
 
 /// Combines two scalars of a reduction (NaN-propagating for floats, but
-/// for MaxNum).
+/// for MaxNum, whose combiner is `arith.maxnumf fastmath<nnan>`).
 Value combineReduction(OpBuilder &b, Location loc, ReductionKind kind,
                        Value lhs, Value rhs);
 

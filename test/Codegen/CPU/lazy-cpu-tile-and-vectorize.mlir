@@ -59,11 +59,13 @@ func.func @small_elementwise(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 // Row softmax: one scf.forall over row blocks, the four fused ops inside it
 // row by row (scf.for step 1); max and sum accumulate 64 partial results
 // (vector<1x64xf32>) across the row, and vector.multi_reduction combines
-// them once, after the 64-element loop. The max is maxnumf (a NaN makes the
-// row NaN through the sum anyway); the row is multiplied by its sum's
+// them once, after the 64-element loop. The max is maxnumf marked nnan (a
+// NaN makes the row NaN through the sum anyway), whose partials start at
+// -inf, not at NaN, its identity; the row is multiplied by its sum's
 // reciprocal, one division per row.
 // CHECK-LABEL: func.func @softmax
 //  CHECK-SAME:   (%[[X:.*]]: tensor<4096x1024xf32>)
+//   CHECK-DAG:   %[[NINF:.*]] = arith.constant dense<0xFF800000> : vector<1x64xf32>
 //   CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : index
 //   CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
 //   CHECK-DAG:   %[[C64:.*]] = arith.constant 64 : index
@@ -72,9 +74,10 @@ func.func @small_elementwise(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 //   CHECK-NOT:   scf.forall
 //       CHECK:   %[[R:.*]] = scf.forall (%{{.*}}) = (0) to (4096) step (2048) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<4096x1024xf32>)
 //       CHECK:     scf.for %{{.*}} = %[[C0]] to %[[ROWS]] step %[[C1]]
+//       CHECK:       vector.transfer_write %[[NINF]]
 //       CHECK:       scf.for %{{.*}} = %[[C0]] to %[[C1024]] step %[[C64]] iter_args(%{{.*}}) -> (tensor<1x64xf32>)
 //   CHECK-NOT:         vector.multi_reduction
-//       CHECK:         arith.maxnumf %{{.*}} : vector<1x64xf32>
+//       CHECK:         arith.maxnumf %{{.*}} fastmath<nnan> : vector<1x64xf32>
 //       CHECK:         scf.yield
 //       CHECK:       vector.multi_reduction <maxnumf>, %{{.*}} [1] : vector<1x64xf32> to vector<1xf32>
 //       CHECK:       scf.for %{{.*}} = %[[C0]] to %[[C1024]] step %[[C64]]

@@ -1200,8 +1200,8 @@ func.func @matmul_empty_batch(%a: tensor<?x0x2x1xi32>, %b: tensor<?x0x1x1xi32>) 
 
 // -----
 
-// softmax (stable form): max reduction (maxnumf: a NaN in the row makes
-// the sum NaN anyway), exp(x - max), sum reduction, its reciprocal per row,
+// softmax (stable form): max reduction (maxnumf marked nnan: a NaN in the
+// row makes the sum NaN anyway), exp(x - max), sum reduction, its reciprocal per row,
 // then exp * (1 / sum); the row values are read through the map that drops
 // the axis.
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
@@ -1215,7 +1215,7 @@ func.func @matmul_empty_batch(%a: tensor<?x0x2x1xi32>, %b: tensor<?x0x1x1xi32>) 
 //  CHECK-SAME:     indexing_maps = [#[[$ID]], #[[$ROW]]]
 //  CHECK-SAME:     iterator_types = ["parallel", "reduction"]
 //  CHECK-SAME:     ins(%[[X]] : tensor<4x8xf32>) outs(%[[MACC]] : tensor<4xf32>)
-//       CHECK:     arith.maxnumf
+//       CHECK:     arith.maxnumf %{{.*}} fastmath<nnan> : f32
 //       CHECK:   %[[EXP:.*]] = linalg.generic
 //  CHECK-SAME:     indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]]
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel"]
@@ -1261,7 +1261,7 @@ func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 //  CHECK-SAME:     indexing_maps = [#[[$ID]], #[[$COL]]]
 //  CHECK-SAME:     iterator_types = ["reduction", "parallel"]
 //  CHECK-SAME:     ins(%[[X]] : tensor<?x8xf64>)
-//       CHECK:     arith.maxnumf
+//       CHECK:     arith.maxnumf %{{.*}} fastmath<nnan> : f64
 //       CHECK:   %[[D0:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf64>
 //       CHECK:   %[[E:.*]] = tensor.empty(%[[D0]]) : tensor<?x8xf64>
 //       CHECK:   %[[EXP:.*]] = linalg.generic
