@@ -52,8 +52,10 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   // f16/bf16 products accumulate in f32 (the rounding to the narrow type
   // fuses with what follows).
+  mlir::lazy::LazyCpuWidenNarrowProductsPassOptions widen;
+  widen.bf16DotConvolutions = options.bf16DotConvolutions;
   pm.addNestedPass<func::FuncOp>(
-      mlir::lazy::createLazyCpuWidenNarrowProductsPass());
+      mlir::lazy::createLazyCpuWidenNarrowProductsPass(widen));
   // Each convolution in the layout its kernel vectorizes best, before
   // fusion joins the transposes with their neighbours.
   pm.addNestedPass<func::FuncOp>(
@@ -134,7 +136,9 @@ void lazyc::buildCpuToLLVMPipeline(OpPassManager &pm,
   pm.addPass(mlir::lazy::createLazyOutlineLoopNestsPass());
   // f32/f64 GEMM tiles run on BLAS, on the thread their scf.forall gives.
   pm.addPass(mlir::lazy::createLazyCpuGemmToBlasPass());
-  // Convolution tiles run as register-blocked direct convolution.
+  // bf16 convolution tiles run on the runtime's dot products, the others
+  // as register-blocked direct convolution.
+  pm.addPass(mlir::lazy::createLazyCpuConvolutionsToRuntimePass());
   pm.addNestedPass<func::FuncOp>(
       mlir::lazy::createLazyCpuDirectConvolutionPass());
   // What was not vectorized runs as scalar loops.

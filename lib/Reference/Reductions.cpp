@@ -395,6 +395,14 @@ Value impl::evaluateConv2d(const Node &node, const Value &input,
   int64_t dilationY = node.ints2[0], dilationX = node.ints2[1];
   int64_t top = node.ints3[0], left = node.ints3[2];
   const std::vector<int64_t> &os = node.shape;
+  // bf16 by bf16 may run on vdpbf16ps, as a product does (evaluateMatmul):
+  // subnormal inputs read as zero, and each instruction's subnormal sum
+  // flushed, at most one per tap.
+  bool flushes =
+      input.dtype == DType::BFloat16 && filter.dtype == DType::BFloat16;
+  double flushed =
+      flushes ? double(channels * kernelHeight * kernelWidth + 1) * FLT_MIN
+              : 0.0;
   int64_t o = 0;
   for (int64_t n = 0; n < os[0]; ++n)
     for (int64_t f = 0; f < os[1]; ++f)
@@ -414,12 +422,12 @@ Value impl::evaluateConv2d(const Node &node, const Value &input,
                 }
                 int64_t a =
                     ((n * channels + c) * height + row) * width + column;
-                addProduct(sum, input, a, filter, b, /*flushes=*/false);
+                addProduct(sum, input, a, filter, b, flushes);
               }
           double value, tolerance;
           sum.result(out.dtype, 1, value, tolerance);
           out.floats[o] = value;
-          out.tolerance[o] = tolerance;
+          out.tolerance[o] = tolerance + flushed;
         }
   return out;
 }

@@ -378,6 +378,11 @@ extern "C" void _mlir_ciface_lazyrt_matmul_f64(lazyrt_memref2d_f64 *a,
   matmul<double>(a, b, c, flags, openBlas().dgemm);
 }
 
+bool lazyrt::bfloat16DotProductsChosen() {
+  return bfloat16Kernel().load(std::memory_order_relaxed) ==
+         BFloat16Kernel::DotProducts;
+}
+
 extern "C" const char *lazyrt_bf16_gemm_kernel(void) {
   return kernelName(bfloat16Kernel().load());
 }

@@ -94,6 +94,10 @@ bool bfloat16DotProductsAvailable();
 /// than widening their operands for the f32 GEMM.
 bool bfloat16DotProductsFaster();
 
+/// Whether bf16 products run on the dot products now (the kernel
+/// lazyrt_bf16_gemm_kernel names).
+bool bfloat16DotProductsChosen();
+
 /// C = A * B (plus C when `accumulate`) for bf16 A and B (their bits) and
 /// an f32 C, C m x n row-major with leading dimension ldc, A's element
 /// (i, p) at a[i * aRowStride + p * aColumnStride] and B's (p, j) at

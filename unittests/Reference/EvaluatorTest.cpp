@@ -389,6 +389,16 @@ TEST(ReferenceEvaluator, BFloat16ProductsMayFlushSubnormals) {
   Value exact = evaluate(matmul(Tensor::fromVector<float>({1e-39f}, {1, 1}),
                                 Tensor::fromVector<float>({2.5f}, {1, 1})));
   EXPECT_EQ(exact.tolerance[0], 0.0);
+  // So may a bf16 convolution (the runtime's dot-product kernels).
+  Value convolved = evaluate(
+      conv2d(reshape(tiny, {1, 1, 1, 1}), reshape(weight, {1, 1, 1, 1})));
+  EXPECT_NE(convolved.floats[0], 0.0);
+  EXPECT_GE(convolved.tolerance[0], std::fabs(convolved.floats[0]));
+  Value normalConvolved = evaluate(
+      conv2d(reshape(weight, {1, 1, 1, 1}), reshape(weight, {1, 1, 1, 1})));
+  // (Its bf16 result carries bf16's rounding, no flush allowance.)
+  EXPECT_EQ(normalConvolved.floats[0], 6.25);
+  EXPECT_LT(normalConvolved.tolerance[0], 6.25 / 64);
 }
 
 TEST(ReferenceEvaluator, TiledAttentionAndItsGradients) {

@@ -99,6 +99,12 @@ struct CpuPipelineOptions : mlir::PassPipelineOptions<CpuPipelineOptions> {
                      "(only for CPUs with AVX-512F; the JIT sets it on "
                      "them)"),
       llvm::cl::init(false)};
+  Option<bool> bf16DotConvolutions{
+      *this, "bf16-dot-convolutions",
+      llvm::cl::desc("bf16 convolutions run on the runtime's AVX512-BF16 "
+                     "dot-product kernels (the JIT sets it where the "
+                     "runtime's bf16 products use them)"),
+      llvm::cl::init(false)};
 };
 
 /// Cleans up and fuses linalg on tensors: after it, every elementwise chain

@@ -91,6 +91,8 @@ namespace {
 struct LazyCpuWidenNarrowProductsPass
     : mlir::lazy::impl::LazyCpuWidenNarrowProductsPassBase<
           LazyCpuWidenNarrowProductsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // Every operand of one narrow float type.
     auto isNarrowProduct = [](linalg::LinalgOp op) {
@@ -110,14 +112,18 @@ struct LazyCpuWidenNarrowProductsPass
         products.push_back(op);
     });
     for (Operation *op : products) {
+      // bf16 convolutions keep their operands for the dot-product kernels.
+      bool widenConvolutionInputs =
+          !bf16DotConvolutions ||
+          !getElementTypeOrSelf(op->getOperand(0).getType()).isBF16();
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
         widen(matmul, /*widenInputs=*/false);
       else if (auto batched = dyn_cast<linalg::BatchMatmulOp>(op))
         widen(batched, /*widenInputs=*/false);
       else if (auto nchw = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
-        widen(nchw, /*widenInputs=*/true);
+        widen(nchw, widenConvolutionInputs);
       else
-        widen(cast<linalg::Conv2DNhwcHwcfOp>(op), /*widenInputs=*/true);
+        widen(cast<linalg::Conv2DNhwcHwcfOp>(op), widenConvolutionInputs);
     }
   }
 };

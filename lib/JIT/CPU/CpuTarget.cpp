@@ -58,6 +58,9 @@ compileForCpu(ModuleOp module, llvm::StringRef name) {
   auto options = std::make_shared<CpuPipelineOptions>();
   options->numThreads = cpuThreads();
   options->scaleInHardware = hasAvx512();
+  // bf16 convolutions on the dot products where bf16 products run on them.
+  options->bf16DotConvolutions =
+      std::strcmp(lazyrt_bf16_gemm_kernel(), "avx512-bf16") == 0;
   HostLowering lowering;
   lowering.lower = [options](ModuleOp module, CompileStats &stats) {
     return runPipeline(module, cpuPipelineStages(), *options, stats);

@@ -93,6 +93,27 @@ def LazyCpuGemmToBlasPass : Pass<"lazy-cpu-gemm-to-blas", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def LazyCpuConvolutionsToRuntimePass
+    : Pass<"lazy-cpu-convolutions-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Run bf16 convolutions into f32 on the runtime's "
+                "dot-product kernels";
+  let description = [{
+    Rewrites `linalg.conv_2d_nchw_fchw` and `linalg.conv_2d_nhwc_hwcf` of
+    bf16 images and filters into an f32 output (after bufferization; only
+    `lazy-cpu-widen-narrow-products` with `bf16-dot-convolutions` leaves
+    them so) into calls of `lazyrt_conv2d_nchw_bf16_f32` /
+    `lazyrt_conv2d_nhwc_bf16_f32` with the strides and dilations: output +=
+    the convolution, on the calling thread, with AVX512-BF16's `vdpbf16ps`
+    in register tiles like lazy-cpu-direct-convolution's (pairs of taps
+    along a filter row for NCHW, of input channels for NHWC; see
+    runtime/cpu/BFloat16Convolution.cpp). The threads come from the
+    surrounding `scf.forall` that lazy-cpu-tile-and-vectorize made.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LazyCpuInterchangeReductionsPass
     : Pass<"lazy-cpu-interchange-reductions", "::mlir::func::FuncOp"> {
   let summary = "Run a reduction's loops in the order its inputs are stored";
@@ -175,8 +196,18 @@ def LazyCpuWidenNarrowProductsPass
     ops after it: as cuBLASLt and PyTorch compute these products. A 2-D
     convolution (NCHW/FCHW or NHWC/HWCF) of f16 or bf16 tensors gets f32
     operands as well (each widened by an elementwise `arith.extf` that
-    fuses with its producer), so it runs on the f32 convolution kernels.
+    fuses with its producer), so it runs on the f32 convolution kernels,
+    except with `bf16-dot-convolutions` (the JIT sets it where bf16
+    products run on AVX512-BF16's dot products): a bf16 convolution keeps
+    its bf16 operands, accumulates into f32, and runs on the runtime's
+    dot-product kernels (see lazy-cpu-direct-convolution).
   }];
+  let options = [
+    Option<"bf16DotConvolutions", "bf16-dot-convolutions", "bool",
+           /*default=*/"false",
+           "bf16 convolutions keep their operands (only the accumulator "
+           "becomes f32)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -120,6 +120,23 @@ typedef struct lazyrt_memref2d_u16 {
   int64_t strides[2];
 } lazyrt_memref2d_u16;
 
+/// Rank-4 memrefs of 16-bit floats (their bits) and of f32.
+typedef struct lazyrt_memref4d_u16 {
+  uint16_t *allocated;
+  uint16_t *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+} lazyrt_memref4d_u16;
+
+typedef struct lazyrt_memref4d_f32 {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+} lazyrt_memref4d_f32;
+
 /// Flags of the GEMM entry points.
 enum {
   /// `a` holds A transposed (its sizes are [k, m]).
@@ -153,6 +170,30 @@ void _mlir_ciface_lazyrt_matmul_bf16_f32(lazyrt_memref2d_u16 *a,
 void _mlir_ciface_lazyrt_matmul_f16_f32(lazyrt_memref2d_u16 *a,
                                         lazyrt_memref2d_u16 *b,
                                         lazyrt_memref2d_f32 *c, int32_t flags);
+
+/// output += the 2-D convolution of bf16 `images` by bf16 `filters`, into
+/// an f32 `output`, as linalg.conv_2d_nchw_fchw (images N x C x H x W,
+/// filters F x C x KH x KW, output N x F x OH x OW) or
+/// linalg.conv_2d_nhwc_hwcf (images N x H x W x C, filters KH x KW x C x F,
+/// output N x OH x OW x F) with the given strides and dilations, on the
+/// calling thread. Where lazyrt_bf16_gemm_kernel() says "avx512-bf16" and
+/// the pairs the dot products read are adjacent in memory (NCHW: a row's
+/// pixels and a filter's taps along the width, with a width stride of 1;
+/// NHWC: the channels), AVX512-BF16's dot products (exact products, f32
+/// sums; subnormal inputs and results are zeros); otherwise both operands
+/// widened, in plain loops.
+void _mlir_ciface_lazyrt_conv2d_nchw_bf16_f32(lazyrt_memref4d_u16 *images,
+                                              lazyrt_memref4d_u16 *filters,
+                                              lazyrt_memref4d_f32 *output,
+                                              int64_t strideH, int64_t strideW,
+                                              int64_t dilationH,
+                                              int64_t dilationW);
+void _mlir_ciface_lazyrt_conv2d_nhwc_bf16_f32(lazyrt_memref4d_u16 *images,
+                                              lazyrt_memref4d_u16 *filters,
+                                              lazyrt_memref4d_f32 *output,
+                                              int64_t strideH, int64_t strideW,
+                                              int64_t dilationH,
+                                              int64_t dilationW);
 
 /// The kernel bf16 products run: "avx512-bf16" (AVX512-BF16's dot
 /// products) or "widened" (both operands widened for the f32 GEMM). The

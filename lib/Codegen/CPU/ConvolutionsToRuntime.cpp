@@ -1,0 +1,101 @@
+//===- ConvolutionsToRuntime.cpp - bf16 convolutions as runtime calls -----===//
+//
+// Part of the lazyc project, under the Apache License v2.0 with LLVM Exceptions.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// This file implements lazy-cpu-convolutions-to-runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lazyc/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::lazy {
+#define GEN_PASS_DEF_LAZYCPUCONVOLUTIONSTORUNTIMEPASS
+#include "lazyc/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::lazy
+
+using namespace mlir;
+
+/// The rank-4 memref type the runtime takes: any sizes, strides and offset.
+static MemRefType anyRank4(Type element) {
+  int64_t dynamic = ShapedType::kDynamic;
+  SmallVector<int64_t> unknown(4, dynamic);
+  return MemRefType::get(
+      unknown, element,
+      StridedLayoutAttr::get(element.getContext(), dynamic, unknown));
+}
+
+/// The runtime's kernel for `op` (bf16 images and filters into an f32
+/// output, on buffers), or "" if it has none.
+static StringRef runtimeKernel(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() ||
+      !isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp>(op))
+    return "";
+  auto element = [&](int index) {
+    return getElementTypeOrSelf(op->getOperand(index).getType());
+  };
+  if (!element(0).isBF16() || !element(1).isBF16() || !element(2).isF32())
+    return "";
+  return isa<linalg::Conv2DNchwFchwOp>(op) ? "lazyrt_conv2d_nchw_bf16_f32"
+                                           : "lazyrt_conv2d_nhwc_bf16_f32";
+}
+
+/// Returns (declaring it if needed) the runtime's convolution `name`.
+static func::FuncOp getOrDeclare(ModuleOp module, StringRef name) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  MemRefType narrow = anyRank4(b.getBF16Type());
+  Type i64 = b.getI64Type();
+  auto function = func::FuncOp::create(
+      b, module.getLoc(), name,
+      b.getFunctionType(
+          {narrow, narrow, anyRank4(b.getF32Type()), i64, i64, i64, i64}, {}));
+  function.setPrivate();
+  // Pass descriptors by pointer (_mlir_ciface_*), as the runtime expects.
+  function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  return function;
+}
+
+namespace {
+struct LazyCpuConvolutionsToRuntimePass
+    : mlir::lazy::impl::LazyCpuConvolutionsToRuntimePassBase<
+          LazyCpuConvolutionsToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::LinalgOp> convolutions;
+    module.walk([&](linalg::LinalgOp op) {
+      if (!runtimeKernel(op).empty())
+        convolutions.push_back(op);
+    });
+    for (linalg::LinalgOp op : convolutions) {
+      func::FuncOp kernel = getOrDeclare(module, runtimeKernel(op));
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      SmallVector<Value> operands;
+      for (Value memref : op->getOperands())
+        operands.push_back(memref::CastOp::create(
+            b, loc, anyRank4(getElementTypeOrSelf(memref.getType())), memref));
+      // Then stride H, stride W, dilation H, dilation W.
+      auto [strides, dilations] =
+          isa<linalg::Conv2DNchwFchwOp>(op)
+              ? std::pair(cast<linalg::Conv2DNchwFchwOp>(op).getStrides(),
+                          cast<linalg::Conv2DNchwFchwOp>(op).getDilations())
+              : std::pair(cast<linalg::Conv2DNhwcHwcfOp>(op).getStrides(),
+                          cast<linalg::Conv2DNhwcHwcfOp>(op).getDilations());
+      for (DenseIntElementsAttr attribute : {strides, dilations})
+        for (int64_t value : attribute.getValues<int64_t>())
+          operands.push_back(arith::ConstantIntOp::create(b, loc, value, 64));
+      func::CallOp::create(b, loc, kernel, operands);
+      op->erase();
+    }
+  }
+};
+} // namespace
