@@ -32,6 +32,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -55,7 +56,7 @@ struct Geometry {
   int64_t strideH, strideW, dilationH, dilationW;
 };
 
-/// Widened operands, plain loops: any layout, any CPU.
+/// Widened operands, plain loops: any strides, any CPU.
 void nchwLoops(const lazyrt_memref4d_u16 &images,
                const lazyrt_memref4d_u16 &filters,
                const lazyrt_memref4d_f32 &output, Geometry g) {
@@ -78,27 +79,24 @@ void nchwLoops(const lazyrt_memref4d_u16 &images,
         }
 }
 
+/// `m` with its dimensions in the order `order` names them: the same
+/// elements, seen in another layout.
+template <typename Memref>
+Memref permuted(const Memref &m, std::array<int, 4> order) {
+  Memref view = m;
+  for (int d = 0; d < 4; ++d) {
+    view.sizes[d] = m.sizes[order[d]];
+    view.strides[d] = m.strides[order[d]];
+  }
+  return view;
+}
+
+/// NHWC / HWCF seen as NCHW / FCHW.
 void nhwcLoops(const lazyrt_memref4d_u16 &images,
                const lazyrt_memref4d_u16 &filters,
                const lazyrt_memref4d_f32 &output, Geometry g) {
-  const uint16_t *in = dataOf(images), *w = dataOf(filters);
-  float *out = output.aligned + output.offset;
-  const int64_t *is = images.strides, *ws = filters.strides,
-                *os = output.strides;
-  for (int64_t n = 0; n < output.sizes[0]; ++n)
-    for (int64_t y = 0; y < output.sizes[1]; ++y)
-      for (int64_t x = 0; x < output.sizes[2]; ++x)
-        for (int64_t f = 0; f < output.sizes[3]; ++f) {
-          float &sum = out[n * os[0] + y * os[1] + x * os[2] + f * os[3]];
-          for (int64_t i = 0; i < filters.sizes[0]; ++i)
-            for (int64_t j = 0; j < filters.sizes[1]; ++j)
-              for (int64_t c = 0; c < filters.sizes[2]; ++c)
-                sum += widen(in[n * is[0] +
-                                (y * g.strideH + i * g.dilationH) * is[1] +
-                                (x * g.strideW + j * g.dilationW) * is[2] +
-                                c * is[3]]) *
-                       widen(w[i * ws[0] + j * ws[1] + c * ws[2] + f * ws[3]]);
-        }
+  nchwLoops(permuted(images, {0, 3, 1, 2}), permuted(filters, {3, 2, 0, 1}),
+            permuted(output, {0, 3, 1, 2}), g);
 }
 
 /// The bf16 values at `at` and after it as the 32-bit lane `vdpbf16ps`
