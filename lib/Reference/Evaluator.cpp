@@ -531,6 +531,11 @@ const Value &Evaluator::evaluate(const Tensor &tensor) {
   return evaluate(lazyc::detail::TensorAccess::node(tensor));
 }
 
+bool Evaluator::isComputedLeaf(const Tensor &tensor) {
+  const NodePtr &node = lazyc::detail::TensorAccess::node(tensor);
+  return node && node->isMaterialized() && node->kind != OpKind::Buffer;
+}
+
 Value reference::evaluate(const Tensor &tensor) {
   Evaluator evaluator;
   return evaluator.evaluate(tensor);

@@ -83,6 +83,11 @@ public:
   /// against them is not independent.
   int64_t computedLeaves() const { return computedLeafCount; }
 
+  /// Whether `tensor` is itself such a leaf (a trace size limit computed
+  /// it): its reference value is its own compiled value, so a check of
+  /// another mode's result against it is no check of the op.
+  static bool isComputedLeaf(const Tensor &tensor);
+
 private:
   /// The values an If or While computed, which its Result nodes read.
   std::unordered_map<const trace::Node *,
