@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lazyc/Runtime/NarrowFloats.h"
 #include "lazyc/Runtime/Runtime.h"
 
 #include "Gemm.h"
@@ -38,14 +39,6 @@
 #include <vector>
 
 namespace {
-
-/// The bf16 value `bits` as a float (exact).
-float widen(uint16_t bits) {
-  uint32_t wide = uint32_t(bits) << 16;
-  float value;
-  std::memcpy(&value, &wide, sizeof value);
-  return value;
-}
 
 /// A memref's first element.
 template <typename Memref> const auto *dataOf(const Memref &m) {
@@ -72,10 +65,12 @@ void nchwLoops(const lazyrt_memref4d_u16 &images,
           for (int64_t c = 0; c < filters.sizes[1]; ++c)
             for (int64_t i = 0; i < filters.sizes[2]; ++i)
               for (int64_t j = 0; j < filters.sizes[3]; ++j)
-                sum += widen(in[n * is[0] + c * is[1] +
-                                (y * g.strideH + i * g.dilationH) * is[2] +
-                                (x * g.strideW + j * g.dilationW) * is[3]]) *
-                       widen(w[f * ws[0] + c * ws[1] + i * ws[2] + j * ws[3]]);
+                sum += lazyc::bfloat16BitsToFloat(
+                           in[n * is[0] + c * is[1] +
+                              (y * g.strideH + i * g.dilationH) * is[2] +
+                              (x * g.strideW + j * g.dilationW) * is[3]]) *
+                       lazyc::bfloat16BitsToFloat(
+                           w[f * ws[0] + c * ws[1] + i * ws[2] + j * ws[3]]);
         }
 }
 
@@ -251,7 +246,6 @@ struct NhwcTile {
   float *output;          // (n, y, x, f)
   int64_t imageRow, imagePixel, outputPixel;
   int64_t kernelH, kernelW, channels, dilationH, dilationW, pixelStep;
-  int64_t packedPair; // u32 lanes from one channel pair to the next
   __mmask16 lastFilters;
 };
 
@@ -276,6 +270,10 @@ nhwcPairOfChannels(const NhwcTile &t, const uint16_t *tap,
   }
 }
 
+/// The packed filters' lanes per pair of channels: a block of 32 filters,
+/// whichever of its vectors a tile reads.
+constexpr int64_t kPackedBlock = 32;
+
 /// `Pixels` output pixels of a row by `Vectors` vectors of 16 filters.
 template <int Pixels, int Vectors>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void
@@ -294,11 +292,11 @@ nhwcTile(const NhwcTile &t) {
       const uint16_t *tap = t.images + i * t.dilationH * t.imageRow +
                             j * t.dilationW * t.imagePixel;
       int64_t q = 0;
-      for (; 2 * q + 1 < t.channels; ++q, packed += t.packedPair)
+      for (; 2 * q + 1 < t.channels; ++q, packed += kPackedBlock)
         nhwcPairOfChannels<Pixels, Vectors, false>(t, tap, packed, q, sums);
       if (2 * q < t.channels) {
         nhwcPairOfChannels<Pixels, Vectors, true>(t, tap, packed, q, sums);
-        packed += t.packedPair;
+        packed += kPackedBlock;
       }
     }
 #pragma clang loop unroll(full)
@@ -326,12 +324,12 @@ void nhwcDotProducts(const lazyrt_memref4d_u16 &images,
   int64_t kernelH = filters.sizes[0], kernelW = filters.sizes[1],
           channels = filters.sizes[2], filterCount = filters.sizes[3];
   int64_t pairs = (channels + 1) / 2;
-  int64_t blocks = (filterCount + 31) / 32; // of up to 2 vectors
+  int64_t blocks = (filterCount + kPackedBlock - 1) / kPackedBlock;
   // Per block of 32 filters, per tap and pair of channels: 32 lanes, each
   // the pair (channel 2q, 2q + 1) of one filter; zero past the filters and
   // the channels.
   thread_local std::vector<uint32_t> packedFilters;
-  int64_t blockSize = kernelH * kernelW * pairs * 32;
+  int64_t blockSize = kernelH * kernelW * pairs * kPackedBlock;
   packedFilters.assign(size_t(blocks * blockSize), 0);
   const uint16_t *w = dataOf(filters);
   for (int64_t b = 0; b < blocks; ++b)
@@ -339,10 +337,11 @@ void nhwcDotProducts(const lazyrt_memref4d_u16 &images,
       for (int64_t j = 0; j < kernelW; ++j)
         for (int64_t q = 0; q < pairs; ++q) {
           uint32_t *to = packedFilters.data() + b * blockSize +
-                         ((i * kernelW + j) * pairs + q) * 32;
-          for (int64_t l = 0; l < 32 && 32 * b + l < filterCount; ++l) {
+                         ((i * kernelW + j) * pairs + q) * kPackedBlock;
+          for (int64_t l = 0;
+               l < kPackedBlock && kPackedBlock * b + l < filterCount; ++l) {
             const uint16_t *from = w + i * ws[0] + j * ws[1] + 2 * q * ws[2] +
-                                   (32 * b + l) * ws[3];
+                                   (kPackedBlock * b + l) * ws[3];
             to[l] = uint32_t(from[0]) |
                     (2 * q + 1 < channels ? uint32_t(from[ws[2]]) << 16 : 0u);
           }
@@ -360,13 +359,10 @@ void nhwcDotProducts(const lazyrt_memref4d_u16 &images,
   t.dilationW = g.dilationW;
   t.pixelStep = g.strideW * is[2];
   for (int64_t b = 0; b < blocks; ++b) {
-    int64_t left = filterCount - 32 * b;
+    int64_t left = filterCount - kPackedBlock * b;
     int vectors = left > 16 ? 2 : 1;
     t.lastFilters = firstLanes(left - 16 * (vectors - 1));
-    // Within a block of 32 lanes, the packed pairs of the next channel are
-    // 32 lanes on, whichever vectors the tile reads.
-    t.packedPair = 32;
-    int pixelBlock = int(std::min<int64_t>(16 / vectors, kNhwcPixels));
+    int pixelBlock = kNhwcPixels / vectors;
     for (int64_t n = 0; n < output.sizes[0]; ++n)
       for (int64_t y = 0; y < height; ++y)
         for (int64_t x = 0; x < width; x += pixelBlock) {
@@ -375,7 +371,7 @@ void nhwcDotProducts(const lazyrt_memref4d_u16 &images,
                      x * g.strideW * is[2];
           t.packed = packedFilters.data() + b * blockSize;
           t.output = output.aligned + output.offset + n * os[0] + y * os[1] +
-                     x * os[2] + 32 * b;
+                     x * os[2] + kPackedBlock * b;
           NhwcKernels::at(pixels, vectors)(t);
         }
   }

@@ -313,8 +313,7 @@ void narrowMatmul(lazyrt_memref2d_u16 *a, lazyrt_memref2d_u16 *b,
   if (c->sizes[0] == 0 || c->sizes[1] == 0)
     return;
   if (isBFloat16 && (c->strides[1] == 1 || c->sizes[1] == 1) &&
-      bfloat16Kernel().load(std::memory_order_relaxed) ==
-          BFloat16Kernel::DotProducts) {
+      lazyrt::bfloat16DotProductsChosen()) {
     bool transposeA = flags & LAZYRT_GEMM_TRANSPOSE_A;
     bool transposeB = flags & LAZYRT_GEMM_TRANSPOSE_B;
     int64_t k = transposeA ? a->sizes[0] : a->sizes[1];

@@ -220,35 +220,35 @@ TEST(BFloat16ConvolutionTest, NhwcAroundTheTiles) {
 // an odd count's last pair: 0 * 0 is added, not 0 * inf.
 TEST(BFloat16ConvolutionTest, OddCountsNeverMultiplyZeroByInfinity) {
   BFloat16KernelScope scope;
-  if (!lazyrt_set_bf16_gemm_kernel("avx512-bf16"))
-    GTEST_SKIP() << "this CPU has no AVX512-BF16: the widened loops have no "
-                    "pairs";
   const uint16_t one = lazyc::toBFloat16Bits(1.0f),
                  inf = lazyc::toBFloat16Bits(INFINITY);
-  // NCHW: a 1x3 filter over a row of 3 pixels and an infinite fourth, which
-  // the last tap's missing partner would read.
+  // Three ones, then an infinite value the convolution must not read.
   std::vector<uint16_t> images = {one, one, one, inf},
                         filters = {one, one, one};
-  std::vector<float> output = {0.0f};
-  lazyrt_memref4d_u16 mi{
-      images.data(), images.data(), 0, {1, 1, 1, 3}, {4, 4, 4, 1}};
-  lazyrt_memref4d_u16 mw{
-      filters.data(), filters.data(), 0, {1, 1, 1, 3}, {3, 3, 3, 1}};
+  std::vector<float> output(1);
   lazyrt_memref4d_f32 mo{
       output.data(), output.data(), 0, {1, 1, 1, 1}, {1, 1, 1, 1}};
-  _mlir_ciface_lazyrt_conv2d_nchw_bf16_f32(&mi, &mw, &mo, 1, 1, 1, 1);
-  EXPECT_EQ(output[0], 3.0f);
-  // NHWC: 3 channels, the fourth value (the next pixel's first channel) is
-  // infinite.
-  images = {one, one, one, inf};
-  filters = {one, one, one};
-  output = {0.0f};
-  lazyrt_memref4d_u16 ni{
-      images.data(), images.data(), 0, {1, 1, 1, 3}, {4, 4, 3, 1}};
-  lazyrt_memref4d_u16 nw{
-      filters.data(), filters.data(), 0, {1, 1, 3, 1}, {3, 3, 1, 1}};
-  _mlir_ciface_lazyrt_conv2d_nhwc_bf16_f32(&ni, &nw, &mo, 1, 1, 1, 1);
-  EXPECT_EQ(output[0], 3.0f);
+  for (const std::string &kernel : kernels()) {
+    ASSERT_TRUE(lazyrt_set_bf16_gemm_kernel(kernel.c_str()));
+    SCOPED_TRACE(kernel);
+    // NCHW: a 1x3 filter over a row of 3 pixels; the fourth is where the
+    // last tap's missing partner would be.
+    lazyrt_memref4d_u16 mi{
+        images.data(), images.data(), 0, {1, 1, 1, 3}, {4, 4, 4, 1}};
+    lazyrt_memref4d_u16 mw{
+        filters.data(), filters.data(), 0, {1, 1, 1, 3}, {3, 3, 3, 1}};
+    output[0] = 0.0f;
+    _mlir_ciface_lazyrt_conv2d_nchw_bf16_f32(&mi, &mw, &mo, 1, 1, 1, 1);
+    EXPECT_EQ(output[0], 3.0f);
+    // NHWC: 3 channels; the fourth value is the next pixel's first channel.
+    lazyrt_memref4d_u16 ni{
+        images.data(), images.data(), 0, {1, 1, 1, 3}, {4, 4, 3, 1}};
+    lazyrt_memref4d_u16 nw{
+        filters.data(), filters.data(), 0, {1, 1, 3, 1}, {3, 3, 1, 1}};
+    output[0] = 0.0f;
+    _mlir_ciface_lazyrt_conv2d_nhwc_bf16_f32(&ni, &nw, &mo, 1, 1, 1, 1);
+    EXPECT_EQ(output[0], 3.0f);
+  }
 }
 
 } // namespace

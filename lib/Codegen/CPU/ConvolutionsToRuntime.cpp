@@ -70,13 +70,13 @@ struct LazyCpuConvolutionsToRuntimePass
           LazyCpuConvolutionsToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::LinalgOp> convolutions;
+    SmallVector<std::pair<linalg::LinalgOp, StringRef>> convolutions;
     module.walk([&](linalg::LinalgOp op) {
-      if (!runtimeKernel(op).empty())
-        convolutions.push_back(op);
+      if (StringRef kernel = runtimeKernel(op); !kernel.empty())
+        convolutions.push_back({op, kernel});
     });
-    for (linalg::LinalgOp op : convolutions) {
-      func::FuncOp kernel = getOrDeclare(module, runtimeKernel(op));
+    for (auto [op, name] : convolutions) {
+      func::FuncOp kernel = getOrDeclare(module, name);
       OpBuilder b(op);
       Location loc = op.getLoc();
       SmallVector<Value> operands;
@@ -84,12 +84,13 @@ struct LazyCpuConvolutionsToRuntimePass
         operands.push_back(memref::CastOp::create(
             b, loc, anyRank4(getElementTypeOrSelf(memref.getType())), memref));
       // Then stride H, stride W, dilation H, dilation W.
+      auto geometry = [](auto convolution) {
+        return std::pair(convolution.getStrides(), convolution.getDilations());
+      };
       auto [strides, dilations] =
           isa<linalg::Conv2DNchwFchwOp>(op)
-              ? std::pair(cast<linalg::Conv2DNchwFchwOp>(op).getStrides(),
-                          cast<linalg::Conv2DNchwFchwOp>(op).getDilations())
-              : std::pair(cast<linalg::Conv2DNhwcHwcfOp>(op).getStrides(),
-                          cast<linalg::Conv2DNhwcHwcfOp>(op).getDilations());
+              ? geometry(cast<linalg::Conv2DNchwFchwOp>(op))
+              : geometry(cast<linalg::Conv2DNhwcHwcfOp>(op));
       for (DenseIntElementsAttr attribute : {strides, dilations})
         for (int64_t value : attribute.getValues<int64_t>())
           operands.push_back(arith::ConstantIntOp::create(b, loc, value, 64));
