@@ -7,8 +7,8 @@
 //
 // This file implements lazy-unshare-empty-tensors: every use of a
 // tensor.empty gets an empty of its own, placed just before the op that
-// uses it, and every destination written into a shared constant fill gets a
-// fill of its own.
+// uses it (a slice of an empty is an empty itself), and every destination
+// written into a shared constant fill gets a fill of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +18,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::lazy {
@@ -72,7 +74,23 @@ struct LazyUnshareEmptyTensorsPass
   void runOnOperation() override {
     fillSplatDestinations();
     unshareFills();
+    sliceEmpties();
     unshareEmpties();
+  }
+
+  /// A slice of an empty becomes an empty of the slice's shape (upstream's
+  /// folding patterns, reshapes of empties included).
+  void sliceEmpties() {
+    RewritePatternSet patterns(&getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    // Nothing else moves: no folding, no merged constants.
+    GreedyRewriteConfig config;
+    config.enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      signalPassFailure();
   }
 
   /// A splat constant written into (a loop's zeros that each step writes a

@@ -218,3 +218,57 @@ func.func @right_transpose_read_in_loop(%h: tensor<16x128xf32>, %w: tensor<512x1
   }
   return %r#1 : tensor<16x512xf32>
 }
+
+// -----
+
+// With copy-shared-right-transposes, a right operand's transpose that the
+// CPU moves through registers in 16 x 16 squares (32-bit values, both
+// dimensions multiples of 16) is kept when the product has at least 16
+// rows (an LSTM's input projection): the runtime's few-row kernel reads
+// the copy in place. A product of 8 rows, f64 values and a dimension of 100
+// still read the transpose in place.
+//  SHARED-LABEL: func.func @right_transposes_in_squares
+//   SHARED-SAME:   (%[[X:.*]]: tensor<512x64xf32>, %[[W:.*]]: tensor<512x64xf32>, %[[Y:.*]]: tensor<8x64xf32>, %[[D:.*]]: tensor<512x64xf64>, %[[V:.*]]: tensor<100x64xf32>)
+//        SHARED:   %[[WT:.*]] = linalg.generic {{.*}} ins(%[[W]]
+//        SHARED:   linalg.matmul ins(%[[X]], %[[WT]] : tensor<512x64xf32>, tensor<64x512xf32>)
+//        SHARED:   linalg.matmul indexing_maps = [{{.*}}] ins(%[[Y]], %[[W]] : tensor<8x64xf32>, tensor<512x64xf32>)
+//        SHARED:   linalg.matmul indexing_maps = [{{.*}}] ins(%{{.*}}, %[[D]] : tensor<512x64xf64>, tensor<512x64xf64>)
+//        SHARED:   linalg.matmul indexing_maps = [{{.*}}] ins(%[[X]], %[[V]] : tensor<512x64xf32>, tensor<100x64xf32>)
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @right_transposes_in_squares(%x: tensor<512x64xf32>, %w: tensor<512x64xf32>, %y: tensor<8x64xf32>, %d: tensor<512x64xf64>, %v: tensor<100x64xf32>) -> (tensor<512x512xf32>, tensor<8x512xf32>, tensor<512x512xf64>, tensor<512x100xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %zero64 = arith.constant 0.0 : f64
+  %e0 = tensor.empty() : tensor<64x512xf32>
+  %wt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<512x64xf32>) outs(%e0 : tensor<64x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<64x512xf32>
+  %e1 = tensor.empty() : tensor<512x512xf32>
+  %c1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %p1 = linalg.matmul ins(%x, %wt : tensor<512x64xf32>, tensor<64x512xf32>) outs(%c1 : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %wt2 = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<512x64xf32>) outs(%e0 : tensor<64x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<64x512xf32>
+  %e2 = tensor.empty() : tensor<8x512xf32>
+  %c2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x512xf32>) -> tensor<8x512xf32>
+  %p2 = linalg.matmul ins(%y, %wt2 : tensor<8x64xf32>, tensor<64x512xf32>) outs(%c2 : tensor<8x512xf32>) -> tensor<8x512xf32>
+  %e3 = tensor.empty() : tensor<64x512xf64>
+  %dt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<512x64xf64>) outs(%e3 : tensor<64x512xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    linalg.yield %in : f64
+  } -> tensor<64x512xf64>
+  %e4 = tensor.empty() : tensor<512x512xf64>
+  %c4 = linalg.fill ins(%zero64 : f64) outs(%e4 : tensor<512x512xf64>) -> tensor<512x512xf64>
+  %p3 = linalg.matmul ins(%d, %dt : tensor<512x64xf64>, tensor<64x512xf64>) outs(%c4 : tensor<512x512xf64>) -> tensor<512x512xf64>
+  %e5 = tensor.empty() : tensor<64x100xf32>
+  %vt = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]} ins(%v : tensor<100x64xf32>) outs(%e5 : tensor<64x100xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<64x100xf32>
+  %e6 = tensor.empty() : tensor<512x100xf32>
+  %c6 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<512x100xf32>) -> tensor<512x100xf32>
+  %p4 = linalg.matmul ins(%x, %vt : tensor<512x64xf32>, tensor<64x100xf32>) outs(%c6 : tensor<512x100xf32>) -> tensor<512x100xf32>
+  return %p1, %p2, %p3, %p4 : tensor<512x512xf32>, tensor<8x512xf32>, tensor<512x512xf64>, tensor<512x100xf32>
+}

@@ -130,3 +130,19 @@ func.func @splat_destinations(%x: tensor<4xf32>, %a: tensor<4x8xf32>, %b: tensor
   %sum = arith.addf %x, %zeros : tensor<4xf32>
   return %loop, %product, %sum : tensor<4xf32>, tensor<4x4xf32>, tensor<4xf32>
 }
+
+// A slice of an empty (a tile's destination, cut by tiling from the whole
+// op's) becomes an empty of the slice's shape, which empty-tensor
+// elimination can replace with the place the tile is inserted into.
+// CHECK-LABEL: func.func @slice_of_an_empty
+//  CHECK-SAME:   (%[[N:.*]]: index)
+//   CHECK-NOT:   tensor.extract_slice
+//       CHECK:   %[[E:.*]] = tensor.empty(%[[N]]) : tensor<16x?xf32>
+//       CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<16x?xf32>)
+func.func @slice_of_an_empty(%n: index) -> tensor<16x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %whole = tensor.empty() : tensor<64x512xf32>
+  %tile = tensor.extract_slice %whole[16, 0] [16, %n] [1, 1] : tensor<64x512xf32> to tensor<16x?xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%tile : tensor<16x?xf32>) -> tensor<16x?xf32>
+  return %fill : tensor<16x?xf32>
+}

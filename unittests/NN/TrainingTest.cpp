@@ -221,24 +221,35 @@ TEST_F(TrainingTest, StepsUpdateParametersInPlace) {
   for (int step = 0; step < 3; ++step)
     trainStep(model, sgd, inputs, labels);
   // How many buffers a step allocates (kernel temporaries and outputs;
-  // the count does not depend on how the threads interleave).
+  // the count does not depend on how the threads interleave). Held old
+  // parameters must keep their values.
   auto allocationsOfStep = [&](bool holdOldParameters) {
     std::vector<Tensor> old;
+    std::vector<std::vector<float>> oldValues;
     if (holdOldParameters)
-      for (Variable *parameter : model.parameters())
+      for (Variable *parameter : model.parameters()) {
         old.push_back(parameter->read());
+        oldValues.push_back(old.back().toVector<float>());
+      }
     uint64_t before = lazyrt_get_allocator_stats().allocations;
     trainStep(model, sgd, inputs, labels);
-    return lazyrt_get_allocator_stats().allocations - before;
+    uint64_t allocations = lazyrt_get_allocator_stats().allocations - before;
+    for (size_t i = 0; i < old.size(); ++i)
+      EXPECT_EQ(old[i].toVector<float>(), oldValues[i]) << "parameter " << i;
+    return allocations;
   };
   resetMetrics();
   uint64_t inPlace = allocationsOfStep(false);
   // Every parameter and every velocity was written over its old value.
   EXPECT_EQ(metrics().updatedInPlace, 2 * model.parameters().size());
-  // Held old parameters cannot be overwritten: one new buffer for each.
+  // Held old parameters cannot be overwritten: a new buffer for each, in
+  // which a weight's gradient product may then be computed instead of in a
+  // temporary of its own (when the sizes are dynamic, as other tests' MLPs
+  // make them: two fewer allocations).
   uint64_t held = allocationsOfStep(true);
   EXPECT_EQ(metrics().updatedInPlace, 3 * model.parameters().size());
-  EXPECT_EQ(held, inPlace + model.parameters().size());
+  EXPECT_GT(held, inPlace);
+  EXPECT_LE(held, inPlace + model.parameters().size());
 }
 
 } // namespace

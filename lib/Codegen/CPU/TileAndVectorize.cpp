@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lazyc/Codegen/CPU/Passes.h"
+#include "lazyc/Codegen/TransposeSquares.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -22,12 +23,14 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <limits>
@@ -632,6 +635,63 @@ static bool tileReductionByPartials(RewriterBase &rewriter, linalg::LinalgOp op,
   return true;
 }
 
+/// The loop along which an input of the elementwise `op` is contiguous when
+/// the output is contiguous along the innermost loop instead: a transpose
+/// (an LSTM's recurrent weight, [4h, h] read as [h, 4h]). Tiled one row at a
+/// time, each vector of the output gathered its elements one by one, at a
+/// stride; tiled in 16 x 16 squares, both sides are read and written as
+/// whole vectors (transposesInSquares).
+static std::optional<int64_t> transposedInputLoop(linalg::LinalgOp op) {
+  int64_t loops = op.getNumLoops();
+  // (Static shapes only: a dynamic tile would be masked.)
+  if (loops < 2 || op.getNumReductionLoops() != 0 || op.hasDynamicShape())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto innermost = getAffineDimExpr(loops - 1, op.getContext());
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (map.getNumResults() == 0 || map.getResults().back() != innermost)
+      return std::nullopt;
+  }
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() < 2 || !map.isProjectedPermutation() ||
+        !llvm::is_contained(map.getResults(), innermost))
+      continue;
+    auto contiguous = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!contiguous || contiguous == innermost)
+      continue;
+    int64_t across = contiguous.getPosition();
+    if (lazy::transposesInSquares(getElementTypeOrSelf(input->get()),
+                                  {ranges[across], ranges[loops - 1]}))
+      return across;
+  }
+  return std::nullopt;
+}
+
+/// Lowers the 16 x 16 transposed reads of a vectorized transpose tile to
+/// row reads and register shuffles, before the generic lowering of
+/// transfers (VectorToSCF) makes them element-by-element loops.
+static void transposeInRegisters(RewriterBase &rewriter, Operation *tile) {
+  SmallVector<Operation *> reads;
+  tile->walk([&](vector::TransferReadOp read) {
+    if (!read.getPermutationMap().isMinorIdentity())
+      reads.push_back(read);
+  });
+  MLIRContext *context = rewriter.getContext();
+  RewritePatternSet permutations(context);
+  vector::populateVectorTransferPermutationMapLoweringPatterns(permutations);
+  (void)applyOpPatternsGreedily(reads, std::move(permutations));
+
+  SmallVector<Operation *> transposes;
+  tile->walk(
+      [&](vector::TransposeOp transpose) { transposes.push_back(transpose); });
+  RewritePatternSet shuffles(context);
+  vector::populateVectorTransposeLoweringPatterns(
+      shuffles, vector::VectorTransposeLowering::Shuffle16x16);
+  (void)applyOpPatternsGreedily(transposes, std::move(shuffles));
+}
+
 /// Tiles `op` with scf.for so that each tile is one vector-width slice of
 /// its innermost dimension (or a short reduced row), and vectorizes the tile.
 static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -678,6 +738,11 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
       tileSizes[d] = 1;
   if (reducesAcrossLanes)
     tileSizes.back() = vectorWidth;
+  std::optional<int64_t> transposed = transposedInputLoop(op);
+  if (transposed && vectorWidth >= lazy::kTransposeSquare) {
+    tileSizes[*transposed] = lazy::kTransposeSquare;
+    tileSizes.back() = lazy::kTransposeSquare;
+  }
   // A small window (a 2x2 max-pool's [.., 14, 2, 14, 2] view) keeps its
   // innermost parallel dimension whole too: one vector per row of windows
   // reduced to a vector of results, instead of one short vector per result
@@ -745,11 +810,69 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
       if (succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)))
         partial.walk([&](linalg::LinalgOp op) { remainder = op; });
     }
+  Operation *tileLoop = tiled->getParentOp();
   vectorizeTile(rewriter, tiled,
                 isDynamic ? ArrayRef<int64_t>(vectorSizes)
                           : ArrayRef<int64_t>());
+  if (transposed && vectorWidth >= lazy::kTransposeSquare)
+    transposeInRegisters(rewriter, tileLoop);
   if (remainder)
     vectorizeTile(rewriter, remainder, vectorSizes);
+}
+
+/// Makes the elementwise `epilogue` compute a result over a product it
+/// reads at the same element, where nothing else reads that product (a
+/// bias added to a GEMM's tile): the product becomes the result's init,
+/// and the body reads the element from there. Bufferized, the GEMM (or
+/// convolution) then writes into the epilogue's destination and the
+/// epilogue updates it in place, instead of the product going through a
+/// temporary of its own (an LSTM's input projection: 512 KB per thread,
+/// written and read again). Returns the new epilogue, or null if there is
+/// no such product.
+static linalg::GenericOp computeOverProduct(RewriterBase &rewriter,
+                                            linalg::GenericOp epilogue) {
+  if (epilogue.getNumReductionLoops() != 0)
+    return nullptr;
+  for (OpOperand &init : epilogue.getDpsInitsMutable()) {
+    BlockArgument old = epilogue.getMatchingBlockArgument(&init);
+    AffineMap map = epilogue.getMatchingIndexingMap(&init);
+    if (!old.use_empty() || !map.isPermutation())
+      continue;
+    for (OpOperand *input : epilogue.getDpsInputOperands()) {
+      Value product = input->get();
+      auto producer = product.getDefiningOp<linalg::LinalgOp>();
+      if (!producer ||
+          !(goesToBlas(producer) || goesToConvolutionKernel(producer)) ||
+          !product.hasOneUse() || product.getType() != init.get().getType() ||
+          epilogue.getMatchingIndexingMap(input) != map)
+        continue;
+      // The same op without that input, the product as the result's init.
+      unsigned dropped = input->getOperandNumber();
+      SmallVector<Value> inputs, inits(epilogue.getDpsInits());
+      SmallVector<AffineMap> maps;
+      for (OpOperand *other : epilogue.getDpsInputOperands())
+        if (other != input) {
+          inputs.push_back(other->get());
+          maps.push_back(epilogue.getMatchingIndexingMap(other));
+        }
+      unsigned result = init.getOperandNumber() - epilogue.getNumDpsInputs();
+      inits[result] = product;
+      for (OpOperand &other : epilogue.getDpsInitsMutable())
+        maps.push_back(epilogue.getMatchingIndexingMap(&other));
+      rewriter.setInsertionPoint(epilogue);
+      auto computed = linalg::GenericOp::create(
+          rewriter, epilogue.getLoc(), epilogue->getResultTypes(), inputs,
+          inits, maps, epilogue.getIteratorTypesArray());
+      rewriter.inlineRegionBefore(epilogue.getRegion(), computed.getRegion(),
+                                  computed.getRegion().begin());
+      Block &body = computed.getRegion().front();
+      rewriter.replaceAllUsesWith(body.getArgument(dropped), old);
+      body.eraseArgument(dropped);
+      rewriter.replaceOp(epilogue, computed->getResults());
+      return computed;
+    }
+  }
+  return nullptr;
 }
 
 namespace {
@@ -807,6 +930,16 @@ struct LazyCpuTileAndVectorizePass
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, function);
     (void)simplifyRegions(rewriter, function->getRegions());
+
+    SmallVector<linalg::GenericOp> epilogues;
+    function.walk([&](linalg::GenericOp epilogue) {
+      if (epilogue.hasPureTensorSemantics())
+        epilogues.push_back(epilogue);
+    });
+    for (linalg::GenericOp epilogue : epilogues)
+      while (linalg::GenericOp computed =
+                 computeOverProduct(rewriter, epilogue))
+        epilogue = computed;
 
     // Vectors: every linalg op left, inside the thread loops or not.
     ops.clear();

@@ -124,9 +124,10 @@ func.func @multi_root_reduction(%x: tensor<512x512xf32>) -> (tensor<512x512xf32>
 // A GEMM operand that other ops read too (a recurrent weight's transpose,
 // read by every step's product) is computed once, as a root of its own,
 // not copied again inside each product's thread tile.
+// (The transpose moves through registers in 16 x 16 squares: shuffles.)
 // CHECK-LABEL: func.func @shared_gemm_operand
 //       CHECK:   %[[WT:.*]] = scf.forall
-//       CHECK:     vector.transfer_read {{.*}}permutation_map
+//       CHECK:     vector.shuffle
 //       CHECK:   scf.forall
 //   CHECK-NOT:     vector.transfer_read
 //       CHECK:     tensor.extract_slice %[[WT]]
@@ -160,9 +161,9 @@ func.func @shared_gemm_operand(%h: tensor<16x128xf32>, %g: tensor<16x128xf32>, %
 // iteration. It is computed once, before the loop.
 // CHECK-LABEL: func.func @operand_from_outside_the_loop
 //       CHECK:   %[[WT:.*]] = scf.forall
-//       CHECK:     vector.transfer_read {{.*}}permutation_map
+//       CHECK:     vector.shuffle
 //       CHECK:   scf.while
-//   CHECK-NOT:     vector.transfer_read {{.*}}permutation_map
+//   CHECK-NOT:     vector.shuffle
 //       CHECK:     tensor.extract_slice %[[WT]]
 //       CHECK:     linalg.matmul
 //       CHECK:   return
@@ -232,4 +233,46 @@ func.func @gates_of_a_small_product(%h: tensor<16x128xf32>, %wt: tensor<128x512x
     linalg.yield %hn : f32
   } -> tensor<16x128xf32>
   return %next : tensor<16x128xf32>
+}
+
+// -----
+
+// A bias added to a GEMM that nothing else reads is computed over the
+// GEMM's tile: the tile is the epilogue's init, whose element the body
+// reads (bufferized: the GEMM writes into the result's buffer, the bias is
+// added in place). A GEMM that a second op reads keeps a buffer of its own:
+// its epilogue reads it as an input and writes a new tile.
+// CHECK-LABEL: func.func @epilogue_over_product
+//       CHECK:   scf.forall
+//       CHECK:     %[[P:.*]] = linalg.matmul
+//       CHECK:     scf.for {{.*}} iter_args(%{{.*}} = %[[P]])
+//       CHECK:       vector.transfer_read
+//       CHECK:       arith.addf
+//       CHECK:       arith.maximumf
+//       CHECK:   %[[Q:.*]] = scf.forall
+//       CHECK:     linalg.matmul
+//       CHECK:   scf.forall
+//       CHECK:     tensor.extract_slice %[[Q]]
+//       CHECK:     arith.addf
+//       CHECK:   return
+func.func @epilogue_over_product(%x: tensor<256x64xf32>, %w: tensor<64x256xf32>, %b: tensor<256xf32>) -> (tensor<256x256xf32>, tensor<256x256xf32>, tensor<256x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<256x64xf32>, tensor<64x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%p, %b : tensor<256x256xf32>, tensor<256xf32>) outs(%e : tensor<256x256xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<256x256xf32>
+  %e2 = tensor.empty() : tensor<256x256xf32>
+  %c2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %q = linalg.matmul ins(%x, %w : tensor<256x64xf32>, tensor<64x256xf32>) outs(%c2 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%q, %b : tensor<256x256xf32>, tensor<256xf32>) outs(%e2 : tensor<256x256xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %t = arith.addf %in, %bias : f32
+    linalg.yield %t : f32
+  } -> tensor<256x256xf32>
+  return %r, %s, %q : tensor<256x256xf32>, tensor<256x256xf32>, tensor<256x256xf32>
 }

@@ -70,3 +70,71 @@ func.func @rows(%x: tensor<8x5xf32>, %i: tensor<i64>, %v: tensor<5xf32>) -> (ten
   %next = lazy.update_row %x[%j] = %v : tensor<8x5xf32>, tensor<5xf32>
   return %row, %next : tensor<5xf32>, tensor<8x5xf32>
 }
+
+// -----
+
+// Counted loops (the condition `counter < bound`, the counter stepped by a
+// constant) run as scf.for. Loop 1 goes from s to n (either may be larger:
+// the loop may not run), adds row t of x (clamped) to an accumulator each
+// step, and ends with its counter at max(s, n). Loop 2 steps an i32
+// counter by 3 up to the constant 10, halving an accumulator and adding t
+// each step; its counter ends at the first value from 10 on. Loop 3 starts
+// past its bound: no step runs, its values stay as they were.
+// ARG: s i64 [] int(-3, 6)
+// ARG: n i64 [] int(-2, 9)
+// ARG: x f32 [8, 4]
+// ARG: u i32 [] int(-4, 12)
+// OUT: np.int64(max(s, n))
+// OUT: sum((x[min(max(t, 0), 7)] for t in range(int(s), int(n))), np.zeros(4, np.float32)) ; rtol=1e-6, atol=1e-6
+// OUT: np.int32(u + 3 * max(0, -(-(10 - int(u)) // 3)))
+// OUT: __import__('functools').reduce(lambda a, t: a * np.float32(0.5) + np.float32(t), range(int(u), 10, 3), np.float32(1)) ; rtol=1e-6
+// OUT: np.int64(7)
+// OUT: x[0]
+func.func @counted(%s: tensor<i64>, %n: tensor<i64>, %x: tensor<8x4xf32>, %u: tensor<i32>) -> (tensor<i64>, tensor<4xf32>, tensor<i32>, tensor<f32>, tensor<i64>, tensor<4xf32>) {
+  %zeros = lazy.constant dense<0.0> : tensor<4xf32>
+  %r:2 = lazy.while %s, %zeros : tensor<i64>, tensor<4xf32> condition {
+  ^bb0(%t: tensor<i64>, %acc: tensor<4xf32>):
+    %more = lazy.compare lt, %t, %n : tensor<i64>
+    lazy.yield %more : tensor<i1>
+  } body {
+  ^bb0(%t: tensor<i64>, %acc: tensor<4xf32>):
+    %one = lazy.constant dense<1> : tensor<i64>
+    %next = lazy.add %t, %one : tensor<i64>
+    %row = lazy.index_row %x[%t] : tensor<8x4xf32>
+    %sum = lazy.add %acc, %row : tensor<4xf32>
+    lazy.yield %next, %sum : tensor<i64>, tensor<4xf32>
+  }
+  %first = lazy.constant dense<1.0> : tensor<f32>
+  %ten = lazy.constant dense<10> : tensor<i32>
+  %q:2 = lazy.while %u, %first : tensor<i32>, tensor<f32> condition {
+  ^bb0(%t: tensor<i32>, %acc: tensor<f32>):
+    %more = lazy.compare lt, %t, %ten : tensor<i32>
+    lazy.yield %more : tensor<i1>
+  } body {
+  ^bb0(%t: tensor<i32>, %acc: tensor<f32>):
+    %three = lazy.constant dense<3> : tensor<i32>
+    %next = lazy.add %three, %t : tensor<i32>
+    %half = lazy.constant dense<0.5> : tensor<f32>
+    %halved = lazy.mul %acc, %half : tensor<f32>
+    %tf = lazy.cast %t : tensor<i32> to tensor<f32>
+    %sum = lazy.add %halved, %tf : tensor<f32>
+    lazy.yield %next, %sum : tensor<i32>, tensor<f32>
+  }
+  %seven = lazy.constant dense<7> : tensor<i64>
+  %three = lazy.constant dense<3> : tensor<i64>
+  %row0 = lazy.index_row %x[%s] : tensor<8x4xf32>
+  %p:2 = lazy.while %seven, %zeros : tensor<i64>, tensor<4xf32> condition {
+  ^bb0(%t: tensor<i64>, %acc: tensor<4xf32>):
+    %more = lazy.compare lt, %t, %three : tensor<i64>
+    lazy.yield %more : tensor<i1>
+  } body {
+  ^bb0(%t: tensor<i64>, %acc: tensor<4xf32>):
+    %one = lazy.constant dense<1> : tensor<i64>
+    %next = lazy.add %t, %one : tensor<i64>
+    lazy.yield %next, %row0 : tensor<i64>, tensor<4xf32>
+  }
+  %zero = lazy.constant dense<0> : tensor<i64>
+  %x0 = lazy.index_row %x[%zero] : tensor<8x4xf32>
+  %p1 = lazy.add %p#1, %x0 : tensor<4xf32>
+  return %r#0, %r#1, %q#0, %q#1, %p#0, %p1 : tensor<i64>, tensor<4xf32>, tensor<i32>, tensor<f32>, tensor<i64>, tensor<4xf32>
+}

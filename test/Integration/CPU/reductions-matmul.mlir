@@ -308,6 +308,47 @@ func.func @matmul_square_transposed(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>
 
 // -----
 
+// Epilogues computed over their products (lazy-cpu-tile-and-vectorize): a
+// bias and a ReLU added in place to a GEMM's tiles, which the GEMM writes
+// into the result's buffer; an input projection x W^T + b whose transposed
+// weight is copied in 16 x 16 squares (lazy-fold-transpose-into-matmul)
+// for the runtime's few-row kernel; a GEMM that is also returned keeps its
+// own buffer beside its epilogue's; and a convolution with its bias.
+// ARG: x f32 [512, 64]
+// ARG: w f32 [64, 256]
+// ARG: v f32 [512, 64]
+// ARG: b f32 [256]
+// ARG: c f32 [512]
+// ARG: i f32 [2, 16, 10, 10]
+// ARG: k f32 [32, 16, 3, 3]
+// ARG: kb f32 [32]
+// OUT: np.maximum(x.astype(np.float64) @ w + b, 0) ; rtol=1e-5, atol=1e-5
+// OUT: x.astype(np.float64) @ v.T + c ; rtol=1e-5, atol=1e-5
+// OUT: x.astype(np.float64) @ w * 2 ; rtol=1e-5, atol=1e-5
+// OUT: x.astype(np.float64) @ w ; rtol=1e-5, atol=1e-5
+// OUT: np.einsum('nchwij,fcij->nfhw', np.lib.stride_tricks.sliding_window_view(i.astype(np.float64), (3, 3), axis=(2, 3)), k.astype(np.float64)) + kb[None, :, None, None] ; rtol=1e-5, atol=5e-5
+func.func @epilogues_over_products(%x: tensor<512x64xf32>, %w: tensor<64x256xf32>, %v: tensor<512x64xf32>, %b: tensor<256xf32>, %c: tensor<512xf32>, %i: tensor<2x16x10x10xf32>, %k: tensor<32x16x3x3xf32>, %kb: tensor<32xf32>) -> (tensor<512x256xf32>, tensor<512x512xf32>, tensor<512x256xf32>, tensor<512x256xf32>, tensor<2x32x8x8xf32>) {
+  %p = lazy.matmul %x, %w : tensor<512x64xf32>, tensor<64x256xf32>
+  %bb = lazy.broadcast %b to [512, 256] : tensor<256xf32>
+  %s = lazy.add %p, %bb : tensor<512x256xf32>
+  %zero = lazy.constant dense<0.0> : tensor<512x256xf32>
+  %0 = lazy.max %s, %zero : tensor<512x256xf32>
+  %vt = lazy.transpose %v [1, 0] : tensor<512x64xf32>
+  %q = lazy.matmul %x, %vt : tensor<512x64xf32>, tensor<64x512xf32>
+  %cb = lazy.broadcast %c to [512, 512] : tensor<512xf32>
+  %1 = lazy.add %q, %cb : tensor<512x512xf32>
+  %r = lazy.matmul %x, %w : tensor<512x64xf32>, tensor<64x256xf32>
+  %two = lazy.constant dense<2.0> : tensor<512x256xf32>
+  %2 = lazy.mul %r, %two : tensor<512x256xf32>
+  %conv = lazy.conv2d %i, %k stride [1, 1] dilation [1, 1] : tensor<2x16x10x10xf32>, tensor<32x16x3x3xf32>
+  %kr = lazy.reshape %kb to [1, 32, 1, 1] : tensor<32xf32>
+  %kbb = lazy.broadcast %kr to [2, 32, 8, 8] : tensor<1x32x1x1xf32>
+  %3 = lazy.add %conv, %kbb : tensor<2x32x8x8xf32>
+  return %0, %1, %2, %r, %3 : tensor<512x256xf32>, tensor<512x512xf32>, tensor<512x256xf32>, tensor<512x256xf32>, tensor<2x32x8x8xf32>
+}
+
+// -----
+
 // Transposed operands read in place by BLAS (lazy-fold-transpose-into-matmul
 // and the runtime's transpose flags), large enough to be split over threads,
 // with the transposed matrix also returned in the second function, and in

@@ -127,6 +127,39 @@ func.func @transpose_rank4(%x: tensor<2x3x4x5xf32>, %h: tensor<2x3x4x5xf16>, %i:
 
 // -----
 
+// Transposes whose two swapped dimensions are multiples of 16 move through
+// registers in 16 x 16 squares (lazy-cpu-tile-and-vectorize): rank 2 (an
+// LSTM's recurrent weight), i32, the squares' rows in a middle or the outer
+// dimension of rank 3, a transpose fused with an add and a broadcast row,
+// and the transpose of a slice (a strided source).
+// ARG: w f32 [512, 128]
+// ARG: k i32 [48, 32] int(-1000000, 1000000)
+// ARG: x f32 [3, 32, 48]
+// ARG: y f32 [32, 5, 16]
+// ARG: z f32 [32, 4, 16]
+// ARG: b f32 [512]
+// OUT: w.T ; rtol=0, atol=0
+// OUT: k.T
+// OUT: np.transpose(x, (0, 2, 1)) ; rtol=0, atol=0
+// OUT: np.transpose(y, (2, 1, 0)) ; rtol=0, atol=0
+// OUT: np.transpose(z, (1, 2, 0)) ; rtol=0, atol=0
+// OUT: w.T + b[None, :] ; rtol=0, atol=0
+// OUT: w[16:272, 32:96].T ; rtol=0, atol=0
+func.func @transpose_squares(%w: tensor<512x128xf32>, %k: tensor<48x32xi32>, %x: tensor<3x32x48xf32>, %y: tensor<32x5x16xf32>, %z: tensor<32x4x16xf32>, %b: tensor<512xf32>) -> (tensor<128x512xf32>, tensor<32x48xi32>, tensor<3x48x32xf32>, tensor<16x5x32xf32>, tensor<4x16x32xf32>, tensor<128x512xf32>, tensor<64x256xf32>) {
+  %0 = lazy.transpose %w [1, 0] : tensor<512x128xf32>
+  %1 = lazy.transpose %k [1, 0] : tensor<48x32xi32>
+  %2 = lazy.transpose %x [0, 2, 1] : tensor<3x32x48xf32>
+  %3 = lazy.transpose %y [2, 1, 0] : tensor<32x5x16xf32>
+  %4 = lazy.transpose %z [1, 2, 0] : tensor<32x4x16xf32>
+  %bb = lazy.broadcast %b to [128, 512] : tensor<512xf32>
+  %5 = lazy.add %0, %bb : tensor<128x512xf32>
+  %s = lazy.slice %w [16, 32] to [272, 96] step [1, 1] : tensor<512x128xf32>
+  %6 = lazy.transpose %s [1, 0] : tensor<256x64xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<128x512xf32>, tensor<32x48xi32>, tensor<3x48x32xf32>, tensor<16x5x32xf32>, tensor<4x16x32xf32>, tensor<128x512xf32>, tensor<64x256xf32>
+}
+
+// -----
+
 // transposed (non-contiguous) values feeding other ops: elementwise with a row-major operand, reshape, slice, reduction, and a second transpose.
 // ARG: x f32 [6, 10]
 // ARG: y f32 [10, 6]

@@ -29,6 +29,19 @@ def LazyCpuTileAndVectorizePass
     parallel dimensions and `vector-width` elements on an innermost parallel
     dimension (a reduced innermost dimension is kept whole), and each tile is
     vectorized; tiles of dynamic size use masked vectors.
+
+    An elementwise op that reads a 32-bit input transposed (contiguous along
+    another loop than the output's innermost one, both static multiples of
+    16) is tiled in 16 x 16 squares instead: each square is read as 16 rows
+    and transposed in registers by AVX-512's unpacks and lane shuffles, where
+    a row tile would gather its vector one element at a time.
+
+    An elementwise epilogue whose only use of a product (a GEMM's or a
+    convolution's tile) reads it at the element it writes computes that
+    result over the product: the product becomes the result's init and the
+    body reads the element from there. Bufferized, the product is computed
+    in the epilogue's destination and updated in place (a bias added to a
+    GEMM), not in a temporary of its own.
   }];
   let options = [
     Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
