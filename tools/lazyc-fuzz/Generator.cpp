@@ -530,6 +530,8 @@ bool Generator::addRandomOp() {
     if (random.chance(0.5)) {
       step.kind = StepKind::Loop;
       step.axis = random.between(0, 6);
+      step.flag = random.chance(0.5);
+      step.ints = {random.between(1, 3)};
       return add(step);
     }
     if (random.chance(0.3)) {

@@ -442,6 +442,19 @@ Tensor applyOp(const Program &program, size_t index,
   }
   case StepKind::Loop: {
     const Tensor &a = operand(0);
+    if (step.flag) {
+      int64_t stride = step.ints[0], last = step.axis * stride;
+      auto [count, v] =
+          whileLoop([&](Tensor s, Tensor) { return At(s) < Scalar(last); },
+                    [&](Tensor s, Tensor v) {
+                      return std::tuple{
+                          At(s) + Scalar(stride),
+                          binary(static_cast<BinaryOp>(step.op2),
+                                 unary(static_cast<UnaryOp>(step.op), v), a)};
+                    },
+                    std::tuple{full({}, int64_t(0), DType::Int64), a});
+      return where(At(count) == Scalar(last), v, a);
+    }
     double threshold = program.constant(step, iteration);
     return std::get<0>(whileLoop(
         [&](Tensor v) { return sum(abs(cast(v, DType::Float64))) > threshold; },
@@ -1160,6 +1173,21 @@ std::string fuzz::print(const Program &program, bool eager) {
     case StepKind::Loop: {
       auto op = static_cast<UnaryOp>(step.op);
       std::string next = unaryExpression(op, "v");
+      if (step.flag) {
+        std::string last = std::to_string(step.axis * step.ints[0]);
+        expression =
+            "[&] { auto [count, v] = whileLoop([&](Tensor s, Tensor) { "
+            "return At(s) < Scalar(int64_t(" +
+            last +
+            ")); }, [&](Tensor s, Tensor v) { return std::tuple{At(s) "
+            "+ Scalar(int64_t(" +
+            std::to_string(step.ints[0]) + ")), " +
+            binaryExpression(static_cast<BinaryOp>(step.op2), next, t(0)) +
+            "}; }, std::tuple{full({}, int64_t(0), DType::Int64), " + t(0) +
+            "}); return where(At(count) == Scalar(int64_t(" + last + ")), v, " +
+            t(0) + "); }()";
+        break;
+      }
       expression =
           "std::get<0>(whileLoop([&](Tensor v) { return "
           "sum(abs(cast(v, DType::Float64))) > " +

@@ -55,7 +55,10 @@ enum class StepKind {
   Concat,        ///< concat({a, b, ...}, axis)
   Cond,          ///< cond(sum(p) > c, unary(a), binary(a, b))
   Loop,          ///< whileLoop over a: v <- binary(unary(v), a) while
-                 ///< sum(|v|) > c, at most `axis` iterations
+                 ///< sum(|v|) > c, at most `axis` iterations; with
+                 ///< `flag`, a counted loop instead: `axis` steps of an
+                 ///< Int64 counter by `ints[0]` (an scf.for), the result
+                 ///< v if the counter ends at axis * ints[0], else a
   Call,          ///< a lazyc::function computing binary(unary(a), b), with
                  ///< a signature leaving a's dimension 0 unknown
   Gather,        ///< a GatherOp: gather(a, axis, indices), indexSelect,
