@@ -669,13 +669,15 @@ static std::optional<int64_t> transposedInputLoop(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
-/// Lowers the 16 x 16 transposed reads of a vectorized transpose tile to
-/// row reads and register shuffles, before the generic lowering of
-/// transfers (VectorToSCF) makes them element-by-element loops.
-static void transposeInRegisters(RewriterBase &rewriter, Operation *tile) {
+/// Lowers the 16 x 16 transposed reads that vectorizing a transpose tile
+/// made (the reads under `tile` other than `before`) to row reads and
+/// register shuffles, before the generic lowering of transfers
+/// (VectorToSCF) makes them element-by-element loops.
+static void transposeInRegisters(RewriterBase &rewriter, Operation *tile,
+                                 const llvm::DenseSet<Operation *> &before) {
   SmallVector<Operation *> reads;
   tile->walk([&](vector::TransferReadOp read) {
-    if (!read.getPermutationMap().isMinorIdentity())
+    if (!before.contains(read) && !read.getPermutationMap().isMinorIdentity())
       reads.push_back(read);
   });
   MLIRContext *context = rewriter.getContext();
@@ -684,8 +686,10 @@ static void transposeInRegisters(RewriterBase &rewriter, Operation *tile) {
   (void)applyOpPatternsGreedily(reads, std::move(permutations));
 
   SmallVector<Operation *> transposes;
-  tile->walk(
-      [&](vector::TransposeOp transpose) { transposes.push_back(transpose); });
+  tile->walk([&](vector::TransposeOp transpose) {
+    if (!before.contains(transpose))
+      transposes.push_back(transpose);
+  });
   RewritePatternSet shuffles(context);
   vector::populateVectorTransposeLoweringPatterns(
       shuffles, vector::VectorTransposeLowering::Shuffle16x16);
@@ -738,8 +742,10 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
       tileSizes[d] = 1;
   if (reducesAcrossLanes)
     tileSizes.back() = vectorWidth;
-  std::optional<int64_t> transposed = transposedInputLoop(op);
-  if (transposed && vectorWidth >= lazy::kTransposeSquare) {
+  std::optional<int64_t> transposed = vectorWidth >= lazy::kTransposeSquare
+                                          ? transposedInputLoop(op)
+                                          : std::nullopt;
+  if (transposed) {
     tileSizes[*transposed] = lazy::kTransposeSquare;
     tileSizes.back() = lazy::kTransposeSquare;
   }
@@ -810,12 +816,20 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
       if (succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)))
         partial.walk([&](linalg::LinalgOp op) { remainder = op; });
     }
+  // The vector ops already under the tile's parent (when the tile is the
+  // whole op, the parent holds other ops).
   Operation *tileLoop = tiled->getParentOp();
+  llvm::DenseSet<Operation *> before;
+  if (transposed)
+    tileLoop->walk([&](Operation *op) {
+      if (isa<vector::TransferReadOp, vector::TransposeOp>(op))
+        before.insert(op);
+    });
   vectorizeTile(rewriter, tiled,
                 isDynamic ? ArrayRef<int64_t>(vectorSizes)
                           : ArrayRef<int64_t>());
-  if (transposed && vectorWidth >= lazy::kTransposeSquare)
-    transposeInRegisters(rewriter, tileLoop);
+  if (transposed)
+    transposeInRegisters(rewriter, tileLoop, before);
   if (remainder)
     vectorizeTile(rewriter, remainder, vectorSizes);
 }
