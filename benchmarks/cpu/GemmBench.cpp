@@ -22,6 +22,12 @@
 // chunks of the example transformer's and BERT's products, forward and
 // backward.
 //
+// Last, the ONNX LSTM's 32 steps of products ([16, 128] x [128, 512] as
+// four gates of 128 columns) on the runtime's OpenMP threads: one thread;
+// two threads with a parallel region per step, the columns split as the
+// compiled step splits them; and two threads in one region with a barrier
+// per step. What the threads cost beside the products.
+//
 //   lazyc-bench-gemm
 //
 //===----------------------------------------------------------------------===//
@@ -37,6 +43,8 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+
+extern "C" int omp_get_thread_num(void);
 
 namespace {
 
@@ -142,6 +150,53 @@ void benchmarkBFloat16Products() {
 
 } // namespace
 
+/// The LSTM's step products on one and two OpenMP threads (see the top).
+void benchmarkRecurrentSteps() {
+  const int64_t batch = 16, hidden = 128, gates = 4, steps = 32;
+  const int64_t columns = gates * hidden;
+  std::vector<float> h(batch * hidden), w(hidden * columns), c(batch * columns);
+  for (size_t i = 0; i < h.size(); ++i)
+    h[i] = float(i % 13) / 13 - 0.5f;
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = float(i % 17) / 17 - 0.5f;
+  // Thread `thread` of `threads`: its columns of each gate.
+  auto step = [&](int thread, int threads) {
+    int64_t part = hidden / threads, first = thread * part;
+    for (int64_t gate = 0; gate < gates; ++gate) {
+      int64_t column = gate * hidden + first;
+      lazyrt::smallGemm(batch, part, hidden, h.data(), hidden, 1,
+                        w.data() + column, columns, c.data() + column, columns,
+                        /*accumulate=*/false);
+    }
+  };
+  double one = medianMicroseconds([&] {
+    for (int64_t s = 0; s < steps; ++s)
+      step(0, 1);
+  });
+  double perStep = medianMicroseconds([&] {
+    for (int64_t s = 0; s < steps; ++s) {
+#pragma omp parallel num_threads(2)
+      step(omp_get_thread_num(), 2);
+    }
+  });
+  double oneRegion = medianMicroseconds([&] {
+#pragma omp parallel num_threads(2)
+    for (int64_t s = 0; s < steps; ++s) {
+      step(omp_get_thread_num(), 2);
+#pragma omp barrier
+    }
+  });
+  std::printf("\n| %ld LSTM steps' products (%ld x %ld x %ld) | us | vs one "
+              "thread |\n| --- | --- | --- |\n",
+              long(steps), long(batch), long(columns), long(hidden));
+  std::printf("| one thread | %.1f | 1.00x |\n", one);
+  std::printf("| two threads, a parallel region per step | %.1f | %.2fx |\n",
+              perStep, one / perStep);
+  std::printf("| two threads, one region, a barrier per step | %.1f | %.2fx "
+              "|\n",
+              oneRegion, one / oneRegion);
+}
+
 int main() {
   if (!lazyrt::smallGemmAvailable()) {
     std::printf("this CPU lacks AVX-512: products go to OpenBLAS alone\n");
@@ -197,5 +252,6 @@ int main() {
                 difference / std::max(largest, 1e-30));
   }
   benchmarkBFloat16Products();
+  benchmarkRecurrentSteps();
   return 0;
 }

@@ -160,6 +160,31 @@ func.func @transpose_squares(%w: tensor<512x128xf32>, %k: tensor<48x32xi32>, %x:
 
 // -----
 
+// More transposes in squares: two transposed inputs in one op, one of them
+// an i32 cast to f32 (the square's element type is the input's), a rank-3
+// permutation (2, 0, 1) whose squares pair the outer and the inner
+// dimension, and an f16 transpose of the same shape, which keeps row tiles.
+// ARG: a f32 [64, 32]
+// ARG: k i32 [64, 32] int(-100000, 100000)
+// ARG: x f32 [16, 4, 32]
+// ARG: h f16 [64, 32]
+// OUT: a.T.astype(np.float64) * 2 + k.T.astype(np.float32) ; rtol=1e-7, atol=0
+// OUT: np.transpose(x, (2, 0, 1)) ; rtol=0, atol=0
+// OUT: h.T ; rtol=0, atol=0
+func.func @transpose_squares_mixed(%a: tensor<64x32xf32>, %k: tensor<64x32xi32>, %x: tensor<16x4x32xf32>, %h: tensor<64x32xf16>) -> (tensor<32x64xf32>, tensor<32x16x4xf32>, tensor<32x64xf16>) {
+  %at = lazy.transpose %a [1, 0] : tensor<64x32xf32>
+  %two = lazy.constant dense<2.0> : tensor<32x64xf32>
+  %a2 = lazy.mul %at, %two : tensor<32x64xf32>
+  %kt = lazy.transpose %k [1, 0] : tensor<64x32xi32>
+  %kf = lazy.cast %kt : tensor<32x64xi32> to tensor<32x64xf32>
+  %0 = lazy.add %a2, %kf : tensor<32x64xf32>
+  %1 = lazy.transpose %x [2, 0, 1] : tensor<16x4x32xf32>
+  %2 = lazy.transpose %h [1, 0] : tensor<64x32xf16>
+  return %0, %1, %2 : tensor<32x64xf32>, tensor<32x16x4xf32>, tensor<32x64xf16>
+}
+
+// -----
+
 // transposed (non-contiguous) values feeding other ops: elementwise with a row-major operand, reshape, slice, reduction, and a second transpose.
 // ARG: x f32 [6, 10]
 // ARG: y f32 [10, 6]
