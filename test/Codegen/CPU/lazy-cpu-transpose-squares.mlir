@@ -77,3 +77,29 @@ func.func @row_tiles(%a: tensor<100x64xf32>, %d: tensor<64x64xf64>, %n: tensor<?
   } -> tensor<64x?xf32>
   return %t0, %t1, %t2 : tensor<64x100xf32>, tensor<64x64xf64>, tensor<64x?xf32>
 }
+
+// -----
+
+// A transpose of exactly one square is not tiled: its parent is the
+// function, whose other ops keep their reads (a [13, 7] transpose's row
+// tiles still gather through a permutation).
+// CHECK-LABEL: func.func @one_square_beside_row_tiles
+//       CHECK:   scf.for
+//       CHECK:     vector.transfer_read {{.*}}permutation_map
+//       CHECK:   vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+//  CHECK-COUNT-64:   vector.shuffle
+//   CHECK-NOT:   vector.shuffle
+//       CHECK:   return
+func.func @one_square_beside_row_tiles(%a: tensor<7x13xf32>, %s: tensor<16x16xf32>) -> (tensor<13x7xf32>, tensor<16x16xf32>) {
+  %e0 = tensor.empty() : tensor<13x7xf32>
+  %t0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<7x13xf32>) outs(%e0 : tensor<13x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<13x7xf32>
+  %e1 = tensor.empty() : tensor<16x16xf32>
+  %t1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<16x16xf32>) outs(%e1 : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x16xf32>
+  return %t0, %t1 : tensor<13x7xf32>, tensor<16x16xf32>
+}
