@@ -24,6 +24,22 @@ func::FuncOp lazy::declareRuntimeFunction(Operation *from, StringRef name,
   return function;
 }
 
+func::FuncOp lazy::declareDescriptorFunction(Operation *from, StringRef name,
+                                             TypeRange arguments) {
+  func::FuncOp function = declareRuntimeFunction(
+      from, name, FunctionType::get(from->getContext(), arguments, {}));
+  function->setAttr("llvm.emit_c_interface", UnitAttr::get(from->getContext()));
+  return function;
+}
+
+MemRefType lazy::anyLayoutMemRefType(Type element, int64_t rank) {
+  int64_t dynamic = ShapedType::kDynamic;
+  SmallVector<int64_t> unknown(rank, dynamic);
+  return MemRefType::get(
+      unknown, element,
+      StridedLayoutAttr::get(element.getContext(), dynamic, unknown));
+}
+
 Value lazy::runtimeAddress(OpBuilder &b, Location loc, Value buffer) {
   Value address =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);

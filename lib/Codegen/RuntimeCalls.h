@@ -5,9 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to LazycCodegen: what the bufferizations of lazy.collective and
-// lazy.attention share to call the runtime's C functions on buffers, and
-// their bufferization analysis.
+// Internal to the codegen libraries: what the bufferizations of
+// lazy.collective and lazy.attention share to call the runtime's C
+// functions on buffers, and their bufferization analysis; and the
+// declarations the passes calling the runtime on memref descriptors (BLAS,
+// cuBLAS, convolution kernels) share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,16 @@ namespace mlir::lazy {
 /// takes pointers, which the x86-64 ABI passes the same way.
 func::FuncOp declareRuntimeFunction(Operation *from, StringRef name,
                                     FunctionType type);
+
+/// declareRuntimeFunction for a function that takes its memrefs as
+/// descriptors passed by pointer (`_mlir_ciface_<name>`, as the runtime
+/// defines them): declared with `llvm.emit_c_interface`.
+func::FuncOp declareDescriptorFunction(Operation *from, StringRef name,
+                                       TypeRange arguments);
+
+/// A memref type of `rank` dimensions of `element` with any sizes, strides
+/// and offset: one runtime function for every view.
+MemRefType anyLayoutMemRefType(Type element, int64_t rank);
 
 /// The address of `buffer` (offset 0, identity layout) as an i64.
 Value runtimeAddress(OpBuilder &b, Location loc, Value buffer);

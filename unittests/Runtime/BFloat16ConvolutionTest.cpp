@@ -192,28 +192,24 @@ const Shape kShapes[] = {
     {3, 2, 5, 5, 1, 1, 1, 1, 1, 1, 1},      // a 1x1 kernel, one filter
 };
 
-TEST(BFloat16ConvolutionTest, NchwAroundTheTiles) {
+/// Every shape, unpadded and padded, with every kernel this CPU has.
+void checkEveryKernel(bool channelsLast, uint32_t seed) {
   BFloat16KernelScope scope;
-  uint32_t seed = 1;
   for (const std::string &kernel : kernels()) {
     ASSERT_TRUE(lazyrt_set_bf16_gemm_kernel(kernel.c_str()));
     SCOPED_TRACE(kernel);
     for (const Shape &shape : kShapes)
       for (int64_t pad : {0, 3})
-        check(shape, /*channelsLast=*/false, pad, seed++);
+        check(shape, channelsLast, pad, seed++);
   }
 }
 
+TEST(BFloat16ConvolutionTest, NchwAroundTheTiles) {
+  checkEveryKernel(/*channelsLast=*/false, /*seed=*/1);
+}
+
 TEST(BFloat16ConvolutionTest, NhwcAroundTheTiles) {
-  BFloat16KernelScope scope;
-  uint32_t seed = 100;
-  for (const std::string &kernel : kernels()) {
-    ASSERT_TRUE(lazyrt_set_bf16_gemm_kernel(kernel.c_str()));
-    SCOPED_TRACE(kernel);
-    for (const Shape &shape : kShapes)
-      for (int64_t pad : {0, 3})
-        check(shape, /*channelsLast=*/true, pad, seed++);
-  }
+  checkEveryKernel(/*channelsLast=*/true, /*seed=*/100);
 }
 
 // An input that is infinite where its pair partner's weight is the zero of

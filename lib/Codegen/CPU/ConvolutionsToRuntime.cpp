@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../RuntimeCalls.h"
 #include "lazyc/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,15 +23,6 @@ namespace mlir::lazy {
 } // namespace mlir::lazy
 
 using namespace mlir;
-
-/// The rank-4 memref type the runtime takes: any sizes, strides and offset.
-static MemRefType anyRank4(Type element) {
-  int64_t dynamic = ShapedType::kDynamic;
-  SmallVector<int64_t> unknown(4, dynamic);
-  return MemRefType::get(
-      unknown, element,
-      StridedLayoutAttr::get(element.getContext(), dynamic, unknown));
-}
 
 /// The runtime's kernel for `op` (bf16 images and filters into an f32
 /// output, on buffers), or "" if it has none.
@@ -47,21 +39,17 @@ static StringRef runtimeKernel(linalg::LinalgOp op) {
                                            : "lazyrt_conv2d_nhwc_bf16_f32";
 }
 
-/// Returns (declaring it if needed) the runtime's convolution `name`.
-static func::FuncOp getOrDeclare(ModuleOp module, StringRef name) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  MemRefType narrow = anyRank4(b.getBF16Type());
+/// The runtime's convolution `name` (declared at its first use): bf16
+/// images and filters, an f32 output, then stride H, stride W, dilation H,
+/// dilation W.
+static func::FuncOp declareKernel(Operation *from, StringRef name) {
+  Builder b(from->getContext());
+  MemRefType narrow = lazy::anyLayoutMemRefType(b.getBF16Type(), 4);
   Type i64 = b.getI64Type();
-  auto function = func::FuncOp::create(
-      b, module.getLoc(), name,
-      b.getFunctionType(
-          {narrow, narrow, anyRank4(b.getF32Type()), i64, i64, i64, i64}, {}));
-  function.setPrivate();
-  // Pass descriptors by pointer (_mlir_ciface_*), as the runtime expects.
-  function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-  return function;
+  return lazy::declareDescriptorFunction(
+      from, name,
+      {narrow, narrow, lazy::anyLayoutMemRefType(b.getF32Type(), 4), i64, i64,
+       i64, i64});
 }
 
 namespace {
@@ -76,13 +64,16 @@ struct LazyCpuConvolutionsToRuntimePass
         convolutions.push_back({op, kernel});
     });
     for (auto [op, name] : convolutions) {
-      func::FuncOp kernel = getOrDeclare(module, name);
+      func::FuncOp kernel = declareKernel(op, name);
       OpBuilder b(op);
       Location loc = op.getLoc();
       SmallVector<Value> operands;
       for (Value memref : op->getOperands())
         operands.push_back(memref::CastOp::create(
-            b, loc, anyRank4(getElementTypeOrSelf(memref.getType())), memref));
+            b, loc,
+            lazy::anyLayoutMemRefType(getElementTypeOrSelf(memref.getType()),
+                                      4),
+            memref));
       // Then stride H, stride W, dilation H, dilation W.
       auto geometry = [](auto convolution) {
         return std::pair(convolution.getStrides(), convolution.getDilations());

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../MatmulMaps.h"
+#include "../RuntimeCalls.h"
 #include "lazyc/Codegen/CPU/Passes.h"
 #include "lazyc/Runtime/Runtime.h"
 
@@ -25,14 +26,6 @@ namespace mlir::lazy {
 
 using namespace mlir;
 
-/// The rank-2 memref type the runtime takes: any sizes, strides and offset.
-static MemRefType dynamicMatrixType(Type element) {
-  int64_t dynamic = ShapedType::kDynamic;
-  return MemRefType::get({dynamic, dynamic}, element,
-                         StridedLayoutAttr::get(element.getContext(), dynamic,
-                                                {dynamic, dynamic}));
-}
-
 /// The runtime's GEMM for a product of `input` operands into an `output`
 /// C ("lazyrt_matmul_f32", "lazyrt_matmul_bf16_f32"), or "" where it has
 /// none: f32 and f64 products, and bf16 or f16 ones accumulated in f32
@@ -45,21 +38,15 @@ static std::string gemmName(Type input, Type output) {
   return "";
 }
 
-/// Returns (declaring it if needed) the runtime's GEMM `name`.
-static func::FuncOp getOrDeclareGemm(ModuleOp module, StringRef name,
-                                     Type input, Type output) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  MemRefType matrix = dynamicMatrixType(input);
-  auto function = func::FuncOp::create(
-      b, module.getLoc(), name,
-      b.getFunctionType(
-          {matrix, matrix, dynamicMatrixType(output), b.getI32Type()}, {}));
-  function.setPrivate();
-  // Pass descriptors by pointer (_mlir_ciface_*), as the runtime expects.
-  function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-  return function;
+/// The runtime's GEMM `name` (declared at its first use): A and B of
+/// `input`, C of `output`, the flags.
+static func::FuncOp declareGemm(Operation *from, StringRef name, Type input,
+                                Type output) {
+  MemRefType matrix = lazy::anyLayoutMemRefType(input, 2);
+  return lazy::declareDescriptorFunction(
+      from, name,
+      {matrix, matrix, lazy::anyLayoutMemRefType(output, 2),
+       IntegerType::get(from->getContext(), 32)});
 }
 
 /// A rank-2 view of `matrix`, or of `matrix[batch]` for a batched operand.
@@ -79,8 +66,8 @@ static Value matrixView(OpBuilder &b, Location loc, Value matrix, Value batch) {
     view = memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), matrix,
                                      offsets, sizes, strides);
   }
-  return memref::CastOp::create(b, loc,
-                                dynamicMatrixType(type.getElementType()), view);
+  return memref::CastOp::create(
+      b, loc, lazy::anyLayoutMemRefType(type.getElementType(), 2), view);
 }
 
 namespace {
@@ -116,7 +103,7 @@ struct LazyCpuGemmToBlasPass
       Type input = getElementTypeOrSelf(a.getType());
       Type output = getElementTypeOrSelf(c.getType());
       func::FuncOp gemm =
-          getOrDeclareGemm(module, gemmName(input, output), input, output);
+          declareGemm(op, gemmName(input, output), input, output);
       Value flagValue = arith::ConstantIntOp::create(b, loc, *flags, 32);
       auto call = [&](OpBuilder &builder, Value batch) {
         func::CallOp::create(

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../MatmulMaps.h"
+#include "../RuntimeCalls.h"
 #include "Launch.h"
 #include "lazyc/Codegen/Attention.h"
 #include "lazyc/Codegen/GPU/Passes.h"
@@ -43,15 +44,6 @@ static StringRef typeSuffix(Type element) {
   return "";
 }
 
-/// A memref type of `rank` with any sizes, strides and offset.
-static MemRefType dynamicType(Type element, int64_t rank) {
-  int64_t dynamic = ShapedType::kDynamic;
-  SmallVector<int64_t> sizes(rank, dynamic), strides(rank, dynamic);
-  return MemRefType::get(
-      sizes, element,
-      StridedLayoutAttr::get(element.getContext(), dynamic, strides));
-}
-
 /// Whether cuBLASLt can read the matrix of `type`'s last two dimensions:
 /// one of them has a unit stride and the other is at least as long as a
 /// row or column. Unknown strides and sizes count as readable (the runtime
@@ -83,19 +75,13 @@ static bool hasUnitInnerStride(MemRefType type) {
          strides.back() == 1;
 }
 
-/// Returns (declaring it if needed) the runtime entry point `name` with
-/// `inputs`.
-static func::FuncOp getOrDeclare(ModuleOp module, StringRef name,
-                                 TypeRange inputs) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto function = func::FuncOp::create(b, module.getLoc(), name,
-                                       b.getFunctionType(inputs, {}));
-  function.setPrivate();
-  // Descriptors passed by pointer (_mlir_ciface_*), as the runtime expects.
-  function->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-  function->setAttr(mlir::lazy::kQueuesOnStreamAttr, b.getUnitAttr());
+/// The runtime's entry point `name` with `inputs` (declared at its first
+/// use), which queues its work on the stream.
+static func::FuncOp declareStreamFunction(Operation *from, StringRef name,
+                                          TypeRange inputs) {
+  func::FuncOp function = lazy::declareDescriptorFunction(from, name, inputs);
+  function->setAttr(mlir::lazy::kQueuesOnStreamAttr,
+                    UnitAttr::get(from->getContext()));
   return function;
 }
 
@@ -112,7 +98,8 @@ static Value batchView(OpBuilder &b, Location loc, Value matrix) {
         b, loc, ArrayRef<int64_t>{1, type.getDimSize(0), type.getDimSize(1)},
         matrix, ArrayRef<ReassociationIndices>{{0, 1}, {2}}, shape);
   }
-  return memref::CastOp::create(b, loc, dynamicType(element, 3), matrix);
+  return memref::CastOp::create(b, loc, lazy::anyLayoutMemRefType(element, 3),
+                                matrix);
 }
 
 /// A copy of `source` in a new buffer with the identity layout, which the
@@ -234,10 +221,10 @@ struct LazyGpuGemmToCublasPass
         products.push_back(op);
     });
     for (linalg::LinalgOp op : products)
-      rewrite(module, op);
+      rewrite(op);
   }
 
-  void rewrite(ModuleOp module, linalg::LinalgOp op) {
+  void rewrite(linalg::LinalgOp op) {
     std::optional<int32_t> flags = lazy::gemmTransposeFlags(op);
     if (!flags)
       return;
@@ -267,21 +254,21 @@ struct LazyGpuGemmToCublasPass
     std::string suffix = typeSuffix(element).str();
     if (epilogue) {
       Value output = epilogue.getDpsInitOperand(0)->get();
-      Value biasView =
-          memref::CastOp::create(b, loc, dynamicType(element, 1), bias);
+      Value biasView = memref::CastOp::create(
+          b, loc, lazy::anyLayoutMemRefType(element, 1), bias);
       Value outputView = batchView(b, loc, output);
-      func::FuncOp gemm =
-          getOrDeclare(module, "lazyrt_cuda_matmul_bias_" + suffix,
-                       {a.getType(), bMatrix.getType(), biasView.getType(),
-                        outputView.getType(), flagValue.getType()});
+      func::FuncOp gemm = declareStreamFunction(
+          op, "lazyrt_cuda_matmul_bias_" + suffix,
+          {a.getType(), bMatrix.getType(), biasView.getType(),
+           outputView.getType(), flagValue.getType()});
       func::CallOp::create(
           b, loc, gemm,
           ValueRange{a, bMatrix, biasView, outputView, flagValue});
       epilogue->erase();
     } else {
       Value c = batchView(b, loc, op.getDpsInitOperand(0)->get());
-      func::FuncOp gemm = getOrDeclare(
-          module, "lazyrt_cuda_matmul_" + suffix,
+      func::FuncOp gemm = declareStreamFunction(
+          op, "lazyrt_cuda_matmul_" + suffix,
           {a.getType(), bMatrix.getType(), c.getType(), flagValue.getType()});
       func::CallOp::create(b, loc, gemm, ValueRange{a, bMatrix, c, flagValue});
     }
