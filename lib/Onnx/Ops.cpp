@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One kernel per ONNX op (default domain, opsets up to 17): each records
+// One kernel per ONNX op (default domain, opsets up to 18): each records
 // the node with lazyc's public ops, or an exact composition of them, so
 // that everything an imported model computes fuses and differentiates like
 // code written against the API. Inputs that decide shapes (Reshape's
@@ -569,6 +569,39 @@ Tensors instanceNormalization(const NodeContext &node) {
   return one(centered * rsqrt(variance + constant(eps, x)) *
                  perChannel(node.input(1), x.rank()) +
              perChannel(node.input(2), x.rank()));
+}
+
+/// GroupNormalization (opset 18): the channels in num_groups groups, each
+/// normalized over its channels and the spatial axes, then scaled and
+/// shifted per group (opset 21 moved scale and bias to one per channel).
+Tensors groupNormalization(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  if (x.rank() < 2)
+    node.fail("needs X [N, C, ...], not rank " + std::to_string(x.rank()));
+  int64_t groups = node.attribute("num_groups", int64_t(0));
+  int64_t channels = x.shape()[1];
+  if (groups <= 0 || channels % groups != 0)
+    node.fail("num_groups " + std::to_string(groups) + " does not divide the " +
+              std::to_string(channels) + " channels");
+  const Tensor &scale = node.input(1), &bias = node.input(2);
+  if (scale.numel() != groups || bias.numel() != groups)
+    node.fail("scale and bias need one value per group (" +
+              std::to_string(groups) + ")");
+  double eps = node.attribute("epsilon", 1e-5);
+  Shape grouped = {x.shape()[0], groups, channels / groups};
+  grouped.insert(grouped.end(), x.shape().begin() + 2, x.shape().end());
+  Tensor g = reshape(x, grouped);
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < int64_t(grouped.size()); ++d)
+    axes.push_back(d);
+  Tensor centered = g - lazyc::mean(g, axes, true);
+  Tensor variance = lazyc::mean(centered * centered, axes, true);
+  Shape perGroup(grouped.size(), 1);
+  perGroup[1] = groups;
+  Tensor y =
+      centered * rsqrt(variance + constant(eps, x)) * reshape(scale, perGroup) +
+      reshape(bias, perGroup);
+  return one(reshape(y, x.shape()));
 }
 
 Tensors layerNormalization(const NodeContext &node) {
@@ -1237,6 +1270,85 @@ Tensors convTranspose(const NodeContext &node) {
   return one(line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y);
 }
 
+/// Col2Im (opset 18): the columns of an im2col summed back into the image.
+/// It is ConvTranspose with one group per channel, whose kernel sends
+/// column row k (a position in the block) to that position: input
+/// [N, C * prod(block), L] as [N, C * prod(block), L_1, ..., L_n].
+Tensors col2im(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> image = node.integers(1), block = node.integers(2);
+  size_t n = image.size();
+  if (n == 0 || block.size() != n)
+    node.fail("image_shape and block_shape need one entry per spatial axis");
+  auto spatial = [&](const std::string &name, int64_t otherwise, size_t count) {
+    std::vector<int64_t> values = node.attributeInts(name);
+    if (values.empty())
+      values.assign(count, otherwise);
+    if (values.size() != count)
+      node.fail(name + " must have " + std::to_string(count) + " entries");
+    return values;
+  };
+  std::vector<int64_t> strides = spatial("strides", 1, n);
+  std::vector<int64_t> dilations = spatial("dilations", 1, n);
+  std::vector<int64_t> pads = spatial("pads", 0, 2 * n);
+  if (x.rank() != 3)
+    node.fail("needs input [N, C * prod(block_shape), L], not rank " +
+              std::to_string(x.rank()));
+  int64_t positions = 1;
+  for (int64_t size : block)
+    positions *= size;
+  if (positions <= 0 || x.shape()[1] % positions != 0)
+    node.fail("the input's " + std::to_string(x.shape()[1]) +
+              " rows are not a multiple of the block's " +
+              std::to_string(positions) + " positions");
+  int64_t channels = x.shape()[1] / positions;
+  Shape blocks = {x.shape()[0], x.shape()[1]};
+  std::vector<int64_t> outputPadding(n);
+  int64_t count = 1;
+  for (size_t d = 0; d < n; ++d) {
+    int64_t padded = image[d] + pads[d] + pads[d + n];
+    int64_t extent = dilations[d] * (block[d] - 1) + 1;
+    if (strides[d] <= 0 || padded < extent)
+      node.fail("block_shape does not fit the padded image along axis " +
+                std::to_string(d));
+    int64_t along = (padded - extent) / strides[d] + 1;
+    outputPadding[d] = padded - ((along - 1) * strides[d] + extent);
+    blocks.push_back(along);
+    count *= along;
+  }
+  if (count != x.shape()[2])
+    node.fail("the image holds " + std::to_string(count) +
+              " blocks, the input has " + std::to_string(x.shape()[2]));
+  std::vector<double> identity(size_t(channels * positions * positions), 0.0);
+  for (int64_t row = 0; row < channels * positions; ++row)
+    identity[size_t(row * positions + row % positions)] = 1.0;
+  Shape kernelShape = {channels * positions, 1};
+  kernelShape.insert(kernelShape.end(), block.begin(), block.end());
+  Tensor kernel = cast(Tensor::fromVector(identity, kernelShape), x.dtype());
+
+  ::onnx::NodeProto transposed;
+  transposed.set_op_type("ConvTranspose");
+  transposed.set_name(node.node.name());
+  auto addInts = [&](const std::string &name,
+                     const std::vector<int64_t> &values) {
+    ::onnx::AttributeProto *attribute = transposed.add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t value : values)
+      attribute->add_ints(value);
+  };
+  addInts("strides", strides);
+  addInts("dilations", dilations);
+  addInts("pads", pads);
+  addInts("output_padding", outputPadding);
+  ::onnx::AttributeProto *group = transposed.add_attribute();
+  group->set_name("group");
+  group->set_type(::onnx::AttributeProto::INT);
+  group->set_i(channels);
+  return convTranspose(NodeContext(
+      node.graph, transposed, {reshape(x, blocks), kernel}, {}, node.where));
+}
+
 /// A crop of one axis (Resize's roi under tf_crop_and_resize): the
 /// resized positions span [start, end] of the input, in fractions of its
 /// length; outside the input they are `extrapolation`.
@@ -1278,12 +1390,70 @@ double sourceCoordinate(const NodeContext &node, const std::string &coordinates,
             "' is not supported");
 }
 
+/// Linear or cubic interpolation with Resize's antialiasing filter (opset
+/// 18) where the axis shrinks: the kernel stretched by 1 / scale, so each
+/// output mixes about 2 / scale (linear) or 4 / scale (cubic) inputs, the
+/// weights normalized to sum to 1 (ONNX's reference, taps past the ends
+/// reading the edge). The weights form an [out, in] matrix: one product.
+Tensor antialiasAxis(const NodeContext &node, const Tensor &x, int64_t axis,
+                     int64_t outSize, double scale, bool cubic,
+                     const std::function<double(int64_t)> &source) {
+  int64_t inSize = x.shape()[axis];
+  double a = node.attribute("cubic_coeff_a", -0.75);
+  bool excludeOutside = node.attribute("exclude_outside", int64_t(0)) != 0;
+  auto kernel = [&](double t) {
+    t = std::abs(t);
+    if (!cubic)
+      return std::max(0.0, 1 - t);
+    if (t <= 1)
+      return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2)
+      return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+    return 0.0;
+  };
+  int64_t first = int64_t(std::floor(-(cubic ? 2.0 : 1.0) / scale)) + 1;
+  int64_t taps = 2 - 2 * first;
+  std::vector<double> matrix(size_t(inSize * outSize), 0.0);
+  std::vector<double> weights(static_cast<size_t>(taps));
+  for (int64_t i = 0; i < outSize; ++i) {
+    double at = source(i);
+    // The reference counts an integral coordinate from the input before.
+    double base = std::floor(at), ratio = at - base;
+    if (ratio == 0) {
+      ratio = 1;
+      base -= 1;
+    }
+    double total = 0;
+    for (int64_t k = 0; k < taps; ++k) {
+      int64_t index = int64_t(base) + first + k;
+      bool outside = index < 0 || index >= inSize;
+      weights[k] =
+          excludeOutside && outside ? 0.0 : kernel(scale * (first + k - ratio));
+      total += weights[k];
+    }
+    for (int64_t k = 0; k < taps; ++k) {
+      int64_t index =
+          std::clamp<int64_t>(int64_t(base) + first + k, 0, inSize - 1);
+      matrix[size_t(index * outSize + i)] += weights[k] / total;
+    }
+  }
+  Tensor mix = cast(Tensor::fromVector(matrix, {inSize, outSize}), x.dtype());
+  std::vector<int64_t> order(x.rank());
+  std::iota(order.begin(), order.end(), 0);
+  std::swap(order[axis], order.back());
+  return transpose(matmul(transpose(x, order), mix), order);
+}
+
 /// The nearest, linear or cubic value at `source(i)` for each output
-/// position i of `axis`.
+/// position i of `axis`; linear and cubic antialiased where the axis
+/// shrinks, if asked.
 Tensor interpolateAxis(const NodeContext &node, const Tensor &x, int64_t axis,
-                       int64_t outSize, const std::string &mode,
-                       const std::string &nearestMode,
+                       int64_t outSize, double scale, bool antialias,
+                       const std::string &mode, const std::string &nearestMode,
                        const std::function<double(int64_t)> &source) {
+  if (antialias && scale < 1 && (mode == "linear" || mode == "cubic"))
+    return antialiasAxis(node, x, axis, outSize, scale, mode == "cubic",
+                         source);
   int64_t inSize = x.shape()[axis];
   auto clampIndex = [&](int64_t i) {
     return std::clamp<int64_t>(i, 0, inSize - 1);
@@ -1375,15 +1545,15 @@ Tensor interpolateAxis(const NodeContext &node, const Tensor &x, int64_t axis,
 /// tf_crop_and_resize, the extrapolation value where the coordinate falls
 /// outside the input.
 Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
-                  int64_t outSize, double scale, const std::string &mode,
-                  const std::string &coordinates,
+                  int64_t outSize, double scale, bool antialias,
+                  const std::string &mode, const std::string &coordinates,
                   const std::string &nearestMode, const AxisCrop &crop) {
   int64_t inSize = x.shape()[axis];
   auto source = [&](int64_t i) {
     return sourceCoordinate(node, coordinates, i, inSize, outSize, scale, crop);
   };
-  Tensor resized =
-      interpolateAxis(node, x, axis, outSize, mode, nearestMode, source);
+  Tensor resized = interpolateAxis(node, x, axis, outSize, scale, antialias,
+                                   mode, nearestMode, source);
   if (coordinates != "tf_crop_and_resize")
     return resized;
   std::vector<bool> outside(outSize);
@@ -1669,29 +1839,68 @@ Tensors resize(const NodeContext &node, bool upsample) {
   if (mode == "linear" && (upsample || node.opset() < 11))
     coordinates = "asymmetric";
   int64_t rank = x.rank();
+  // Opset 18: scales, sizes and roi may name a subset of the axes.
+  std::vector<int64_t> axes;
+  if (!upsample && node.opset() >= 18)
+    for (int64_t axis : node.attributeInts("axes"))
+      axes.push_back(normalizeAxis(node, axis, rank));
+  if (axes.empty()) {
+    axes.resize(rank);
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  int64_t count = int64_t(axes.size());
   std::vector<AxisCrop> crops(rank);
   if (coordinates == "tf_crop_and_resize") {
     if (!node.has(1))
       node.fail("tf_crop_and_resize needs the roi input");
     std::vector<double> roi = node.input(1).toVector<double>(node.where);
-    if (int64_t(roi.size()) != 2 * rank)
-      node.fail("roi must have 2 entries per dimension");
+    if (int64_t(roi.size()) != 2 * count)
+      node.fail("roi must have 2 entries per resized axis");
     double extrapolation = node.attribute("extrapolation_value", 0.0);
-    for (int64_t d = 0; d < rank; ++d)
-      crops[d] = {roi[d], roi[rank + d], extrapolation};
+    for (int64_t i = 0; i < count; ++i)
+      crops[axes[i]] = {roi[i], roi[count + i], extrapolation};
   }
-  if ((!sizes.empty() && int64_t(sizes.size()) != rank) ||
-      (sizes.empty() && int64_t(scales.size()) != rank))
-    node.fail("scales or sizes must have one entry per dimension");
+  if ((!sizes.empty() && int64_t(sizes.size()) != count) ||
+      (sizes.empty() && int64_t(scales.size()) != count))
+    node.fail("scales or sizes must have one entry per resized axis");
+  std::vector<int64_t> outSizes(x.shape());
+  std::vector<double> axisScales(rank, 1.0);
+  std::string policy =
+      node.opset() >= 18
+          ? node.attribute("keep_aspect_ratio_policy", std::string("stretch"))
+          : std::string("stretch");
+  if (!sizes.empty() && policy != "stretch") {
+    // One scale for every resized axis: the one that fits sizes inside
+    // (not_larger) or covers them (not_smaller); sizes rounded half up.
+    if (policy != "not_larger" && policy != "not_smaller")
+      node.fail("keep_aspect_ratio_policy '" + policy + "' is not supported");
+    double common = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      double scale = double(sizes[i]) / double(x.shape()[axes[i]]);
+      common = i == 0                   ? scale
+               : policy == "not_larger" ? std::min(common, scale)
+                                        : std::max(common, scale);
+    }
+    for (int64_t d : axes) {
+      axisScales[d] = common;
+      outSizes[d] = int64_t(common * double(x.shape()[d]) + 0.5);
+    }
+  } else {
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t d = axes[i], in = x.shape()[d];
+      outSizes[d] =
+          sizes.empty() ? int64_t(std::floor(in * scales[i])) : sizes[i];
+      axisScales[d] = sizes.empty() ? scales[i] : double(outSizes[d]) / in;
+    }
+  }
+  bool antialias =
+      node.opset() >= 18 && node.attribute("antialias", int64_t(0)) != 0;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t in = x.shape()[d];
-    int64_t out =
-        sizes.empty() ? int64_t(std::floor(in * scales[d])) : sizes[d];
-    double scale = sizes.empty() ? scales[d] : double(out) / in;
-    if (out == in && scale == 1.0 && coordinates != "tf_crop_and_resize")
+    if (outSizes[d] == x.shape()[d] && axisScales[d] == 1.0 &&
+        coordinates != "tf_crop_and_resize")
       continue;
-    x = resizeAxis(node, x, d, out, scale, mode, coordinates, nearestMode,
-                   crops[d]);
+    x = resizeAxis(node, x, d, outSizes[d], axisScales[d], antialias, mode,
+                   coordinates, nearestMode, crops[d]);
   }
   return one(x);
 }
@@ -1791,26 +2000,14 @@ Tensor scatterReplace(const Tensor &x, int64_t axis, const Tensor &index,
   return where(written > full({}, 0, DType::Int32), placed, x);
 }
 
-Tensors scatterElements(const NodeContext &node) {
-  const Tensor &x = node.input(0);
-  int64_t axis =
-      normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
-  Tensor index =
-      wrapIndices(cast(node.input(1), DType::Int64), x.shape()[axis]);
-  std::string reduction = node.attribute("reduction", std::string("none"));
-  if (reduction == "add")
-    return one(scatterAdd(x, axis, index, node.input(2)));
-  if (reduction != "none")
-    node.fail("reduction '" + reduction + "' is not supported");
-  return one(scatterReplace(x, axis, index, node.input(2)));
-}
-
-/// x with row positions[j] multiplied by rows[j], for every j (a position
-/// may repeat). The positions are read when the node is recorded: the
-/// rows are applied in layers whose positions are distinct (the first
-/// occurrence of each, then the second, ...), each a scatter of factors.
-Tensor scatterMultiply(const Tensor &x, const Tensor &positions,
-                       const Tensor &rows, SourceLocation where) {
+/// x with rows[j] combined into row positions[j] by `reduction` (mul, min
+/// or max), for every j (a position may repeat). The positions are read
+/// when the node is recorded: the rows are applied in layers whose
+/// positions are distinct (the first occurrence of each, then the second,
+/// ...), each one scatter.
+Tensor scatterCombine(const Tensor &x, const Tensor &positions,
+                      const Tensor &rows, const std::string &reduction,
+                      SourceLocation where) {
   std::vector<int64_t> at = positions.toVector<int64_t>(where);
   std::map<int64_t, int64_t> seen;
   std::vector<std::vector<int64_t>> layers;
@@ -1824,13 +2021,20 @@ Tensor scatterMultiply(const Tensor &x, const Tensor &positions,
   for (const std::vector<int64_t> &layer : layers) {
     int64_t count = int64_t(layer.size());
     Tensor chosen = Tensor::fromVector(layer, {count});
-    Tensor factors = indexSelect(rows, 0, chosen);
+    Tensor values = indexSelect(rows, 0, chosen);
     Shape column(rows.rank(), 1);
     column[0] = count;
     Tensor index = broadcastTo(
-        reshape(indexSelect(positions, 0, chosen), column), factors.shape());
-    result =
-        result * scatterReplace(ones(x.shape(), x.dtype()), 0, index, factors);
+        reshape(indexSelect(positions, 0, chosen), column), values.shape());
+    if (reduction == "mul") {
+      result =
+          result * scatterReplace(ones(x.shape(), x.dtype()), 0, index, values);
+      continue;
+    }
+    // Elsewhere the layer leaves result's own value: min(r, r) = r.
+    Tensor layered = scatterReplace(result, 0, index, values);
+    result = reduction == "min" ? minimum(result, layered)
+                                : maximum(result, layered);
   }
   return result;
 }
@@ -1856,8 +2060,9 @@ Tensors scatterND(const NodeContext &node) {
     result = scatterAdd(flat, 0, index, rows);
   else if (reduction == "none")
     result = scatterReplace(flat, 0, index, rows);
-  else if (reduction == "mul")
-    result = scatterMultiply(flat, positions, rows, node.where);
+  else if (reduction == "mul" ||
+           (node.opset() >= 18 && (reduction == "min" || reduction == "max")))
+    result = scatterCombine(flat, positions, rows, reduction, node.where);
   else
     node.fail("reduction '" + reduction + "' is not supported");
   return one(reshape(result, x.shape()));
@@ -1869,6 +2074,41 @@ Tensor positions(int64_t size, int64_t axis, int64_t rank) {
   Shape shape(rank, 1);
   shape[axis] = size;
   return reshape(arange(0, double(size), 1, DType::Int64), shape);
+}
+
+/// ScatterElements: add, mul (opset 16), min and max (opset 18) combine
+/// updates with x; a reduction other than add goes through the flat
+/// positions each update lands on (read when the node is recorded).
+Tensors scatterElements(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  const Tensor &updates = node.input(2);
+  int64_t axis =
+      normalizeAxis(node, node.attribute("axis", int64_t(0)), x.rank());
+  Tensor index =
+      wrapIndices(cast(node.input(1), DType::Int64), x.shape()[axis]);
+  std::string reduction = node.attribute("reduction", std::string("none"));
+  if (reduction == "add")
+    return one(scatterAdd(x, axis, index, updates));
+  if (reduction == "none")
+    return one(scatterReplace(x, axis, index, updates));
+  if (!(reduction == "mul" && node.opset() >= 16) &&
+      !((reduction == "min" || reduction == "max") && node.opset() >= 18))
+    node.fail("reduction '" + reduction + "' is not supported");
+  if (updates.shape() != index.shape())
+    node.fail("updates must have the indices' shape");
+  Tensor flat = zeros(index.shape(), DType::Int64);
+  int64_t stride = 1;
+  for (int64_t d = x.rank() - 1; d >= 0; --d) {
+    Tensor coordinate =
+        d == axis ? index : positions(index.shape()[d], d, x.rank());
+    flat = flat + coordinate * full({}, double(stride), DType::Int64);
+    stride *= x.shape()[d];
+  }
+  int64_t count = index.numel();
+  Tensor result =
+      scatterCombine(reshape(x, {x.numel()}), reshape(flat, {count}),
+                     reshape(updates, {count}), reduction, node.where);
+  return one(reshape(result, x.shape()));
 }
 
 /// The loss of NegativeLogLikelihoodLoss over log-probabilities [N, C,
@@ -2079,6 +2319,40 @@ Tensors shrink(const NodeContext &node) {
   return one(
       where(x < constant(-lambda, x), x + constant(bias, x),
             where(x > constant(lambda, x), x - constant(bias, x), zero)));
+}
+
+/// CenterCropPad (opset 18): each named axis cropped to its centered
+/// window or padded with zeros around the input, floor(difference / 2)
+/// before it and the rest after.
+Tensors centerCropPad(const NodeContext &node) {
+  Tensor x = node.input(0);
+  std::vector<int64_t> shape = node.integers(1);
+  int64_t rank = x.rank();
+  std::vector<int64_t> axes = node.attributeInts("axes");
+  if (axes.empty()) {
+    axes.resize(rank);
+    std::iota(axes.begin(), axes.end(), 0);
+  }
+  if (shape.size() != axes.size())
+    node.fail("shape has " + std::to_string(shape.size()) + " entries for " +
+              std::to_string(axes.size()) + " axes");
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t d = normalizeAxis(node, axes[i], rank);
+    int64_t size = x.shape()[d], target = shape[i];
+    if (target < 0)
+      node.fail("shape asks for " + std::to_string(target) +
+                " elements along axis " + std::to_string(d));
+    if (target < size) {
+      std::vector<int64_t> start(rank, 0), limit(x.shape());
+      start[d] = (size - target) / 2;
+      limit[d] = start[d] + target;
+      x = slice(x, start, limit);
+    } else if (target > size) {
+      int64_t before = (target - size) / 2;
+      x = padAxis(x, d, before, target - size - before, 0);
+    }
+  }
+  return one(x);
 }
 
 Tensors meanVarianceNormalization(const NodeContext &node) {
@@ -2914,7 +3188,21 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Sum"] = variadic([](const Tensor &a, const Tensor &b) { return a + b; });
     k["Mean"] = variadic([](const Tensor &a, const Tensor &b) { return a + b; },
                          /*mean=*/true);
+    k["BitwiseAnd"] = binary(
+        [](const Tensor &a, const Tensor &b) { return bitwiseAnd(a, b); });
+    k["BitwiseOr"] = binary(
+        [](const Tensor &a, const Tensor &b) { return bitwiseOr(a, b); });
+    k["BitwiseXor"] = binary(
+        [](const Tensor &a, const Tensor &b) { return bitwiseXor(a, b); });
+    k["BitwiseNot"] = unaryOf([](const Tensor &x) { return bitwiseNot(x); });
     k["Where"] = whereKernel;
+    // Optionals are not values in lazyc: an input is a tensor or left out.
+    k["OptionalHasElement"] = [](const NodeContext &node) {
+      return one(full({}, node.has(0) ? 1 : 0, DType::Bool));
+    };
+    k["OptionalGetElement"] = [](const NodeContext &node) {
+      return one(node.input(0));
+    };
     // Products, reductions, normalization.
     k["MatMul"] = binary(matrixProduct);
     k["Gemm"] = gemm;
@@ -2953,6 +3241,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["LogSoftmax"] = softmaxKernel(true);
     k["BatchNormalization"] = batchNormalization;
     k["InstanceNormalization"] = instanceNormalization;
+    k["GroupNormalization"] = groupNormalization;
     k["LayerNormalization"] = layerNormalization;
     k["Conv"] = conv;
     k["MaxPool"] = [](const NodeContext &node) { return pool(node, true); };
@@ -3019,6 +3308,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Scatter"] = scatterElements;
     k["ScatterND"] = scatterND;
     k["ConvTranspose"] = convTranspose;
+    k["Col2Im"] = col2im;
     k["Resize"] = [](const NodeContext &node) { return resize(node, false); };
     k["Upsample"] = [](const NodeContext &node) { return resize(node, true); };
     k["LRN"] = localResponseNormalization;
@@ -3031,6 +3321,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["IsInf"] = isInf;
     k["EyeLike"] = eyeLike;
     k["Pad"] = pad;
+    k["CenterCropPad"] = centerCropPad;
     k["Shrink"] = shrink;
     k["MeanVarianceNormalization"] = meanVarianceNormalization;
     addTrainingKernels(k);

@@ -148,6 +148,12 @@ const std::map<std::string, WrongData> kWrongData = {
      {"its outputs are the inputs' upper 16 bits (cast.py truncates), where "
       "a cast rounds to the nearest bfloat16",
       kDiffersInAValue}},
+    // ONNX 1.13's (fixed in 1.14 by onnx/onnx#4769).
+    {"test_col2im_pads",
+     {"its output element [0, 0, 0, 4] is 14, where the blocks its input "
+      "holds add 10 + 14 = 24 there (the stored output was computed from an "
+      "input with 0 in place of 10)",
+      kDiffersInAValue}},
     // The BFLOAT16 CastLike models declare `like` as [3, 4]; their data
     // holds one element (the other CastLike models declare [1]).
     {"test_castlike_FLOAT_to_BFLOAT16",

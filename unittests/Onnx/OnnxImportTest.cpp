@@ -289,6 +289,135 @@ TEST_F(OnnxImportTest, ANewerOpsetOrAMissingDtypeIsAnError) {
       << message;
 }
 
+namespace {
+/// One node of opset 18 over x [1, 4, 2, 2] (Float32), its other inputs
+/// integer initializers.
+::onnx::ModelProto opset18Node(
+    const std::string &op,
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> &integers,
+    const std::vector<std::pair<std::string, int64_t>> &attributes) {
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto *opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(18);
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  graph.set_name("one_node");
+  declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {1, 4, 2, 2});
+  declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {});
+  graph.mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  std::vector<std::string> inputs = {"x"};
+  for (const auto &[name, values] : integers) {
+    ::onnx::TensorProto *tensor = graph.add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(::onnx::TensorProto::INT64);
+    tensor->add_dims(int64_t(values.size()));
+    for (int64_t value : values)
+      tensor->add_int64_data(value);
+    inputs.push_back(name);
+  }
+  ::onnx::NodeProto *node = addNode(graph, op, inputs, {"y"}, "n");
+  for (const auto &[name, value] : attributes) {
+    ::onnx::AttributeProto *attribute = node->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(::onnx::AttributeProto::INT);
+    attribute->set_i(value);
+  }
+  return model;
+}
+} // namespace
+
+TEST_F(OnnxImportTest, Opset18NodesNameWhatDoesNotFit) {
+  Tensor x = Tensor::fromVector(weights(16, 1.0f), {1, 4, 2, 2});
+  auto messageOf = [&](const ::onnx::ModelProto &model) {
+    lazyc::onnx::Model loaded = lazyc::onnx::load(write(model));
+    return errorOf([&] { loaded(x).toVector<float>(); });
+  };
+  ::onnx::ModelProto groups =
+      opset18Node("GroupNormalization", {}, {{"num_groups", 3}});
+  // Scale and bias as float initializers.
+  addInitializer(*groups.mutable_graph(), "scale", {3}, {1, 1, 1});
+  addInitializer(*groups.mutable_graph(), "bias", {3}, {0, 0, 0});
+  groups.mutable_graph()->mutable_node(0)->add_input("scale");
+  groups.mutable_graph()->mutable_node(0)->add_input("bias");
+  std::string message = messageOf(groups);
+  EXPECT_NE(message.find("node 'n' (GroupNormalization, opset 18): "
+                         "num_groups 3 does not divide the 4 channels"),
+            std::string::npos)
+      << message;
+
+  // Col2Im reads columns [N, C * prod(block), L]; x is an image.
+  message = messageOf(
+      opset18Node("Col2Im", {{"image", {3, 3}}, {"block", {2, 2}}}, {}));
+  EXPECT_NE(message.find("(Col2Im, opset 18): needs input [N, C * "
+                         "prod(block_shape), L], not rank 4"),
+            std::string::npos)
+      << message;
+
+  message = messageOf(opset18Node("CenterCropPad", {{"shape", {2, 2}}}, {}));
+  EXPECT_NE(message.find("(CenterCropPad, opset 18): shape has 2 entries "
+                         "for 4 axes"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(OnnxImportTest, ScatterElementsCombinesRepeatedIndices) {
+  // x [3, 4]; along axis 1 (and 0), updates [3, 3] land on indices with
+  // repeats; each reduction against plain loops over the same numbers.
+  const std::vector<float> x = weights(12, 2.0f), updates = weights(9, 3.0f);
+  const std::vector<int64_t> index = {1, 1, 3, 0, 2, 0, -1, 3, 3};
+  for (int64_t axis : {0, 1})
+    for (const std::string reduction : {"mul", "min", "max"}) {
+      ::onnx::ModelProto model;
+      model.set_ir_version(8);
+      auto *opset = model.add_opset_import();
+      opset->set_domain("");
+      opset->set_version(18);
+      ::onnx::GraphProto &graph = *model.mutable_graph();
+      graph.set_name("scatter");
+      declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {3, 4});
+      declare(graph.add_input(), "i", ::onnx::TensorProto::INT64, {3, 3});
+      declare(graph.add_input(), "u", ::onnx::TensorProto::FLOAT, {3, 3});
+      declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {3, 4});
+      ::onnx::NodeProto *node =
+          addNode(graph, "ScatterElements", {"x", "i", "u"}, {"y"}, "s");
+      ::onnx::AttributeProto *attribute = node->add_attribute();
+      attribute->set_name("axis");
+      attribute->set_type(::onnx::AttributeProto::INT);
+      attribute->set_i(axis);
+      attribute = node->add_attribute();
+      attribute->set_name("reduction");
+      attribute->set_type(::onnx::AttributeProto::STRING);
+      attribute->set_s(reduction);
+
+      // Along axis 0 the indices must be rows: 0..2 (and -1).
+      std::vector<int64_t> at = index;
+      if (axis == 0)
+        for (int64_t &i : at)
+          i = i == 3 ? 2 : i;
+      std::vector<float> expected = x;
+      for (int64_t r = 0; r < 3; ++r)
+        for (int64_t c = 0; c < 3; ++c) {
+          int64_t i = at[r * 3 + c], extent = axis == 0 ? 3 : 4;
+          i = i < 0 ? i + extent : i;
+          float &target = expected[axis == 0 ? i * 4 + c : r * 4 + i];
+          float u = updates[r * 3 + c];
+          target = reduction == "mul"   ? target * u
+                   : reduction == "min" ? std::min(target, u)
+                                        : std::max(target, u);
+        }
+      lazyc::onnx::Model loaded = lazyc::onnx::load(write(model));
+      std::vector<float> y =
+          loaded({Tensor::fromVector(x, {3, 4}), Tensor::fromVector(at, {3, 3}),
+                  Tensor::fromVector(updates, {3, 3})})[0]
+              .toVector<float>();
+      ASSERT_EQ(y.size(), expected.size());
+      for (size_t k = 0; k < y.size(); ++k)
+        EXPECT_FLOAT_EQ(y[k], expected[k])
+            << reduction << " along " << axis << " at " << k;
+    }
+}
+
 TEST_F(OnnxImportTest, GradientOfInputsInitializersAndIntermediates) {
   // c = x * w; y = c * c summed: dy/dx = 2 c w, dy/dw = 2 c x, dy/dc = 2 c
   // (the training domain's Gradient, w.r.t. an input, an initializer and
