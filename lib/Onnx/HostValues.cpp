@@ -120,6 +120,10 @@ HostValue lazyc::onnx::detail::shapeValue(const NodeContext &node,
 Tensor lazyc::onnx::detail::tensorOf(const HostValue &value) {
   if (value.dtype == DType::Int64)
     return Tensor::fromVector(value.values, value.shape);
+  if (value.dtype == DType::Bool)
+    return Tensor::fromBools(
+        std::vector<bool>(value.values.begin(), value.values.end()),
+        value.shape);
   std::vector<int32_t> narrow(value.values.begin(), value.values.end());
   return Tensor::fromVector(narrow, value.shape);
 }
@@ -139,12 +143,19 @@ lazyc::onnx::detail::foldOnHost(const NodeContext &node,
     return std::vector<HostValue>{shapeValue(node, shape)};
   }
   if (op == "Constant") {
-    if (!node.hasAttribute("value"))
-      return std::nullopt;
-    for (const auto &attribute : node.node.attribute())
+    for (const auto &attribute : node.node.attribute()) {
       if (attribute.name() == "value")
         if (std::optional<HostValue> value = hostValueOf(attribute.t()))
           return std::vector<HostValue>{*value};
+      if (attribute.name() == "value_int")
+        return std::vector<HostValue>{{DType::Int64, {}, {attribute.i()}}};
+      if (attribute.name() == "value_ints" &&
+          attribute.ints_size() <= kMaxHostElements)
+        return std::vector<HostValue>{
+            {DType::Int64,
+             {int64_t(attribute.ints_size())},
+             {attribute.ints().begin(), attribute.ints().end()}}};
+    }
     return std::nullopt;
   }
   // Everything else only on known integer inputs.
@@ -259,6 +270,25 @@ lazyc::onnx::detail::foldOnHost(const NodeContext &node,
     if (std::optional<HostValue> value = elementwise(*a, *known[1], f))
       return result(*value);
     return std::nullopt;
+  }
+  // Comparisons of sizes (an If on the input's rank): Bool.
+  if ((op == "Equal" || op == "Less" || op == "Greater" ||
+       op == "LessOrEqual" || op == "GreaterOrEqual") &&
+      known.size() == 2 && known[1] && known[1]->dtype == a->dtype) {
+    int64_t (*f)(int64_t, int64_t) =
+        op == "Equal" ? +[](int64_t x, int64_t y) -> int64_t { return x == y; }
+                      : op == "Less"
+                          ? +[](int64_t x, int64_t y) -> int64_t { return x < y; }
+                      : op == "Greater"
+        ? +[](int64_t x, int64_t y) -> int64_t { return x > y; }
+        : op == "LessOrEqual"
+        ? +[](int64_t x, int64_t y) -> int64_t { return x <= y; }
+        : +[](int64_t x, int64_t y) -> int64_t { return x >= y; };
+    std::optional<HostValue> value = elementwise(*a, *known[1], f);
+    if (!value)
+      return std::nullopt;
+    value->dtype = DType::Bool;
+    return result(*value);
   }
   return std::nullopt;
 }

@@ -32,9 +32,9 @@ using namespace lazyc::onnx::detail;
 
 namespace {
 
-// Opset 18 (ONNX 1.13): the newest whose operator definitions the kernels
-// follow, checked by ONNX 1.13's node tests (test/Data).
-constexpr int64_t kSupportedOpset = 18;
+// Opset 21 (ONNX 1.16): the newest whose operator definitions the kernels
+// follow, checked by the node tests of ONNX 1.13 and 1.16 (test/Data).
+constexpr int64_t kSupportedOpset = 21;
 
 std::string directoryOf(const std::string &path) {
   size_t slash = path.find_last_of('/');
@@ -157,8 +157,14 @@ DType lazyc::onnx::detail::dtypeFromOnnx(int32_t elementType,
   default:
     break;
   }
+  // The types newer than ONNX 1.12's protobuf classes, by their numbers.
+  static const char *const kNewer[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",        "INT4",           "FLOAT4E2M1"};
   std::string name = P::DataType_IsValid(elementType)
                          ? P::DataType_Name(P::DataType(elementType))
+                     : elementType >= 17 && elementType <= 23
+                         ? kNewer[elementType - 17]
                          : std::to_string(elementType);
   throw Error("onnx::load", context + " has element type " + name +
                                 ", which lazyc lacks (it has FLOAT, DOUBLE, "
@@ -476,9 +482,13 @@ const ::onnx::GraphProto *graphAttribute(const ::onnx::NodeProto &node,
 }
 
 /// If as lazyc's cond: both branches recorded (each sees the values around
-/// it), one op that runs the one the predicate picks.
+/// it), one op that runs the one the predicate picks. A predicate known
+/// when the node is recorded (computed from shapes) picks its branch then,
+/// and so does one read then where the branches differ in shape: only that
+/// branch is recorded.
 std::vector<Tensor> recordIf(const Graph &graph, const ::onnx::NodeProto &node,
                              const Tensor &predicate,
+                             const HostValue *knownPredicate,
                              const std::map<std::string, Tensor> &values,
                              const std::map<std::string, HostValue> &known,
                              SourceLocation where) {
@@ -487,18 +497,34 @@ std::vector<Tensor> recordIf(const Graph &graph, const ::onnx::NodeProto &node,
   if (!thenBranch || !elseBranch)
     throw Error("onnx::If", describeNode(graph, node) +
                                 ": then_branch and else_branch are required");
+  if (knownPredicate && knownPredicate->values.size() == 1)
+    return recordBody(graph, node,
+                      knownPredicate->values[0] ? *thenBranch : *elseBranch,
+                      values, known, {}, where);
   Tensor flag = predicate.numel() == 1 && predicate.rank() != 0
                     ? reshape(predicate, {})
                     : predicate;
-  return cond(
-      flag,
-      [&] {
-        return recordBody(graph, node, *thenBranch, values, known, {}, where);
-      },
-      [&] {
-        return recordBody(graph, node, *elseBranch, values, known, {}, where);
-      },
-      where);
+  try {
+    return cond(
+        flag,
+        [&] {
+          return recordBody(graph, node, *thenBranch, values, known, {}, where);
+        },
+        [&] {
+          return recordBody(graph, node, *elseBranch, values, known, {}, where);
+        },
+        where);
+  } catch (const Error &error) {
+    // ONNX lets the branches differ in shape, lazyc's cond does not: the
+    // predicate is then read now (as a size that depends on data is), and
+    // only its branch is recorded.
+    if (std::string(error.what()).find("the branches return different") ==
+        std::string::npos)
+      throw;
+  }
+  return recordBody(graph, node,
+                    flag.item<bool>(where) ? *thenBranch : *elseBranch, values,
+                    known, {}, where);
 }
 
 /// A 0-d Bool from a Bool of one element.
@@ -791,7 +817,8 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
     try {
       std::string name = kernelName(node);
       if (name == "If") {
-        results = recordIf(graph, node, context.input(0), values, known, where);
+        results = recordIf(graph, node, context.input(0), nodeKnown.at(0),
+                           values, known, where);
       } else if (name == "Loop") {
         results = recordLoop(graph, node, nodeInputs, values, known, where);
       } else if (name == "Scan") {

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One kernel per ONNX op (default domain, opsets up to 18): each records
+// One kernel per ONNX op (default domain, opsets up to 21): each records
 // the node with lazyc's public ops, or an exact composition of them, so
 // that everything an imported model computes fuses and differentiates like
 // code written against the API. Inputs that decide shapes (Reshape's
@@ -571,9 +571,10 @@ Tensors instanceNormalization(const NodeContext &node) {
              perChannel(node.input(2), x.rank()));
 }
 
-/// GroupNormalization (opset 18): the channels in num_groups groups, each
-/// normalized over its channels and the spatial axes, then scaled and
-/// shifted per group (opset 21 moved scale and bias to one per channel).
+/// GroupNormalization: the channels in num_groups groups, each normalized
+/// over its channels and the spatial axes, then scaled and shifted per
+/// group (opset 18) or per channel (opset 21), the statistics in Float32
+/// at least (opset 21's stash_type 1, and ONNX Runtime's practice before).
 Tensors groupNormalization(const NodeContext &node) {
   const Tensor &x = node.input(0);
   if (x.rank() < 2)
@@ -584,23 +585,37 @@ Tensors groupNormalization(const NodeContext &node) {
     node.fail("num_groups " + std::to_string(groups) + " does not divide the " +
               std::to_string(channels) + " channels");
   const Tensor &scale = node.input(1), &bias = node.input(2);
-  if (scale.numel() != groups || bias.numel() != groups)
-    node.fail("scale and bias need one value per group (" +
-              std::to_string(groups) + ")");
+  bool perChannelScale = node.opset() >= 21;
+  int64_t scales = perChannelScale ? channels : groups;
+  if (scale.numel() != scales || bias.numel() != scales)
+    node.fail("scale and bias need one value per " +
+              std::string(perChannelScale ? "channel (" : "group (") +
+              std::to_string(scales) + ")");
+  if (node.attribute("stash_type", int64_t(1)) != 1)
+    node.fail("stash_type " +
+              std::to_string(node.attribute("stash_type", int64_t(1))) +
+              " is not supported (1, Float32, is)");
   double eps = node.attribute("epsilon", 1e-5);
   Shape grouped = {x.shape()[0], groups, channels / groups};
   grouped.insert(grouped.end(), x.shape().begin() + 2, x.shape().end());
-  Tensor g = reshape(x, grouped);
+  bool narrow = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
+  Tensor g = reshape(narrow ? cast(x, DType::Float32) : x, grouped);
   std::vector<int64_t> axes;
   for (int64_t d = 2; d < int64_t(grouped.size()); ++d)
     axes.push_back(d);
   Tensor centered = g - lazyc::mean(g, axes, true);
   Tensor variance = lazyc::mean(centered * centered, axes, true);
+  Tensor normalized =
+      reshape(centered * rsqrt(variance + constant(eps, g)), x.shape());
+  if (narrow)
+    normalized = cast(normalized, x.dtype());
+  if (perChannelScale)
+    return one(normalized * perChannel(scale, x.rank()) +
+               perChannel(bias, x.rank()));
   Shape perGroup(grouped.size(), 1);
   perGroup[1] = groups;
-  Tensor y =
-      centered * rsqrt(variance + constant(eps, x)) * reshape(scale, perGroup) +
-      reshape(bias, perGroup);
+  Tensor y = reshape(normalized, grouped) * reshape(scale, perGroup) +
+             reshape(bias, perGroup);
   return one(reshape(y, x.shape()));
 }
 
@@ -783,7 +798,8 @@ Tensors conv(const NodeContext &node) {
 /// count_include_pad as in pool()), as the maximum or the mean over the
 /// kernel's taps of strided slices of the padded input, axis by axis, for
 /// what lazyc's 2-D pooling ops do not take (3-D, dilated).
-Tensors poolByTaps(const NodeContext &node, bool maximumPool) {
+Tensors poolByTaps(const NodeContext &node, bool maximumPool,
+                   bool sumOnly = false) {
   Tensor x = node.input(0);
   int64_t rank = x.rank() - 2;
   auto spatial = [&](const std::string &name) {
@@ -795,11 +811,26 @@ Tensors poolByTaps(const NodeContext &node, bool maximumPool) {
   std::vector<int64_t> dilations = spatial("dilations");
   std::vector<int64_t> pads = node.attributeInts("pads");
   std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
-  if (autoPad != "NOTSET" && autoPad != "VALID")
-    node.fail("auto_pad '" + autoPad + "' with " + std::to_string(rank) +
-              "-D or dilated pooling is not supported");
-  if (pads.empty() || autoPad == "VALID")
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    node.fail("auto_pad '" + autoPad + "' is not supported");
+  if (pads.empty() || autoPad != "NOTSET")
     pads.assign(2 * rank, 0);
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+    // ceil(size / stride) outputs; the odd element of padding at the end
+    // (UPPER) or the start (LOWER).
+    for (int64_t d = 0;
+         d < rank && d < int64_t(kernel.size()) &&
+         d < int64_t(strides.size()) && d < int64_t(dilations.size());
+         ++d) {
+      int64_t size = x.shape()[2 + d];
+      int64_t out = (size + strides[d] - 1) / strides[d];
+      int64_t extent = (kernel[d] - 1) * dilations[d] + 1;
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * strides[d] + extent - size);
+      pads[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[d + rank] = total - pads[d];
+    }
   if (int64_t(kernel.size()) != rank || int64_t(strides.size()) != rank ||
       int64_t(dilations.size()) != rank || int64_t(pads.size()) != 2 * rank)
     node.fail("kernel_shape, strides, dilations and pads do not match the "
@@ -810,8 +841,7 @@ Tensors poolByTaps(const NodeContext &node, bool maximumPool) {
   DType dtype = x.dtype();
   bool narrow = dtype == DType::UInt8 || dtype == DType::Int8;
   if (!isFloat(dtype) && !(maximumPool && narrow))
-    node.fail(std::string(maximumPool ? "MaxPool" : "AveragePool") + " of " +
-              dtypeName(dtype) + " is not supported");
+    node.fail(dtypeName(dtype) + std::string(" is not supported"));
   if (narrow)
     x = cast(x, DType::Float32);
   std::vector<int64_t> outs(rank), tails(rank);
@@ -860,6 +890,8 @@ Tensors poolByTaps(const NodeContext &node, bool maximumPool) {
     Tensor y = overTaps(padded(x, -INFINITY, -INFINITY));
     return one(narrow ? cast(y, dtype) : y);
   }
+  if (sumOnly)
+    return one(overTaps(padded(x, 0, 0)));
   std::vector<int64_t> maskShape(x.rank(), 1);
   for (int64_t d = 0; d < rank; ++d)
     maskShape[2 + d] = x.shape()[2 + d];
@@ -1009,6 +1041,19 @@ Tensors pool(const NodeContext &node, bool maximumPool) {
       !node.node.output(1).empty())
     values.push_back(maxPoolIndices(node, node.input(0), values[0]));
   return values;
+}
+
+/// LpPool: (the sum of |x|^p over each window)^(1 / p); padding adds 0.
+Tensors lpPool(const NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t p = node.attribute("p", int64_t(2));
+  if (p <= 0)
+    node.fail("p must be positive, not " + std::to_string(p));
+  Tensor powers = p == 1 ? abs(x) : pow(abs(x), constant(double(p), x));
+  Tensors sums =
+      poolByTaps(NodeContext(node.graph, node.node, {powers}, {}, node.where),
+                 /*maximumPool=*/false, /*sumOnly=*/true);
+  return one(p == 1 ? sums[0] : pow(sums[0], constant(1.0 / double(p), x)));
 }
 
 Tensors globalPool(const NodeContext &node, bool maximumPool) {
@@ -1692,21 +1737,77 @@ Tensors roiAlign(const NodeContext &node) {
       {regions, channels, outH, outW}));
 }
 
-/// GridSample (opset 16) as PyTorch's grid_sample computes it (ONNX's
-/// test values are PyTorch's): each output point reads X at the grid's
+/// AffineGrid (opset 20), as PyTorch's affine_grid: the sampling grid
+/// [N, H, W, 2] (or [N, D, H, W, 3]) that theta [N, 2, 3] ([N, 3, 4]) maps
+/// the output's normalized coordinates to: each point (x, y[, z], 1), x
+/// along W, in [-1, 1] at the corners' centres (align_corners) or edges.
+/// The base points depend only on sizes; the grid is one product.
+Tensors affineGrid(const NodeContext &node) {
+  const Tensor &theta = node.input(0);
+  std::vector<int64_t> size = node.integers(1);
+  int64_t spatial = int64_t(size.size()) - 2;
+  if ((spatial != 2 && spatial != 3) || theta.rank() != 3 ||
+      theta.shape()[1] != spatial || theta.shape()[2] != spatial + 1 ||
+      theta.shape()[0] != size[0])
+    node.fail("needs theta [N, 2, 3] with size [N, C, H, W], or theta "
+              "[N, 3, 4] with size [N, C, D, H, W]");
+  bool alignCorners = node.attribute("align_corners", int64_t(0)) != 0;
+  auto normalized = [&](int64_t i, int64_t extent) {
+    if (alignCorners)
+      return extent > 1 ? -1.0 + 2.0 * double(i) / double(extent - 1) : 0.0;
+    return (2.0 * double(i) + 1.0) / double(extent) - 1.0;
+  };
+  // Points in row-major order of (D,) H, W; columns x, y(, z), 1.
+  int64_t points = 1;
+  for (int64_t d = 0; d < spatial; ++d)
+    points *= size[2 + d];
+  std::vector<double> base(size_t(points * (spatial + 1)));
+  for (int64_t p = 0; p < points; ++p) {
+    int64_t rest = p;
+    for (int64_t d = spatial - 1; d >= 0; --d) {
+      int64_t extent = size[2 + d];
+      // Column 0 is the last (W) axis.
+      base[size_t(p * (spatial + 1) + (spatial - 1 - d))] =
+          normalized(rest % extent, extent);
+      rest /= extent;
+    }
+    base[size_t(p * (spatial + 1) + spatial)] = 1.0;
+  }
+  Tensor points3 =
+      cast(Tensor::fromVector(base, {1, points, spatial + 1}), theta.dtype());
+  Tensor grid = matmul(points3, transpose(theta, {0, 2, 1}));
+  Shape shape = {size[0]};
+  shape.insert(shape.end(), size.begin() + 2, size.end());
+  shape.push_back(spatial);
+  return one(reshape(grid, shape));
+}
+
+/// GridSample (opsets 16 and 20, 2-D) as PyTorch's grid_sample computes it
+/// (ONNX's test values are PyTorch's): each output point reads X at the grid's
 /// (x, y) in [-1, 1], unnormalized by align_corners; border and reflection
 /// padding move the coordinate (bicubic: each tap) into the image, zeros
 /// padding reads 0 outside it. Every tap is one gather.
 Tensors gridSample(const NodeContext &node) {
   const Tensor &x = node.input(0), &grid = node.input(1);
+  if (x.rank() == 5 && node.opset() >= 20)
+    node.fail("a volumetric grid (X [N, C, D, H, W]) is not supported");
   if (x.rank() != 4 || grid.rank() != 4 || grid.shape()[3] != 2 ||
       grid.shape()[0] != x.shape()[0])
     node.fail("needs X [N, C, H, W] and a grid [N, H_out, W_out, 2]");
-  std::string mode = node.attribute("mode", std::string("bilinear"));
+  // Opset 20 renamed bilinear and bicubic to linear and cubic.
+  bool renamed = node.opset() >= 20;
+  std::string given =
+      node.attribute("mode", std::string(renamed ? "linear" : "bilinear"));
+  std::string mode = given;
+  if (renamed)
+    mode = given == "linear"    ? "bilinear"
+           : given == "cubic"   ? "bicubic"
+           : given == "nearest" ? given
+                                : "";
   std::string padding = node.attribute("padding_mode", std::string("zeros"));
   bool alignCorners = node.attribute("align_corners", int64_t(0)) != 0;
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
-    node.fail("mode '" + mode + "' is not supported");
+    node.fail("mode '" + given + "' is not supported");
   if (padding != "zeros" && padding != "border" && padding != "reflection")
     node.fail("padding_mode '" + padding + "' is not supported");
   int64_t n = x.shape()[0], channels = x.shape()[1], height = x.shape()[2],
@@ -2267,7 +2368,8 @@ Tensors pad(const NodeContext &node) {
   if (mode == "constant")
     fill = node.opset() >= 11 ? (node.has(2) ? node.scalar(2) : 0.0)
                               : node.attribute("value", 0.0);
-  else if (mode != "edge" && mode != "reflect")
+  else if (mode != "edge" && mode != "reflect" &&
+           !(mode == "wrap" && node.opset() >= 19))
     node.fail("mode '" + mode + "' is not supported");
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t d = normalizeAxis(node, axes[i], rank);
@@ -2300,6 +2402,8 @@ Tensors pad(const NodeContext &node) {
       int64_t k = j;
       if (mode == "edge")
         k = std::clamp<int64_t>(j, 0, size - 1);
+      else if (mode == "wrap")
+        k = ((j % size) + size) % size;
       else if (j < 0)
         k = -j;
       else if (j >= size)
@@ -3097,6 +3201,19 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Softsign"] =
         unaryOf([](const Tensor &x) { return x / (constant(1, x) + abs(x)); });
     k["Mish"] = unaryOf([](const Tensor &x) { return x * tanh(softplus(x)); });
+    k["Gelu"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      std::string approximate =
+          node.attribute("approximate", std::string("none"));
+      Tensor half = constant(0.5, x), one1 = constant(1, x);
+      if (approximate == "none")
+        return one(half * x * (one1 + erf(x * constant(M_SQRT1_2, x))));
+      if (approximate != "tanh")
+        node.fail("approximate '" + approximate + "' is not supported");
+      Tensor inner = constant(std::sqrt(2 / M_PI), x) *
+                     (x + constant(0.044715, x) * x * x * x);
+      return one(half * x * (one1 + tanh(inner)));
+    };
     k["HardSwish"] = unaryOf([](const Tensor &x) {
       return x * minimum(maximum(x / constant(6, x) + constant(0.5, x),
                                  constant(0, x)),
@@ -3214,8 +3331,13 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
         };
     k["ReduceSum"] = reduction(13, plain(sum));
     k["ReduceMean"] = reduction(18, plain(mean));
-    k["ReduceMax"] = reduction(18, plain(max));
-    k["ReduceMin"] = reduction(18, plain(min));
+    // Of Bool (opset 20): any and all.
+    k["ReduceMax"] = reduction(18, [](const Tensor &x, auto axes, bool keep) {
+      return x.dtype() == DType::Bool ? any(x, axes, keep) : max(x, axes, keep);
+    });
+    k["ReduceMin"] = reduction(18, [](const Tensor &x, auto axes, bool keep) {
+      return x.dtype() == DType::Bool ? all(x, axes, keep) : min(x, axes, keep);
+    });
     k["ReduceL1"] = reduction(18, [](const Tensor &x, auto axes, bool keep) {
       return sum(abs(x), axes, keep);
     });
@@ -3254,6 +3376,16 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["GlobalAveragePool"] = [](const NodeContext &node) {
       return globalPool(node, false);
     };
+    k["LpPool"] = lpPool;
+    k["GlobalLpPool"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      double p = double(node.attribute("p", int64_t(2)));
+      std::vector<int64_t> axes;
+      for (int64_t d = 2; d < x.rank(); ++d)
+        axes.push_back(d);
+      return one(pow(sum(pow(abs(x), constant(p, x)), axes, true),
+                     constant(1.0 / p, x)));
+    };
     k["Dropout"] = dropout;
     // Shapes and data movement.
     k["Reshape"] = reshapeKernel;
@@ -3283,6 +3415,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["Compress"] = compress;
     k["ReverseSequence"] = reverseSequence;
     k["GridSample"] = gridSample;
+    k["AffineGrid"] = affineGrid;
     k["RoiAlign"] = roiAlign;
     k["RandomUniform"] = [](const NodeContext &node) {
       return randomOp(node, true, false);

@@ -23,17 +23,35 @@ namespace {
 
 using Tensors = std::vector<Tensor>;
 
-/// A scale or zero point of `x`'s quantization: a scalar, or one value per
-/// index of the node's `axis` (reshaped to broadcast there).
+/// A scale or zero point of `x`'s quantization: a scalar, one value per
+/// index of the node's `axis` (reshaped to broadcast there), or (opset
+/// 21's block_size) one per block of that many indices along `axis`, x's
+/// shape elsewhere (repeated over each block).
 Tensor alongAxis(const NodeContext &node, const Tensor &value,
                  const Tensor &x) {
-  if (value.numel() == 1 || value.rank() == 0)
+  int64_t block =
+      node.opset() >= 21 ? node.attribute("block_size", int64_t(0)) : 0;
+  if (block == 0 && (value.numel() == 1 || value.rank() == 0))
     return reshape(value, {});
   int64_t rank = x.rank(), axis = node.attribute("axis", int64_t(1));
   if (axis < -rank || axis >= rank)
     node.fail("axis " + std::to_string(axis) + " is out of range for rank " +
               std::to_string(rank));
   axis = axis < 0 ? axis + rank : axis;
+  if (block != 0) {
+    int64_t size = x.shape()[axis];
+    Shape expected = x.shape();
+    expected[axis] = block > 0 ? (size + block - 1) / block : 0;
+    if (block < 0 || value.shape() != expected)
+      node.fail("a blocked scale or zero point of block_size " +
+                std::to_string(block) + " must have x's shape with " +
+                std::to_string(expected[axis]) + " along axis " +
+                std::to_string(axis));
+    std::vector<int64_t> owner(size_t(size), 0);
+    for (int64_t i = 0; i < size; ++i)
+      owner[size_t(i)] = i / block;
+    return indexSelect(value, axis, Tensor::fromVector(owner, {size}));
+  }
   if (value.rank() != 1 || value.shape()[0] != x.shape()[axis])
     node.fail("a per-axis scale or zero point must be 1-D of size " +
               std::to_string(x.shape()[axis]) + " (axis " +
@@ -44,14 +62,20 @@ Tensor alongAxis(const NodeContext &node, const Tensor &value,
   return reshape(value, shape);
 }
 
-/// round(value) + zeroPoint, saturated to `dtype` (UInt8 or Int8).
+/// round(value) + zeroPoint, saturated to `dtype` (8 or, from opset 21,
+/// 16 bits).
 Tensor saturate(const NodeContext &node, const Tensor &value,
                 const Tensor &zeroPoint, DType dtype) {
-  if (dtype != DType::UInt8 && dtype != DType::Int8)
+  bool wide = dtype == DType::UInt16 || dtype == DType::Int16;
+  if (dtype != DType::UInt8 && dtype != DType::Int8 &&
+      !(wide && node.opset() >= 21))
     node.fail(std::string("quantizing to ") + dtypeName(dtype) +
-              " is not supported (UInt8 and Int8 are)");
-  double low = dtype == DType::UInt8 ? 0 : -128;
-  double high = dtype == DType::UInt8 ? 255 : 127;
+              " is not supported (UInt8 and Int8 are; UInt16 and Int16 from "
+              "opset 21)");
+  bool isSigned = dtype == DType::Int8 || dtype == DType::Int16;
+  double range = wide ? 65536 : 256;
+  double low = isSigned ? -range / 2 : 0;
+  double high = low + range - 1;
   Tensor shifted = roundHalfEven(value) + cast(zeroPoint, value.dtype());
   return cast(clamp(shifted, low, high), dtype);
 }
@@ -59,8 +83,16 @@ Tensor saturate(const NodeContext &node, const Tensor &value,
 Tensors quantizeLinear(const NodeContext &node) {
   const Tensor &x = node.input(0);
   Tensor scale = alongAxis(node, node.input(1), x);
+  // Without a zero point, the output is UInt8 (opset 21: output_dtype).
+  int64_t outputType = node.opset() >= 21
+                           ? node.attribute("output_dtype", int64_t(0))
+                           : int64_t(0);
   Tensor zeroPoint =
-      node.has(2) ? alongAxis(node, node.input(2), x) : zeros({}, DType::UInt8);
+      node.has(2)
+          ? alongAxis(node, node.input(2), x)
+          : zeros({}, outputType
+                          ? dtypeFromOnnx(int32_t(outputType), "output_dtype")
+                          : DType::UInt8);
   // In Float32 at least, as ONNX's reference divides.
   DType compute = x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
   Tensor value = cast(x, compute) / cast(scale, compute);

@@ -143,14 +143,16 @@ std::vector<Tensor> dft(const NodeContext &node) {
   const Tensor &x = node.input(0);
   auto [real, imaginary] = complexParts(node, x);
   int64_t rank = real.rank();
-  // The signal axis counts the trailing real/complex dimension.
-  int64_t axis = node.attribute("axis", int64_t(1));
-  if (axis < 0)
-    axis += rank + 1;
+  // The signal axis counts the trailing real/complex dimension: an
+  // attribute (default 1) before opset 20, the third input (default -2)
+  // from it.
+  int64_t given = node.opset() >= 20
+                      ? (node.has(2) ? int64_t(node.scalar(2)) : int64_t(-2))
+                      : node.attribute("axis", int64_t(1));
+  int64_t axis = given < 0 ? given + rank + 1 : given;
   if (axis < 0 || axis >= rank)
-    node.fail("axis " + std::to_string(node.attribute("axis", int64_t(1))) +
-              " is not a signal axis of " + std::to_string(rank + 1) +
-              "-d input");
+    node.fail("axis " + std::to_string(given) + " is not a signal axis of " +
+              std::to_string(rank + 1) + "-d input");
   bool inverse = node.attribute("inverse", int64_t(0)) != 0;
   bool onesided = node.attribute("onesided", int64_t(0)) != 0;
   if (inverse && onesided)
