@@ -137,6 +137,7 @@ void addTrainingKernels(std::map<std::string, Kernel> &table);
 void addSignalKernels(std::map<std::string, Kernel> &table);
 /// QuantizeLinear and its family (QuantizedOps.cpp).
 void addQuantizedKernels(std::map<std::string, Kernel> &table);
+void addAttentionKernels(std::map<std::string, Kernel> &table);
 
 /// x rounded to the nearest integer, ties to even (ONNX's Round).
 Tensor roundHalfEven(const Tensor &x);

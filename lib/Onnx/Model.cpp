@@ -32,9 +32,9 @@ using namespace lazyc::onnx::detail;
 
 namespace {
 
-// Opset 21 (ONNX 1.16): the newest whose operator definitions the kernels
-// follow, checked by the node tests of ONNX 1.13 and 1.16 (test/Data).
-constexpr int64_t kSupportedOpset = 21;
+// Opset 26 (ONNX 1.21): the newest whose operator definitions the kernels
+// follow, checked by the node tests of ONNX 1.13, 1.16 and 1.22 (test/Data).
+constexpr int64_t kSupportedOpset = 26;
 
 std::string directoryOf(const std::string &path) {
   size_t slash = path.find_last_of('/');
@@ -159,11 +159,11 @@ DType lazyc::onnx::detail::dtypeFromOnnx(int32_t elementType,
   }
   // The types newer than ONNX 1.12's protobuf classes, by their numbers.
   static const char *const kNewer[] = {
-      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
-      "UINT4",        "INT4",           "FLOAT4E2M1"};
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",
+      "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0", "UINT2",          "INT2"};
   std::string name = P::DataType_IsValid(elementType)
                          ? P::DataType_Name(P::DataType(elementType))
-                     : elementType >= 17 && elementType <= 23
+                     : elementType >= 17 && elementType <= 26
                          ? kNewer[elementType - 17]
                          : std::to_string(elementType);
   throw Error("onnx::load", context + " has element type " + name +
@@ -876,8 +876,9 @@ Model lazyc::onnx::load(const std::string &path, SourceLocation where) {
   if (graph->opset > kSupportedOpset)
     throw Error("onnx::load",
                 path + ": imports opset " + std::to_string(graph->opset) +
-                    " of the default domain; lazyc supports up to " +
-                    std::to_string(kSupportedOpset),
+                    " of the default domain, which lazyc does not support "
+                    "(it supports up to " +
+                    std::to_string(kSupportedOpset) + ")",
                 where);
   graph->proto = model.graph();
   try {

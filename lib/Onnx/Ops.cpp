@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One kernel per ONNX op (default domain, opsets up to 21): each records
+// One kernel per ONNX op (default domain, opsets up to 26): each records
 // the node with lazyc's public ops, or an exact composition of them, so
 // that everything an imported model computes fuses and differentiates like
 // code written against the API. Inputs that decide shapes (Reshape's
@@ -477,8 +477,9 @@ Tensors cumsumKernel(const NodeContext &node) {
   bool reverse = node.attribute("reverse", int64_t(0)) != 0;
   Tensor sums = cumsum(x, axis, reverse);
   if (node.attribute("exclusive", int64_t(0)))
-    sums = sums - x;
-  return one(sums);
+    sums = sums - cast(x, sums.dtype());
+  // lazyc sums integers in 64 bits (numpy); ONNX keeps the input's type.
+  return one(sums.dtype() == x.dtype() ? sums : cast(sums, x.dtype()));
 }
 
 Tensors argKernel(const NodeContext &node, bool largest) {
@@ -1041,6 +1042,29 @@ Tensors pool(const NodeContext &node, bool maximumPool) {
       !node.node.output(1).empty())
     values.push_back(maxPoolIndices(node, node.input(0), values[0]));
   return values;
+}
+
+/// CumProd (opset 26): running products along the axis, as a scan in
+/// log2(n) steps (each multiplies by the products `step` elements before,
+/// 1 past the start); exclusive shifts by one, reverse flips around it.
+Tensors cumprodKernel(const NodeContext &node) {
+  Tensor x = node.input(0);
+  int64_t axis = normalizeAxis(node, node.integers(1).at(0), x.rank());
+  bool reverse = node.attribute("reverse", int64_t(0)) != 0;
+  if (reverse)
+    x = reverseAxis(x, axis);
+  int64_t size = x.shape()[axis];
+  auto shifted = [&](const Tensor &value, int64_t by) {
+    std::vector<int64_t> start(value.rank(), 0), limit(value.shape());
+    limit[axis] = size - by;
+    return padAxis(slice(value, start, limit), axis, by, 0, 1);
+  };
+  Tensor products = x;
+  for (int64_t step = 1; step < size; step *= 2)
+    products = products * shifted(products, step);
+  if (node.attribute("exclusive", int64_t(0)) && size > 0)
+    products = shifted(products, 1);
+  return one(reverse ? reverseAxis(products, axis) : products);
 }
 
 /// LpPool: (the sum of |x|^p over each window)^(1 / p); padding adds 0.
@@ -3214,6 +3238,24 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
                      (x + constant(0.044715, x) * x * x * x);
       return one(half * x * (one1 + tanh(inner)));
     };
+    k["Swish"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      return one(x * sigmoid(x * constant(node.attribute("alpha", 1.0), x)));
+    };
+    k["LpNormalization"] = [](const NodeContext &node) {
+      const Tensor &x = node.input(0);
+      int64_t axis =
+          normalizeAxis(node, node.attribute("axis", int64_t(-1)), x.rank());
+      int64_t p = node.attribute("p", int64_t(2));
+      if (p != 1 && p != 2)
+        node.fail("p = " + std::to_string(p) +
+                  " is not supported (1 and 2 are)");
+      Tensor norm =
+          p == 1 ? sum(abs(x), {axis}, true) : sqrt(sum(x * x, {axis}, true));
+      // A zero norm gives 0, not 0 / 0 (ONNX's reference).
+      Tensor zero = constant(0, norm);
+      return one(where(norm == zero, constant(0, x), x / norm));
+    };
     k["HardSwish"] = unaryOf([](const Tensor &x) {
       return x * minimum(maximum(x / constant(6, x) + constant(0.5, x),
                                  constant(0, x)),
@@ -3359,6 +3401,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     };
     k["TopK"] = topkKernel;
     k["CumSum"] = cumsumKernel;
+    k["CumProd"] = cumprodKernel;
     k["Softmax"] = softmaxKernel(false);
     k["LogSoftmax"] = softmaxKernel(true);
     k["BatchNormalization"] = batchNormalization;
@@ -3460,6 +3503,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     addTrainingKernels(k);
     addSignalKernels(k);
     addQuantizedKernels(k);
+    addAttentionKernels(k);
     k["DepthToSpace"] = [](const NodeContext &node) {
       return depthToSpace(node, true);
     };

@@ -155,15 +155,44 @@ std::vector<Tensor> dft(const NodeContext &node) {
               std::to_string(rank + 1) + "-d input");
   bool inverse = node.attribute("inverse", int64_t(0)) != 0;
   bool onesided = node.attribute("onesided", int64_t(0)) != 0;
-  if (inverse && onesided)
-    node.fail("onesided inverse transforms are not supported");
-  int64_t length = node.has(1) ? int64_t(node.scalar(1)) : real.shape()[axis];
+  int64_t bins = real.shape()[axis];
+  // A one-sided inverse reads the first length / 2 + 1 bins of a real
+  // signal's spectrum (numpy's irfft; by default length 2 (bins - 1)).
+  bool realInverse = inverse && onesided;
+  int64_t length = node.has(1)   ? int64_t(node.scalar(1))
+                   : realInverse ? 2 * (bins - 1)
+                                 : bins;
   if (length <= 0)
     node.fail("dft_length must be positive, not " + std::to_string(length));
   std::vector<int64_t> permutation = swapLast(rank, axis);
   real = transpose(real, permutation);
   if (imaginary.defined())
     imaginary = transpose(imaginary, permutation);
+  if (realInverse) {
+    if (length / 2 + 1 > bins)
+      node.fail(std::to_string(bins) + " bins are fewer than a signal of " +
+                std::to_string(length) + " needs (" +
+                std::to_string(length / 2 + 1) + ")");
+    // The whole spectrum: X[length - k] = conj(X[k]).
+    std::vector<int64_t> mirror(size_t(length), 0);
+    std::vector<double> signs(size_t(length), 1.0);
+    for (int64_t k = 0; k < length; ++k) {
+      bool upper = k > length / 2;
+      mirror[size_t(k)] = upper ? length - k : k;
+      signs[size_t(k)] = upper ? -1.0 : 1.0;
+    }
+    Tensor index = Tensor::fromVector(mirror, {length});
+    Tensor fullReal = indexSelect(real, rank - 1, index);
+    Tensor fullImaginary =
+        imaginary.defined() ? indexSelect(imaginary, rank - 1, index) *
+                                  hostTensor(signs, {length}, imaginary.dtype())
+                            : Tensor();
+    Tensor signal =
+        transform(fullReal, fullImaginary, length, length, true).first;
+    Shape shape = transpose(signal, permutation).shape();
+    shape.push_back(1);
+    return {reshape(transpose(signal, permutation), shape)};
+  }
   auto [outReal, outImaginary] = transform(
       real, imaginary, length, onesided ? length / 2 + 1 : length, inverse);
   return {complexOf(transpose(outReal, permutation),

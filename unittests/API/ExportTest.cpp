@@ -121,8 +121,8 @@ TEST(ExportTest, ALoadedFunctionIsCalledAsTheSavedOneWas) {
   Tensor y = Tensor::fromVector<float>({10, 20}, {2});
   (void)affine(x, y);
   (void)split(x);
-  std::string affinePath = temporaryPath("affine.lazyc");
-  std::string splitPath = temporaryPath("split.lazyc");
+  std::string affinePath = temporaryPath("called-affine.lazyc");
+  std::string splitPath = temporaryPath("called-split.lazyc");
   lazyc::save(affine, affinePath);
   lazyc::save(split, splitPath);
   LoadedFunction g = lazyc::load(affinePath);
