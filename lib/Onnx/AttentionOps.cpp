@@ -5,11 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The ops that opsets 23 and 24 added for the language models people export
-// today: Attention (multi-head, grouped-query and multi-query; causal and
-// explicit masks; a key/value cache concatenated inside the op or padded
-// outside it; softcap), RotaryEmbedding, RMSNormalization and TensorScatter
-// (a key/value cache written at each sample's position). Each follows
+// The ops that opsets 23, 24 and 27 added for the language models people
+// export today: Attention (multi-head, grouped-query and multi-query; causal
+// and explicit masks; a key/value cache concatenated inside the op or
+// padded outside it; softcap), RotaryEmbedding, RMSNormalization,
+// TensorScatter (a key/value cache written at each sample's position),
+// LinearAttention (the recurrences of linear, gated and delta-rule
+// attention) and CausalConvWithState (a depthwise causal convolution
+// carrying its last inputs). Each follows
 // ONNX's reference (onnx/reference/ops) and records lazyc ops only: the
 // positions a cache is written at and the lengths that pad it are data.
 //
@@ -17,6 +20,8 @@
 
 #include "Graph.h"
 
+#include "lazyc/API/Autodiff.h"
+#include "lazyc/API/ControlFlow.h"
 #include "lazyc/NN/Layers.h"
 
 #include <cmath>
@@ -352,6 +357,160 @@ Tensors tensorScatter(const NodeContext &node) {
   return {where(reshape(written, perRow), rowsRead, cache)};
 }
 
+/// [B, T, H * d] as [T, B, H, d]: one row per step.
+Tensor stepRows(const NodeContext &node, const Tensor &x, int64_t heads,
+                const char *what) {
+  if (x.rank() != 3 || heads <= 0 || x.shape()[2] % heads != 0)
+    node.fail(std::string(what) + " must be [B, T, " + std::to_string(heads) +
+              " * d]");
+  return transpose(
+      reshape(x, {x.shape()[0], x.shape()[1], heads, x.shape()[2] / heads}),
+      {1, 0, 2, 3});
+}
+
+/// LinearAttention (opset 27): per step t, the state S [B, kv heads, dk,
+/// dv] decays by exp(decay) (gated rules), the value is corrected by what S
+/// already holds for the key, times beta (delta rules), k v^T is added, and
+/// the output is scale * q^T S, each query head reading its group's state;
+/// in Float32, as ONNX's reference. The steps are one whileLoop (unrolled
+/// under a recording GradientTape, as RNN, GRU and LSTM are).
+Tensors linearAttention(const NodeContext &node) {
+  std::string rule = node.attribute("update_rule", std::string("gated_delta"));
+  if (rule != "linear" && rule != "gated" && rule != "delta" &&
+      rule != "gated_delta")
+    node.fail("update_rule '" + rule + "' is not supported");
+  bool gating = rule == "gated" || rule == "gated_delta";
+  bool correcting = rule == "delta" || rule == "gated_delta";
+  if (gating != node.has(4) || correcting != node.has(5))
+    node.fail("update_rule '" + rule + "' " + (gating ? "needs" : "takes no") +
+              " decay and " + (correcting ? "needs" : "takes no") + " beta");
+  int64_t qHeads = node.attribute("q_num_heads", int64_t(0));
+  int64_t kvHeads = node.attribute("kv_num_heads", int64_t(0));
+  if (qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads != 0)
+    node.fail("q_num_heads " + std::to_string(qHeads) +
+              " must be a positive multiple of kv_num_heads " +
+              std::to_string(kvHeads));
+  DType outType = node.input(0).dtype(), f32 = DType::Float32;
+  Tensor q = cast(stepRows(node, node.input(0), qHeads, "query"), f32);
+  Tensor k = cast(stepRows(node, node.input(1), kvHeads, "key"), f32);
+  Tensor v = cast(stepRows(node, node.input(2), kvHeads, "value"), f32);
+  int64_t steps = q.shape()[0], batch = q.shape()[1], dk = q.shape()[3],
+          dv = v.shape()[3];
+  if (k.shape() != Shape{steps, batch, kvHeads, dk} || v.shape()[0] != steps ||
+      v.shape()[1] != batch)
+    node.fail("query, key and value disagree in batch, steps or key size");
+  Tensor decay, beta;
+  if (gating) {
+    const Tensor &given = node.input(4);
+    int64_t last = given.rank() == 3 ? given.shape()[2] : -1;
+    if (last != kvHeads && last != kvHeads * dk)
+      node.fail("decay must be [B, T, kv_num_heads] or [B, T, kv_num_heads "
+                "* d_k]");
+    decay = cast(stepRows(node, given, kvHeads, "decay"), f32);
+  }
+  if (correcting) {
+    const Tensor &given = node.input(5);
+    int64_t last = given.rank() == 3 ? given.shape()[2] : -1;
+    if (last != kvHeads && last != 1)
+      node.fail("beta must be [B, T, kv_num_heads] or [B, T, 1]");
+    beta = cast(stepRows(node, given, last, "beta"), f32);
+  }
+  DType stateType = node.has(3) ? node.input(3).dtype() : outType;
+  Shape stateShape = {batch, kvHeads, dk, dv};
+  Tensor state =
+      node.has(3) ? cast(node.input(3), f32) : zeros(stateShape, f32);
+  if (state.shape() != stateShape)
+    node.fail("past_state must be [B, kv_num_heads, d_k, d_v]");
+  double scale = node.attribute("scale", 0.0);
+  if (scale == 0.0)
+    scale = 1.0 / std::sqrt(double(dk));
+  std::vector<int64_t> owner(size_t(qHeads), 0);
+  for (int64_t h = 0; h < qHeads; ++h)
+    owner[size_t(h)] = h / (qHeads / kvHeads);
+  Tensor groupOf = Tensor::fromVector(owner, {qHeads});
+
+  // One step: the state after it and the step's output [B, q heads, dv].
+  auto step = [&](Tensor s, const Tensor &t) {
+    Tensor keyColumn = reshape(rowAt(k, t), {batch, kvHeads, dk, 1});
+    Tensor value = rowAt(v, t);
+    if (gating)
+      s = s * reshape(exp(rowAt(decay, t)), {batch, kvHeads, -1, 1});
+    if (correcting) {
+      Tensor held = sum(s * keyColumn, {2});
+      value = rowAt(beta, t) * (value - held);
+    }
+    s = s + keyColumn * reshape(value, {batch, kvHeads, 1, dv});
+    Tensor read = qHeads == kvHeads ? s : indexSelect(s, 1, groupOf);
+    Tensor out = sum(reshape(rowAt(q, t), {batch, qHeads, dk, 1}) * read, {2}) *
+                 full({}, scale, f32);
+    return std::make_pair(s, out);
+  };
+  Tensor outputs;
+  if (GradientTape::anyRecording()) {
+    std::vector<Tensor> rows;
+    for (int64_t t = 0; t < steps; ++t) {
+      auto [next, out] = step(state, full({}, double(t), DType::Int64));
+      state = next;
+      rows.push_back(reshape(out, {1, batch, qHeads, dv}));
+    }
+    outputs = concat(rows, 0);
+  } else {
+    std::vector<Tensor> final = whileLoop(
+        [&](const std::vector<Tensor> &carried) {
+          return carried[0] < full({}, double(steps), DType::Int64);
+        },
+        [&](const std::vector<Tensor> &carried) {
+          auto [next, out] = step(carried[1], carried[0]);
+          return std::vector<Tensor>{carried[0] + full({}, 1, DType::Int64),
+                                     next,
+                                     replaceRowAt(carried[2], carried[0], out)};
+        },
+        {full({}, 0, DType::Int64), state,
+         zeros({steps, batch, qHeads, dv}, f32)});
+    state = final[1];
+    outputs = final[2];
+  }
+  Tensor y = reshape(transpose(outputs, {1, 0, 2, 3}), {batch, steps, -1});
+  return {cast(y, outType), cast(state, stateType)};
+}
+
+/// CausalConvWithState (opset 27): a depthwise convolution of each channel
+/// over the carried state (or zeros) then the input, k taps ending at each
+/// position; SiLU if asked; the new state is the last k - 1 positions.
+Tensors causalConvWithState(const NodeContext &node) {
+  const Tensor &x = node.input(0), &weight = node.input(1);
+  if (x.rank() != 3 || weight.rank() != 3 ||
+      weight.shape()[0] != x.shape()[1] || weight.shape()[1] != 1)
+    node.fail("needs input [B, C, L] and weight [C, 1, k]");
+  std::string activation = node.attribute("activation", std::string("none"));
+  if (activation != "none" && activation != "silu" && activation != "swish")
+    node.fail("activation '" + activation + "' is not supported");
+  int64_t batch = x.shape()[0], channels = x.shape()[1], length = x.shape()[2],
+          taps = weight.shape()[2];
+  Tensor carried = node.has(3) ? node.input(3)
+                               : zeros({batch, channels, taps - 1}, x.dtype());
+  if (carried.shape() != Shape{batch, channels, taps - 1})
+    node.fail("past_state must be [B, C, k - 1]");
+  Tensor padded = taps > 1 ? concat({carried, x}, 2) : x;
+  Tensor y;
+  for (int64_t j = 0; j < taps; ++j) {
+    Tensor term = slice(padded, {0, 0, j}, {batch, channels, j + length}) *
+                  reshape(slice(weight, {0, 0, j}, {channels, 1, j + 1}),
+                          {1, channels, 1});
+    y = y.defined() ? y + term : term;
+  }
+  if (node.has(2))
+    y = y + reshape(node.input(2), {1, channels, 1});
+  if (activation != "none") {
+    Tensor wide = cast(y, DType::Float32);
+    y = cast(wide * sigmoid(wide), x.dtype());
+  }
+  int64_t total = padded.shape()[2];
+  Tensor present =
+      slice(padded, {0, 0, total - (taps - 1)}, {batch, channels, total});
+  return {y, present};
+}
+
 } // namespace
 
 void lazyc::onnx::detail::addAttentionKernels(
@@ -360,4 +519,6 @@ void lazyc::onnx::detail::addAttentionKernels(
   table["RotaryEmbedding"] = rotaryEmbedding;
   table["RMSNormalization"] = rmsNormalization;
   table["TensorScatter"] = tensorScatter;
+  table["LinearAttention"] = linearAttention;
+  table["CausalConvWithState"] = causalConvWithState;
 }

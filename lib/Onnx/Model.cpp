@@ -32,9 +32,9 @@ using namespace lazyc::onnx::detail;
 
 namespace {
 
-// Opset 26 (ONNX 1.21): the newest whose operator definitions the kernels
+// Opset 27 (ONNX 1.22): the newest whose operator definitions the kernels
 // follow, checked by the node tests of ONNX 1.13, 1.16 and 1.22 (test/Data).
-constexpr int64_t kSupportedOpset = 26;
+constexpr int64_t kSupportedOpset = 27;
 
 std::string directoryOf(const std::string &path) {
   size_t slash = path.find_last_of('/');

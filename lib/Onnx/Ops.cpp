@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One kernel per ONNX op (default domain, opsets up to 26): each records
+// One kernel per ONNX op (default domain, opsets up to 27): each records
 // the node with lazyc's public ops, or an exact composition of them, so
 // that everything an imported model computes fuses and differentiates like
 // code written against the API. Inputs that decide shapes (Reshape's
@@ -435,10 +435,19 @@ Tensors range(const NodeContext &node) {
   double first = node.scalar(0), limit = node.scalar(1), delta = node.scalar(2);
   int64_t count =
       std::max<int64_t>(0, int64_t(std::ceil((limit - first) / delta)));
+  DType dtype = start.dtype();
+  // Opset 27's stash_type 0: float16 and bfloat16 compute in their own
+  // precision (start + i * delta, each rounded); otherwise exactly, then
+  // rounded once.
+  if (node.opset() >= 27 && node.attribute("stash_type", int64_t(1)) == 0 &&
+      (dtype == DType::Float16 || dtype == DType::BFloat16))
+    return one(cast(arange(0, double(count), 1, DType::Float64), dtype) *
+                   full({}, delta, dtype) +
+               full({}, first, dtype));
   return one(cast(arange(0, double(count), 1, DType::Float64) *
                           full({}, delta, DType::Float64) +
                       full({}, first, DType::Float64),
-                  start.dtype()));
+                  dtype));
 }
 
 Tensors castKernel(const NodeContext &node) {

@@ -1111,3 +1111,103 @@ TEST_F(OnnxImportTest, TheOpTableIsListed) {
 }
 
 } // namespace
+
+TEST_F(OnnxImportTest, LinearAttentionRunsItsRecurrenceLoopedUnrolledEagerly) {
+  // gated_delta, B 1, T 3, two query heads sharing one key/value head,
+  // d_k = d_v = 2, per-head decay, a past state; against plain loops over
+  // the same numbers (ONNX's update rule, step by step).
+  constexpr int64_t steps = 3, qHeads = 2, dk = 2, dv = 2;
+  std::vector<float> q = weights(steps * qHeads * dk, 0.8f),
+                     k = weights(steps * dk, 0.6f),
+                     v = weights(steps * dv, 1.1f),
+                     decay = weights(steps, 0.3f), beta = {0.9f, 0.4f, 0.7f},
+                     past = weights(dk * dv, 0.2f);
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto *opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(27);
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  graph.set_name("linear_attention");
+  const std::vector<std::pair<const char *, std::vector<int64_t>>> inputs = {
+      {"q", {1, steps, qHeads * dk}}, {"k", {1, steps, dk}},
+      {"v", {1, steps, dv}},          {"past", {1, 1, dk, dv}},
+      {"decay", {1, steps, 1}},       {"beta", {1, steps, 1}}};
+  for (const auto &[name, shape] : inputs)
+    declare(graph.add_input(), name, ::onnx::TensorProto::FLOAT, shape);
+  declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT,
+          {1, steps, qHeads * dv});
+  declare(graph.add_output(), "state", ::onnx::TensorProto::FLOAT,
+          {1, 1, dk, dv});
+  ::onnx::NodeProto *node = addNode(graph, "LinearAttention",
+                                    {"q", "k", "v", "past", "decay", "beta"},
+                                    {"y", "state"}, "linear_attention");
+  for (auto [name, value] : {std::pair<const char *, int64_t>{"q_num_heads", 2},
+                             {"kv_num_heads", 1}}) {
+    ::onnx::AttributeProto *attribute = node->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(::onnx::AttributeProto::INT);
+    attribute->set_i(value);
+  }
+
+  // S = exp(g) S; S += beta k (v - S^T k)^T; y_h = q_h^T S / sqrt(d_k).
+  float s[dk][dv];
+  for (int64_t i = 0; i < dk; ++i)
+    for (int64_t j = 0; j < dv; ++j)
+      s[i][j] = past[i * dv + j];
+  std::vector<float> y(steps * qHeads * dv);
+  for (int64_t t = 0; t < steps; ++t) {
+    for (auto &row : s)
+      for (float &value : row)
+        value *= std::exp(decay[t]);
+    float correction[dv];
+    for (int64_t j = 0; j < dv; ++j) {
+      float held = 0;
+      for (int64_t i = 0; i < dk; ++i)
+        held += s[i][j] * k[t * dk + i];
+      correction[j] = beta[t] * (v[t * dv + j] - held);
+    }
+    for (int64_t i = 0; i < dk; ++i)
+      for (int64_t j = 0; j < dv; ++j)
+        s[i][j] += k[t * dk + i] * correction[j];
+    for (int64_t h = 0; h < qHeads; ++h)
+      for (int64_t j = 0; j < dv; ++j) {
+        float total = 0;
+        for (int64_t i = 0; i < dk; ++i)
+          total += q[(t * qHeads + h) * dk + i] * s[i][j];
+        y[(t * qHeads + h) * dv + j] = total / std::sqrt(float(dk));
+      }
+  }
+
+  lazyc::onnx::Model loaded = lazyc::onnx::load(write(model));
+  std::vector<Tensor> arguments = {
+      Tensor::fromVector(q, {1, steps, qHeads * dk}),
+      Tensor::fromVector(k, {1, steps, dk}),
+      Tensor::fromVector(v, {1, steps, dv}),
+      Tensor::fromVector(past, {1, 1, dk, dv}),
+      Tensor::fromVector(decay, {1, steps, 1}),
+      Tensor::fromVector(beta, {1, steps, 1})};
+  auto check = [&](const std::vector<Tensor> &outputs) {
+    std::vector<float> gotY = outputs.at(0).toVector<float>();
+    std::vector<float> gotState = outputs.at(1).toVector<float>();
+    ASSERT_EQ(gotY.size(), y.size());
+    for (size_t i = 0; i < y.size(); ++i)
+      EXPECT_NEAR(gotY[i], y[i], 1e-5) << "y " << i;
+    for (int64_t i = 0; i < dk * dv; ++i)
+      EXPECT_NEAR(gotState[i], s[i / dv][i % dv], 1e-5) << "state " << i;
+  };
+  {
+    SCOPED_TRACE("loop");
+    check(loaded(arguments));
+  }
+  {
+    SCOPED_TRACE("unrolled");
+    GradientTape tape;
+    check(loaded(arguments));
+  }
+  {
+    SCOPED_TRACE("eager");
+    EagerScope eager;
+    check(loaded(arguments));
+  }
+}
