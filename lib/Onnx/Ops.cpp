@@ -1348,6 +1348,100 @@ Tensors convTranspose(const NodeContext &node) {
   return one(line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y);
 }
 
+/// DeformConv (opsets 19 and 22, 2-D): each kernel tap reads X at its place
+/// moved by the offsets (per offset group of channels, per output point),
+/// bilinearly with zeros outside (ONNX's reference: GridSample at pixel
+/// coordinates), times the mask; the sampled columns [N, C * taps, points]
+/// are then one grouped product with the weights.
+Tensors deformConv(const NodeContext &node) {
+  const Tensor &x = node.input(0), &w = node.input(1), &offset = node.input(2);
+  if (x.rank() != 4 || w.rank() != 4 || offset.rank() != 4)
+    node.fail("needs X [N, C, H, W], W [M, C / group, kH, kW] and offset "
+              "[N, offset_group * kH * kW * 2, H_out, W_out] (2-D only)");
+  int64_t n = x.shape()[0], channels = x.shape()[1], height = x.shape()[2],
+          width = x.shape()[3];
+  int64_t groups = node.attribute("group", int64_t(1));
+  int64_t offsetGroups = node.attribute("offset_group", int64_t(1));
+  int64_t outChannels = w.shape()[0], kh = w.shape()[2], kw = w.shape()[3];
+  int64_t taps = kh * kw, outH = offset.shape()[2], outW = offset.shape()[3];
+  int64_t points = outH * outW;
+  if (groups <= 0 || offsetGroups <= 0 || channels != w.shape()[1] * groups ||
+      outChannels % groups != 0 || channels % offsetGroups != 0 ||
+      offset.shape()[1] != offsetGroups * taps * 2 || offset.shape()[0] != n)
+    node.fail("X, W, offset, group and offset_group do not fit together");
+  std::vector<int64_t> strides = pairAttribute(node, "strides");
+  std::vector<int64_t> dilations = pairAttribute(node, "dilations");
+  std::vector<int64_t> pads = node.attributeInts("pads");
+  if (pads.empty())
+    pads.assign(4, 0);
+  if (pads.size() != 4 || strides.size() != 2 || dilations.size() != 2)
+    node.fail("strides, dilations and pads do not match 2-D");
+  DType dtype = x.dtype();
+  Tensor moves = reshape(offset, {n, offsetGroups, taps, 2, points});
+  Tensor mask = node.has(4)
+                    ? reshape(node.input(4), {n, offsetGroups, taps, 1, points})
+                    : Tensor();
+  // Each output point's base place, [points], in pixels.
+  std::vector<double> baseY(static_cast<size_t>(points)),
+      baseX(static_cast<size_t>(points));
+  for (int64_t i = 0; i < outH; ++i)
+    for (int64_t j = 0; j < outW; ++j) {
+      baseY[size_t(i * outW + j)] = double(i * strides[0] - pads[0]);
+      baseX[size_t(i * outW + j)] = double(j * strides[1] - pads[1]);
+    }
+  Tensor rowBase = cast(Tensor::fromVector(baseY, {points}), dtype);
+  Tensor columnBase = cast(Tensor::fromVector(baseX, {points}), dtype);
+  int64_t perOffsetGroup = channels / offsetGroups;
+  Tensor flat = reshape(x, {n, offsetGroups, perOffsetGroup, height * width});
+  Tensor one1 = constant(1, rowBase), zeroIndex = full({}, 0, DType::Int64);
+  Tensor oneIndex = full({}, 1, DType::Int64);
+  // X at integer places [N, G, 1, points] (0 outside), every channel.
+  auto read = [&](const Tensor &row, const Tensor &column) {
+    Tensor inside = (row >= zeroIndex) & (row < height) &
+                    (column >= zeroIndex) & (column < width);
+    Tensor place = clamp(row, int64_t(0), height - 1) *
+                       full({}, double(width), DType::Int64) +
+                   clamp(column, int64_t(0), width - 1);
+    Tensor values = gather(
+        flat, 3, broadcastTo(place, {n, offsetGroups, perOffsetGroup, points}));
+    return where(inside, values, constant(0, values));
+  };
+  std::vector<Tensor> sampled;
+  for (int64_t a = 0; a < kh; ++a)
+    for (int64_t b = 0; b < kw; ++b) {
+      int64_t t = a * kw + b;
+      auto part = [&](int64_t which) { // [N, G, 1, points]
+        return slice(moves, {0, 0, t, which, 0},
+                     {n, offsetGroups, t + 1, which + 1, points});
+      };
+      Tensor y = reshape(part(0), {n, offsetGroups, 1, points}) + rowBase +
+                 constant(double(a * dilations[0]), rowBase);
+      Tensor xx = reshape(part(1), {n, offsetGroups, 1, points}) + columnBase +
+                  constant(double(b * dilations[1]), columnBase);
+      Tensor y0 = floorOf(y), x0 = floorOf(xx);
+      Tensor ty = y - y0, tx = xx - x0;
+      Tensor iy = cast(y0, DType::Int64), ix = cast(x0, DType::Int64);
+      Tensor value = read(iy, ix) * ((one1 - ty) * (one1 - tx)) +
+                     read(iy, ix + oneIndex) * ((one1 - ty) * tx) +
+                     read(iy + oneIndex, ix) * (ty * (one1 - tx)) +
+                     read(iy + oneIndex, ix + oneIndex) * (ty * tx);
+      if (mask.defined())
+        value = value * reshape(slice(mask, {0, 0, t, 0, 0},
+                                      {n, offsetGroups, t + 1, 1, points}),
+                                {n, offsetGroups, 1, points});
+      sampled.push_back(reshape(value, {n, channels, 1, points}));
+    }
+  // [N, C, taps, points] as [N, group, C / group * taps, points].
+  int64_t perGroup = channels / groups, outPerGroup = outChannels / groups;
+  Tensor columns =
+      reshape(concat(sampled, 2), {n, groups, perGroup * taps, points});
+  Tensor filters = reshape(w, {1, groups, outPerGroup, perGroup * taps});
+  Tensor y = reshape(matmul(filters, columns), {n, outChannels, outH, outW});
+  if (node.has(3))
+    y = y + reshape(node.input(3), {1, outChannels, 1, 1});
+  return one(y);
+}
+
 /// Col2Im (opset 18): the columns of an im2col summed back into the image.
 /// It is ConvTranspose with one group per channel, whose kernel sends
 /// column row k (a position in the block) to that position: input
@@ -1649,18 +1743,19 @@ Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
                constant(crop.extrapolation, resized), resized);
 }
 
-/// RoiAlign's average mode, as ONNX's reference and ONNX Runtime compute
-/// it. The sample points depend on the regions (data: their count adapts
-/// to each region's size), so rois and batch_indices are read when the node
-/// is recorded and turned into bilinear taps and weights on the host; the
-/// values are one gather of those taps, weighted and summed.
+/// RoiAlign's average and max modes, as ONNX's reference computes them. The
+/// sample points depend on the regions (data: their count adapts to each
+/// region's size), so rois and batch_indices are read when the node is recorded
+/// and turned into bilinear taps and weights on the host; the values are one
+/// gather of those taps, weighted and summed.
 Tensors roiAlign(const NodeContext &node) {
   const Tensor &x = node.input(0);
   if (x.rank() != 4)
     node.fail("needs X [N, C, H, W]");
   std::string mode = node.attribute("mode", std::string("avg"));
-  if (mode != "avg")
-    node.fail("mode '" + mode + "' is not supported (avg is)");
+  if (mode != "avg" && mode != "max")
+    node.fail("mode '" + mode + "' is not supported");
+  bool maximum = mode == "max";
   std::string transformation =
       node.opset() >= 16 ? node.attribute("coordinate_transformation_mode",
                                           std::string("half_pixel"))
@@ -1715,6 +1810,9 @@ Tensors roiAlign(const NodeContext &node) {
   int64_t points = regions * outH * outW;
   std::vector<int64_t> taps(size_t(points * perPoint), 0);
   std::vector<double> weights(size_t(points * perPoint), 0.0);
+  // max: the largest weighted corner of any sample, a sample outside the
+  // image counting as 0 (ONNX's reference); the padding slots none.
+  std::vector<bool> sampled(size_t(points * perPoint), false);
   for (int64_t r = 0; r < regions; ++r) {
     const Region &region = shapes[r];
     double count = double(std::max<int64_t>(region.gridH * region.gridW, 1));
@@ -1723,6 +1821,8 @@ Tensors roiAlign(const NodeContext &node) {
         size_t at = size_t(((r * outH + ph) * outW + pw) * perPoint);
         for (int64_t iy = 0; iy < region.gridH; ++iy)
           for (int64_t ix = 0; ix < region.gridW; ++ix, at += 4) {
+            for (int64_t k = 0; k < 4; ++k)
+              sampled[at + k] = true;
             double y = region.startH + double(ph) * region.binH +
                        (double(iy) + 0.5) * region.binH / double(region.gridH);
             double u = region.startW + double(pw) * region.binW +
@@ -1751,7 +1851,7 @@ Tensors roiAlign(const NodeContext &node) {
             double weight[4] = {hy * hx, hy * lx, ly * hx, ly * lx};
             for (int k = 0; k < 4; ++k) {
               taps[at + k] = tap[k];
-              weights[at + k] = weight[k] / count;
+              weights[at + k] = maximum ? weight[k] : weight[k] / count;
             }
           }
       }
@@ -1765,9 +1865,15 @@ Tensors roiAlign(const NodeContext &node) {
   Tensor weight =
       cast(Tensor::fromVector(weights, {regions, 1, columns}), x.dtype());
   Tensor values = gather(images, 2, index) * weight;
-  return one(reshape(
-      sum(reshape(values, {regions, channels, outH * outW, perPoint}), {3}),
-      {regions, channels, outH, outW}));
+  Shape perTap = {regions, channels, outH * outW, perPoint};
+  if (maximum) {
+    Tensor used = Tensor::fromBools(sampled, {regions, 1, columns});
+    values = where(used, values, constant(-INFINITY, values));
+    return one(reshape(max(reshape(values, perTap), {3}),
+                       {regions, channels, outH, outW}));
+  }
+  return one(reshape(sum(reshape(values, perTap), {3}),
+                     {regions, channels, outH, outW}));
 }
 
 /// AffineGrid (opset 20), as PyTorch's affine_grid: the sampling grid
@@ -1815,18 +1921,23 @@ Tensors affineGrid(const NodeContext &node) {
   return one(reshape(grid, shape));
 }
 
-/// GridSample (opsets 16 and 20, 2-D) as PyTorch's grid_sample computes it
+/// GridSample (opset 16; opset 20 also 3-D, without cubic) as PyTorch's
+/// grid_sample computes it
 /// (ONNX's test values are PyTorch's): each output point reads X at the grid's
 /// (x, y) in [-1, 1], unnormalized by align_corners; border and reflection
 /// padding move the coordinate (bicubic: each tap) into the image, zeros
 /// padding reads 0 outside it. Every tap is one gather.
 Tensors gridSample(const NodeContext &node) {
   const Tensor &x = node.input(0), &grid = node.input(1);
-  if (x.rank() == 5 && node.opset() >= 20)
-    node.fail("a volumetric grid (X [N, C, D, H, W]) is not supported");
-  if (x.rank() != 4 || grid.rank() != 4 || grid.shape()[3] != 2 ||
-      grid.shape()[0] != x.shape()[0])
-    node.fail("needs X [N, C, H, W] and a grid [N, H_out, W_out, 2]");
+  // Opset 20: any number of spatial axes (here 2, or 3 without cubic).
+  int64_t spatial = x.rank() - 2;
+  bool volumetric = spatial == 3 && node.opset() >= 20;
+  if ((spatial != 2 && !volumetric) || grid.rank() != x.rank() ||
+      grid.shape().back() != spatial || grid.shape()[0] != x.shape()[0])
+    node.fail(volumetric || node.opset() >= 20
+                  ? "needs X [N, C, (D,) H, W] and a grid [N, (D_out,) "
+                    "H_out, W_out, 2 or 3]"
+                  : "needs X [N, C, H, W] and a grid [N, H_out, W_out, 2]");
   // Opset 20 renamed bilinear and bicubic to linear and cubic.
   bool renamed = node.opset() >= 20;
   std::string given =
@@ -1841,14 +1952,31 @@ Tensors gridSample(const NodeContext &node) {
   bool alignCorners = node.attribute("align_corners", int64_t(0)) != 0;
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
     node.fail("mode '" + given + "' is not supported");
+  if (mode == "bicubic" && volumetric)
+    node.fail("mode 'cubic' of a volumetric grid is not supported");
   if (padding != "zeros" && padding != "border" && padding != "reflection")
     node.fail("padding_mode '" + padding + "' is not supported");
-  int64_t n = x.shape()[0], channels = x.shape()[1], height = x.shape()[2],
-          width = x.shape()[3], outH = grid.shape()[1], outW = grid.shape()[2];
+  int64_t n = x.shape()[0], channels = x.shape()[1];
+  // Spatial axes in X's order (D,) H, W; grid component j is axis
+  // spatial - 1 - j (x along W first).
+  std::vector<int64_t> sizes(x.shape().begin() + 2, x.shape().end());
+  Shape outs(grid.shape().begin() + 1, grid.shape().end() - 1);
+  int64_t points = 1, cells = 1;
+  for (int64_t size : outs)
+    points *= size;
+  for (int64_t size : sizes)
+    cells *= size;
+  Shape pointShape = {n}, channelShape = {n, 1}, valueShape = {n, channels};
+  pointShape.insert(pointShape.end(), outs.begin(), outs.end());
+  channelShape.insert(channelShape.end(), outs.begin(), outs.end());
+  valueShape.insert(valueShape.end(), outs.begin(), outs.end());
   Tensor g = cast(grid, x.dtype());
-  auto coordinate = [&](int64_t which) { // [N, H_out, W_out]
-    return reshape(slice(g, {0, 0, 0, which}, {n, outH, outW, which + 1}),
-                   {n, outH, outW});
+  auto coordinate = [&](int64_t axis) { // [N, outs...]
+    int64_t which = spatial - 1 - axis;
+    std::vector<int64_t> start(g.rank(), 0), limit(g.shape());
+    start.back() = which;
+    limit.back() = which + 1;
+    return reshape(slice(g, start, limit), pointShape);
   };
   auto unnormalize = [&](const Tensor &c, int64_t size) {
     Tensor one = constant(1, c);
@@ -1876,45 +2004,68 @@ Tensors gridSample(const NodeContext &node) {
       c = clamp(c, 0.0, double(size - 1));
     return c;
   };
-  Tensor flat = reshape(x, {n, channels, height * width});
-  // X at integer coordinates (Int64 [N, H_out, W_out]); 0 outside.
-  auto tap = [&](const Tensor &ix, const Tensor &iy) {
-    Tensor inside =
-        (ix >= int64_t(0)) & (ix < width) & (iy >= int64_t(0)) & (iy < height);
-    Tensor position = clamp(iy, int64_t(0), height - 1) * width +
-                      clamp(ix, int64_t(0), width - 1);
-    Tensor index = broadcastTo(reshape(position, {n, 1, outH * outW}),
-                               {n, channels, outH * outW});
-    Tensor values = reshape(gather(flat, 2, index), {n, channels, outH, outW});
-    return where(reshape(inside, {n, 1, outH, outW}), values,
-                 constant(0, values));
+  Tensor flat = reshape(x, {n, channels, cells});
+  // X at integer coordinates (Int64 [N, outs...], one per axis); 0 outside.
+  auto tap = [&](const std::vector<Tensor> &at) {
+    Tensor inside, position;
+    int64_t stride = 1;
+    for (int64_t axis = spatial - 1; axis >= 0; --axis) {
+      const Tensor &i = at[size_t(axis)];
+      Tensor within = (i >= int64_t(0)) & (i < sizes[axis]);
+      inside = inside.defined() ? inside & within : within;
+      Tensor term = clamp(i, int64_t(0), sizes[axis] - 1) *
+                    full({}, double(stride), DType::Int64);
+      position = position.defined() ? position + term : term;
+      stride *= sizes[axis];
+    }
+    Tensor index =
+        broadcastTo(reshape(position, {n, 1, points}), {n, channels, points});
+    Tensor values = reshape(gather(flat, 2, index), valueShape);
+    return where(reshape(inside, channelShape), values, constant(0, values));
   };
-  auto perPoint = [&](const Tensor &w) { // [N, H_out, W_out] -> per channel
-    return reshape(w, {n, 1, outH, outW});
+  auto perPoint = [&](const Tensor &w) { // [N, outs...] -> per channel
+    return reshape(w, channelShape);
   };
   auto toIndex = [](const Tensor &c) { return cast(c, DType::Int64); };
-  Tensor gx = unnormalize(coordinate(0), width);
-  Tensor gy = unnormalize(coordinate(1), height);
+  std::vector<Tensor> at;
+  for (int64_t axis = 0; axis < spatial; ++axis)
+    at.push_back(unnormalize(coordinate(axis), sizes[axis]));
 
   if (mode == "nearest") {
-    Tensor ix = toIndex(roundHalfEven(pad(gx, width)));
-    Tensor iy = toIndex(roundHalfEven(pad(gy, height)));
-    return one(tap(ix, iy));
+    std::vector<Tensor> indices;
+    for (int64_t axis = 0; axis < spatial; ++axis)
+      indices.push_back(toIndex(roundHalfEven(pad(at[axis], sizes[axis]))));
+    return one(tap(indices));
   }
   if (mode == "bilinear") {
-    Tensor px = pad(gx, width), py = pad(gy, height);
-    Tensor x0 = floorOf(px), y0 = floorOf(py);
-    Tensor tx = px - x0, ty = py - y0, one1 = constant(1, px);
-    Tensor ix = toIndex(x0), iy = toIndex(y0);
-    Tensor i1 = full({}, 1, DType::Int64);
-    Tensor y = tap(ix, iy) * perPoint((one1 - tx) * (one1 - ty)) +
-               tap(ix + i1, iy) * perPoint(tx * (one1 - ty)) +
-               tap(ix, iy + i1) * perPoint((one1 - tx) * ty) +
-               tap(ix + i1, iy + i1) * perPoint(tx * ty);
+    // The 2^spatial corners around each point, weighted by the distances.
+    std::vector<Tensor> low, fraction;
+    for (int64_t axis = 0; axis < spatial; ++axis) {
+      Tensor p = pad(at[axis], sizes[axis]);
+      Tensor floor = floorOf(p);
+      low.push_back(toIndex(floor));
+      fraction.push_back(p - floor);
+    }
+    Tensor i1 = full({}, 1, DType::Int64), y;
+    for (int64_t corner = 0; corner < (int64_t(1) << spatial); ++corner) {
+      std::vector<Tensor> indices;
+      Tensor weight;
+      for (int64_t axis = 0; axis < spatial; ++axis) {
+        bool high = (corner >> axis) & 1;
+        indices.push_back(high ? low[axis] + i1 : low[axis]);
+        Tensor w = high ? fraction[axis]
+                        : constant(1, fraction[axis]) - fraction[axis];
+        weight = weight.defined() ? weight * w : w;
+      }
+      Tensor term = tap(indices) * perPoint(weight);
+      y = y.defined() ? y + term : term;
+    }
     return one(y);
   }
-  // Bicubic (A = -0.75): 4 x 4 taps around floor(coordinate), each tap's
-  // coordinate padded.
+  // Bicubic (2-D, A = -0.75): 4 x 4 taps around floor(coordinate), each
+  // tap's coordinate padded.
+  Tensor gy = at[0], gx = at[1];
+  int64_t height = sizes[0], width = sizes[1];
   Tensor x0 = floorOf(gx), y0 = floorOf(gy);
   Tensor tx = gx - x0, ty = gy - y0;
   auto coefficients = [&](const Tensor &t) {
@@ -1938,7 +2089,7 @@ Tensors gridSample(const NodeContext &node) {
     for (int64_t i = 0; i < 4; ++i) {
       Tensor cx = x0 + constant(double(i - 1), x0);
       Tensor cy = y0 + constant(double(j - 1), y0);
-      Tensor value = tap(toIndex(pad(cx, width)), toIndex(pad(cy, height)));
+      Tensor value = tap({toIndex(pad(cy, height)), toIndex(pad(cx, width))});
       Tensor term = value * perPoint(wx[i] * wy[j]);
       y = y.defined() ? y + term : term;
     }
@@ -3494,6 +3645,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     k["ScatterND"] = scatterND;
     k["ConvTranspose"] = convTranspose;
     k["Col2Im"] = col2im;
+    k["DeformConv"] = deformConv;
     k["Resize"] = [](const NodeContext &node) { return resize(node, false); };
     k["Upsample"] = [](const NodeContext &node) { return resize(node, true); };
     k["LRN"] = localResponseNormalization;
