@@ -58,24 +58,6 @@ Tensor nn::embedding(const Tensor &weight, const Tensor &ids, Where where) {
 
 namespace {
 
-/// The lowest finite value of a float dtype: the mask of attention.
-double lowestOf(DType dtype) {
-  switch (dtype) {
-  case DType::Float16:
-    return -65504.0;
-  case DType::BFloat16:
-    return -3.3895313892515355e38;
-  case DType::Float64:
-    return std::numeric_limits<double>::lowest();
-  default:
-    return std::numeric_limits<float>::lowest();
-  }
-}
-
-} // namespace
-
-namespace {
-
 /// q, k and v after the checks: the shapes fit, `factor` is the scale.
 struct AttentionInputs {
   Tensor q, k, v;
@@ -166,7 +148,7 @@ Tensor maskBias(const Tensor &mask, DType dtype, Where where) {
   // Floats, not a Bool mask, in the loops that apply it (and the gradient,
   // which passes through an addition unchanged): they stay vectorized.
   return lazyc::where(mask, nn::detail::scalarOf(0.0, dtype, where),
-                      nn::detail::scalarOf(lowestOf(dtype), dtype, where),
+                      nn::detail::scalarOf(lowestFinite(dtype), dtype, where),
                       where);
 }
 

@@ -46,20 +46,6 @@ Tensor splitHeads(const NodeContext &node, const Tensor &x, int64_t heads,
       {0, 2, 1, 3});
 }
 
-/// The lowest finite value of a float dtype.
-double lowestOf(DType dtype) {
-  switch (dtype) {
-  case DType::Float16:
-    return -65504.0;
-  case DType::BFloat16:
-    return -3.3895313892515355e38;
-  case DType::Float64:
-    return std::numeric_limits<double>::lowest();
-  default:
-    return std::numeric_limits<float>::lowest();
-  }
-}
-
 /// An additive bias of -infinity where `allowed` is false, 0 elsewhere.
 Tensor blockedWhereFalse(const Tensor &allowed, DType dtype) {
   return where(allowed, full({}, 0, dtype),
@@ -153,7 +139,7 @@ Tensors attention(const NodeContext &node) {
   // shows the bias as given.
   Tensor shownBias = bias;
   if (bias.defined())
-    bias = maximum(bias, full({}, lowestOf(dtype), dtype));
+    bias = maximum(bias, full({}, lowestFinite(dtype), dtype));
 
   // Grouped-query attention: key/value head h serves query heads
   // h * group ... (h + 1) * group - 1.

@@ -712,6 +712,19 @@ std::vector<int64_t> pairAttribute(const NodeContext &node,
   return values;
 }
 
+/// An attribute of `count` values per spatial axis (strides, dilations,
+/// pads), `otherwise` for each when absent.
+std::vector<int64_t> spatialAttribute(const NodeContext &node,
+                                      const std::string &name,
+                                      int64_t otherwise, size_t count) {
+  std::vector<int64_t> values = node.attributeInts(name);
+  if (values.empty())
+    values.assign(count, otherwise);
+  if (values.size() != count)
+    node.fail(name + " must have " + std::to_string(count) + " entries");
+  return values;
+}
+
 void require2d(const NodeContext &node, const Tensor &x) {
   if (x.rank() != 4)
     node.fail(std::to_string(x.rank() - 2) + "-D (an input of rank " +
@@ -1207,19 +1220,11 @@ Tensors convTranspose3d(const NodeContext &node) {
   Tensor x = node.input(0);
   const Tensor &w = node.input(1);
   constexpr int64_t rank = 3;
-  auto spatial = [&](const std::string &name, int64_t otherwise,
-                     size_t count = rank) {
-    std::vector<int64_t> values = node.attributeInts(name);
-    if (values.empty())
-      values.assign(count, otherwise);
-    if (values.size() != count)
-      node.fail(name + " must have " + std::to_string(count) + " entries");
-    return values;
-  };
-  std::vector<int64_t> strides = spatial("strides", 1);
-  std::vector<int64_t> dilations = spatial("dilations", 1);
-  std::vector<int64_t> outputPadding = spatial("output_padding", 0);
-  std::vector<int64_t> pads = spatial("pads", 0, 2 * rank);
+  std::vector<int64_t> strides = spatialAttribute(node, "strides", 1, rank);
+  std::vector<int64_t> dilations = spatialAttribute(node, "dilations", 1, rank);
+  std::vector<int64_t> outputPadding =
+      spatialAttribute(node, "output_padding", 0, rank);
+  std::vector<int64_t> pads = spatialAttribute(node, "pads", 0, 2 * rank);
   std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
   if ((autoPad != "NOTSET" && autoPad != "VALID") ||
       node.hasAttribute("output_shape"))
@@ -1452,17 +1457,9 @@ Tensors col2im(const NodeContext &node) {
   size_t n = image.size();
   if (n == 0 || block.size() != n)
     node.fail("image_shape and block_shape need one entry per spatial axis");
-  auto spatial = [&](const std::string &name, int64_t otherwise, size_t count) {
-    std::vector<int64_t> values = node.attributeInts(name);
-    if (values.empty())
-      values.assign(count, otherwise);
-    if (values.size() != count)
-      node.fail(name + " must have " + std::to_string(count) + " entries");
-    return values;
-  };
-  std::vector<int64_t> strides = spatial("strides", 1, n);
-  std::vector<int64_t> dilations = spatial("dilations", 1, n);
-  std::vector<int64_t> pads = spatial("pads", 0, 2 * n);
+  std::vector<int64_t> strides = spatialAttribute(node, "strides", 1, n);
+  std::vector<int64_t> dilations = spatialAttribute(node, "dilations", 1, n);
+  std::vector<int64_t> pads = spatialAttribute(node, "pads", 0, 2 * n);
   if (x.rank() != 3)
     node.fail("needs input [N, C * prod(block_shape), L], not rank " +
               std::to_string(x.rank()));

@@ -53,6 +53,17 @@ void addInitializer(::onnx::GraphProto &graph, const std::string &name,
     tensor->add_float_data(value);
 }
 
+/// A 1-D Int64 initializer (a shape, axes, indices).
+void addInt64Initializer(::onnx::GraphProto &graph, const std::string &name,
+                         const std::vector<int64_t> &values) {
+  ::onnx::TensorProto *tensor = graph.add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(::onnx::TensorProto::INT64);
+  tensor->add_dims(int64_t(values.size()));
+  for (int64_t value : values)
+    tensor->add_int64_data(value);
+}
+
 void declare(::onnx::ValueInfoProto *info, const std::string &name,
              int32_t elementType, const std::vector<int64_t> &shape) {
   info->set_name(name);
@@ -81,15 +92,22 @@ void declare(::onnx::ValueInfoProto *info, const std::string &name,
   return node;
 }
 
-/// y = relu(x W1 + b1) W2 + b2, x [batch, 3], y [batch, 2].
-::onnx::ModelProto perceptron() {
+/// A model of IR version 8 importing `opset` of the default domain, with
+/// an empty graph named `name`.
+::onnx::ModelProto emptyModel(int64_t opset, const std::string &name) {
   ::onnx::ModelProto model;
   model.set_ir_version(8);
-  auto *opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
+  auto *import = model.add_opset_import();
+  import->set_domain("");
+  import->set_version(opset);
+  model.mutable_graph()->set_name(name);
+  return model;
+}
+
+/// y = relu(x W1 + b1) W2 + b2, x [batch, 3], y [batch, 2].
+::onnx::ModelProto perceptron() {
+  ::onnx::ModelProto model = emptyModel(13, "perceptron");
   ::onnx::GraphProto &graph = *model.mutable_graph();
-  graph.set_name("perceptron");
   addInitializer(graph, "w1", {kIn, kHidden}, weights(kIn * kHidden, 0.5f));
   addInitializer(graph, "b1", {kHidden}, weights(kHidden, 0.1f));
   addInitializer(graph, "w2", {kHidden, kOut}, weights(kHidden * kOut, 0.4f));
@@ -296,24 +314,14 @@ namespace {
     const std::string &op,
     const std::vector<std::pair<std::string, std::vector<int64_t>>> &integers,
     const std::vector<std::pair<std::string, int64_t>> &attributes) {
-  ::onnx::ModelProto model;
-  model.set_ir_version(8);
-  auto *opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(18);
+  ::onnx::ModelProto model = emptyModel(18, "one_node");
   ::onnx::GraphProto &graph = *model.mutable_graph();
-  graph.set_name("one_node");
   declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {1, 4, 2, 2});
   declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {});
   graph.mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   std::vector<std::string> inputs = {"x"};
   for (const auto &[name, values] : integers) {
-    ::onnx::TensorProto *tensor = graph.add_initializer();
-    tensor->set_name(name);
-    tensor->set_data_type(::onnx::TensorProto::INT64);
-    tensor->add_dims(int64_t(values.size()));
-    for (int64_t value : values)
-      tensor->add_int64_data(value);
+    addInt64Initializer(graph, name, values);
     inputs.push_back(name);
   }
   ::onnx::NodeProto *node = addNode(graph, op, inputs, {"y"}, "n");
@@ -368,13 +376,8 @@ TEST_F(OnnxImportTest, ScatterElementsCombinesRepeatedIndices) {
   const std::vector<int64_t> index = {1, 1, 3, 0, 2, 0, -1, 3, 3};
   for (int64_t axis : {0, 1})
     for (const std::string reduction : {"mul", "min", "max"}) {
-      ::onnx::ModelProto model;
-      model.set_ir_version(8);
-      auto *opset = model.add_opset_import();
-      opset->set_domain("");
-      opset->set_version(18);
+      ::onnx::ModelProto model = emptyModel(18, "scatter");
       ::onnx::GraphProto &graph = *model.mutable_graph();
-      graph.set_name("scatter");
       declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {3, 4});
       declare(graph.add_input(), "i", ::onnx::TensorProto::INT64, {3, 3});
       declare(graph.add_input(), "u", ::onnx::TensorProto::FLOAT, {3, 3});
@@ -549,12 +552,7 @@ TEST_F(OnnxImportTest, ShapeArithmeticRunsOnTheHost) {
   declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {-1, 6});
   declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {-1, 2, 3});
   auto addInts = [&](const std::string &name, std::vector<int64_t> values) {
-    ::onnx::TensorProto *tensor = graph.add_initializer();
-    tensor->set_name(name);
-    tensor->set_data_type(::onnx::TensorProto::INT64);
-    tensor->add_dims(int64_t(values.size()));
-    for (int64_t value : values)
-      tensor->add_int64_data(value);
+    addInt64Initializer(graph, name, values);
   };
   addInts("zero", {0});
   addInts("rest", {2, 3});
@@ -1122,13 +1120,8 @@ TEST_F(OnnxImportTest, LinearAttentionRunsItsRecurrenceLoopedUnrolledEagerly) {
                      v = weights(steps * dv, 1.1f),
                      decay = weights(steps, 0.3f), beta = {0.9f, 0.4f, 0.7f},
                      past = weights(dk * dv, 0.2f);
-  ::onnx::ModelProto model;
-  model.set_ir_version(8);
-  auto *opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(27);
+  ::onnx::ModelProto model = emptyModel(27, "linear_attention");
   ::onnx::GraphProto &graph = *model.mutable_graph();
-  graph.set_name("linear_attention");
   const std::vector<std::pair<const char *, std::vector<int64_t>>> inputs = {
       {"q", {1, steps, qHeads * dk}}, {"k", {1, steps, dk}},
       {"v", {1, steps, dv}},          {"past", {1, 1, dk, dv}},

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 namespace lazyc {
@@ -107,6 +108,21 @@ constexpr bool isFloatingPoint(DType dtype) {
 /// UInt8, UInt16, UInt32, UInt64: integers whose values are 0 and up.
 constexpr bool isUnsignedInteger(DType dtype) {
   return dtypeInfo(dtype).isUnsigned;
+}
+
+/// The lowest finite value of a floating-point dtype (numpy's
+/// finfo(dtype).min): what a masked attention score gets added.
+constexpr double lowestFinite(DType dtype) {
+  switch (dtype) {
+  case DType::Float16:
+    return -65504.0;
+  case DType::BFloat16:
+    return -3.3895313892515355e38;
+  case DType::Float64:
+    return std::numeric_limits<double>::lowest();
+  default:
+    return std::numeric_limits<float>::lowest();
+  }
 }
 
 } // namespace lazyc
