@@ -278,27 +278,17 @@ Tensors rotaryEmbedding(const NodeContext &node) {
 /// from `axis` on, times scale; in Float32 at least (stash_type 1).
 Tensors rmsNormalization(const NodeContext &node) {
   const Tensor &x = node.input(0);
-  int64_t rank = x.rank(), axis = node.attribute("axis", int64_t(-1));
-  if (axis < -rank || axis >= rank)
-    node.fail("axis " + std::to_string(axis) + " is out of range for rank " +
-              std::to_string(rank));
-  axis = axis < 0 ? axis + rank : axis;
-  if (node.attribute("stash_type", int64_t(1)) != 1)
-    node.fail("stash_type " +
-              std::to_string(node.attribute("stash_type", int64_t(1))) +
-              " is not supported (1, Float32, is)");
+  int64_t rank = x.rank();
+  int64_t axis = normalizeAxis(node, node.attribute("axis", int64_t(-1)), rank);
   std::vector<int64_t> axes;
   for (int64_t d = axis; d < rank; ++d)
     axes.push_back(d);
-  bool narrow = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
-  Tensor wide = narrow ? cast(x, DType::Float32) : x;
+  Tensor wide = statisticsOf(node, x);
   Tensor meanSquare = mean(wide * wide, axes, true);
   Tensor normalized =
       wide *
       rsqrt(meanSquare + constant(node.attribute("epsilon", 1e-5), meanSquare));
-  if (narrow)
-    normalized = cast(normalized, x.dtype());
-  return {normalized * node.input(1)};
+  return {cast(normalized, x.dtype()) * node.input(1)};
 }
 
 /// TensorScatter (opset 24): the cache with `update`'s rows written along
@@ -307,11 +297,10 @@ Tensors rmsNormalization(const NodeContext &node) {
 /// one where, the write indices staying data.
 Tensors tensorScatter(const NodeContext &node) {
   const Tensor &cache = node.input(0), &update = node.input(1);
-  int64_t rank = cache.rank(), axis = node.attribute("axis", int64_t(-2));
-  axis = axis < 0 ? axis + rank : axis;
-  if (axis <= 0 || axis >= rank)
-    node.fail("axis " + std::to_string(node.attribute("axis", int64_t(-2))) +
-              " must name a dimension after the batch's");
+  int64_t rank = cache.rank();
+  int64_t axis = normalizeAxis(node, node.attribute("axis", int64_t(-2)), rank);
+  if (axis == 0)
+    node.fail("axis must name a dimension after the batch's");
   std::string mode = node.attribute("mode", std::string("linear"));
   if (mode != "linear" && mode != "circular")
     node.fail("mode '" + mode + "' is not supported");

@@ -142,6 +142,14 @@ void addAttentionKernels(std::map<std::string, Kernel> &table);
 /// x rounded to the nearest integer, ties to even (ONNX's Round).
 Tensor roundHalfEven(const Tensor &x);
 
+/// `axis` counted from the end when negative; an Error naming the node if
+/// it is outside [-rank, rank).
+int64_t normalizeAxis(const NodeContext &node, int64_t axis, int64_t rank);
+
+/// What a normalization computes its statistics on: x, in Float32 when it
+/// is Float16 or BFloat16 (stash_type 1, the only one supported).
+Tensor statisticsOf(const NodeContext &node, const Tensor &x);
+
 inline bool isFloat(DType dtype) {
   return dtype == DType::Float32 || dtype == DType::Float64 ||
          dtype == DType::Float16 || dtype == DType::BFloat16;

@@ -272,18 +272,18 @@ lazyc::onnx::detail::foldOnHost(const NodeContext &node,
     return std::nullopt;
   }
   // Comparisons of sizes (an If on the input's rank): Bool.
-  if ((op == "Equal" || op == "Less" || op == "Greater" ||
-       op == "LessOrEqual" || op == "GreaterOrEqual") &&
-      known.size() == 2 && known[1] && known[1]->dtype == a->dtype) {
-    int64_t (*f)(int64_t, int64_t) =
-        op == "Equal" ? +[](int64_t x, int64_t y) -> int64_t { return x == y; }
-                      : op == "Less"
-                          ? +[](int64_t x, int64_t y) -> int64_t { return x < y; }
-                      : op == "Greater"
-        ? +[](int64_t x, int64_t y) -> int64_t { return x > y; }
-        : op == "LessOrEqual"
-        ? +[](int64_t x, int64_t y) -> int64_t { return x <= y; }
-        : +[](int64_t x, int64_t y) -> int64_t { return x >= y; };
+  using Comparison = int64_t (*)(int64_t, int64_t);
+  static const std::map<std::string, Comparison> kComparisons = {
+      {"Equal", [](int64_t x, int64_t y) -> int64_t { return x == y; }},
+      {"Less", [](int64_t x, int64_t y) -> int64_t { return x < y; }},
+      {"Greater", [](int64_t x, int64_t y) -> int64_t { return x > y; }},
+      {"LessOrEqual", [](int64_t x, int64_t y) -> int64_t { return x <= y; }},
+      {"GreaterOrEqual",
+       [](int64_t x, int64_t y) -> int64_t { return x >= y; }}};
+  if (auto comparison = kComparisons.find(op);
+      comparison != kComparisons.end() && known.size() == 2 && known[1] &&
+      known[1]->dtype == a->dtype) {
+    Comparison f = comparison->second;
     std::optional<HostValue> value = elementwise(*a, *known[1], f);
     if (!value)
       return std::nullopt;

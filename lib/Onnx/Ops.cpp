@@ -26,6 +26,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <numeric>
 
 using namespace lazyc;
@@ -34,13 +35,6 @@ using namespace lazyc::onnx::detail;
 namespace {
 
 using Tensors = std::vector<Tensor>;
-
-int64_t normalizeAxis(const NodeContext &node, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
-    node.fail("axis " + std::to_string(axis) + " is out of range for rank " +
-              std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
 
 /// The axes of a reduction or a (un)squeeze: an attribute before
 /// `inputSince`, the second input from it.
@@ -601,24 +595,18 @@ Tensors groupNormalization(const NodeContext &node) {
     node.fail("scale and bias need one value per " +
               std::string(perChannelScale ? "channel (" : "group (") +
               std::to_string(scales) + ")");
-  if (node.attribute("stash_type", int64_t(1)) != 1)
-    node.fail("stash_type " +
-              std::to_string(node.attribute("stash_type", int64_t(1))) +
-              " is not supported (1, Float32, is)");
   double eps = node.attribute("epsilon", 1e-5);
   Shape grouped = {x.shape()[0], groups, channels / groups};
   grouped.insert(grouped.end(), x.shape().begin() + 2, x.shape().end());
-  bool narrow = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
-  Tensor g = reshape(narrow ? cast(x, DType::Float32) : x, grouped);
+  Tensor g = reshape(statisticsOf(node, x), grouped);
   std::vector<int64_t> axes;
   for (int64_t d = 2; d < int64_t(grouped.size()); ++d)
     axes.push_back(d);
   Tensor centered = g - lazyc::mean(g, axes, true);
   Tensor variance = lazyc::mean(centered * centered, axes, true);
   Tensor normalized =
-      reshape(centered * rsqrt(variance + constant(eps, g)), x.shape());
-  if (narrow)
-    normalized = cast(normalized, x.dtype());
+      cast(reshape(centered * rsqrt(variance + constant(eps, g)), x.shape()),
+           x.dtype());
   if (perChannelScale)
     return one(normalized * perChannel(scale, x.rank()) +
                perChannel(bias, x.rank()));
@@ -817,54 +805,48 @@ Tensors conv(const NodeContext &node) {
   return one(line ? reshape(y, {y.shape()[0], y.shape()[1], y.shape()[3]}) : y);
 }
 
-/// Pooling of any spatial rank with any dilation (padding, ceil_mode and
-/// count_include_pad as in pool()), as the maximum or the mean over the
-/// kernel's taps of strided slices of the padded input, axis by axis, for
-/// what lazyc's 2-D pooling ops do not take (3-D, dilated).
-Tensors poolByTaps(const NodeContext &node, bool maximumPool,
-                   bool sumOnly = false) {
+/// How poolByTaps combines a window's taps.
+enum class TapsInto { Maximum, Mean, Sum };
+
+/// Pooling of any spatial rank with any dilation (padding, auto_pad,
+/// ceil_mode and count_include_pad as in pool()), as the maximum, mean or
+/// sum over the kernel's taps of strided slices of the padded input, axis
+/// by axis, for what lazyc's 2-D pooling ops do not take (3-D, dilated, Lp).
+Tensors poolByTaps(const NodeContext &node, TapsInto into) {
+  bool maximumPool = into == TapsInto::Maximum;
   Tensor x = node.input(0);
   int64_t rank = x.rank() - 2;
-  auto spatial = [&](const std::string &name) {
-    std::vector<int64_t> values = node.attributeInts(name);
-    return values.empty() ? std::vector<int64_t>(rank, 1) : values;
-  };
   std::vector<int64_t> kernel = node.attributeInts("kernel_shape");
-  std::vector<int64_t> strides = spatial("strides");
-  std::vector<int64_t> dilations = spatial("dilations");
+  std::vector<int64_t> strides = spatialAttribute(node, "strides", 1, rank);
+  std::vector<int64_t> dilations = spatialAttribute(node, "dilations", 1, rank);
   std::vector<int64_t> pads = node.attributeInts("pads");
   std::string autoPad = node.attribute("auto_pad", std::string("NOTSET"));
-  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
-      autoPad != "SAME_LOWER")
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (autoPad != "NOTSET" && autoPad != "VALID" && !same)
     node.fail("auto_pad '" + autoPad + "' is not supported");
   if (pads.empty() || autoPad != "NOTSET")
     pads.assign(2 * rank, 0);
-  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
-    // ceil(size / stride) outputs; the odd element of padding at the end
-    // (UPPER) or the start (LOWER).
-    for (int64_t d = 0;
-         d < rank && d < int64_t(kernel.size()) &&
-         d < int64_t(strides.size()) && d < int64_t(dilations.size());
-         ++d) {
-      int64_t size = x.shape()[2 + d];
-      int64_t out = (size + strides[d] - 1) / strides[d];
-      int64_t extent = (kernel[d] - 1) * dilations[d] + 1;
-      int64_t total =
-          std::max<int64_t>(0, (out - 1) * strides[d] + extent - size);
-      pads[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[d + rank] = total - pads[d];
-    }
-  if (int64_t(kernel.size()) != rank || int64_t(strides.size()) != rank ||
-      int64_t(dilations.size()) != rank || int64_t(pads.size()) != 2 * rank)
-    node.fail("kernel_shape, strides, dilations and pads do not match the "
-              "input's " +
+  if (int64_t(kernel.size()) != rank || int64_t(pads.size()) != 2 * rank)
+    node.fail("kernel_shape and pads do not match the input's " +
               std::to_string(rank) + " spatial dimensions");
+  // SAME: ceil(size / stride) outputs; the odd element of padding at the
+  // end (UPPER) or the start (LOWER).
+  for (int64_t d = 0; same && d < rank; ++d) {
+    int64_t size = x.shape()[2 + d];
+    int64_t out = (size + strides[d] - 1) / strides[d];
+    int64_t extent = (kernel[d] - 1) * dilations[d] + 1;
+    int64_t total =
+        std::max<int64_t>(0, (out - 1) * strides[d] + extent - size);
+    pads[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    pads[d + rank] = total - pads[d];
+  }
   bool ceilMode = node.attribute("ceil_mode", int64_t(0)) != 0;
   bool countPad = node.attribute("count_include_pad", int64_t(0)) != 0;
   DType dtype = x.dtype();
   bool narrow = dtype == DType::UInt8 || dtype == DType::Int8;
   if (!isFloat(dtype) && !(maximumPool && narrow))
-    node.fail(dtypeName(dtype) + std::string(" is not supported"));
+    node.fail(std::string("an input of ") + dtypeName(dtype) +
+              " is not supported");
   if (narrow)
     x = cast(x, DType::Float32);
   std::vector<int64_t> outs(rank), tails(rank);
@@ -913,7 +895,7 @@ Tensors poolByTaps(const NodeContext &node, bool maximumPool,
     Tensor y = overTaps(padded(x, -INFINITY, -INFINITY));
     return one(narrow ? cast(y, dtype) : y);
   }
-  if (sumOnly)
+  if (into == TapsInto::Sum)
     return one(overTaps(padded(x, 0, 0)));
   std::vector<int64_t> maskShape(x.rank(), 1);
   for (int64_t d = 0; d < rank; ++d)
@@ -927,7 +909,7 @@ Tensors poolValues(const NodeContext &node, bool maximumPool) {
   bool dilated = std::any_of(dilationValues.begin(), dilationValues.end(),
                              [](int64_t d) { return d != 1; });
   if (node.input(0).rank() == 5 || dilated)
-    return poolByTaps(node, maximumPool);
+    return poolByTaps(node, maximumPool ? TapsInto::Maximum : TapsInto::Mean);
   bool line = node.input(0).rank() == 3;
   Tensor x = line ? asImage(node.input(0)) : node.input(0);
   require2d(node, x);
@@ -1098,7 +1080,7 @@ Tensors lpPool(const NodeContext &node) {
   Tensor powers = p == 1 ? abs(x) : pow(abs(x), constant(double(p), x));
   Tensors sums =
       poolByTaps(NodeContext(node.graph, node.node, {powers}, {}, node.where),
-                 /*maximumPool=*/false, /*sumOnly=*/true);
+                 TapsInto::Sum);
   return one(p == 1 ? sums[0] : pow(sums[0], constant(1.0 / double(p), x)));
 }
 
@@ -1744,7 +1726,7 @@ Tensor resizeAxis(const NodeContext &node, const Tensor &x, int64_t axis,
 /// sample points depend on the regions (data: their count adapts to each
 /// region's size), so rois and batch_indices are read when the node is recorded
 /// and turned into bilinear taps and weights on the host; the values are one
-/// gather of those taps, weighted and summed.
+/// gather of those taps, weighted, then summed (avg) or maximized (max).
 Tensors roiAlign(const NodeContext &node) {
   const Tensor &x = node.input(0);
   if (x.rank() != 4)
@@ -1918,12 +1900,12 @@ Tensors affineGrid(const NodeContext &node) {
   return one(reshape(grid, shape));
 }
 
-/// GridSample (opset 16; opset 20 also 3-D, without cubic) as PyTorch's
-/// grid_sample computes it
-/// (ONNX's test values are PyTorch's): each output point reads X at the grid's
-/// (x, y) in [-1, 1], unnormalized by align_corners; border and reflection
-/// padding move the coordinate (bicubic: each tap) into the image, zeros
-/// padding reads 0 outside it. Every tap is one gather.
+/// GridSample (opset 16; from opset 20 also 3-D, without cubic) as
+/// PyTorch's grid_sample computes it (ONNX's test values are PyTorch's):
+/// each output point reads X at the grid's (x, y[, z]) in [-1, 1],
+/// unnormalized by align_corners; border and reflection padding move the
+/// coordinate (bicubic: each tap) into the image, zeros padding reads 0
+/// outside it. Every tap is one gather.
 Tensors gridSample(const NodeContext &node) {
   const Tensor &x = node.input(0), &grid = node.input(1);
   // Opset 20: any number of spatial axes (here 2, or 3 without cubic).
@@ -3341,6 +3323,24 @@ Tensors recurrent(const NodeContext &node, int64_t gates) {
 
 } // namespace
 
+int64_t lazyc::onnx::detail::normalizeAxis(const NodeContext &node,
+                                           int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    node.fail("axis " + std::to_string(axis) + " is out of range for rank " +
+              std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+Tensor lazyc::onnx::detail::statisticsOf(const NodeContext &node,
+                                         const Tensor &x) {
+  int64_t stash = node.attribute("stash_type", int64_t(1));
+  if (stash != 1)
+    node.fail("stash_type " + std::to_string(stash) +
+              " is not supported (1, Float32, is)");
+  bool narrow = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
+  return narrow ? cast(x, DType::Float32) : x;
+}
+
 const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
   static const std::map<std::string, Kernel> table = [] {
     std::map<std::string, Kernel> k;
@@ -3388,10 +3388,11 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
           node.attribute("approximate", std::string("none"));
       Tensor half = constant(0.5, x), one1 = constant(1, x);
       if (approximate == "none")
-        return one(half * x * (one1 + erf(x * constant(M_SQRT1_2, x))));
+        return one(half * x *
+                   (one1 + erf(x * constant(1 / std::numbers::sqrt2, x))));
       if (approximate != "tanh")
         node.fail("approximate '" + approximate + "' is not supported");
-      Tensor inner = constant(std::sqrt(2 / M_PI), x) *
+      Tensor inner = constant(std::sqrt(2 / std::numbers::pi), x) *
                      (x + constant(0.044715, x) * x * x * x);
       return one(half * x * (one1 + tanh(inner)));
     };

@@ -33,11 +33,8 @@ Tensor alongAxis(const NodeContext &node, const Tensor &value,
       node.opset() >= 21 ? node.attribute("block_size", int64_t(0)) : 0;
   if (block == 0 && (value.numel() == 1 || value.rank() == 0))
     return reshape(value, {});
-  int64_t rank = x.rank(), axis = node.attribute("axis", int64_t(1));
-  if (axis < -rank || axis >= rank)
-    node.fail("axis " + std::to_string(axis) + " is out of range for rank " +
-              std::to_string(rank));
-  axis = axis < 0 ? axis + rank : axis;
+  int64_t rank = x.rank();
+  int64_t axis = normalizeAxis(node, node.attribute("axis", int64_t(1)), rank);
   if (block != 0) {
     int64_t size = x.shape()[axis];
     Shape expected = x.shape();

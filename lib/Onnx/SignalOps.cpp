@@ -189,9 +189,10 @@ std::vector<Tensor> dft(const NodeContext &node) {
                             : Tensor();
     Tensor signal =
         transform(fullReal, fullImaginary, length, length, true).first;
-    Shape shape = transpose(signal, permutation).shape();
+    signal = transpose(signal, permutation);
+    Shape shape = signal.shape();
     shape.push_back(1);
-    return {reshape(transpose(signal, permutation), shape)};
+    return {reshape(signal, shape)};
   }
   auto [outReal, outImaginary] = transform(
       real, imaginary, length, onesided ? length / 2 + 1 : length, inverse);
