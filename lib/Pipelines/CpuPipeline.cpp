@@ -75,6 +75,12 @@ void lazyc::buildCpuFusePipeline(OpPassManager &pm,
 
 void lazyc::buildCpuTilePipeline(OpPassManager &pm,
                                  const CpuPipelineOptions &options) {
+  // A recurrence whose rows never meet runs on each thread's rows, without
+  // a barrier per op and step.
+  mlir::lazy::LazyCpuSplitLoopRowsPassOptions rows;
+  rows.numThreads = options.numThreads;
+  pm.addNestedPass<func::FuncOp>(
+      mlir::lazy::createLazyCpuSplitLoopRowsPass(rows));
   mlir::lazy::LazyCpuTileAndVectorizePassOptions tiling;
   tiling.numThreads = options.numThreads;
   tiling.vectorWidth = options.vectorWidth;

@@ -161,6 +161,73 @@ TEST(ControlFlowTest, WhileLoopTripCountDependsOnData) {
   });
 }
 
+/// The steps of h <- tanh(x[t] + h w), in double: the outputs [steps,
+/// rows, width] then the last state [rows, width]. x is [steps, rows,
+/// width], w [width, width], h starts at zero.
+std::vector<double> recurrence(const std::vector<float> &x,
+                               const std::vector<float> &w, int64_t steps,
+                               int64_t rows, int64_t width) {
+  std::vector<double> h(rows * width, 0.0), outputs;
+  for (int64_t t = 0; t < steps; ++t) {
+    std::vector<double> next(rows * width);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < width; ++j) {
+        double sum = x[(t * rows + i) * width + j];
+        for (int64_t k = 0; k < width; ++k)
+          sum += h[i * width + k] * double(w[k * width + j]);
+        next[i * width + j] = std::tanh(sum);
+      }
+    h = next;
+    outputs.insert(outputs.end(), h.begin(), h.end());
+  }
+  outputs.insert(outputs.end(), h.begin(), h.end());
+  return outputs;
+}
+
+TEST(ControlFlowTest, LoopsWhoseRowsNeverMeetSplitOverThreads) {
+  // An RNN's steps: a row of the state (a sequence of the batch) never
+  // reads another row, so compiled, each thread runs the whole loop on its
+  // rows (lazy-cpu-split-loop-rows): 16 rows on 2 threads, 15 on 3 (chunks
+  // of 5), 14 on 3 (2 chunks of 7), 13 on 2 (which do not split into equal
+  // chunks, so each op of a step is split instead).
+  int previousThreads = numThreads();
+  const int64_t steps = 24, width = 64;
+  for (auto [rowCount, threads] : std::vector<std::pair<int64_t, int>>{
+           {16, 2}, {15, 3}, {14, 3}, {13, 2}}) {
+    const int64_t rows = rowCount; // (lambdas cannot capture bindings)
+    SCOPED_TRACE("rows " + std::to_string(rows) + ", threads " +
+                 std::to_string(threads));
+    setNumThreads(threads);
+    std::vector<float> xs(steps * rows * width), ws(width * width);
+    for (size_t i = 0; i < xs.size(); ++i)
+      xs[i] = std::sin(0.37f * float(i));
+    for (size_t i = 0; i < ws.size(); ++i)
+      ws[i] = 0.2f * std::cos(0.11f * float(i));
+    std::vector<double> expected = recurrence(xs, ws, steps, rows, width);
+    inBothModes([&] {
+      Tensor x = Tensor::fromVector<float>(xs, {steps, rows, width});
+      Tensor w = Tensor::fromVector<float>(ws, {width, width});
+      std::vector<Tensor> final = whileLoop(
+          [&](const std::vector<Tensor> &v) { return v[0] < int64_t(steps); },
+          [&](const std::vector<Tensor> &v) {
+            Tensor h = tanh(rowAt(x, v[0]) + matmul(v[2], w));
+            return std::vector<Tensor>{v[0] + int64_t(1),
+                                       replaceRowAt(v[1], v[0], h), h};
+          },
+          std::vector<Tensor>{zeros({}, DType::Int64),
+                              zeros({steps, rows, width}),
+                              zeros({rows, width})});
+      std::vector<float> actual = final[1].toVector<float>();
+      std::vector<float> last = final[2].toVector<float>();
+      actual.insert(actual.end(), last.begin(), last.end());
+      ASSERT_EQ(actual.size(), expected.size());
+      for (size_t i = 0; i < actual.size(); ++i)
+        ASSERT_NEAR(actual[i], expected[i], 2e-5) << "element " << i;
+    });
+  }
+  setNumThreads(previousThreads);
+}
+
 TEST(ControlFlowTest, MaxIterationsStopsTheLoop) {
   inBothModes([] {
     auto [n] = whileLoop([](Tensor n) { return n > 0.0f; },

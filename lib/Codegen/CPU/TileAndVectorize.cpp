@@ -921,6 +921,9 @@ struct LazyCpuTileAndVectorizePass
         rewriter.eraseOp(op);
         continue;
       }
+      // Already in a thread loop (lazy-cpu-split-loop-rows's).
+      if (op->getParentOfType<scf::ForallOp>())
+        continue;
       bool feedsUntiledLinalg = llvm::any_of(op->getUsers(), [](Operation *u) {
         return isa<linalg::LinalgOp>(u) && !u->getParentOfType<scf::ForallOp>();
       });

@@ -58,6 +58,46 @@ def LazyCpuTileAndVectorizePass
   ];
 }
 
+def LazyCpuSplitLoopRowsPass
+    : Pass<"lazy-cpu-split-loop-rows", "::mlir::func::FuncOp"> {
+  let summary = "Run a loop whose rows never meet as one loop per thread, "
+                "each over its rows";
+  let description = [{
+    Works on linalg on tensors after fusion, before
+    lazy-cpu-tile-and-vectorize. A recurrence such as an LSTM's steps is an
+    `scf.for` whose body is a few small ops; tiled op by op, every step
+    opens a parallel region per op and waits at its barrier. When the rows
+    of the carried values never meet (row i of every value the body computes
+    depends only on row i of the carried values, and on values the same in
+    every row), the loop becomes an `scf.forall` with one chunk of rows per
+    thread, each running the whole loop on its rows: no barrier in the
+    steps. An LSTM's batch is such a dimension: the step's product
+    `h x R` reads a row of `h` and all of `R`.
+
+    The pass picks for each carried tensor a dimension of the same size
+    (the rows) and checks the body op by op: a linalg op splits along one
+    parallel loop that indexes each operand at one dimension exactly or not
+    at all (and that no `linalg.index` reads); a slice or an insert keeps
+    every row; other ops (an index computed from the counter) must not read
+    split values. Values the same in every row that a split op reads at its
+    rows are sliced (or, for an empty tensor, a fill or a splat, made at the
+    chunk's size). Each thread computes the whole-row values of the body
+    again, so those may hold a few elements only.
+
+    Only a loop outside other loops is split, into the largest number of
+    equal chunks up to `num-threads`, and only if its work (trip count times
+    the split ops' iterations) is worth a parallel region. Ops inside an
+    `scf.forall` are not spread over threads again by tile-and-vectorize.
+  }];
+  let options = [
+    Option<"numThreads", "num-threads", "int64_t", /*default=*/"0",
+           "Threads to split for (0: the machine's hardware threads)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LazyOutlineLoopNestsPass
     : Pass<"lazy-outline-loop-nests", "::mlir::ModuleOp"> {
   let summary = "Give each top-level loop nest of a bufferized function a "
