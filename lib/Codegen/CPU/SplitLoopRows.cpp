@@ -11,6 +11,8 @@
 
 #include "lazyc/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -99,6 +101,9 @@ private:
     return it == dims.end() ? kWhole : it->second;
   }
   std::optional<OpRows> rowsOf(Operation *op);
+  /// Whether the loop yields for carried value `number` an insertion (or a
+  /// chain of them) into the value itself.
+  bool updatedInPlace(unsigned number);
   std::optional<OpRows> linalgRows(linalg::LinalgOp op);
   std::optional<OpRows> extractRows(tensor::ExtractSliceOp op);
   std::optional<OpRows> insertRows(tensor::InsertSliceOp op);
@@ -211,6 +216,14 @@ std::optional<OpRows> LoopRows::insertRows(tensor::InsertSliceOp op) {
   return result;
 }
 
+bool LoopRows::updatedInPlace(unsigned number) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Value value = yield.getOperand(number);
+  while (auto insert = value.getDefiningOp<tensor::InsertSliceOp>())
+    value = insert.getDest();
+  return value == loop.getRegionIterArgs()[number];
+}
+
 std::optional<OpRows> LoopRows::rowsOf(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     std::optional<OpRows> result = linalgRows(linalgOp);
@@ -318,12 +331,22 @@ void LoopRows::split(int64_t chunks) {
     return tensor.clone(shape);
   };
 
-  // The loop on the chunk's rows of the carried values.
+  // The loop on the chunk's rows of the carried values. A value the loop
+  // replaces at each step (an RNN's state) starts in a buffer of its own:
+  // bufferized, a loop-carried buffer that is sometimes a slice and
+  // sometimes a new allocation gets a layout of unknown strides, whose
+  // reads are not vectorized. One the loop updates in place (its outputs,
+  // written a step at a time) is written in the shared result directly.
   SmallVector<Value> inits;
-  for (auto [shared, dim] : llvm::zip(forall.getRegionIterArgs(), carried)) {
+  for (auto [number, shared, dim] :
+       llvm::enumerate(forall.getRegionIterArgs(), carried)) {
     Slice slice = chunkSlice(shared.getType(), dim);
-    inits.push_back(tensor::ExtractSliceOp::create(
-        b, loc, shared, slice.offsets, slice.sizes, slice.strides));
+    Value init = tensor::ExtractSliceOp::create(b, loc, shared, slice.offsets,
+                                                slice.sizes, slice.strides);
+    if (!updatedInPlace(number))
+      init = bufferization::AllocTensorOp::create(
+          b, loc, cast<RankedTensorType>(init.getType()), ValueRange(), init);
+    inits.push_back(init);
   }
   auto chunkLoop =
       scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(),

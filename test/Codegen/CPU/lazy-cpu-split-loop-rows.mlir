@@ -9,13 +9,16 @@
 // outside the loop, indexed by the counter) is sliced at the chunk's rows,
 // the weight is read whole, the product's empty and fill are made at the
 // chunk's size, and the output is written at the chunk's rows of each step.
+// The state, which each step replaces, starts in a copy of its own (so its
+// buffer has one layout); the output, updated in place, does not.
 // CHECK-LABEL: func.func @recurrence
 //  CHECK-SAME:     (%[[INPUT:.*]]: tensor<32x16x128xf32>, %[[WEIGHT:.*]]: tensor<128x128xf32>, %[[H0:.*]]: tensor<16x128xf32>)
 //       CHECK:   %[[ALL:.*]]:2 = scf.forall (%[[T:.*]]) in (2) shared_outs(%[[Y:.*]] = %{{.*}}, %[[H:.*]] = %[[H0]])
 //       CHECK:     %[[FIRST:.*]] = arith.muli %[[T]], %c8
 //       CHECK:     %[[YCHUNK:.*]] = tensor.extract_slice %[[Y]][0, %[[FIRST]], 0] [32, 8, 128] [1, 1, 1]
 //       CHECK:     %[[HCHUNK:.*]] = tensor.extract_slice %[[H]][%[[FIRST]], 0] [8, 128] [1, 1]
-//       CHECK:     %[[STEPS:.*]]:2 = scf.for %[[S:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[YS:.*]] = %[[YCHUNK]], %[[HS:.*]] = %[[HCHUNK]]) -> (tensor<32x8x128xf32>, tensor<8x128xf32>)
+//       CHECK:     %[[HCOPY:.*]] = bufferization.alloc_tensor() copy(%[[HCHUNK]]) : tensor<8x128xf32>
+//       CHECK:     %[[STEPS:.*]]:2 = scf.for %[[S:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[YS:.*]] = %[[YCHUNK]], %[[HS:.*]] = %[[HCOPY]]) -> (tensor<32x8x128xf32>, tensor<8x128xf32>)
 //       CHECK:       %[[X:.*]] = tensor.extract_slice %[[INPUT]][%[[S]], 0, 0] [1, 16, 128] [1, 1, 1] : tensor<32x16x128xf32> to tensor<16x128xf32>
 //       CHECK:       %[[EMPTY:.*]] = tensor.empty() : tensor<8x128xf32>
 //       CHECK:       %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<8x128xf32>)

@@ -94,6 +94,7 @@ def LazyCpuSplitLoopRowsPass
            "Threads to split for (0: the machine's hardware threads)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
