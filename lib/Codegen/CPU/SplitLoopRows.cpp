@@ -389,9 +389,8 @@ void LoopRows::split(int64_t chunks) {
     } else {
       Slice slice = chunkSlice(value.getType(), dim);
       result = tensor::ExtractSliceOp::create(
-          at, loc, cast<RankedTensorType>(type),
-          mapping.lookupOrDefault(value), slice.offsets, slice.sizes,
-          slice.strides);
+          at, loc, cast<RankedTensorType>(type), mapping.lookupOrDefault(value),
+          slice.offsets, slice.sizes, slice.strides);
     }
     wholeChunks[{value, dim}] = result;
     return result;
@@ -399,10 +398,9 @@ void LoopRows::split(int64_t chunks) {
   auto mapped = [&](ArrayRef<OpFoldResult> values) {
     SmallVector<OpFoldResult> result;
     for (OpFoldResult value : values)
-      result.push_back(isa<Value>(value)
-                           ? OpFoldResult(mapping.lookupOrDefault(
-                                 cast<Value>(value)))
-                           : value);
+      result.push_back(isa<Value>(value) ? OpFoldResult(mapping.lookupOrDefault(
+                                               cast<Value>(value)))
+                                         : value);
     return result;
   };
 
@@ -457,8 +455,8 @@ void LoopRows::split(int64_t chunks) {
 
   // Each chunk's results written into the shared results.
   b.setInsertionPointToStart(forall.getTerminator().getBody());
-  for (auto [result, shared, dim] : llvm::zip(
-           chunkLoop.getResults(), forall.getRegionIterArgs(), carried)) {
+  for (auto [result, shared, dim] :
+       llvm::zip(chunkLoop.getResults(), forall.getRegionIterArgs(), carried)) {
     Slice slice = chunkSlice(shared.getType(), dim);
     tensor::ParallelInsertSliceOp::create(b, loc, result, shared, slice.offsets,
                                           slice.sizes, slice.strides);
@@ -467,8 +465,9 @@ void LoopRows::split(int64_t chunks) {
   loop.erase();
   // The whole values that only split ops read were remade at the chunk's
   // size: their whole copies are dead.
-  SmallVector<Operation *> bodyOps = llvm::map_to_vector(
-      chunkLoop.getBody()->without_terminator(), [](Operation &op) { return &op; });
+  SmallVector<Operation *> bodyOps =
+      llvm::map_to_vector(chunkLoop.getBody()->without_terminator(),
+                          [](Operation &op) { return &op; });
   for (Operation *op : llvm::reverse(bodyOps))
     if (isOpTriviallyDead(op))
       op->erase();
@@ -513,8 +512,8 @@ void splitRows(scf::ForOp loop, int64_t threads) {
   };
   if (!assign(0, 0))
     return;
-  int64_t rows = cast<RankedTensorType>(carried[0].getType())
-                     .getDimSize(dims[0]);
+  int64_t rows =
+      cast<RankedTensorType>(carried[0].getType()).getDimSize(dims[0]);
   std::optional<int64_t> work = loopRows.splitWork();
   if (work && *work < kMinParallelWork)
     return;
