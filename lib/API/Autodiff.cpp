@@ -363,6 +363,7 @@ void Backward::vjp(const TapeState::Entry &entry, const Tensor &g) {
   case OpKind::ArgMax: // Positions carry no gradient.
   case OpKind::ArgMin:
   case OpKind::Compare: // Bool results carry no gradient.
+  case OpKind::Bitcast: // Bits, not values.
     return;
   case OpKind::Add:
     accumulate(in[0], g);

@@ -1104,6 +1104,22 @@ Tensor lazyc::cast(const Tensor &x, DType dtype, Where where) {
   return detail::TensorAccess::wrap(castTo(node, dtype, where));
 }
 
+Tensor lazyc::bitcast(const Tensor &x, DType dtype, Where where) {
+  const NodePtr &node = use(x, "bitcast", where);
+  if (sizeOf(node->dtype) != sizeOf(dtype))
+    fail("bitcast",
+         std::string("reads the bits of ") + dtypeName(node->dtype) + " (" +
+             std::to_string(8 * sizeOf(node->dtype)) + " bits) as " +
+             dtypeName(dtype) + " (" + std::to_string(8 * sizeOf(dtype)) +
+             " bits): the widths must be equal (cast converts values)",
+         where);
+  if (node->dtype == dtype)
+    return x;
+  const Node &input = *node;
+  return detail::TensorAccess::wrap(
+      record(OpKind::Bitcast, dtype, input.shape, {node}, where));
+}
+
 //===----------------------------------------------------------------------===//
 // Linear algebra, reductions, composites
 //===----------------------------------------------------------------------===//

@@ -171,6 +171,13 @@ static Value buildNode(OpBuilder &b, Location loc, const Node &node,
         inputType.clone(import::elementType(*b.getContext(), node.dtype)),
         in[0]);
   }
+  case OpKind::Bitcast: {
+    auto inputType = cast<RankedTensorType>(in[0].getType());
+    return lazy::BitcastOp::create(
+        b, loc,
+        inputType.clone(import::elementType(*b.getContext(), node.dtype)),
+        in[0]);
+  }
   case OpKind::Broadcast:
     return lazy::BroadcastOp::create(b, loc, in[0], node.ints);
   case OpKind::Reshape:

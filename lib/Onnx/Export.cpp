@@ -638,6 +638,8 @@ void GraphWriter::writeNode(int32_t position) {
     setInt(cast, "to", onnxElementType(node.dtype));
     break;
   }
+  case OpKind::Bitcast:
+    fail(node, "has no ONNX form in opset 17 (BitCast is opset 26)");
   case OpKind::Broadcast:
     out = emit("Expand", {in[0], shapeOf(position, "broadcast target")}, hint);
     break;

@@ -450,6 +450,16 @@ Tensors castKernel(const NodeContext &node) {
   return one(cast(node.input(0), to));
 }
 
+Tensors bitcastKernel(const NodeContext &node) {
+  DType to = dtypeFromOnnx(int32_t(node.attribute("to", int64_t(0))),
+                           describeNode(node.graph, node.node));
+  const Tensor &x = node.input(0);
+  if (sizeOf(x.dtype()) != sizeOf(to))
+    node.fail(std::string("reads ") + dtypeName(x.dtype()) + " as " +
+              dtypeName(to) + ": BitCast needs types of one width");
+  return one(bitcast(x, to));
+}
+
 Tensors clip(const NodeContext &node) {
   Tensor x = node.input(0);
   if (node.opset() < 11) {
@@ -3470,6 +3480,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     };
     k["Clip"] = clip;
     k["Cast"] = castKernel;
+    k["BitCast"] = bitcastKernel;
     k["CastLike"] = [](const NodeContext &node) {
       return one(cast(node.input(0), node.input(1).dtype()));
     };

@@ -33,9 +33,14 @@
 
 #include "Internal.h"
 
+#include "lazyc/Runtime/NarrowFloats.h"
+
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 using namespace lazyc;
@@ -715,6 +720,68 @@ Value evaluateCast(const Node &node, const Value &input) {
   return out;
 }
 
+/// The bits an element of `value` is stored in (as the compiled code stores
+/// it), or nothing where they are not determined: a NaN's payload, a zero's
+/// sign (the evaluator leaves both open), an uncertain value.
+std::optional<uint64_t> storedBits(const Value &value, int64_t i) {
+  if (value.tolerance[i] != 0)
+    return std::nullopt;
+  if (!value.isFloat())
+    return static_cast<uint64_t>(value.ints[i]) &
+           (sizeOf(value.dtype) == 8
+                ? ~uint64_t(0)
+                : (uint64_t(1) << 8 * sizeOf(value.dtype)) - 1);
+  double x = value.floats[i];
+  if (std::isnan(x) || x == 0)
+    return std::nullopt;
+  switch (value.dtype) {
+  case DType::Float64:
+    return llvm::bit_cast<uint64_t>(x);
+  case DType::Float32:
+    return llvm::bit_cast<uint32_t>(static_cast<float>(x));
+  case DType::Float16:
+    return toFloat16Bits(static_cast<float>(x));
+  case DType::BFloat16:
+    return toBFloat16Bits(static_cast<float>(x));
+  default:
+    throw std::logic_error("storedBits: not a float dtype");
+  }
+}
+
+Value evaluateBitcast(const Node &node, const Value &input) {
+  DType to = node.dtype;
+  Value out = makeValue(to, node.shape);
+  for (int64_t i = 0, e = out.numel(); i < e; ++i) {
+    std::optional<uint64_t> bits = storedBits(input, i);
+    if (!bits) {
+      out.tolerance[i] = kAnyValue;
+      continue;
+    }
+    switch (to) {
+    case DType::Float64:
+      out.floats[i] = llvm::bit_cast<double>(*bits);
+      break;
+    case DType::Float32:
+      out.floats[i] = llvm::bit_cast<float>(static_cast<uint32_t>(*bits));
+      break;
+    case DType::Float16:
+      out.floats[i] = float16BitsToFloat(static_cast<uint16_t>(*bits));
+      break;
+    case DType::BFloat16:
+      out.floats[i] = bfloat16BitsToFloat(static_cast<uint16_t>(*bits));
+      break;
+    case DType::Bool:
+      out.ints[i] = *bits & 1;
+      break;
+    default:
+      out.ints[i] = wrap(*bits, to);
+      break;
+    }
+    out.tolerance[i] = 0;
+  }
+  return out;
+}
+
 } // namespace
 
 Value impl::evaluateElementwise(const Node &node, const Inputs &inputs) {
@@ -726,6 +793,8 @@ Value impl::evaluateElementwise(const Node &node, const Inputs &inputs) {
     return evaluateSelect(node, *inputs[0], *inputs[1], *inputs[2]);
   case OpKind::Cast:
     return evaluateCast(node, *inputs[0]);
+  case OpKind::Bitcast:
+    return evaluateBitcast(node, *inputs[0]);
     // Unary and binary ops: below.
 #define LAZYC_UNARY_OP(Kind, Name, ShapeAttr) case OpKind::Kind:
 #define LAZYC_BINARY_OP(Kind, Name, ShapeAttr) case OpKind::Kind:

@@ -516,6 +516,8 @@ bool Generator::addRandomOp() {
   if (choice < 68) {
     step.kind = StepKind::Cast;
     step.dtype = random.pick(kAllDTypes);
+    // Sometimes its bits instead, where the widths agree.
+    step.flag = sizeOf(step.dtype) == sizeOf(dtype) && random.chance(0.3);
     return add(step);
   }
   if (choice < 72) {

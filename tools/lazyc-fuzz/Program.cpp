@@ -400,7 +400,8 @@ Tensor applyOp(const Program &program, size_t index,
   case StepKind::Where:
     return where(operand(0), operand(1), operand(2));
   case StepKind::Cast:
-    return cast(operand(0), step.dtype);
+    return step.flag ? bitcast(operand(0), step.dtype)
+                     : cast(operand(0), step.dtype);
   case StepKind::Matmul: {
     if (!step.flag)
       return matmul(operand(0), operand(1));
@@ -1017,7 +1018,8 @@ std::string fuzz::print(const Program &program, bool eager) {
       expression = "where(" + t(0) + ", " + t(1) + ", " + t(2) + ")";
       break;
     case StepKind::Cast:
-      expression = "cast(" + t(0) + ", " + dtypeSpelling(step.dtype) + ")";
+      expression = std::string(step.flag ? "bitcast(" : "cast(") + t(0) + ", " +
+                   dtypeSpelling(step.dtype) + ")";
       break;
     case StepKind::Matmul:
       expression = "matmul(" + t(0) + ", " + t(1) + ")";

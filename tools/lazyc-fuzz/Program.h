@@ -42,7 +42,7 @@ enum class StepKind {
                  ///< (`start`, `stop`, or tensors b, c), any(a, axes,
                  ///< keepDims), gelu(a), ...
   Where,         ///< where(c, a, b)
-  Cast,          ///< cast(a, dtype)
+  Cast,          ///< cast(a, dtype); with `flag`, bitcast(a, dtype)
   Matmul,        ///< matmul(a, b); with `flag`, under AutocastScope
                  ///< (`op` 0: BFloat16, 1: Float16), cast back to the
                  ///< operands' promoted type

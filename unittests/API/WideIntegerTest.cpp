@@ -20,8 +20,10 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -166,6 +168,77 @@ TEST_P(WideIntegerTest, Casts) {
       (std::vector<int32_t>{65535, 32768}));
   EXPECT_EQ(cast(vector<int16_t>({300, -129}), DType::Int8).toVector<int8_t>(),
             (std::vector<int8_t>{44, 127}));
+}
+
+/// The bits of every element of `values`, as memcpy reads them.
+template <typename To, typename From>
+std::vector<To> bitsOf(const std::vector<From> &values) {
+  static_assert(sizeof(To) == sizeof(From));
+  std::vector<To> bits(values.size());
+  std::memcpy(bits.data(), values.data(), values.size() * sizeof(From));
+  return bits;
+}
+
+TEST_P(WideIntegerTest, BitcastReadsTheBits) {
+  // Specials keep their bits: NaNs with payloads and signs, -0, infinities,
+  // subnormals; each read back through the integer gives the same bits.
+  U32 floatBits{0x7fc00001u, 0xffc0beefu, 0x80000000u, 0x7f800000u,
+                0x00000001u, 0x3f800000u, 0xc0490fdbu};
+  Tensor asFloat = bitcast(vector<uint32_t>(floatBits), DType::Float32);
+  EXPECT_EQ(asFloat.dtype(), DType::Float32);
+  std::vector<float> floats = asFloat.toVector<float>();
+  EXPECT_EQ(bitsOf<uint32_t>(floats), floatBits);
+  EXPECT_EQ(bitcast(asFloat, DType::UInt32).toVector<uint32_t>(), floatBits);
+  // Computed values: the bits of 2x + 1, in one fused op.
+  std::vector<float> x{1.5f, -3.0f, 1e-30f, 65504.0f};
+  std::vector<float> y;
+  for (float v : x)
+    y.push_back(2 * v + 1);
+  EXPECT_EQ(
+      bitcast(vector<float>(x) * 2.0f + 1.0f, DType::Int32).toVector<int32_t>(),
+      bitsOf<int32_t>(y));
+  std::vector<double> d{-0.0, 1.0 / 3.0, 0x1p-1074, -1e300};
+  EXPECT_EQ(bitcast(vector<double>(d), DType::Int64).toVector<int64_t>(),
+            bitsOf<int64_t>(d));
+  EXPECT_EQ(bitcast(vector<int64_t>(bitsOf<int64_t>(d)), DType::Float64)
+                .toVector<double>()[1],
+            1.0 / 3.0);
+  EXPECT_EQ(bitcast(vector<double>(d), DType::UInt64).toVector<uint64_t>(),
+            bitsOf<uint64_t>(d));
+  // 16 bits: Float16 1.0 is 0x3c00, BFloat16 1.0 is 0x3f80, -2 is 0xc000
+  // and 0xc000; 0x7c00 is Float16 infinity.
+  Tensor half = bitcast(vector<uint16_t>({0x3c00, 0xc000, 0x7c00, 0x0001}),
+                        DType::Float16);
+  std::vector<float> halves = cast(half, DType::Float32).toVector<float>();
+  EXPECT_EQ(halves[0], 1.0f);
+  EXPECT_EQ(halves[1], -2.0f);
+  EXPECT_TRUE(std::isinf(halves[2]));
+  EXPECT_EQ(halves[3], 0x1p-24f);
+  EXPECT_EQ(
+      bitcast(cast(vector<float>({1.0f, -2.0f}), DType::BFloat16), DType::Int16)
+          .toVector<int16_t>(),
+      (I16{0x3f80, int16_t(0xc000)}));
+  EXPECT_EQ(bitcast(half, DType::BFloat16).dtype(), DType::BFloat16);
+  EXPECT_EQ(bitcast(bitcast(half, DType::BFloat16), DType::UInt16)
+                .toVector<uint16_t>(),
+            (U16{0x3c00, 0xc000, 0x7c00, 0x0001}));
+  // 8 bits, and Bool as a byte of 0 or 1.
+  EXPECT_EQ(
+      bitcast(vector<int8_t>({-1, -128, 5}), DType::UInt8).toVector<uint8_t>(),
+      (std::vector<uint8_t>{255, 128, 5}));
+  Tensor flags = vector<float>({1, -1, 2}) > 0.0f;
+  EXPECT_EQ(bitcast(flags, DType::UInt8).toVector<uint8_t>(),
+            (std::vector<uint8_t>{1, 0, 1}));
+  EXPECT_EQ(
+      bitcast(vector<uint8_t>({0, 1, 2, 3}), DType::Bool).toVector<bool>(),
+      (std::vector<bool>{false, true, false, true}));
+  expectError(
+      [](unsigned &line) {
+        Tensor f = vector<float>({1, 2});
+        line = __LINE__ + 1;
+        (void)bitcast(f, DType::Int64);
+      },
+      "bitcast", "Float32 (32 bits) as Int64 (64 bits)");
 }
 
 TEST_P(WideIntegerTest, Reductions) {

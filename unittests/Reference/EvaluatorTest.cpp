@@ -401,6 +401,35 @@ TEST(ReferenceEvaluator, BFloat16ProductsMayFlushSubnormals) {
   EXPECT_LT(normalConvolved.tolerance[0], 6.25 / 64);
 }
 
+TEST(ReferenceEvaluator, BitcastReadsTheStoredBits) {
+  // 1.0f is 0x3f800000, -2.5 is 0xc0200000; Float16 1.0 is 0x3c00, and
+  // 0x7c00 is Float16 infinity; Int8 -1 is UInt8 255; Bool is a byte of 0
+  // or 1 and a byte read as Bool keeps its lowest bit.
+  Value floats = evaluate(
+      bitcast(Tensor::fromVector<float>({1.0f, -2.5f}, {2}), DType::UInt32));
+  EXPECT_EQ(floats.ints, (std::vector<int64_t>{0x3f800000, 0xc0200000}));
+  EXPECT_EQ(floats.tolerance, (std::vector<double>{0, 0}));
+  Value halves = evaluate(bitcast(
+      Tensor::fromVector<uint16_t>({0x3c00, 0x7c00}, {2}), DType::Float16));
+  EXPECT_EQ(halves.floats[0], 1.0);
+  EXPECT_TRUE(std::isinf(halves.floats[1]));
+  Value bytes =
+      evaluate(bitcast(Tensor::fromVector<int8_t>({-1, 6}, {2}), DType::UInt8));
+  EXPECT_EQ(bytes.ints, (std::vector<int64_t>{255, 6}));
+  Value flags =
+      evaluate(bitcast(Tensor::fromVector<uint8_t>({2, 3}, {2}), DType::Bool));
+  EXPECT_EQ(flags.ints, (std::vector<int64_t>{0, 1}));
+  // A NaN's payload and a zero's sign are left open by the evaluator (and
+  // an uncertain value's bits are unknown): any bits.
+  Tensor special = Tensor::fromVector<float>({NAN, 0.0f}, {2});
+  Value open = evaluate(bitcast(special, DType::Int32));
+  EXPECT_TRUE(std::isinf(open.tolerance[0]));
+  EXPECT_TRUE(std::isinf(open.tolerance[1]));
+  Value rounded = evaluate(
+      bitcast(exp(Tensor::fromVector<float>({1.0f}, {1})), DType::Int32));
+  EXPECT_TRUE(std::isinf(rounded.tolerance[0]));
+}
+
 TEST(ReferenceEvaluator, TiledAttentionAndItsGradients) {
   // q [1, 2] = [1, 0], k = [[1, 0], [0, 1]], v = [[1, 2], [3, 4]], scale 1:
   // the scores are [1, 0], the weights [e / (e + 1), 1 / (e + 1)] =

@@ -246,6 +246,11 @@ Tensor silu(const Tensor &x, Where where = Where::current());
 Tensor where(const Tensor &condition, const Tensor &onTrue,
              const Tensor &onFalse, Where where = Where::current());
 Tensor cast(const Tensor &x, DType dtype, Where where = Where::current());
+/// `x`'s bits read as `dtype`, of the same width (Float32 and Int32 or
+/// UInt32, Float16 and BFloat16, ...): numpy's `x.view(dtype)`. Bool is a
+/// byte holding 0 or 1; an 8-bit integer read as Bool keeps its lowest bit.
+/// No gradient.
+Tensor bitcast(const Tensor &x, DType dtype, Where where = Where::current());
 
 //===----------------------------------------------------------------------===//
 // Linear algebra, reductions, composites

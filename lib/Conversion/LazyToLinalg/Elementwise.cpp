@@ -577,6 +577,23 @@ static Value scalar(CastOp op, OpBuilder &b, Location loc, ValueRange args) {
   return createIntegerResize(b, loc, to, x);
 }
 
+static Value scalar(BitcastOp op, OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Type from = x.getType();
+  Type to = op.getType().getElementType();
+  if (from == to)
+    return x;
+  // i1 is stored as a byte holding 0 or 1.
+  if (from.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, to, x);
+  if (to.isInteger(1))
+    return arith::TruncIOp::create(b, loc, to, x);
+  // Integers of one width and another signedness: the same bits.
+  if (isa<IntegerType>(from) && isa<IntegerType>(to))
+    return createIntegerResize(b, loc, to, x);
+  return arith::BitcastOp::create(b, loc, to, x);
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -719,6 +736,6 @@ void mlir::lazy::populateElementwiseLoweringPatterns(
            ElementwiseLowering<BitOrOp>, ElementwiseLowering<BitXorOp>,
            ElementwiseLowering<ShiftLeftOp>, ElementwiseLowering<ShiftRightOp>,
            ElementwiseLowering<CompareOp>, ElementwiseLowering<SelectOp>,
-           ElementwiseLowering<CastOp>, BroadcastLowering, TransposeLowering>(
-          patterns.getContext());
+           ElementwiseLowering<CastOp>, ElementwiseLowering<BitcastOp>,
+           BroadcastLowering, TransposeLowering>(patterns.getContext());
 }

@@ -644,6 +644,34 @@ func.func @cast(%f: tensor<4xf32>, %h: tensor<4xf16>, %i: tensor<4xi32>, %l: ten
 
 // -----
 
+// bitcast: arith.bitcast between floats and integers of one width; the
+// same bits between integers of another signedness; i1 as a byte (0 or 1
+// out, the lowest bit in).
+// CHECK-LABEL: func.func @bitcast
+//  CHECK-SAME:   (%[[F:.*]]: tensor<4xf32>, %[[H:.*]]: tensor<4xf16>, %[[I:.*]]: tensor<4xi32>, %[[B:.*]]: tensor<4xi8>, %[[P:.*]]: tensor<4xi1>)
+//       CHECK:   linalg.generic {{.*}} ins(%[[F]] : tensor<4xf32>) outs(%{{.*}} : tensor<4xi32>)
+//       CHECK:     arith.bitcast %{{.*}} : f32 to i32
+//       CHECK:   linalg.generic {{.*}} ins(%[[H]] : tensor<4xf16>) outs(%{{.*}} : tensor<4xbf16>)
+//       CHECK:     arith.bitcast %{{.*}} : f16 to bf16
+//       CHECK:   linalg.generic {{.*}} ins(%[[I]] : tensor<4xi32>) outs(%{{.*}} : tensor<4xf32>)
+//       CHECK:     arith.bitcast %{{.*}} : i32 to f32
+//       CHECK:   linalg.generic {{.*}} ins(%[[P]] : tensor<4xi1>) outs(%{{.*}} : tensor<4xi8>)
+//       CHECK:     arith.extui %{{.*}} : i1 to i8
+//       CHECK:   linalg.generic {{.*}} ins(%[[B]] : tensor<4xi8>) outs(%{{.*}} : tensor<4xi1>)
+//       CHECK:     arith.trunci %{{.*}} : i8 to i1
+//   CHECK-NOT:   lazy.
+func.func @bitcast(%f: tensor<4xf32>, %h: tensor<4xf16>, %i: tensor<4xi32>, %b: tensor<4xui8>, %p: tensor<4xi1>)
+    -> (tensor<4xi32>, tensor<4xbf16>, tensor<4xf32>, tensor<4xui8>, tensor<4xi1>) {
+  %0 = lazy.bitcast %f : tensor<4xf32> to tensor<4xi32>
+  %1 = lazy.bitcast %h : tensor<4xf16> to tensor<4xbf16>
+  %2 = lazy.bitcast %i : tensor<4xi32> to tensor<4xf32>
+  %3 = lazy.bitcast %p : tensor<4xi1> to tensor<4xui8>
+  %4 = lazy.bitcast %b : tensor<4xui8> to tensor<4xi1>
+  return %0, %1, %2, %3, %4 : tensor<4xi32>, tensor<4xbf16>, tensor<4xf32>, tensor<4xui8>, tensor<4xi1>
+}
+
+// -----
+
 // broadcast: size-1 input dimensions read index 0, added leading dimensions
 // are not read at all; the result is written through the identity.
 // CHECK-DAG: #[[$B4:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d3)>

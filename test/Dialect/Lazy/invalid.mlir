@@ -141,6 +141,24 @@ func.func @cast_shape_change(%x: tensor<4xf32>) {
 
 // -----
 
+// bitcast reads bits as a type of the same width (i1 as a byte).
+func.func @bitcast_width_change(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.bitcast' op reads the bits of 'f32' (32 bits) as 'i64' (64 bits): the widths must be equal}}
+  %0 = lazy.bitcast %x : tensor<4xf32> to tensor<4xi64>
+  return
+}
+
+// -----
+
+// bitcast, like cast, never changes the shape.
+func.func @bitcast_shape_change(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'lazy.bitcast' op changes only the element type, but the shape of 'tensor<4xf32>' differs from the shape of 'tensor<2xi64>'}}
+  %0 = lazy.bitcast %x : tensor<4xf32> to tensor<2xi64>
+  return
+}
+
+// -----
+
 // cast cannot change the rank either.
 func.func @cast_rank_change(%x: tensor<4xf32>) {
   // expected-error @+1 {{'lazy.cast' op changes only the element type, but the shape of 'tensor<4xf32>' differs from the shape of 'tensor<1x4xf32>'}}

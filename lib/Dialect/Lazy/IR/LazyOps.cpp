@@ -255,6 +255,34 @@ LogicalResult CastOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// BitcastOp
+//===----------------------------------------------------------------------===//
+
+/// The bits an element of `type` is stored in (a byte for `i1`).
+static unsigned storageBits(Type type) {
+  return std::max(8u, type.getIntOrFloatBitWidth());
+}
+
+LogicalResult BitcastOp::verify() {
+  auto inputType = getInput().getType();
+  auto resultType = getType();
+  if (inputType.getRank() != resultType.getRank() ||
+      !llvm::all_of(
+          llvm::zip_equal(inputType.getShape(), resultType.getShape()),
+          [](auto dims) {
+            return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
+          }))
+    return emitOpError("changes only the element type, but the shape of ")
+           << inputType << " differs from the shape of " << resultType;
+  Type from = inputType.getElementType(), to = resultType.getElementType();
+  if (storageBits(from) != storageBits(to))
+    return emitOpError("reads the bits of ")
+           << from << " (" << storageBits(from) << " bits) as " << to << " ("
+           << storageBits(to) << " bits): the widths must be equal";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // BroadcastOp
 //===----------------------------------------------------------------------===//
 

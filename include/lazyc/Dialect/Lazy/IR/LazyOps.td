@@ -337,6 +337,26 @@ def Lazy_CastOp : Lazy_Op<"cast", [Pure]> {
   let hasFolder = 1;
 }
 
+def Lazy_BitcastOp : Lazy_Op<"bitcast", [Pure]> {
+  let summary = "elementwise reinterpretation of bits";
+  let description = [{
+    Reads every element's bits as the result's element type, of the same
+    width (`f32` and `i32` or `ui32`, `f16`, `bf16`, `i16` and `ui16`, and
+    so on); the shape does not change. `i1` is a byte: to an 8-bit integer
+    it gives 0 or 1, and from one it keeps the lowest bit.
+
+    Example:
+
+    ```mlir
+    %0 = lazy.bitcast %x : tensor<4xf32> to tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Lazy_Tensor:$input);
+  let results = (outs Lazy_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shape manipulation
 //===----------------------------------------------------------------------===//
