@@ -20,6 +20,7 @@
 #include "lazyc/API/Ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -191,46 +192,21 @@ Tensor lazyc::onnx::detail::tensorFromProto(const ::onnx::TensorProto &proto,
   } else if (isRaw) {
     raw = proto.raw_data();
   }
-  auto make = [&](const auto &values) {
+  // The stored elements, of their C++ type.
+  auto stored = [&](const auto &values) {
     using T = typename std::decay_t<decltype(values)>::value_type;
     if (static_cast<int64_t>(values.size()) != count)
       throw Error("onnx::load", where + " holds " +
                                     std::to_string(values.size()) +
                                     " elements, its shape " + shapeText(shape) +
                                     " needs " + std::to_string(count));
-    return cast(
-        Tensor::fromVector(std::vector<T>(values.begin(), values.end()), shape),
-        dtype);
+    return Tensor::fromVector(std::vector<T>(values.begin(), values.end()),
+                              shape);
   };
-  // 16-bit floats travel as their bits; lazyc takes them from 32-bit floats.
+  auto make = [&](const auto &values) { return cast(stored(values), dtype); };
+  // 16-bit floats travel as their bits.
   auto halfBits = [&](const std::vector<uint16_t> &bits) {
-    std::vector<float> values(bits.size());
-    for (size_t i = 0; i < bits.size(); ++i) {
-      uint32_t word;
-      if (dtype == DType::BFloat16) {
-        word = uint32_t(bits[i]) << 16;
-      } else {
-        uint32_t sign = uint32_t(bits[i] & 0x8000) << 16;
-        uint32_t exponent = (bits[i] >> 10) & 0x1f, mantissa = bits[i] & 0x3ff;
-        if (exponent == 0x1f)
-          word = sign | 0x7f800000 | (mantissa << 13);
-        else if (exponent != 0)
-          word = sign | ((exponent + 112) << 23) | (mantissa << 13);
-        else if (mantissa == 0)
-          word = sign;
-        else { // subnormal: normalize
-          int shift = 0;
-          while (!(mantissa & 0x400)) {
-            mantissa <<= 1;
-            ++shift;
-          }
-          word =
-              sign | (uint32_t(113 - shift) << 23) | ((mantissa & 0x3ff) << 13);
-        }
-      }
-      std::memcpy(&values[i], &word, 4);
-    }
-    return make(values);
+    return bitcast(stored(bits), dtype);
   };
   switch (dtype) {
   case DType::Float32:
@@ -392,6 +368,7 @@ using Nodes = google::protobuf::RepeatedPtrField<::onnx::NodeProto>;
 /// `xs` from the moment it is bound (graph inputs, initializers, outputs of
 /// earlier nodes).
 constexpr const char *kGradient = "ai.onnx.preview.training:Gradient";
+constexpr const char *kFlexAttention = "ai.onnx.preview:FlexAttention";
 
 /// The tape of a graph with Gradient nodes, and the names it watches.
 struct GradientRecording {
@@ -411,8 +388,9 @@ void checkNodes(const Graph &graph, const Nodes &nodes) {
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
     std::string name = kernelName(node);
     // Ops with subgraphs are recorded here, not by a kernel.
-    bool isIf = name == "If",
-         withBody = isIf || name == "Loop" || name == "Scan";
+    bool isIf = name == "If", withBody = isIf || name == "Loop" ||
+                                         name == "Scan" ||
+                                         name == kFlexAttention;
     if (!withBody && name != kGradient && !table.count(name))
       throw Error("onnx::load",
                   describeNode(graph, node) +
@@ -457,6 +435,16 @@ std::vector<Tensor> recordBody(const Graph &graph,
   for (size_t i = 0; i < inputs.size(); ++i) {
     inner[body.input(int(i)).name()] = inputs[i];
     innerKnown.erase(body.input(int(i)).name());
+  }
+  // The body's own initializers (constants of the subgraph).
+  for (const auto &initializer : body.initializer()) {
+    const std::string &name = initializer.name();
+    inner[name] = tensorFromProto(initializer, directoryOf(graph.path),
+                                  describeNode(graph, node));
+    if (std::optional<HostValue> value = hostValueOf(initializer))
+      innerKnown[name] = std::move(*value);
+    else
+      innerKnown.erase(name);
   }
   recordNodes(graph, body.node(), inner, innerKnown, where);
   std::vector<Tensor> results;
@@ -763,6 +751,80 @@ std::vector<Tensor> recordScan(const Graph &graph,
   return results;
 }
 
+/// FlexAttention (ai.onnx.preview): softmax(score_mod(q k^T scale)), then
+/// prob_mod, times v, as ONNX's function computes it: q and k each scaled
+/// by sqrt(scale) in their own type, the scores and probabilities in the
+/// softmax precision (Float32 for float16 and bfloat16 inputs unless
+/// `softmax_precision` says), key and value heads repeated for grouped
+/// queries. The modifiers are graphs of one input and one output, recorded
+/// on the scores and the probabilities.
+std::vector<Tensor>
+recordFlexAttention(const Graph &graph, const ::onnx::NodeProto &node,
+                    const std::vector<Tensor> &inputs,
+                    const std::map<std::string, Tensor> &values,
+                    const std::map<std::string, HostValue> &known,
+                    SourceLocation where) {
+  NodeContext context(graph, node, inputs);
+  Tensor q = context.input(0), k = context.input(1), v = context.input(2);
+  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
+    context.fail("needs rank-4 Q [B, Hq, L, E], K [B, Hkv, S, E] and V [B, "
+                 "Hkv, S, Ev], not " +
+                 shapeText(q.shape()) + ", " + shapeText(k.shape()) + " and " +
+                 shapeText(v.shape()));
+  int64_t batch = q.shape()[0], heads = q.shape()[1], kvHeads = k.shape()[1];
+  int64_t length = k.shape()[2], size = q.shape()[3];
+  if (q.dtype() != k.dtype() || q.dtype() != v.dtype())
+    context.fail("needs Q, K and V of one type");
+  if (v.shape()[1] != kvHeads || v.shape()[2] != length ||
+      k.shape()[3] != size || k.shape()[0] != batch || v.shape()[0] != batch ||
+      kvHeads <= 0 || heads % kvHeads != 0)
+    context.fail("needs K and V of Q's batch and head size, V of K's heads "
+                 "and length, and Q's heads a multiple of K's; given " +
+                 shapeText(q.shape()) + ", " + shapeText(k.shape()) + " and " +
+                 shapeText(v.shape()));
+  DType precision =
+      context.hasAttribute("softmax_precision")
+          ? dtypeFromOnnx(
+                int32_t(context.attribute("softmax_precision", int64_t(0))),
+                describeNode(graph, node) + ": softmax_precision")
+      : sizeOf(q.dtype()) < 4 ? DType::Float32
+                              : q.dtype();
+  if (!isFloatingPoint(precision))
+    context.fail("softmax_precision must be a float type");
+  // Each key and value head serves heads / kvHeads query heads in a row.
+  auto aligned = [&](const Tensor &x) {
+    if (kvHeads == heads)
+      return x;
+    Shape shape = x.shape();
+    Tensor spread =
+        broadcastTo(reshape(x, {batch, kvHeads, 1, length, shape[3]}),
+                    {batch, kvHeads, heads / kvHeads, length, shape[3]});
+    return reshape(spread, {batch, heads, length, shape[3]});
+  };
+  float scale = context.hasAttribute("scale")
+                    ? float(context.attribute("scale", 1.0))
+                    : 1.0f / std::sqrt(float(size));
+  Tensor rootScale =
+      cast(full({}, std::sqrt(scale), DType::Float32), q.dtype());
+  Tensor scores = cast(
+      matmul(q * rootScale, transpose(aligned(k) * rootScale, {0, 1, 3, 2})),
+      precision);
+  auto modified = [&](const char *name, const Tensor &x) {
+    const ::onnx::GraphProto *modifier = graphAttribute(node, name);
+    if (!modifier)
+      return x;
+    std::vector<Tensor> out =
+        recordBody(graph, node, *modifier, values, known, {x}, where);
+    if (out.size() != 1)
+      context.fail(std::string(name) + " must have one output, not " +
+                   std::to_string(out.size()));
+    return cast(out[0], precision);
+  };
+  Tensor probabilities =
+      modified("prob_mod", softmax(modified("score_mod", scores), -1));
+  return {cast(matmul(probabilities, cast(aligned(v), precision)), v.dtype())};
+}
+
 /// Records `nodes` in order, reading and adding to `values` (and to the
 /// small integers known on the host, see HostValues.cpp).
 /// The Gradient node's outputs: d y / d x for each x of its `xs`.
@@ -825,6 +887,9 @@ void recordNodes(const Graph &graph, const Nodes &nodes,
         results = recordScan(graph, node, nodeInputs, values, known, where);
       } else if (name == kGradient) {
         results = recordGradient(context, values, gradients);
+      } else if (name == kFlexAttention) {
+        results =
+            recordFlexAttention(graph, node, nodeInputs, values, known, where);
       } else if (std::optional<std::vector<HostValue>> folded =
                      foldOnHost(context, nodeInputs, nodeKnown)) {
         for (size_t i = 0; i < folded->size(); ++i) {
@@ -1002,7 +1067,7 @@ std::vector<std::string> lazyc::onnx::supportedOps() {
   for (const auto &[name, kernel] : detail::kernels())
     names.push_back(name);
   // Recorded here (cond, whileLoop, unrolled; a tape), not by kernels.
-  for (const char *recorded : {"If", "Loop", "Scan", kGradient})
+  for (const char *recorded : {"If", "Loop", "Scan", kGradient, kFlexAttention})
     names.push_back(recorded);
   std::sort(names.begin(), names.end());
   return names;

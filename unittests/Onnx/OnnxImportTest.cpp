@@ -369,6 +369,34 @@ TEST_F(OnnxImportTest, Opset18NodesNameWhatDoesNotFit) {
       << message;
 }
 
+TEST_F(OnnxImportTest, FlexAttentionNamesWhatDoesNotFit) {
+  // FlexAttention (ai.onnx.preview) with 3 query heads over 2 key heads:
+  // grouped queries need a multiple.
+  ::onnx::ModelProto model = emptyModel(26, "flex");
+  auto *preview = model.add_opset_import();
+  preview->set_domain("ai.onnx.preview");
+  preview->set_version(1);
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  declare(graph.add_input(), "q", ::onnx::TensorProto::FLOAT, {1, 3, 2, 4});
+  declare(graph.add_input(), "k", ::onnx::TensorProto::FLOAT, {1, 2, 2, 4});
+  declare(graph.add_input(), "v", ::onnx::TensorProto::FLOAT, {1, 2, 2, 4});
+  declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {1, 3, 2, 4});
+  addNode(graph, "FlexAttention", {"q", "k", "v"}, {"y"}, "attention")
+      ->set_domain("ai.onnx.preview");
+  lazyc::onnx::Model loaded = lazyc::onnx::load(write(model));
+  Tensor q = Tensor::fromVector(weights(24, 1.0f), {1, 3, 2, 4});
+  Tensor kv = Tensor::fromVector(weights(16, 1.0f), {1, 2, 2, 4});
+  std::string message = errorOf(
+      [&] { loaded(std::vector<Tensor>{q, kv, kv})[0].toVector<float>(); });
+  EXPECT_NE(message.find("node 'attention' (FlexAttention, domain "
+                         "ai.onnx.preview, opset 26): needs K and V of Q's "
+                         "batch and head size, V of K's heads and length, "
+                         "and Q's heads a multiple of K's; given [1, 3, 2, "
+                         "4], [1, 2, 2, 4] and [1, 2, 2, 4]"),
+            std::string::npos)
+      << message;
+}
+
 TEST_F(OnnxImportTest, ScatterElementsCombinesRepeatedIndices) {
   // x [3, 4]; along axis 1 (and 0), updates [3, 3] land on indices with
   // repeats; each reduction against plain loops over the same numbers.
