@@ -102,6 +102,10 @@ public:
   /// A STRINGS attribute's values (none if absent).
   std::vector<std::string> attributeStrings(const std::string &name) const;
   Tensor attributeTensor(const std::string &name) const;
+  /// A TENSOR attribute's elements read on the host, as doubles (exact for
+  /// every float and integer type of up to 32 bits; none if absent): values
+  /// that decide what the node records, such as a tree's splits.
+  std::vector<double> attributeNumbers(const std::string &name) const;
 
   /// Throws an Error naming the node.
   [[noreturn]] void fail(const std::string &message) const;
@@ -138,6 +142,8 @@ void addSignalKernels(std::map<std::string, Kernel> &table);
 /// QuantizeLinear and its family (QuantizedOps.cpp).
 void addQuantizedKernels(std::map<std::string, Kernel> &table);
 void addAttentionKernels(std::map<std::string, Kernel> &table);
+/// Binarizer, ArrayFeatureExtractor, TreeEnsemble of ai.onnx.ml (MlOps.cpp).
+void addMlKernels(std::map<std::string, Kernel> &table);
 
 /// x rounded to the nearest integer, ties to even (ONNX's Round).
 Tensor roundHalfEven(const Tensor &x);

@@ -350,6 +350,48 @@ Tensor NodeContext::attributeTensor(const std::string &name) const {
                          describeNode(graph, node));
 }
 
+std::vector<double>
+NodeContext::attributeNumbers(const std::string &name) const {
+  const auto *found = find(name);
+  if (!found)
+    return {};
+  if (!found->has_t())
+    fail("attribute '" + name + "' must be a tensor");
+  using P = ::onnx::TensorProto;
+  const P &proto = found->t();
+  std::string where = describeNode(graph, node) + ": attribute '" + name + "'";
+  int64_t count = 1;
+  for (int64_t size : proto.dims())
+    count *= size;
+  const std::string &raw = proto.raw_data();
+  bool isRaw = proto.has_raw_data();
+  auto numbers = [](const auto &values) {
+    return std::vector<double>(values.begin(), values.end());
+  };
+  switch (proto.data_type()) {
+  case P::FLOAT:
+    return isRaw ? numbers(littleEndian<float>(raw, count, where))
+                 : numbers(proto.float_data());
+  case P::DOUBLE:
+    return isRaw ? numbers(littleEndian<double>(raw, count, where))
+                 : numbers(proto.double_data());
+  case P::INT64:
+    return isRaw ? numbers(littleEndian<int64_t>(raw, count, where))
+                 : numbers(proto.int64_data());
+  case P::INT32:
+    return isRaw ? numbers(littleEndian<int32_t>(raw, count, where))
+                 : numbers(proto.int32_data());
+  case P::UINT8:
+    return isRaw ? numbers(littleEndian<uint8_t>(raw, count, where))
+                 : numbers(proto.int32_data());
+  case P::INT8:
+    return isRaw ? numbers(littleEndian<int8_t>(raw, count, where))
+                 : numbers(proto.int32_data());
+  default:
+    fail("attribute '" + name + "' must hold floats, doubles or integers");
+  }
+}
+
 void NodeContext::fail(const std::string &message) const {
   throw Error("onnx::" + node.op_type(),
               describeNode(graph, node) + ": " + message);

@@ -3674,6 +3674,7 @@ const std::map<std::string, Kernel> &lazyc::onnx::detail::kernels() {
     addSignalKernels(k);
     addQuantizedKernels(k);
     addAttentionKernels(k);
+    addMlKernels(k);
     k["DepthToSpace"] = [](const NodeContext &node) {
       return depthToSpace(node, true);
     };

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <unistd.h>
@@ -393,6 +394,93 @@ TEST_F(OnnxImportTest, FlexAttentionNamesWhatDoesNotFit) {
                          "batch and head size, V of K's heads and length, "
                          "and Q's heads a multiple of K's; given [1, 3, 2, "
                          "4], [1, 2, 2, 4] and [1, 2, 2, 4]"),
+            std::string::npos)
+      << message;
+}
+
+namespace {
+/// A TreeEnsemble (ai.onnx.ml opset 5) of two trees over x [4, 2], two
+/// targets. Tree 1: x0 <= 0.5 (NaN counts as true) ? leaf 0 (target 0,
+/// weight 1) : (x1 < 2 ? leaf 1 (target 1, weight 2) : leaf 2 (target 0,
+/// weight 3)). Tree 2 is one leaf (target 1, weight 10).
+::onnx::ModelProto treeEnsemble(int64_t aggregate, int64_t transform) {
+  ::onnx::ModelProto model = emptyModel(21, "trees");
+  auto *ml = model.add_opset_import();
+  ml->set_domain("ai.onnx.ml");
+  ml->set_version(5);
+  ::onnx::GraphProto &graph = *model.mutable_graph();
+  declare(graph.add_input(), "x", ::onnx::TensorProto::FLOAT, {4, 2});
+  declare(graph.add_output(), "y", ::onnx::TensorProto::FLOAT, {4, 2});
+  ::onnx::NodeProto *node = addNode(graph, "TreeEnsemble", {"x"}, {"y"}, "t");
+  node->set_domain("ai.onnx.ml");
+  auto ints = [&](const std::string &name, std::vector<int64_t> values) {
+    ::onnx::AttributeProto *attribute = node->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t value : values)
+      attribute->add_ints(value);
+  };
+  auto tensor = [&](const std::string &name, int32_t type,
+                    std::vector<float> values) {
+    ::onnx::AttributeProto *attribute = node->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(::onnx::AttributeProto::TENSOR);
+    ::onnx::TensorProto *t = attribute->mutable_t();
+    t->set_data_type(type);
+    t->add_dims(int64_t(values.size()));
+    for (float value : values)
+      if (type == ::onnx::TensorProto::FLOAT)
+        t->add_float_data(value);
+      else
+        t->add_int32_data(int32_t(value));
+  };
+  // Nodes 0 and 1 are tree 1's, node 2 tree 2's degenerate root.
+  tensor("nodes_splits", ::onnx::TensorProto::FLOAT, {0.5f, 2.0f, 0.0f});
+  tensor("nodes_modes", ::onnx::TensorProto::UINT8, {0, 1, 0});
+  ints("nodes_featureids", {0, 1, 0});
+  ints("nodes_truenodeids", {0, 1, 3});
+  ints("nodes_trueleafs", {1, 1, 1});
+  ints("nodes_falsenodeids", {1, 2, 3});
+  ints("nodes_falseleafs", {0, 1, 1});
+  ints("nodes_missing_value_tracks_true", {1, 0, 0});
+  ints("leaf_targetids", {0, 1, 0, 1});
+  tensor("leaf_weights", ::onnx::TensorProto::FLOAT, {1, 2, 3, 10});
+  ints("tree_roots", {0, 2});
+  auto one = [&](const std::string &name, int64_t value) {
+    ::onnx::AttributeProto *attribute = node->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(::onnx::AttributeProto::INT);
+    attribute->set_i(value);
+  };
+  one("n_targets", 2);
+  one("aggregate_function", aggregate);
+  one("post_transform", transform);
+  return model;
+}
+} // namespace
+
+TEST_F(OnnxImportTest, TreeEnsembleAggregatesTheLeavesEachTreeReaches) {
+  // Rows: (0.2, 5) reaches leaf 0; (1, 1) leaf 1; (1, 3) leaf 2; (NaN, 0)
+  // leaf 0 (a missing value goes the true way at node 0). Tree 2 gives
+  // leaf 3 to every row.
+  Tensor x = Tensor::fromVector<float>(
+      {0.2f, 5.0f, 1.0f, 1.0f, 1.0f, 3.0f, NAN, 0.0f}, {4, 2});
+  auto run = [&](int64_t aggregate, int64_t transform) {
+    return lazyc::onnx::load(write(treeEnsemble(aggregate, transform)))(x)
+        .toVector<float>();
+  };
+  // AVERAGE: each tree's weight over the 2 trees.
+  EXPECT_EQ(run(0, 0), (std::vector<float>{0.5f, 5, 0, 6, 1.5f, 5, 0.5f, 5}));
+  // MAX: a target no tree reached keeps Float32's lowest value.
+  float lowest = std::numeric_limits<float>::lowest();
+  EXPECT_EQ(run(3, 0), (std::vector<float>{1, 10, lowest, 10, 3, 10, 1, 10}));
+  // SUM, then LOGISTIC.
+  std::vector<float> sums{1, 10, 0, 12, 3, 10, 1, 10}, logistic = run(1, 2);
+  for (size_t i = 0; i < sums.size(); ++i)
+    EXPECT_NEAR(logistic[i], 1 / (1 + std::exp(-double(sums[i]))), 1e-7);
+  std::string message = errorOf([&] { run(1, 4); });
+  EXPECT_NE(message.find("(TreeEnsemble, domain ai.onnx.ml, opset 21): "
+                         "post_transform 4 (PROBIT) is not supported"),
             std::string::npos)
       << message;
 }
