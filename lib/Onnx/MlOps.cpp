@@ -43,8 +43,15 @@ Tensors arrayFeatureExtractor(const NodeContext &node) {
 }
 
 /// TreeEnsemble's node modes.
-enum class Mode { LessOrEqual, Less, GreaterOrEqual, Greater, Equal, NotEqual,
-                  Member };
+enum class Mode {
+  LessOrEqual,
+  Less,
+  GreaterOrEqual,
+  Greater,
+  Equal,
+  NotEqual,
+  Member
+};
 
 /// TreeEnsemble (ai.onnx.ml opset 5): for each sample the leaf each tree
 /// reaches, its weight added to (or averaged into, or the minimum or maximum
@@ -187,8 +194,7 @@ Tensors treeEnsemble(const NodeContext &node) {
     if (root < 0 || size_t(root) >= nodes)
       node.fail("tree root " + std::to_string(root) + " is not a node");
     // A tree that is one leaf: both branches the same leaf.
-    if (trueLeafs[root] && falseLeafs[root] &&
-        trueIds[root] == falseIds[root])
+    if (trueLeafs[root] && falseLeafs[root] && trueIds[root] == falseIds[root])
       walk(trueIds[root], true, ones({samples}, DType::Bool), 0);
     else
       walk(root, false, Tensor(), 0);
@@ -202,9 +208,9 @@ Tensors treeEnsemble(const NodeContext &node) {
     std::vector<Tensor> columns;
     for (const Tensor &mask : reached)
       columns.push_back(reshape(cast(mask, DType::Float64), {samples, 1}));
-    scores = matmul(concat(columns, 1),
-                    Tensor::fromVector(table, {int64_t(leaves.size()),
-                                               targetCount}));
+    scores = matmul(
+        concat(columns, 1),
+        Tensor::fromVector(table, {int64_t(leaves.size()), targetCount}));
   } else { // MIN, MAX: from the dtype's largest or lowest finite value
     bool minimum = aggregate == 2;
     double start = minimum ? std::numeric_limits<double>::max()
@@ -235,8 +241,8 @@ Tensors treeEnsemble(const NodeContext &node) {
     break;
   case 3: { // SOFTMAX_ZERO: zero scores stay zero, out of the softmax
     Tensor kept = scores != 0.0;
-    Tensor lowest = full({}, -std::numeric_limits<double>::infinity(),
-                         DType::Float64);
+    Tensor lowest =
+        full({}, -std::numeric_limits<double>::infinity(), DType::Float64);
     Tensor normalized = softmax(where(kept, scores, lowest), -1);
     scores = where(kept, normalized, zeros({}, DType::Float64));
     break;

@@ -107,10 +107,15 @@ private:
   std::optional<OpRows> linalgRows(linalg::LinalgOp op);
   std::optional<OpRows> extractRows(tensor::ExtractSliceOp op);
   std::optional<OpRows> insertRows(tensor::InsertSliceOp op);
-  /// Whether a slice along the rows at `offset`, `size` and `stride` takes
-  /// every row.
-  bool takesEveryRow(OpFoldResult offset, OpFoldResult size,
-                     OpFoldResult stride) const;
+  /// Whether a slice or an insertion (`op`) covers every row along `dim`
+  /// and keeps that dimension.
+  template <typename SliceOp>
+  bool takesEveryRow(SliceOp op, int64_t dim) const {
+    return isConstantIntValue(op.getMixedOffsets()[dim], 0) &&
+           isConstantIntValue(op.getMixedSizes()[dim], rows) &&
+           isConstantIntValue(op.getMixedStrides()[dim], 1) &&
+           !op.getDroppedDims().test(dim);
+  }
 
   scf::ForOp loop;
   int64_t rows = 0;
@@ -118,12 +123,6 @@ private:
   DenseMap<Value, int64_t> dims;
   DenseMap<Operation *, OpRows> opRows;
 };
-
-bool LoopRows::takesEveryRow(OpFoldResult offset, OpFoldResult size,
-                             OpFoldResult stride) const {
-  return isConstantIntValue(offset, 0) && isConstantIntValue(size, rows) &&
-         isConstantIntValue(stride, 1);
-}
 
 std::optional<OpRows> LoopRows::linalgRows(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics())
@@ -185,13 +184,10 @@ std::optional<OpRows> LoopRows::extractRows(tensor::ExtractSliceOp op) {
   int64_t dim = dimOf(op.getSource());
   OpRows result;
   result.operands.assign(op->getNumOperands(), kWhole);
-  llvm::SmallBitVector dropped = op.getDroppedDims();
-  if (!takesEveryRow(op.getMixedOffsets()[dim], op.getMixedSizes()[dim],
-                     op.getMixedStrides()[dim]) ||
-      dropped.test(dim))
+  if (!takesEveryRow(op, dim))
     return std::nullopt;
   result.operands[0] = dim;
-  result.results.push_back(keptPosition(dropped, dim));
+  result.results.push_back(keptPosition(op.getDroppedDims(), dim));
   return result;
 }
 
@@ -202,12 +198,9 @@ std::optional<OpRows> LoopRows::insertRows(tensor::InsertSliceOp op) {
     return std::nullopt;
   OpRows result;
   result.operands.assign(op->getNumOperands(), kWhole);
-  llvm::SmallBitVector dropped = op.getDroppedDims();
-  if (!takesEveryRow(op.getMixedOffsets()[dim], op.getMixedSizes()[dim],
-                     op.getMixedStrides()[dim]) ||
-      dropped.test(dim))
+  if (!takesEveryRow(op, dim))
     return std::nullopt;
-  int64_t sourceDim = keptPosition(dropped, dim);
+  int64_t sourceDim = keptPosition(op.getDroppedDims(), dim);
   if (dimOf(op.getSource()) != kWhole && dimOf(op.getSource()) != sourceDim)
     return std::nullopt;
   result.operands[op.getSourceMutable().getOperandNumber()] = sourceDim;

@@ -240,18 +240,23 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
 // CastOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CastOp::verify() {
-  auto inputType = getInput().getType();
-  auto resultType = getType();
+/// cast's and bitcast's rule: the element type changes, not the shape.
+static LogicalResult verifyElementTypeChangeOnly(Operation *op,
+                                                 RankedTensorType inputType,
+                                                 RankedTensorType resultType) {
   if (inputType.getRank() != resultType.getRank() ||
       !llvm::all_of(
           llvm::zip_equal(inputType.getShape(), resultType.getShape()),
           [](auto dims) {
             return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
           }))
-    return emitOpError("changes only the element type, but the shape of ")
+    return op->emitOpError("changes only the element type, but the shape of ")
            << inputType << " differs from the shape of " << resultType;
   return success();
+}
+
+LogicalResult CastOp::verify() {
+  return verifyElementTypeChangeOnly(*this, getInput().getType(), getType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -266,14 +271,8 @@ static unsigned storageBits(Type type) {
 LogicalResult BitcastOp::verify() {
   auto inputType = getInput().getType();
   auto resultType = getType();
-  if (inputType.getRank() != resultType.getRank() ||
-      !llvm::all_of(
-          llvm::zip_equal(inputType.getShape(), resultType.getShape()),
-          [](auto dims) {
-            return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
-          }))
-    return emitOpError("changes only the element type, but the shape of ")
-           << inputType << " differs from the shape of " << resultType;
+  if (failed(verifyElementTypeChangeOnly(*this, inputType, resultType)))
+    return failure();
   Type from = inputType.getElementType(), to = resultType.getElementType();
   if (storageBits(from) != storageBits(to))
     return emitOpError("reads the bits of ")
