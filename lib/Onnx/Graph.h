@@ -36,6 +36,8 @@ struct HostValue {
 struct Graph {
   std::string path;
   int64_t opset = 0;
+  /// The opsets the model imports of the other domains ("ai.onnx.ml").
+  std::map<std::string, int64_t> domainOpsets;
   ::onnx::GraphProto proto;
   std::vector<ValueInfo> inputs, outputs;
   /// The initializers, in the model's order.

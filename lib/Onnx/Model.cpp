@@ -257,9 +257,15 @@ std::string lazyc::onnx::detail::describeNode(const Graph &graph,
   if (!node.name().empty())
     text += "'" + node.name() + "' ";
   text += "(" + node.op_type();
-  if (!node.domain().empty())
+  int64_t opset = graph.opset;
+  if (!node.domain().empty() && node.domain() != "ai.onnx") {
     text += ", domain " + node.domain();
-  return text + ", opset " + std::to_string(graph.opset) + ")";
+    auto imported = graph.domainOpsets.find(node.domain());
+    if (imported == graph.domainOpsets.end())
+      return text + ", which the model does not import)";
+    opset = imported->second;
+  }
+  return text + ", opset " + std::to_string(opset) + ")";
 }
 
 std::string lazyc::onnx::detail::kernelName(const ::onnx::NodeProto &node) {
@@ -979,6 +985,8 @@ Model lazyc::onnx::load(const std::string &path, SourceLocation where) {
   for (const auto &import : model.opset_import()) {
     if (import.domain().empty() || import.domain() == "ai.onnx")
       graph->opset = import.version();
+    else
+      graph->domainOpsets[import.domain()] = import.version();
   }
   if (graph->opset > kSupportedOpset)
     throw Error("onnx::load",
