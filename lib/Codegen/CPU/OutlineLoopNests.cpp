@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::lazy {
 #define GEN_PASS_DEF_LAZYOUTLINELOOPNESTSPASS
@@ -85,6 +86,44 @@ static FailureOr<func::FuncOp> outline(RewriterBase &rewriter, Operation *loop,
   return function;
 }
 
+/// The text of `function` with a fixed name: equal for functions of one
+/// type whose bodies are the same ops on the same arguments.
+static std::string bodyText(func::FuncOp function) {
+  StringAttr name = function.getSymNameAttr();
+  function.setSymName("nest");
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  function->print(stream, OpPrintingFlags().useLocalScope());
+  function.setSymNameAttr(name);
+  return text;
+}
+
+/// Keeps one of each set of identical `outlined` functions and calls it in
+/// place of the others: a model's layers of one shape (a DenseNet block's
+/// 3x3 convolutions, whose weights are arguments) are compiled once.
+static void mergeIdenticalFunctions(ModuleOp module,
+                                    ArrayRef<func::FuncOp> outlined) {
+  llvm::StringMap<func::FuncOp> first;
+  llvm::DenseMap<StringAttr, FlatSymbolRefAttr> replacement;
+  for (func::FuncOp function : outlined) {
+    auto [kept, inserted] = first.try_emplace(bodyText(function), function);
+    if (inserted)
+      continue;
+    replacement[function.getSymNameAttr()] =
+        FlatSymbolRefAttr::get(kept->second.getSymNameAttr());
+  }
+  if (replacement.empty())
+    return;
+  module.walk([&](func::CallOp call) {
+    auto found = replacement.find(call.getCalleeAttr().getAttr());
+    if (found != replacement.end())
+      call.setCalleeAttr(found->second);
+  });
+  for (func::FuncOp function : outlined)
+    if (replacement.count(function.getSymNameAttr()))
+      function.erase();
+}
+
 namespace {
 struct LazyOutlineLoopNestsPass
     : mlir::lazy::impl::LazyOutlineLoopNestsPassBase<LazyOutlineLoopNestsPass> {
@@ -93,6 +132,7 @@ struct LazyOutlineLoopNestsPass
     SymbolTable symbols(module);
     IRRewriter rewriter(&getContext());
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
+    SmallVector<func::FuncOp> outlinedFunctions;
     for (func::FuncOp function : functions) {
       if (function.isExternal())
         continue;
@@ -121,8 +161,10 @@ struct LazyOutlineLoopNestsPass
           return signalPassFailure();
         }
         previous = *outlined;
+        outlinedFunctions.push_back(*outlined);
       }
     }
+    mergeIdenticalFunctions(module, outlinedFunctions);
   }
 };
 } // namespace

@@ -127,3 +127,46 @@ func.func @one_serial_loop(%x: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// Identical nests (one type, the same ops on the same arguments: here
+// doubling one buffer into another, twice) share one function; a nest that
+// differs only in a constant keeps its own.
+// CHECK-LABEL: func.func @repeated
+//  CHECK-SAME:   (%[[X:.*]]: memref<64xf32>, %[[Y:.*]]: memref<64xf32>, %[[Z:.*]]: memref<64xf32>)
+//       CHECK:   call @repeated_loop0(%[[X]], %[[Y]])
+//       CHECK:   call @repeated_loop0(%[[Y]], %[[Z]])
+//       CHECK:   call @repeated_loop2(%[[Z]], %[[X]])
+//       CHECK:   return
+// CHECK-LABEL: func.func private @repeated_loop0
+//       CHECK:   arith.constant 2.000000e+00 : f32
+//   CHECK-NOT: func.func private @repeated_loop1
+// CHECK-LABEL: func.func private @repeated_loop2
+//       CHECK:   arith.constant 3.000000e+00 : f32
+func.func @repeated(%x: memref<64xf32>, %y: memref<64xf32>, %z: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %y[%i] : memref<64xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %y[%i] : memref<64xf32>
+    %w = arith.mulf %v, %two : f32
+    memref.store %w, %z[%i] : memref<64xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %z[%i] : memref<64xf32>
+    %w = arith.mulf %v, %three : f32
+    memref.store %w, %x[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}

@@ -122,6 +122,11 @@ def LazyOutlineLoopNestsPass
     optimizes and compiles whole functions on the JIT's threads
     (SplitModule.h): a small trace of ten serial kernels would otherwise be
     one function on one thread.
+
+    Functions it makes that are identical (one type, the same ops on the same
+    arguments, as printed) become one, called from every place: a model's
+    layers of one shape, whose weights are arguments (a DenseNet block's
+    3x3 convolutions), are lowered and compiled once.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::scf::SCFDialect"];
