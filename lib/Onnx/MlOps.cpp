@@ -213,10 +213,7 @@ Tensors treeEnsemble(const NodeContext &node) {
         Tensor::fromVector(table, {int64_t(leaves.size()), targetCount}));
   } else { // MIN, MAX: from the dtype's largest or lowest finite value
     bool minimum = aggregate == 2;
-    double start = minimum ? std::numeric_limits<double>::max()
-                           : std::numeric_limits<double>::lowest();
-    if (x.dtype() != DType::Float64)
-      start = minimum ? -lowestFinite(x.dtype()) : lowestFinite(x.dtype());
+    double start = minimum ? -lowestFinite(x.dtype()) : lowestFinite(x.dtype());
     std::vector<Tensor> columns;
     for (int64_t t = 0; t < targetCount; ++t) {
       Tensor column = full({samples}, start, DType::Float64);

@@ -18,6 +18,7 @@
 #include "lazyc/API/Compile.h"
 #include "lazyc/API/ControlFlow.h"
 #include "lazyc/API/Ops.h"
+#include "lazyc/Runtime/NarrowFloats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -174,81 +175,83 @@ DType lazyc::onnx::detail::dtypeFromOnnx(int32_t elementType,
                                 "UINT64)");
 }
 
-Tensor lazyc::onnx::detail::tensorFromProto(const ::onnx::TensorProto &proto,
-                                            const std::string &directory,
-                                            const std::string &context) {
-  using P = ::onnx::TensorProto;
-  std::string where = context + ": tensor '" + proto.name() + "'";
-  DType dtype = dtypeFromOnnx(proto.data_type(), where);
-  std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
-  int64_t count = 1;
-  for (int64_t size : shape)
-    count *= size;
-  std::string raw;
-  bool isRaw = proto.has_raw_data();
-  if (proto.data_location() == P::EXTERNAL) {
-    raw = readExternalData(proto, directory, where);
-    isRaw = true;
-  } else if (isRaw) {
-    raw = proto.raw_data();
-  }
-  // The stored elements, of their C++ type.
-  auto stored = [&](const auto &values) {
-    using T = typename std::decay_t<decltype(values)>::value_type;
-    if (static_cast<int64_t>(values.size()) != count)
-      throw Error("onnx::load", where + " holds " +
-                                    std::to_string(values.size()) +
-                                    " elements, its shape " + shapeText(shape) +
-                                    " needs " + std::to_string(count));
-    return Tensor::fromVector(std::vector<T>(values.begin(), values.end()),
-                              shape);
-  };
-  auto make = [&](const auto &values) { return cast(stored(values), dtype); };
-  // 16-bit floats travel as their bits.
-  auto halfBits = [&](const std::vector<uint16_t> &bits) {
-    return bitcast(stored(bits), dtype);
+namespace {
+
+/// Calls `use` with the `count` elements of `proto` (of lazyc type
+/// `dtype`) as a vector of their stored C++ type, 16-bit floats as their
+/// bits: from `raw` (its raw or external bytes) where given, else from its
+/// typed field.
+template <typename Use>
+auto withStoredElements(const ::onnx::TensorProto &proto, DType dtype,
+                        const std::string *raw, int64_t count,
+                        const std::string &where, Use use) {
+  auto read = [&](auto type, const auto &field) {
+    using T = decltype(type);
+    if (raw)
+      return use(littleEndian<T>(*raw, count, where));
+    if (static_cast<int64_t>(field.size()) != count)
+      throw Error("onnx::load",
+                  where + " holds " + std::to_string(field.size()) +
+                      " elements, its shape needs " + std::to_string(count));
+    return use(std::vector<T>(field.begin(), field.end()));
   };
   switch (dtype) {
   case DType::Float32:
-    return isRaw ? make(littleEndian<float>(raw, count, where))
-                 : make(proto.float_data());
+    return read(float(), proto.float_data());
   case DType::Float64:
-    return isRaw ? make(littleEndian<double>(raw, count, where))
-                 : make(proto.double_data());
+    return read(double(), proto.double_data());
   case DType::Int64:
-    return isRaw ? make(littleEndian<int64_t>(raw, count, where))
-                 : make(proto.int64_data());
+    return read(int64_t(), proto.int64_data());
   case DType::Int32:
-    return isRaw ? make(littleEndian<int32_t>(raw, count, where))
-                 : make(proto.int32_data());
+    return read(int32_t(), proto.int32_data());
   case DType::Int8:
-    return isRaw ? make(littleEndian<int8_t>(raw, count, where))
-                 : make(proto.int32_data());
+    return read(int8_t(), proto.int32_data());
   case DType::UInt8:
   case DType::Bool:
-    return isRaw ? make(littleEndian<uint8_t>(raw, count, where))
-                 : make(proto.int32_data());
+    return read(uint8_t(), proto.int32_data());
   case DType::Int16:
-    return isRaw ? make(littleEndian<int16_t>(raw, count, where))
-                 : make(proto.int32_data());
+    return read(int16_t(), proto.int32_data());
   case DType::UInt16:
-    return isRaw ? make(littleEndian<uint16_t>(raw, count, where))
-                 : make(proto.int32_data());
-  case DType::UInt32:
-    return isRaw ? make(littleEndian<uint32_t>(raw, count, where))
-                 : make(proto.uint64_data());
-  case DType::UInt64:
-    return isRaw ? make(littleEndian<uint64_t>(raw, count, where))
-                 : make(proto.uint64_data());
   case DType::Float16:
-  case DType::BFloat16: {
-    if (isRaw)
-      return halfBits(littleEndian<uint16_t>(raw, count, where));
-    return halfBits(std::vector<uint16_t>(proto.int32_data().begin(),
-                                          proto.int32_data().end()));
-  }
+  case DType::BFloat16:
+    return read(uint16_t(), proto.int32_data());
+  case DType::UInt32:
+    return read(uint32_t(), proto.uint64_data());
+  case DType::UInt64:
+    return read(uint64_t(), proto.uint64_data());
   }
   throw Error("onnx::load", where + ": unsupported dtype");
+}
+
+int64_t elementCount(const ::onnx::TensorProto &proto) {
+  int64_t count = 1;
+  for (int64_t size : proto.dims())
+    count *= size;
+  return count;
+}
+
+} // namespace
+
+Tensor lazyc::onnx::detail::tensorFromProto(const ::onnx::TensorProto &proto,
+                                            const std::string &directory,
+                                            const std::string &context) {
+  std::string where = context + ": tensor '" + proto.name() + "'";
+  DType dtype = dtypeFromOnnx(proto.data_type(), where);
+  std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
+  std::string external;
+  const std::string *raw = proto.has_raw_data() ? &proto.raw_data() : nullptr;
+  if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    external = readExternalData(proto, directory, where);
+    raw = &external;
+  }
+  return withStoredElements(
+      proto, dtype, raw, elementCount(proto), where, [&](auto values) {
+        Tensor stored = Tensor::fromVector(std::move(values), shape);
+        // 16-bit floats travel as their bits.
+        return dtype == DType::Float16 || dtype == DType::BFloat16
+                   ? bitcast(stored, dtype)
+                   : cast(stored, dtype);
+      });
 }
 
 std::string lazyc::onnx::detail::describeNode(const Graph &graph,
@@ -363,39 +366,28 @@ NodeContext::attributeNumbers(const std::string &name) const {
     return {};
   if (!found->has_t())
     fail("attribute '" + name + "' must be a tensor");
-  using P = ::onnx::TensorProto;
-  const P &proto = found->t();
+  const ::onnx::TensorProto &proto = found->t();
   std::string where = describeNode(graph, node) + ": attribute '" + name + "'";
-  int64_t count = 1;
-  for (int64_t size : proto.dims())
-    count *= size;
-  const std::string &raw = proto.raw_data();
-  bool isRaw = proto.has_raw_data();
-  auto numbers = [](const auto &values) {
-    return std::vector<double>(values.begin(), values.end());
-  };
-  switch (proto.data_type()) {
-  case P::FLOAT:
-    return isRaw ? numbers(littleEndian<float>(raw, count, where))
-                 : numbers(proto.float_data());
-  case P::DOUBLE:
-    return isRaw ? numbers(littleEndian<double>(raw, count, where))
-                 : numbers(proto.double_data());
-  case P::INT64:
-    return isRaw ? numbers(littleEndian<int64_t>(raw, count, where))
-                 : numbers(proto.int64_data());
-  case P::INT32:
-    return isRaw ? numbers(littleEndian<int32_t>(raw, count, where))
-                 : numbers(proto.int32_data());
-  case P::UINT8:
-    return isRaw ? numbers(littleEndian<uint8_t>(raw, count, where))
-                 : numbers(proto.int32_data());
-  case P::INT8:
-    return isRaw ? numbers(littleEndian<int8_t>(raw, count, where))
-                 : numbers(proto.int32_data());
-  default:
-    fail("attribute '" + name + "' must hold floats, doubles or integers");
-  }
+  DType dtype = dtypeFromOnnx(proto.data_type(), where);
+  return withStoredElements(
+      proto, dtype, proto.has_raw_data() ? &proto.raw_data() : nullptr,
+      elementCount(proto), where, [&](const auto &values) {
+        std::vector<double> numbers;
+        for (auto value : values) {
+          if constexpr (std::is_same_v<decltype(value), uint16_t>) {
+            if (dtype == DType::Float16) {
+              numbers.push_back(float16BitsToFloat(value));
+              continue;
+            }
+            if (dtype == DType::BFloat16) {
+              numbers.push_back(bfloat16BitsToFloat(value));
+              continue;
+            }
+          }
+          numbers.push_back(double(value));
+        }
+        return numbers;
+      });
 }
 
 void NodeContext::fail(const std::string &message) const {

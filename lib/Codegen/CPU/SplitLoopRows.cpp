@@ -77,6 +77,14 @@ int64_t keptPosition(const llvm::SmallBitVector &dropped, int64_t dim) {
   return kept;
 }
 
+/// The largest number of equal chunks of `rows` up to `threads`.
+int64_t equalChunks(int64_t rows, int64_t threads) {
+  for (int64_t chunks = std::min(rows, threads); chunks > 1; --chunks)
+    if (rows % chunks == 0)
+      return chunks;
+  return 1;
+}
+
 /// One loop's rows: which dimension of each carried value holds them, and
 /// how each op of the body treats them.
 class LoopRows {
@@ -91,9 +99,10 @@ public:
   /// threads share (none where it is not known when compiling).
   std::optional<int64_t> splitWork();
 
-  /// Replaces the loop by an scf.forall of `chunks` chunks of rows, each
-  /// running the loop on its rows. After a successful analyze.
-  void split(int64_t chunks);
+  /// Replaces the loop by an scf.forall of as many equal chunks of rows as
+  /// `threads` allows, each running the loop on its rows. After a
+  /// successful analyze.
+  void split(int64_t threads);
 
 private:
   int64_t dimOf(Value value) const {
@@ -148,6 +157,13 @@ std::optional<OpRows> LoopRows::linalgRows(linalg::LinalgOp op) {
     return result;
   }
   if (op.getIteratorTypesArray()[*loopDim] != utils::IteratorType::parallel)
+    return std::nullopt;
+  // Its body may read only whole values of the step (scalars).
+  bool capturesRows = false;
+  visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *operand) {
+    capturesRows |= dimOf(operand->get()) != kWhole;
+  });
+  if (capturesRows)
     return std::nullopt;
   // A body reading its position along the rows would read the chunk's.
   bool readsRowIndex = false;
@@ -293,8 +309,8 @@ std::optional<int64_t> LoopRows::splitWork() {
   return work;
 }
 
-void LoopRows::split(int64_t chunks) {
-  int64_t chunk = rows / chunks;
+void LoopRows::split(int64_t threads) {
+  int64_t chunks = equalChunks(rows, threads), chunk = rows / chunks;
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   auto forall = scf::ForallOp::create(b, loc, {b.getIndexAttr(chunks)},
@@ -436,7 +452,10 @@ void LoopRows::split(int64_t chunks) {
       for (auto [type, dim] :
            llvm::zip(linalgOp->getResultTypes(), rowsOfOp.results))
         types.push_back(chunkType(type, dim));
-      chunked = mlir::clone(body, &op, types, operands);
+      // Its body may read scalars the step computed: cloned with the mapping.
+      chunked = cloneWithoutRegions(body, &op, types, operands);
+      for (auto [from, to] : llvm::zip(op.getRegions(), chunked->getRegions()))
+        from.cloneInto(&to, mapping);
     }
     mapping.map(op.getResults(), chunked->getResults());
   }
@@ -464,14 +483,6 @@ void LoopRows::split(int64_t chunks) {
   for (Operation *op : llvm::reverse(bodyOps))
     if (isOpTriviallyDead(op))
       op->erase();
-}
-
-/// The largest number of equal chunks of `rows` up to `threads`.
-int64_t equalChunks(int64_t rows, int64_t threads) {
-  for (int64_t chunks = std::min(rows, threads); chunks > 1; --chunks)
-    if (rows % chunks == 0)
-      return chunks;
-  return 1;
 }
 
 /// Splits `loop` over threads by rows if its body keeps them apart along
@@ -505,17 +516,12 @@ void splitRows(scf::ForOp loop, int64_t threads) {
   };
   if (!assign(0, 0))
     return;
-  int64_t rows =
-      cast<RankedTensorType>(carried[0].getType()).getDimSize(dims[0]);
   std::optional<int64_t> work = loopRows.splitWork();
   if (work && *work < kMinParallelWork)
     return;
-  loopRows.split(equalChunks(rows, threads));
+  loopRows.split(threads);
 }
 
-} // namespace
-
-namespace {
 struct LazyCpuSplitLoopRowsPass
     : mlir::lazy::impl::LazyCpuSplitLoopRowsPassBase<LazyCpuSplitLoopRowsPass> {
   using Base::Base;

@@ -257,3 +257,34 @@ func.func @large_whole_value(%a: tensor<64x64xf32>, %b: tensor<64x4096xf32>, %h0
   }
   return %r : tensor<64x4096xf32>
 }
+
+// -----
+
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+
+// A step's op whose body reads a scalar the step computed (here from the
+// counter) reads the chunk loop's copy of it.
+// CHECK-LABEL: func.func @captured_step
+//       CHECK:   scf.forall (%{{.*}}) in (2)
+//       CHECK:     scf.for %[[S:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[H:.*]] = %{{.*}}) -> (tensor<8x4096xf32>)
+//       CHECK:       %[[I:.*]] = arith.index_cast %[[S]] : index to i32
+//       CHECK:       %[[F:.*]] = arith.sitofp %[[I]] : i32 to f32
+//       CHECK:       linalg.generic {{.*}} ins(%[[H]] : tensor<8x4096xf32>)
+//       CHECK:         arith.addf %{{.*}}, %[[F]] : f32
+func.func @captured_step(%h0: tensor<16x4096xf32>) -> tensor<16x4096xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %r = scf.for %s = %c0 to %c8 step %c1 iter_args(%h = %h0) -> (tensor<16x4096xf32>) {
+    %i = arith.index_cast %s : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %empty = tensor.empty() : tensor<16x4096xf32>
+    %next = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<16x4096xf32>) outs(%empty : tensor<16x4096xf32>) {
+    ^bb0(%a: f32, %out: f32):
+      %t = arith.addf %a, %f : f32
+      linalg.yield %t : f32
+    } -> tensor<16x4096xf32>
+    scf.yield %next : tensor<16x4096xf32>
+  }
+  return %r : tensor<16x4096xf32>
+}
